@@ -1,0 +1,91 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# lockmeter: build an instrumented Linux 6.12, boot it in QEMU, test it.
+#
+#   make demo     build what is missing, boot, meter a workload, print it
+#   make check    host unit tests, then boot and run KUnit + kselftests
+#
+# Everything produced goes under build/.  See README.md.
+
+BUILD      := $(CURDIR)/build
+KSRC       ?= $(BUILD)/linux-6.12
+KOBJ       ?= $(BUILD)/obj
+MODROOT    := $(BUILD)/modroot
+KSFT_DIR   := $(BUILD)/kselftest
+INITRD     := $(BUILD)/initramfs.cpio.gz
+BZIMAGE    := $(KOBJ)/arch/x86/boot/bzImage
+SMP        ?= 2
+TIMEOUT    ?= 1200
+CMDLINE    ?=
+FRAGMENTS  := config/qemu-6.12.config config/lockmeter.config
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+.PHONY: all deps tree install-kernel-tree kernel selftests initramfs check \
+	host-check guest-check demo shell patch checkpatch clean help
+
+all: kernel
+
+help:
+	@echo 'make demo             build, boot the guest, meter a workload, print the report'
+	@echo 'make check            host tests + guest KUnit and kselftests; "N passed, N failed"'
+	@echo 'make kernel           unpack/patch/configure/build the kernel (KSRC=your 6.12 tree)'
+	@echo 'make install-kernel-tree KSRC=~/linux   copy files and apply patches only'
+	@echo 'make patch            write build/lockmeter-6.12.patch (everything, one patch)'
+	@echo 'make checkpatch       scripts/checkpatch.pl --strict on kernel files and patches'
+	@echo 'make shell            boot the guest with an interactive shell'
+	@echo 'variables: SMP=2 TIMEOUT=1200 CMDLINE="lockmeter=on" V=1 KSRC=... KOBJ=...'
+
+deps:
+	$(Q)scripts/deps.sh
+
+tree install-kernel-tree: deps
+	$(Q)scripts/prepare-tree.sh $(KSRC)
+
+kernel: tree
+	$(Q)scripts/build-kernel.sh $(KSRC) $(KOBJ) $(MODROOT) $(FRAGMENTS)
+
+selftests: kernel
+	@echo '  KSFT    lockmeter -> $(KSFT_DIR)'
+	$(Q)rm -rf $(KSFT_DIR)
+	$(Q)$(MAKE) -s -C $(KSRC)/tools/testing/selftests TARGETS=lockmeter \
+		O=$(KOBJ) KSFT_INSTALL_PATH=$(KSFT_DIR) install >$(BUILD)/kselftest-build.log 2>&1 || \
+		{ cat $(BUILD)/kselftest-build.log; echo 'selftests: build failed'; exit 1; }
+
+initramfs: selftests
+	@echo '  CPIO    $(INITRD)'
+	$(Q)scripts/mkinitramfs.sh $(INITRD) $(BUILD)/initramfs $(MODROOT) $(KSFT_DIR)
+
+host-check:
+	@echo '  HOST    no host unit tests yet'
+
+guest-check: initramfs
+	@echo '  QEMU    check: -smp $(SMP), log in $(BUILD)/check.log (timeout $(TIMEOUT)s)'
+	$(Q)scripts/run-guest.sh $(BZIMAGE) $(INITRD) $(BUILD)/check.log $(TIMEOUT) check $(CMDLINE); \
+		scripts/guest-verdict.py $(BUILD)/check.log --mode check --cpus $(SMP)
+
+check: host-check guest-check
+
+demo: initramfs
+	@echo '  QEMU    demo: -smp $(SMP), log in $(BUILD)/demo.log'
+	$(Q)scripts/run-guest.sh $(BZIMAGE) $(INITRD) $(BUILD)/demo.log $(TIMEOUT) demo $(CMDLINE); \
+		sed -n '/^LM-GUEST: report begin/,/^LM-GUEST: report end/p' $(BUILD)/demo.log | \
+		sed '1d;$$d'; \
+		scripts/guest-verdict.py $(BUILD)/demo.log --mode demo --cpus $(SMP)
+
+shell: initramfs
+	$(Q)scripts/run-guest.sh $(BZIMAGE) $(INITRD) /dev/null 0 shell $(CMDLINE)
+
+patch:
+	$(Q)scripts/mkpatch.sh > $(BUILD)/lockmeter-6.12.patch
+	@echo '  PATCH   $(BUILD)/lockmeter-6.12.patch'
+
+checkpatch: tree
+	$(Q)scripts/checkpatch.sh $(KSRC)
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * lockmeter hooks, called by the out-of-line lock operations in
+ * kernel/locking/spinlock.c.  Each hooked operation does
+ *
+ *	if (lockmeter_active())
+ *		return lm_<op>(lock, _RET_IP_);
+ *
+ * so that with metering off the only cost is one static-branch NOP, and
+ * the metered variant (which takes and releases the lock itself, with the
+ * bookkeeping around it) lives out of line in kernel/locking/lockmeter_spin.c.
+ *
+ * See Documentation/locking/lockmeter.rst.
+ */
+#ifndef _LINUX_LOCKMETER_H
+#define _LINUX_LOCKMETER_H
+
+#include <linux/jump_label.h>
+#include <linux/spinlock_types.h>
+
+#ifdef CONFIG_LOCKMETER
+
+DECLARE_STATIC_KEY_FALSE(lockmeter_key);
+
+static __always_inline bool lockmeter_active(void)
+{
+	return static_branch_unlikely(&lockmeter_key);
+}
+
+/* Metered variants: lockmeter_spin.c; @ip is the caller of the lock op. */
+void lm_spin_lock(raw_spinlock_t *lock, unsigned long ip);
+void lm_spin_lock_irq(raw_spinlock_t *lock, unsigned long ip);
+unsigned long lm_spin_lock_irqsave(raw_spinlock_t *lock, unsigned long ip);
+void lm_spin_lock_bh(raw_spinlock_t *lock, unsigned long ip);
+int lm_spin_trylock(raw_spinlock_t *lock, unsigned long ip);
+void lm_spin_unlock(raw_spinlock_t *lock, unsigned long ip);
+void lm_spin_unlock_irq(raw_spinlock_t *lock, unsigned long ip);
+void lm_spin_unlock_irqrestore(raw_spinlock_t *lock, unsigned long flags, unsigned long ip);
+void lm_spin_unlock_bh(raw_spinlock_t *lock, unsigned long ip);
+
+void lm_read_lock(rwlock_t *lock, unsigned long ip);
+void lm_read_lock_irq(rwlock_t *lock, unsigned long ip);
+unsigned long lm_read_lock_irqsave(rwlock_t *lock, unsigned long ip);
+void lm_read_lock_bh(rwlock_t *lock, unsigned long ip);
+int lm_read_trylock(rwlock_t *lock, unsigned long ip);
+void lm_read_unlock(rwlock_t *lock, unsigned long ip);
+void lm_read_unlock_irq(rwlock_t *lock, unsigned long ip);
+void lm_read_unlock_irqrestore(rwlock_t *lock, unsigned long flags, unsigned long ip);
+void lm_read_unlock_bh(rwlock_t *lock, unsigned long ip);
+
+void lm_write_lock(rwlock_t *lock, unsigned long ip);
+void lm_write_lock_irq(rwlock_t *lock, unsigned long ip);
+unsigned long lm_write_lock_irqsave(rwlock_t *lock, unsigned long ip);
+void lm_write_lock_bh(rwlock_t *lock, unsigned long ip);
+int lm_write_trylock(rwlock_t *lock, unsigned long ip);
+void lm_write_unlock(rwlock_t *lock, unsigned long ip);
+void lm_write_unlock_irq(rwlock_t *lock, unsigned long ip);
+void lm_write_unlock_irqrestore(rwlock_t *lock, unsigned long flags, unsigned long ip);
+void lm_write_unlock_bh(rwlock_t *lock, unsigned long ip);
+
+int lm_spin_trylock_bh(raw_spinlock_t *lock, unsigned long ip);
+void lm_spin_lock_nested(raw_spinlock_t *lock, int subclass, unsigned long ip);
+unsigned long lm_spin_lock_irqsave_nested(raw_spinlock_t *lock, int subclass,
+					  unsigned long ip);
+void lm_spin_lock_nest_lock(raw_spinlock_t *lock, struct lockdep_map *nest,
+			    unsigned long ip);
+void lm_write_lock_nested(rwlock_t *lock, int subclass, unsigned long ip);
+
+#else /* !CONFIG_LOCKMETER */
+
+static __always_inline bool lockmeter_active(void)
+{
+	return false;
+}
+
+#endif /* CONFIG_LOCKMETER */
+
+#endif /* _LINUX_LOCKMETER_H */

@@ -1,0 +1,538 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lockmeter: per-call-site hold and wait times of kernel locks.
+ *
+ * Design
+ *   The out-of-line lock operations (kernel/locking/spinlock.c) branch,
+ *   behind the static key lockmeter_key, to metered variants
+ *   (lockmeter_spin.c) that take the lock trylock-first to detect
+ *   contention and call lm_acquire()/lm_release()/lm_reject() here.
+ *
+ *   A spinning lock is acquired and released on one CPU (preemption is off
+ *   while it is held), so each CPU keeps a small stack of the locks it
+ *   holds: acquire pushes {lock, site, type, time}, release pops the
+ *   topmost matching entry (release order need not be LIFO) and charges
+ *   the hold, and the wait recorded at acquire, to the CPU's statistics
+ *   table.  Tables are preallocated, per CPU, written only by their CPU
+ *   with interrupts off, and keyed as lockmeter.h describes.
+ *
+ *   Nothing here allocates, sleeps, prints or takes a lock on the lock
+ *   path.  NMIs are not metered.  Losses are counted, never silent:
+ *   dropped (held stack full), unmatched (release of a lock whose acquire
+ *   was not seen, normal right after switching on), recursion (hook
+ *   re-entered), table_full (no slot: the event goes to the overflow row).
+ *
+ * Overhead
+ *   Off: one NOP per lock operation.  On: two local_clock() reads per
+ *   uncontended acquire/release pair plus a hash lookup, interrupts off
+ *   for a few dozen instructions.
+ *
+ * Output
+ *   /proc/lockmeter (lockmeter_proc.c); Documentation/locking/lockmeter.rst.
+ */
+#include <linux/bitops.h>
+#include <linux/cpu.h>
+#include <linux/init.h>
+#include <linux/interrupt.h>
+#include <linux/irqflags.h>
+#include <linux/kprobes.h>
+#include <linux/lockmeter.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/sched/clock.h>
+#include <linux/smp.h>
+#include <linux/sort.h>
+#include <linux/vmalloc.h>
+#include <asm/sections.h>
+#include <kunit/visibility.h>
+
+#include "lockmeter.h"
+
+DEFINE_STATIC_KEY_FALSE(lockmeter_key);
+
+struct lm_held {
+	unsigned long lock;
+	unsigned long site;
+	u64 t_acq;
+	u64 wait;
+	u32 type;
+	bool waited;
+};
+
+struct lm_cpu {
+	struct lm_table table;
+	struct lm_stat overflow[LM_NR_TYPES];
+	struct lm_held held[CONFIG_LOCKMETER_STACK_DEPTH];
+	unsigned int depth;
+	unsigned int busy;
+	struct lm_loss loss;
+};
+
+static DEFINE_PER_CPU(struct lm_cpu, lm_cpu);
+
+/* Static per-CPU areas, one per possible CPU: [base, base + size). */
+static unsigned long lm_pcpu_base[NR_CPUS] __ro_after_init;
+static unsigned long lm_pcpu_size __ro_after_init;
+
+/*
+ * Data sections of loaded modules, so their static locks are keyed (and
+ * named) by address.  Written under lm_mod_mutex from the module notifier,
+ * read locklessly by the hooks: a lock taken while its module is coming or
+ * going may be misfiled as a heap lock, nothing worse.
+ */
+#define LM_MAX_MODS	64
+struct lm_range {
+	unsigned long start;
+	unsigned long end;
+};
+
+static struct lm_range lm_mods[LM_MAX_MODS];
+static DEFINE_MUTEX(lm_mod_mutex);
+
+/* Control state, serialised by lm_ctl_mutex. */
+static DEFINE_MUTEX(lm_ctl_mutex);
+static bool lm_on;
+static u64 lm_t_on;		/* local_clock() when last switched on */
+static u64 lm_metered;		/* ns metered before lm_t_on since reset */
+static bool lm_boot_on __initdata;
+
+static bool lm_in_range(unsigned long a, unsigned long start, unsigned long end)
+{
+	return a >= start && a < end;
+}
+
+static void lm_classify(unsigned long lock, struct lm_key *k)
+{
+	unsigned int cpu, i;
+
+	k->class = LM_STATIC;
+	k->lock = lock;
+	if (lm_in_range(lock, (unsigned long)_sdata, (unsigned long)_edata) ||
+	    lm_in_range(lock, (unsigned long)__bss_start, (unsigned long)__bss_stop))
+		return;
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		unsigned long base = lm_pcpu_base[cpu];
+
+		if (base && lm_in_range(lock, base, base + lm_pcpu_size)) {
+			k->class = LM_PERCPU;
+			k->lock = (unsigned long)__per_cpu_start + (lock - base);
+			return;
+		}
+	}
+	for (i = 0; i < LM_MAX_MODS; i++) {
+		unsigned long start = READ_ONCE(lm_mods[i].start);
+
+		if (start && lm_in_range(lock, start, READ_ONCE(lm_mods[i].end)))
+			return;
+	}
+	k->class = LM_HEAP;
+	k->lock = 0;
+}
+
+/*
+ * The slot for (lock, site, type) on this CPU; the overflow row when the
+ * table has no room.  Called with interrupts off.
+ */
+static struct lm_stat *lm_slot(struct lm_cpu *c, unsigned long lock,
+			       unsigned long site, u32 type)
+{
+	struct lm_key k = { .site = site, .type = type };
+	struct lm_stat *s = NULL;
+
+	lm_classify(lock, &k);
+	if (c->table.slot)
+		s = lm_table_get(&c->table, &k);
+	if (unlikely(!s)) {
+		c->loss.table_full++;
+		s = &c->overflow[type];
+	}
+	if (k.class == LM_HEAP)
+		s->inst |= lm_inst_bit(lock);
+	return s;
+}
+
+static struct lm_cpu *lm_enter(unsigned long *flags)
+{
+	struct lm_cpu *c;
+
+	raw_local_irq_save(*flags);
+	c = this_cpu_ptr(&lm_cpu);
+	if (unlikely(c->busy)) {
+		c->loss.recursion++;
+		raw_local_irq_restore(*flags);
+		return NULL;
+	}
+	c->busy = 1;
+	return c;
+}
+
+static void lm_exit(struct lm_cpu *c, unsigned long flags)
+{
+	c->busy = 0;
+	raw_local_irq_restore(flags);
+}
+
+/*
+ * @lock was just acquired at @site.  @t_wait is when the wait began if
+ * the first trylock failed, else 0.
+ */
+void lm_acquire(void *lock, unsigned long site, u32 type, u64 t_wait)
+{
+	unsigned long flags;
+	struct lm_held *h;
+	struct lm_cpu *c;
+	u64 now;
+
+	if (in_nmi())
+		return;
+	now = local_clock();
+	c = lm_enter(&flags);
+	if (!c)
+		return;
+	if (unlikely(c->depth >= CONFIG_LOCKMETER_STACK_DEPTH)) {
+		c->loss.dropped++;
+	} else {
+		h = &c->held[c->depth++];
+		h->lock = (unsigned long)lock;
+		h->site = site;
+		h->type = type;
+		h->t_acq = now;
+		h->waited = t_wait != 0;
+		h->wait = t_wait && now > t_wait ? now - t_wait : 0;
+	}
+	lm_exit(c, flags);
+}
+
+NOKPROBE_SYMBOL(lm_acquire);
+
+/*
+ * @lock was released at time @now (read before the release): charge the
+ * hold to the site that acquired it.
+ */
+void lm_release(void *lock, u32 type, u64 now)
+{
+	unsigned long flags;
+	struct lm_held h;
+	struct lm_stat *s;
+	struct lm_cpu *c;
+	int i;
+
+	if (in_nmi())
+		return;
+	c = lm_enter(&flags);
+	if (!c)
+		return;
+	for (i = c->depth - 1; i >= 0; i--)
+		if (c->held[i].lock == (unsigned long)lock && c->held[i].type == type)
+			break;
+	if (unlikely(i < 0)) {
+		c->loss.unmatched++;
+		goto out;
+	}
+	h = c->held[i];
+	for (; i < c->depth - 1; i++)
+		c->held[i] = c->held[i + 1];
+	c->depth--;
+
+	s = lm_slot(c, h.lock, h.site, type);
+	if (h.waited) {
+		s->spin++;
+		lm_time_inc(&s->wait, h.wait);
+	} else {
+		s->nowait++;
+	}
+	lm_time_inc(&s->hold, now > h.t_acq ? now - h.t_acq : 0);
+out:
+	lm_exit(c, flags);
+}
+
+NOKPROBE_SYMBOL(lm_release);
+
+/* A trylock of @lock at @site failed. */
+void lm_reject(void *lock, unsigned long site, u32 type)
+{
+	unsigned long flags;
+	struct lm_cpu *c;
+
+	if (in_nmi())
+		return;
+	c = lm_enter(&flags);
+	if (!c)
+		return;
+	lm_slot(c, (unsigned long)lock, site, type)->reject++;
+	lm_exit(c, flags);
+}
+
+NOKPROBE_SYMBOL(lm_reject);
+
+/* ---- control: process context only ---- */
+
+static void lm_clear_held_cpu(void *unused)
+{
+	this_cpu_ptr(&lm_cpu)->depth = 0;
+}
+
+static void lm_reset_one(struct lm_cpu *c)
+{
+	unsigned int t;
+
+	if (c->table.slot)
+		memset(c->table.slot, 0, sizeof(*c->table.slot) << c->table.bits);
+	c->table.used = 0;
+	for (t = 0; t < LM_NR_TYPES; t++) {
+		memset(&c->overflow[t], 0, sizeof(c->overflow[t]));
+		c->overflow[t].key.type = t;
+		c->overflow[t].key.class = LM_OVERFLOW;
+	}
+	memset(&c->loss, 0, sizeof(c->loss));
+}
+
+/* on_each_cpu() runs this with interrupts off: no update can race it */
+static void lm_reset_cpu(void *unused)
+{
+	lm_reset_one(this_cpu_ptr(&lm_cpu));
+}
+
+/* Reset every CPU's table: online ones in an IPI, offline ones directly. */
+static void lm_reset_all(void)
+{
+	unsigned int cpu;
+
+	cpus_read_lock();
+	on_each_cpu(lm_reset_cpu, NULL, 1);
+	for_each_possible_cpu(cpu)
+		if (!cpu_online(cpu))
+			lm_reset_one(per_cpu_ptr(&lm_cpu, cpu));
+	cpus_read_unlock();
+}
+
+static void __lockmeter_on(void)
+{
+	if (lm_on)
+		return;
+	/* stale entries from an earlier metered period would never match */
+	on_each_cpu(lm_clear_held_cpu, NULL, 1);
+	lm_t_on = local_clock();
+	lm_on = true;
+	static_branch_enable(&lockmeter_key);
+}
+
+int lockmeter_control(enum lm_ctl op)
+{
+	guard(mutex)(&lm_ctl_mutex);
+
+	switch (op) {
+	case LM_CTL_ON:
+		__lockmeter_on();
+		break;
+	case LM_CTL_OFF:
+		if (lm_on) {
+			static_branch_disable(&lockmeter_key);
+			lm_metered += local_clock() - lm_t_on;
+			lm_on = false;
+		}
+		break;
+	case LM_CTL_RESET:
+		lm_reset_all();
+		lm_metered = 0;
+		lm_t_on = local_clock();
+		break;
+	default:
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---- snapshots for readers ---- */
+
+static int lm_cmp_key(const void *a, const void *b)
+{
+	return lm_key_cmp(&((const struct lm_stat *)a)->key,
+			  &((const struct lm_stat *)b)->key);
+}
+
+/*
+ * Sort @rows by key and fold rows with equal keys into one; returns the
+ * number of rows left.
+ */
+size_t lm_rows_merge(struct lm_stat *rows, size_t n)
+{
+	size_t i, out = 0;
+
+	if (!n)
+		return 0;
+	sort(rows, n, sizeof(*rows), lm_cmp_key, NULL);
+	for (i = 1; i < n; i++) {
+		if (lm_key_eq(&rows[out].key, &rows[i].key))
+			lm_stat_add(&rows[i], &rows[out]);
+		else
+			rows[++out] = rows[i];
+	}
+	return out + 1;
+}
+EXPORT_SYMBOL_IF_KUNIT(lm_rows_merge);
+
+/* Linear-counting estimate of distinct instances from a 64-bucket set. */
+u64 lm_inst_estimate(u64 inst)
+{
+	static const u16 est[65] = {
+		0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 15, 16, 17, 18,
+		20, 21, 23, 24, 25, 27, 28, 30, 32, 33, 35, 37, 39, 40, 42,
+		44, 46, 48, 51, 53, 55, 58, 60, 63, 65, 68, 71, 74, 78, 81,
+		85, 89, 93, 97, 102, 107, 113, 119, 126, 133, 142, 151, 163,
+		177, 196, 222, 266, 266,
+	};
+
+	return est[hweight64(inst)];
+}
+EXPORT_SYMBOL_IF_KUNIT(lm_inst_estimate);
+
+static void lm_copy_stat(struct lm_stat *dst, const struct lm_stat *src)
+{
+	dst->key.type = READ_ONCE(src->key.type);
+	/* pairs with smp_wmb() in lm_table_get(): the key is valid once typed */
+	smp_rmb();
+	dst->key.lock = src->key.lock;
+	dst->key.site = src->key.site;
+	dst->key.class = src->key.class;
+	dst->nowait = READ_ONCE(src->nowait);
+	dst->spin = READ_ONCE(src->spin);
+	dst->reject = READ_ONCE(src->reject);
+	dst->hold = src->hold;
+	dst->wait = src->wait;
+	dst->inst = READ_ONCE(src->inst);
+}
+
+static bool lm_stat_empty(const struct lm_stat *s)
+{
+	return !s->nowait && !s->spin && !s->reject;
+}
+
+/*
+ * Copy the tables of @cpu (or of all CPUs when @cpu < 0), merged; the
+ * caller frees snap->rows with lm_snapshot_free().
+ */
+int lm_snapshot(struct lm_snapshot *snap, int cpu)
+{
+	size_t cap = 0, n = 0;
+	unsigned int c, i, t;
+
+	memset(snap, 0, sizeof(*snap));
+	for_each_possible_cpu(c) {
+		if (cpu >= 0 && c != cpu)
+			continue;
+		cap += READ_ONCE(per_cpu(lm_cpu, c).table.used) + LM_NR_TYPES;
+	}
+	/* slots claimed while we copy are left for the next reader */
+	snap->rows = vmalloc_array(cap ?: 1, sizeof(*snap->rows));
+	if (!snap->rows)
+		return -ENOMEM;
+
+	for_each_possible_cpu(c) {
+		struct lm_cpu *pc = per_cpu_ptr(&lm_cpu, c);
+		struct lm_table *tb = &pc->table;
+
+		if (cpu >= 0 && c != cpu)
+			continue;
+		snap->loss.dropped += READ_ONCE(pc->loss.dropped);
+		snap->loss.unmatched += READ_ONCE(pc->loss.unmatched);
+		snap->loss.recursion += READ_ONCE(pc->loss.recursion);
+		snap->loss.table_full += READ_ONCE(pc->loss.table_full);
+		snap->slots_used = max(snap->slots_used, READ_ONCE(tb->used));
+		for (t = LM_NONE + 1; t < LM_NR_TYPES && n < cap; t++) {
+			lm_copy_stat(&snap->rows[n], &pc->overflow[t]);
+			if (!lm_stat_empty(&snap->rows[n]))
+				n++;
+		}
+		for (i = 0; tb->slot && i < (1U << tb->bits) && n < cap; i++) {
+			if (!READ_ONCE(tb->slot[i].key.type))
+				continue;
+			lm_copy_stat(&snap->rows[n], &tb->slot[i]);
+			if (!lm_stat_empty(&snap->rows[n]))
+				n++;
+		}
+	}
+	snap->nr = lm_rows_merge(snap->rows, n);
+	snap->slots_per_cpu = 1U << CONFIG_LOCKMETER_TABLE_BITS;
+
+	mutex_lock(&lm_ctl_mutex);
+	snap->on = lm_on;
+	snap->metered_ns = lm_metered + (lm_on ? local_clock() - lm_t_on : 0);
+	mutex_unlock(&lm_ctl_mutex);
+	return 0;
+}
+
+void lm_snapshot_free(struct lm_snapshot *snap)
+{
+	vfree(snap->rows);
+	snap->rows = NULL;
+	snap->nr = 0;
+}
+
+/* ---- setup ---- */
+
+static int lm_module_notify(struct notifier_block *nb, unsigned long action,
+			    void *data)
+{
+	struct module *mod = data;
+	unsigned long start = (unsigned long)mod->mem[MOD_DATA].base;
+	unsigned long end = start + mod->mem[MOD_DATA].size;
+	unsigned int i;
+
+	guard(mutex)(&lm_mod_mutex);
+	for (i = 0; i < LM_MAX_MODS; i++) {
+		if (action == MODULE_STATE_COMING && !lm_mods[i].start) {
+			WRITE_ONCE(lm_mods[i].end, end);
+			WRITE_ONCE(lm_mods[i].start, start);
+			break;
+		}
+		if (action == MODULE_STATE_GOING && lm_mods[i].start == start) {
+			WRITE_ONCE(lm_mods[i].start, 0);
+			break;
+		}
+	}
+	return NOTIFY_OK;
+}
+
+static struct notifier_block lm_module_nb = {
+	.notifier_call = lm_module_notify,
+};
+
+static int __init lockmeter_setup(char *str)
+{
+	if (!str)
+		return -EINVAL;
+	if (!strcmp(str, "on"))
+		lm_boot_on = true;
+	else if (strcmp(str, "off"))
+		return -EINVAL;
+	return 0;
+}
+early_param("lockmeter", lockmeter_setup);
+
+/*
+ * An early initcall runs before the other CPUs are brought up, so
+ * "lockmeter=on" flips the static key while only the boot CPU runs.
+ */
+static int __init lockmeter_init(void)
+{
+	unsigned int cpu;
+
+	lm_pcpu_size = __per_cpu_end - __per_cpu_start;
+	for_each_possible_cpu(cpu) {
+		struct lm_cpu *c = per_cpu_ptr(&lm_cpu, cpu);
+
+		lm_pcpu_base[cpu] = (unsigned long)__per_cpu_start + per_cpu_offset(cpu);
+		c->table.bits = CONFIG_LOCKMETER_TABLE_BITS;
+		/* a CPU without a table still counts, in its overflow rows */
+		c->table.slot = vzalloc_node(sizeof(*c->table.slot) << c->table.bits,
+					     cpu_to_node(cpu));
+	}
+	lm_reset_all();
+	register_module_notifier(&lm_module_nb);
+	if (lm_boot_on)
+		lockmeter_control(LM_CTL_ON);
+	return 0;
+}
+early_initcall(lockmeter_init);

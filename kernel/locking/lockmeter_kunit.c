@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of lockmeter's pure logic: time accumulation, the per-CPU
+ * table (insert, lookup, probe limit) and the merge of snapshots.
+ */
+#include <kunit/test.h>
+#include <kunit/visibility.h>
+#include <linux/slab.h>
+
+#include "lockmeter.h"
+
+static void lm_time_inc_first_sets_min(struct kunit *test)
+{
+	struct lm_time t = { };
+
+	lm_time_inc(&t, 500);
+	KUNIT_EXPECT_EQ(test, t.nr, 1ULL);
+	KUNIT_EXPECT_EQ(test, t.total, 500ULL);
+	KUNIT_EXPECT_EQ(test, t.min, 500ULL);
+	KUNIT_EXPECT_EQ(test, t.max, 500ULL);
+}
+
+static void lm_time_inc_accumulates(struct kunit *test)
+{
+	static const u64 samples[] = { 300, 100, 900, 0, 250 };
+	struct lm_time t = { };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(samples); i++)
+		lm_time_inc(&t, samples[i]);
+	KUNIT_EXPECT_EQ(test, t.nr, 5ULL);
+	KUNIT_EXPECT_EQ(test, t.total, 1550ULL);
+	KUNIT_EXPECT_EQ(test, t.min, 0ULL);
+	KUNIT_EXPECT_EQ(test, t.max, 900ULL);
+}
+
+static void lm_time_add_merges(struct kunit *test)
+{
+	struct lm_time a = { }, b = { }, empty = { };
+
+	lm_time_inc(&a, 40);
+	lm_time_inc(&a, 60);
+	lm_time_inc(&b, 10);
+	lm_time_inc(&b, 200);
+
+	lm_time_add(&empty, &a);	/* merging nothing changes nothing */
+	KUNIT_EXPECT_EQ(test, a.nr, 2ULL);
+	KUNIT_EXPECT_EQ(test, a.min, 40ULL);
+
+	lm_time_add(&b, &a);
+	KUNIT_EXPECT_EQ(test, a.nr, 4ULL);
+	KUNIT_EXPECT_EQ(test, a.total, 310ULL);
+	KUNIT_EXPECT_EQ(test, a.min, 10ULL);
+	KUNIT_EXPECT_EQ(test, a.max, 200ULL);
+}
+
+static void lm_time_add_into_empty_copies(struct kunit *test)
+{
+	struct lm_time src = { }, dst = { };
+
+	lm_time_inc(&src, 70);
+	lm_time_inc(&src, 30);
+	lm_time_add(&src, &dst);
+	KUNIT_EXPECT_EQ(test, dst.nr, src.nr);
+	KUNIT_EXPECT_EQ(test, dst.total, src.total);
+	KUNIT_EXPECT_EQ(test, dst.min, 30ULL);
+	KUNIT_EXPECT_EQ(test, dst.max, 70ULL);
+}
+
+#define T_BITS 5	/* 32 slots: small enough to fill, twice LM_PROBES */
+
+static struct lm_table *t_table(struct kunit *test)
+{
+	struct lm_table *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->bits = T_BITS;
+	t->slot = kunit_kcalloc(test, 1U << T_BITS, sizeof(*t->slot), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t->slot);
+	return t;
+}
+
+static struct lm_key t_key(unsigned long lock, unsigned long site, u32 type)
+{
+	return (struct lm_key){ .lock = lock, .site = site, .type = type };
+}
+
+static void lm_table_insert_and_find(struct kunit *test)
+{
+	struct lm_table *t = t_table(test);
+	struct lm_key a = t_key(0x1000, 0x2000, LM_spin);
+	struct lm_key b = t_key(0x1000, 0x2000, LM_read);	/* type differs */
+	struct lm_key c = t_key(0x1000, 0x2008, LM_spin);	/* site differs */
+	struct lm_stat *sa, *sb, *sc;
+
+	sa = lm_table_get(t, &a);
+	KUNIT_ASSERT_NOT_NULL(test, sa);
+	sa->nowait = 3;
+	sb = lm_table_get(t, &b);
+	sc = lm_table_get(t, &c);
+	KUNIT_ASSERT_NOT_NULL(test, sb);
+	KUNIT_ASSERT_NOT_NULL(test, sc);
+	KUNIT_EXPECT_PTR_NE(test, sa, sb);
+	KUNIT_EXPECT_PTR_NE(test, sa, sc);
+	KUNIT_EXPECT_EQ(test, t->used, 3U);
+
+	/* the same key finds the same slot, claiming nothing new */
+	KUNIT_EXPECT_PTR_EQ(test, lm_table_get(t, &a), sa);
+	KUNIT_EXPECT_EQ(test, sa->nowait, 3ULL);
+	KUNIT_EXPECT_EQ(test, sa->key.type, (u32)LM_spin);
+	KUNIT_EXPECT_EQ(test, sa->key.site, 0x2000UL);
+	KUNIT_EXPECT_EQ(test, t->used, 3U);
+}
+
+static void lm_table_fills_then_refuses(struct kunit *test)
+{
+	struct lm_table *t = t_table(test);
+	unsigned int i, got = 0;
+	struct lm_key k;
+
+	/* more keys than slots: every slot is claimed, then NULL, never a wrong slot */
+	for (i = 0; i < 4 * (1U << T_BITS); i++) {
+		struct lm_stat *s;
+
+		k = t_key(0x10000 + 64 * i, 0x400, LM_spin);
+		s = lm_table_get(t, &k);
+		if (s) {
+			KUNIT_EXPECT_EQ(test, s->key.lock, k.lock);
+			got++;
+		}
+	}
+	KUNIT_EXPECT_EQ(test, t->used, got);
+	KUNIT_EXPECT_LE(test, got, 1U << T_BITS);
+	KUNIT_EXPECT_GT(test, got, 1U << (T_BITS - 1));
+
+	/* keys already in the full table are still found */
+	k = t_key(0x10000, 0x400, LM_spin);
+	KUNIT_EXPECT_NOT_NULL(test, lm_table_get(t, &k));
+}
+
+static void lm_table_probe_is_bounded(struct kunit *test)
+{
+	struct lm_table *t = t_table(test);
+	struct lm_key k = t_key(0x5000, 0x6000, LM_write);
+	unsigned int i, home = lm_key_hash(&k, T_BITS);
+
+	/* occupy the LM_PROBES slots from k's home onwards with other keys */
+	for (i = 0; i < LM_PROBES; i++) {
+		struct lm_stat *s = &t->slot[(home + i) & ((1U << T_BITS) - 1)];
+
+		s->key = t_key(0x9000 + i, 0x9000, LM_spin);
+	}
+	KUNIT_EXPECT_NULL(test, lm_table_get(t, &k));
+	/* half the table is still free, but out of the key's reach */
+	KUNIT_EXPECT_EQ(test, t->used, 0U);
+}
+
+static void lm_rows_merge_folds_equal_keys(struct kunit *test)
+{
+	struct lm_stat rows[5] = { };
+	size_t n;
+
+	/* the same (lock, site, type) from three CPUs, plus two others */
+	rows[0].key = t_key(0x100, 0x200, LM_spin);
+	rows[0].nowait = 5;
+	lm_time_inc(&rows[0].hold, 10);
+	rows[1].key = t_key(0x100, 0x300, LM_spin);
+	rows[1].nowait = 1;
+	rows[2].key = t_key(0x100, 0x200, LM_spin);
+	rows[2].spin = 2;
+	lm_time_inc(&rows[2].hold, 90);
+	lm_time_inc(&rows[2].wait, 7);
+	rows[3].key = t_key(0x100, 0x200, LM_read);
+	rows[3].reject = 4;
+	rows[4].key = t_key(0x100, 0x200, LM_spin);
+	rows[4].reject = 1;
+	rows[4].inst = 0x5;
+
+	n = lm_rows_merge(rows, ARRAY_SIZE(rows));
+	KUNIT_ASSERT_EQ(test, n, (size_t)3);
+	/* sorted by key: type first, then lock, then site */
+	KUNIT_EXPECT_EQ(test, rows[0].key.type, (u32)LM_spin);
+	KUNIT_EXPECT_EQ(test, rows[0].key.site, 0x200UL);
+	KUNIT_EXPECT_EQ(test, rows[0].nowait, 5ULL);
+	KUNIT_EXPECT_EQ(test, rows[0].spin, 2ULL);
+	KUNIT_EXPECT_EQ(test, rows[0].reject, 1ULL);
+	KUNIT_EXPECT_EQ(test, rows[0].hold.nr, 2ULL);
+	KUNIT_EXPECT_EQ(test, rows[0].hold.max, 90ULL);
+	KUNIT_EXPECT_EQ(test, rows[0].hold.min, 10ULL);
+	KUNIT_EXPECT_EQ(test, rows[0].wait.total, 7ULL);
+	KUNIT_EXPECT_EQ(test, rows[0].inst, 0x5ULL);
+	KUNIT_EXPECT_EQ(test, rows[1].key.site, 0x300UL);
+	KUNIT_EXPECT_EQ(test, rows[1].nowait, 1ULL);
+	KUNIT_EXPECT_EQ(test, rows[2].key.type, (u32)LM_read);
+	KUNIT_EXPECT_EQ(test, rows[2].reject, 4ULL);
+
+	KUNIT_EXPECT_EQ(test, lm_rows_merge(rows, 0), (size_t)0);
+}
+
+static void lm_inst_estimate_counts(struct kunit *test)
+{
+	unsigned long lock;
+	u64 inst = 0;
+
+	KUNIT_EXPECT_EQ(test, lm_inst_estimate(0), 0ULL);
+	KUNIT_EXPECT_EQ(test, lm_inst_estimate(lm_inst_bit(0x1234)), 1ULL);
+	/* the same instance twice is one instance */
+	inst = lm_inst_bit(0x1234) | lm_inst_bit(0x1234);
+	KUNIT_EXPECT_EQ(test, lm_inst_estimate(inst), 1ULL);
+	/* 20 distinct instances: linear counting is within a few */
+	inst = 0;
+	for (lock = 0; lock < 20; lock++)
+		inst |= lm_inst_bit(0xffff888000000000UL + lock * 192);
+	KUNIT_EXPECT_GE(test, lm_inst_estimate(inst), 14ULL);
+	KUNIT_EXPECT_LE(test, lm_inst_estimate(inst), 26ULL);
+	/* saturated */
+	KUNIT_EXPECT_EQ(test, lm_inst_estimate(~0ULL), 266ULL);
+}
+
+static struct kunit_case lockmeter_table_cases[] = {
+	KUNIT_CASE(lm_table_insert_and_find),
+	KUNIT_CASE(lm_table_fills_then_refuses),
+	KUNIT_CASE(lm_table_probe_is_bounded),
+	KUNIT_CASE(lm_rows_merge_folds_equal_keys),
+	KUNIT_CASE(lm_inst_estimate_counts),
+	{}
+};
+
+static struct kunit_suite lockmeter_table_suite = {
+	.name = "lockmeter_table",
+	.test_cases = lockmeter_table_cases,
+};
+
+static struct kunit_case lockmeter_time_cases[] = {
+	KUNIT_CASE(lm_time_inc_first_sets_min),
+	KUNIT_CASE(lm_time_inc_accumulates),
+	KUNIT_CASE(lm_time_add_merges),
+	KUNIT_CASE(lm_time_add_into_empty_copies),
+	{}
+};
+
+static struct kunit_suite lockmeter_time_suite = {
+	.name = "lockmeter_time",
+	.test_cases = lockmeter_time_cases,
+};
+
+kunit_test_suites(&lockmeter_time_suite, &lockmeter_table_suite);
+
+MODULE_DESCRIPTION("KUnit tests for lockmeter");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+MODULE_LICENSE("GPL");

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /proc/lockmeter: the lockmeter report and control file.
+ *
+ * open() takes a snapshot of every CPU's table, merges equal keys, sorts
+ * the rows by longest hold and resolves per-CPU lock names once; read()
+ * walks that snapshot; release() frees it.  Writing "on", "off", "reset"
+ * or "0" (= reset) controls metering and needs CAP_SYS_ADMIN.
+ *
+ * The format (version line, "key: value" header, one row per
+ * (type, lock, site) with raw ns and counts) is documented in
+ * Documentation/locking/lockmeter.rst; keep the two in step.
+ */
+#include <linux/capability.h>
+#include <linux/cpumask.h>
+#include <linux/init.h>
+#include <linux/kallsyms.h>
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/utsname.h>
+#include <linux/vmalloc.h>
+#include <asm/sections.h>
+
+#include "lockmeter.h"
+
+/* in enum lm_type order, which the same list generates */
+static const struct {
+	const char *name;
+} lm_types[LM_NR_TYPES] = {
+	{ .name = "none" },
+#define LM_TYPE(type)	{ .name = #type },
+#include "lockmeter_types.h"
+#undef LM_TYPE
+};
+
+/* Name of a static per-CPU lock: nearest per-CPU symbol at or below it. */
+struct lm_pcpu_name {
+	unsigned long lock;
+	unsigned long sym;
+	char name[KSYM_NAME_LEN];
+};
+
+struct lm_proc {
+	struct lm_snapshot snap;
+	struct lm_pcpu_name *pcpu;
+	unsigned int nr_pcpu;
+	char buf[KSYM_NAME_LEN];
+};
+
+static int lm_cmp_hold_max(const void *a, const void *b)
+{
+	const struct lm_stat *x = a, *y = b;
+
+	/* longest hold first; ties in key order so the output is stable */
+	if (x->hold.max != y->hold.max)
+		return x->hold.max > y->hold.max ? -1 : 1;
+	return lm_key_cmp(&x->key, &y->key);
+}
+
+static int lm_pcpu_sym(void *data, const char *name, unsigned long addr)
+{
+	struct lm_proc *p = data;
+	unsigned int i;
+
+	if (addr < (unsigned long)__per_cpu_start || addr >= (unsigned long)__per_cpu_end)
+		return 0;
+	for (i = 0; i < p->nr_pcpu; i++) {
+		struct lm_pcpu_name *e = &p->pcpu[i];
+
+		if (addr <= e->lock && (!e->name[0] || addr >= e->sym)) {
+			e->sym = addr;
+			strscpy(e->name, name, sizeof(e->name));
+		}
+	}
+	return 0;
+}
+
+static void lm_resolve_pcpu(struct lm_proc *p)
+{
+	unsigned int i, j, n = 0;
+
+	for (i = 0; i < p->snap.nr; i++)
+		n += p->snap.rows[i].key.class == LM_PERCPU;
+	if (!n)
+		return;
+	p->pcpu = vzalloc(array_size(n, sizeof(*p->pcpu)));
+	if (!p->pcpu)
+		return;		/* names fall back to raw offsets */
+	for (i = 0; i < p->snap.nr; i++) {
+		unsigned long lock = p->snap.rows[i].key.lock;
+
+		if (p->snap.rows[i].key.class != LM_PERCPU)
+			continue;
+		for (j = 0; j < p->nr_pcpu && p->pcpu[j].lock != lock; j++)
+			;
+		if (j == p->nr_pcpu)
+			p->pcpu[p->nr_pcpu++].lock = lock;
+	}
+	if (IS_ENABLED(CONFIG_KALLSYMS_ALL))
+		kallsyms_on_each_symbol(lm_pcpu_sym, p);
+}
+
+static void lm_put_sym(struct seq_file *m, struct lm_proc *p, unsigned long addr,
+		       bool size)
+{
+	unsigned long symsize, off;
+	char *mod = NULL;
+
+	if (!kallsyms_lookup(addr, &symsize, &off, &mod, p->buf)) {
+		seq_printf(m, "0x%lx", addr);
+		return;
+	}
+	seq_puts(m, p->buf);
+	if (size)
+		seq_printf(m, "+0x%lx/0x%lx", off, symsize);
+	else if (off)
+		seq_printf(m, "+0x%lx", off);
+	if (mod)
+		seq_printf(m, "[%s]", mod);
+}
+
+static void lm_put_lock(struct seq_file *m, struct lm_proc *p,
+			const struct lm_key *k)
+{
+	unsigned int i;
+
+	switch (k->class) {
+	case LM_STATIC:
+		lm_put_sym(m, p, k->lock, false);
+		return;
+	case LM_PERCPU:
+		for (i = 0; i < p->nr_pcpu; i++) {
+			if (p->pcpu[i].lock == k->lock && p->pcpu[i].name[0]) {
+				seq_printf(m, "percpu:%s+0x%lx", p->pcpu[i].name,
+					   k->lock - p->pcpu[i].sym);
+				return;
+			}
+		}
+		seq_printf(m, "percpu:0x%lx", k->lock - (unsigned long)__per_cpu_start);
+		return;
+	case LM_HEAP:
+		seq_puts(m, "[heap]");
+		return;
+	default:
+		seq_puts(m, "*overflow*");
+	}
+}
+
+static void lm_show_header(struct seq_file *m, struct lm_proc *p)
+{
+	const struct lm_snapshot *s = &p->snap;
+
+	seq_printf(m, "lockmeter version %d\n", LOCKMETER_VERSION);
+	seq_printf(m, "kernel: %s\n", init_utsname()->release);
+	seq_printf(m, "cpus: %u\n", num_online_cpus());
+	seq_puts(m, "clock: local_clock\n");
+	seq_printf(m, "state: %s\n", s->on ? "on" : "off");
+	seq_printf(m, "metered_ns: %llu\n", s->metered_ns);
+	seq_printf(m, "slots_used: %u\n", s->slots_used);
+	seq_printf(m, "slots_per_cpu: %u\n", s->slots_per_cpu);
+	seq_printf(m, "rows: %zu\n", s->nr);
+	seq_printf(m, "dropped: %llu\n", s->loss.dropped);
+	seq_printf(m, "unmatched: %llu\n", s->loss.unmatched);
+	seq_printf(m, "recursion: %llu\n", s->loss.recursion);
+	seq_printf(m, "table_full: %llu\n", s->loss.table_full);
+	seq_puts(m, "\n# type  acquired nowait spin reject hold_total_ns hold_min_ns hold_max_ns wait_total_ns wait_min_ns wait_max_ns instances lock site\n");
+}
+
+static void lm_show_row(struct seq_file *m, struct lm_proc *p,
+			const struct lm_stat *r)
+{
+	u64 inst = r->key.class == LM_HEAP ? lm_inst_estimate(r->inst) : 1;
+
+	seq_printf(m, "%-5s %10llu %10llu %8llu %8llu %14llu %10llu %10llu %14llu %10llu %10llu %5llu ",
+		   lm_types[r->key.type].name, r->nowait + r->spin, r->nowait,
+		   r->spin, r->reject, r->hold.total, r->hold.min, r->hold.max,
+		   r->wait.total, r->wait.min, r->wait.max, inst);
+	lm_put_lock(m, p, &r->key);
+	seq_putc(m, ' ');
+	if (r->key.class == LM_OVERFLOW)
+		seq_puts(m, "*overflow*");
+	else
+		lm_put_sym(m, p, r->key.site, true);
+	seq_putc(m, '\n');
+}
+
+static void *lm_seq_start(struct seq_file *m, loff_t *pos)
+{
+	struct lm_proc *p = m->private;
+
+	if (*pos == 0)
+		return SEQ_START_TOKEN;
+	if (*pos - 1 < p->snap.nr)
+		return &p->snap.rows[*pos - 1];
+	return NULL;
+}
+
+static void *lm_seq_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	++*pos;
+	return lm_seq_start(m, pos);
+}
+
+static void lm_seq_stop(struct seq_file *m, void *v)
+{
+}
+
+static int lm_seq_show(struct seq_file *m, void *v)
+{
+	struct lm_proc *p = m->private;
+
+	if (v == SEQ_START_TOKEN)
+		lm_show_header(m, p);
+	else
+		lm_show_row(m, p, v);
+	return 0;
+}
+
+static const struct seq_operations lm_seq_ops = {
+	.start	= lm_seq_start,
+	.next	= lm_seq_next,
+	.stop	= lm_seq_stop,
+	.show	= lm_seq_show,
+};
+
+static int lm_proc_open(struct inode *inode, struct file *file)
+{
+	struct lm_proc *p;
+	int ret;
+
+	p = __seq_open_private(file, &lm_seq_ops, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	ret = lm_snapshot(&p->snap, -1);
+	if (ret) {
+		seq_release_private(inode, file);
+		return ret;
+	}
+	lm_resolve_pcpu(p);
+	sort(p->snap.rows, p->snap.nr, sizeof(*p->snap.rows), lm_cmp_hold_max, NULL);
+	return 0;
+}
+
+static int lm_proc_release(struct inode *inode, struct file *file)
+{
+	struct lm_proc *p = ((struct seq_file *)file->private_data)->private;
+
+	vfree(p->pcpu);
+	lm_snapshot_free(&p->snap);
+	return seq_release_private(inode, file);
+}
+
+static ssize_t lm_proc_write(struct file *file, const char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	static const struct {
+		const char *word;
+		enum lm_ctl op;
+	} words[] = {
+		{ "on", LM_CTL_ON },
+		{ "off", LM_CTL_OFF },
+		{ "reset", LM_CTL_RESET },
+		{ "0", LM_CTL_RESET },
+	};
+	char buf[8];
+	size_t len = count;
+	unsigned int i;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (!count || count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	if (buf[len - 1] == '\n')
+		buf[--len] = '\0';
+	for (i = 0; i < ARRAY_SIZE(words); i++) {
+		if (strlen(words[i].word) == len && !memcmp(buf, words[i].word, len)) {
+			ret = lockmeter_control(words[i].op);
+			return ret ? ret : count;
+		}
+	}
+	return -EINVAL;
+}
+
+static const struct proc_ops lm_proc_ops = {
+	.proc_open	= lm_proc_open,
+	.proc_read	= seq_read,
+	.proc_lseek	= seq_lseek,
+	.proc_write	= lm_proc_write,
+	.proc_release	= lm_proc_release,
+};
+
+static int __init lockmeter_proc_init(void)
+{
+	if (!proc_create("lockmeter", 0600, NULL, &lm_proc_ops))
+		return -ENOMEM;
+	return 0;
+}
+device_initcall(lockmeter_proc_init);

@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The lock types lockmeter reports, once.  Included with LM_TYPE(name)
+ * defined to expand the list into the enum, the report names and the
+ * netlink mapping.  No include guard: that is the point.
+ */
+LM_TYPE(spin)	/* raw_spinlock_t and spinlock_t */
+LM_TYPE(read)	/* rwlock_t, read side */
+LM_TYPE(write)	/* rwlock_t, write side */

@@ -1,0 +1,471 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_lockmeter: known lock behaviour for the lockmeter selftests.
+ *
+ * Write one command to /proc/test_lockmeter; the write returns when the
+ * work is done.  Reading the file gives the results of the last command
+ * as "key: value" lines, including the holds as this module measured
+ * them: local_clock() right after acquiring and right before releasing,
+ * inside the critical section, so lockmeter's figures for the same holds
+ * can only be larger.
+ *
+ *   hold N H            N x spin_lock(lmt_static_lock), hold H us   lmt_hold()
+ *   hold_irqsave N H    the same, spin_lock_irqsave(lmt_irq_lock)   lmt_hold_irqsave()
+ *   hold_bh N H         the same, spin_lock_bh(lmt_bh_lock)         lmt_hold_bh()
+ *   contend K N H       K kthreads (thread i on CPU i % ncpus), each
+ *                       N x spin_lock(lmt_contended_lock), H us     lmt_contend()
+ *   trylock F           hold lmt_try_lock (lmt_trylock_hold()) and
+ *                       fail F spin_trylock()s on it                lmt_trylock_fail()
+ *   readers R N H       R kthreads on distinct CPUs, each N x
+ *                       read_lock(lmt_rwlock), H us                 lmt_reader()
+ *   writer N H          N x write_lock(lmt_rwlock), H us            lmt_writer()
+ *   nonlifo N           N x lock a, lock b, unlock a, unlock b      lmt_nonlifo()
+ *   overflow M          M distinct static locks lmt_many[], once    lmt_overflow()
+ *   bench N             N uncontended lock/unlock pairs: ns_per_pair
+ *   bench_contended N   2 kthreads x N pairs on one lock: ns_per_pair
+ */
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/delay.h>
+#include <linux/err.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/proc_fs.h>
+#include <linux/sched/clock.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/uaccess.h>
+
+#define LMT_MAX_THREADS	8
+#define LMT_MANY	16384
+#define LMT_MAX_HOLD_US	100000
+
+static DEFINE_SPINLOCK(lmt_static_lock);
+static DEFINE_SPINLOCK(lmt_irq_lock);
+static DEFINE_SPINLOCK(lmt_bh_lock);
+static DEFINE_SPINLOCK(lmt_contended_lock);
+static DEFINE_SPINLOCK(lmt_try_lock);
+static DEFINE_SPINLOCK(lmt_nl_a);
+static DEFINE_SPINLOCK(lmt_nl_b);
+static DEFINE_SPINLOCK(lmt_bench_lock);
+static DEFINE_RWLOCK(lmt_rwlock);
+static spinlock_t lmt_many[LMT_MANY];
+
+/* One command at a time; its results stay readable until the next. */
+static DEFINE_MUTEX(lmt_mutex);
+
+struct lmt_result {
+	char cmd[24];
+	u64 count;
+	u64 hold_min;
+	u64 hold_max;
+	u64 hold_total;
+	u64 ns_per_pair;
+	int max_readers;
+	bool has_hold;
+	bool has_bench;
+	bool has_readers;
+};
+
+static struct lmt_result lmt_res;
+static DEFINE_SPINLOCK(lmt_res_lock);	/* guards lmt_res against the kthreads */
+static atomic_t lmt_readers_in;
+
+static void lmt_account(u64 t0, u64 t1)
+{
+	u64 d = t1 - t0;
+	unsigned long flags;
+
+	/*
+	 * This lock is metered too, but at its own site, so it never mixes
+	 * with the locks under test.
+	 */
+	spin_lock_irqsave(&lmt_res_lock, flags);
+	if (!lmt_res.count || d < lmt_res.hold_min)
+		lmt_res.hold_min = d;
+	if (d > lmt_res.hold_max)
+		lmt_res.hold_max = d;
+	lmt_res.hold_total += d;
+	lmt_res.count++;
+	spin_unlock_irqrestore(&lmt_res_lock, flags);
+}
+
+static noinline void lmt_hold(unsigned int n, unsigned int us)
+{
+	u64 t0, t1;
+
+	while (n--) {
+		spin_lock(&lmt_static_lock);
+		t0 = local_clock();
+		udelay(us);
+		t1 = local_clock();
+		spin_unlock(&lmt_static_lock);
+		lmt_account(t0, t1);
+		cond_resched();
+	}
+}
+
+static noinline void lmt_hold_irqsave(unsigned int n, unsigned int us)
+{
+	unsigned long flags;
+	u64 t0, t1;
+
+	while (n--) {
+		spin_lock_irqsave(&lmt_irq_lock, flags);
+		t0 = local_clock();
+		udelay(us);
+		t1 = local_clock();
+		spin_unlock_irqrestore(&lmt_irq_lock, flags);
+		lmt_account(t0, t1);
+		cond_resched();
+	}
+}
+
+static noinline void lmt_hold_bh(unsigned int n, unsigned int us)
+{
+	u64 t0, t1;
+
+	while (n--) {
+		spin_lock_bh(&lmt_bh_lock);
+		t0 = local_clock();
+		udelay(us);
+		t1 = local_clock();
+		spin_unlock_bh(&lmt_bh_lock);
+		lmt_account(t0, t1);
+		cond_resched();
+	}
+}
+
+static noinline unsigned int lmt_trylock_fail(unsigned int f)
+{
+	unsigned int failed = 0;
+
+	while (f--) {
+		if (spin_trylock(&lmt_try_lock))
+			spin_unlock(&lmt_try_lock);	/* cannot happen: we hold it */
+		else
+			failed++;
+	}
+	return failed;
+}
+
+static noinline void lmt_trylock_hold(unsigned int f)
+{
+	unsigned int failed;
+	u64 t0, t1;
+
+	spin_lock(&lmt_try_lock);
+	t0 = local_clock();
+	failed = lmt_trylock_fail(f);
+	t1 = local_clock();
+	spin_unlock(&lmt_try_lock);
+	lmt_account(t0, t1);
+	lmt_res.count = failed;		/* the rejects are what this command makes */
+}
+
+static noinline void lmt_writer(unsigned int n, unsigned int us)
+{
+	u64 t0, t1;
+
+	while (n--) {
+		write_lock(&lmt_rwlock);
+		t0 = local_clock();
+		udelay(us);
+		t1 = local_clock();
+		write_unlock(&lmt_rwlock);
+		lmt_account(t0, t1);
+		cond_resched();
+	}
+}
+
+static noinline void lmt_nonlifo(unsigned int n)
+{
+	while (n--) {
+		spin_lock(&lmt_nl_a);
+		spin_lock(&lmt_nl_b);
+		udelay(5);
+		spin_unlock(&lmt_nl_a);
+		udelay(5);
+		spin_unlock(&lmt_nl_b);
+		lmt_res.count++;
+		cond_resched();
+	}
+}
+
+static noinline void lmt_overflow(unsigned int m)
+{
+	unsigned int i;
+
+	/* one CPU, so one table sees all m keys */
+	preempt_disable();
+	for (i = 0; i < m; i++) {
+		spin_lock(&lmt_many[i]);
+		spin_unlock(&lmt_many[i]);
+	}
+	preempt_enable();
+	lmt_res.count = m;
+}
+
+static noinline u64 lmt_bench_loop(unsigned int n)
+{
+	u64 t0, t1;
+	unsigned int i;
+
+	t0 = local_clock();
+	for (i = 0; i < n; i++) {
+		spin_lock(&lmt_bench_lock);
+		spin_unlock(&lmt_bench_lock);
+	}
+	t1 = local_clock();
+	return t1 - t0;
+}
+
+/* ---- kthread scenarios ---- */
+
+enum lmt_work { LMT_CONTEND, LMT_READ, LMT_BENCH };
+
+struct lmt_thread {
+	struct task_struct *task;
+	struct completion *go;
+	struct completion done;
+	enum lmt_work work;
+	unsigned int n;
+	unsigned int us;
+	u64 elapsed;
+};
+
+static noinline void lmt_contend(struct lmt_thread *t)
+{
+	unsigned int n = t->n;
+	u64 t0, t1;
+
+	while (n--) {
+		spin_lock(&lmt_contended_lock);
+		t0 = local_clock();
+		udelay(t->us);
+		t1 = local_clock();
+		spin_unlock(&lmt_contended_lock);
+		lmt_account(t0, t1);
+		cond_resched();
+	}
+}
+
+static noinline void lmt_reader(struct lmt_thread *t)
+{
+	unsigned int n = t->n;
+	unsigned long flags;
+	u64 t0, t1;
+	int in;
+
+	while (n--) {
+		read_lock(&lmt_rwlock);
+		t0 = local_clock();
+		in = atomic_inc_return(&lmt_readers_in);
+		udelay(t->us);
+		atomic_dec(&lmt_readers_in);
+		t1 = local_clock();
+		read_unlock(&lmt_rwlock);
+		lmt_account(t0, t1);
+		spin_lock_irqsave(&lmt_res_lock, flags);
+		if (in > lmt_res.max_readers)
+			lmt_res.max_readers = in;
+		spin_unlock_irqrestore(&lmt_res_lock, flags);
+		cond_resched();
+	}
+}
+
+static int lmt_thread_fn(void *arg)
+{
+	struct lmt_thread *t = arg;
+
+	wait_for_completion(t->go);
+	switch (t->work) {
+	case LMT_CONTEND:
+		lmt_contend(t);
+		break;
+	case LMT_READ:
+		lmt_reader(t);
+		break;
+	case LMT_BENCH:
+		t->elapsed = lmt_bench_loop(t->n);
+		break;
+	}
+	complete(&t->done);
+	return 0;
+}
+
+/* Start k threads, thread i bound to CPU i % online CPUs; wait for all. */
+static int lmt_run_threads(unsigned int k, enum lmt_work work, unsigned int n,
+			   unsigned int us, u64 *elapsed_max)
+{
+	struct lmt_thread *th;
+	DECLARE_COMPLETION_ONSTACK(go);
+	unsigned int i, started = 0, cpu = cpumask_first(cpu_online_mask);
+	int ret = 0;
+
+	th = kcalloc(k, sizeof(*th), GFP_KERNEL);
+	if (!th)
+		return -ENOMEM;
+	for (i = 0; i < k; i++) {
+		th[i].go = &go;
+		th[i].work = work;
+		th[i].n = n;
+		th[i].us = us;
+		init_completion(&th[i].done);
+		th[i].task = kthread_create(lmt_thread_fn, &th[i], "lmt/%u", i);
+		if (IS_ERR(th[i].task)) {
+			ret = PTR_ERR(th[i].task);
+			break;
+		}
+		kthread_bind(th[i].task, cpu);
+		cpu = cpumask_next(cpu, cpu_online_mask);
+		if (cpu >= nr_cpu_ids)
+			cpu = cpumask_first(cpu_online_mask);
+		wake_up_process(th[i].task);
+		started++;
+	}
+	/* threads already started must finish even if a later one failed */
+	complete_all(&go);
+	for (i = 0; i < started; i++) {
+		wait_for_completion(&th[i].done);
+		if (elapsed_max && th[i].elapsed > *elapsed_max)
+			*elapsed_max = th[i].elapsed;
+	}
+	kfree(th);
+	return ret;
+}
+
+/* ---- the control file ---- */
+
+static int lmt_hold_us_ok(unsigned int us)
+{
+	return us <= LMT_MAX_HOLD_US ? 0 : -EINVAL;
+}
+
+static int lmt_run(char *line)
+{
+	unsigned int a, b, c;
+	char cmd[24];
+	u64 elapsed = 0;
+	int n, ret = 0;
+
+	n = sscanf(line, "%23s %u %u %u", cmd, &a, &b, &c);
+	if (n < 1)
+		return -EINVAL;
+	memset(&lmt_res, 0, sizeof(lmt_res));
+	strscpy(lmt_res.cmd, cmd, sizeof(lmt_res.cmd));
+
+	if (!strcmp(cmd, "hold") && n == 3 && !lmt_hold_us_ok(b)) {
+		lmt_res.has_hold = true;
+		lmt_hold(a, b);
+	} else if (!strcmp(cmd, "hold_irqsave") && n == 3 && !lmt_hold_us_ok(b)) {
+		lmt_res.has_hold = true;
+		lmt_hold_irqsave(a, b);
+	} else if (!strcmp(cmd, "hold_bh") && n == 3 && !lmt_hold_us_ok(b)) {
+		lmt_res.has_hold = true;
+		lmt_hold_bh(a, b);
+	} else if (!strcmp(cmd, "contend") && n == 4 && a && a <= LMT_MAX_THREADS &&
+		   !lmt_hold_us_ok(c)) {
+		lmt_res.has_hold = true;
+		ret = lmt_run_threads(a, LMT_CONTEND, b, c, NULL);
+	} else if (!strcmp(cmd, "trylock") && n == 2) {
+		lmt_trylock_hold(a);
+	} else if (!strcmp(cmd, "readers") && n == 4 && a && a <= num_online_cpus() &&
+		   !lmt_hold_us_ok(c)) {
+		lmt_res.has_hold = true;
+		lmt_res.has_readers = true;
+		ret = lmt_run_threads(a, LMT_READ, b, c, NULL);
+	} else if (!strcmp(cmd, "writer") && n == 3 && !lmt_hold_us_ok(b)) {
+		lmt_res.has_hold = true;
+		lmt_writer(a, b);
+	} else if (!strcmp(cmd, "nonlifo") && n == 2) {
+		lmt_nonlifo(a);
+	} else if (!strcmp(cmd, "overflow") && n == 2 && a <= LMT_MANY) {
+		lmt_overflow(a);
+	} else if (!strcmp(cmd, "bench") && n == 2 && a) {
+		lmt_res.has_bench = true;
+		lmt_res.count = a;
+		lmt_res.ns_per_pair = div_u64(lmt_bench_loop(a), a);
+	} else if (!strcmp(cmd, "bench_contended") && n == 2 && a) {
+		lmt_res.has_bench = true;
+		lmt_res.count = 2ULL * a;
+		ret = lmt_run_threads(2, LMT_BENCH, a, 0, &elapsed);
+		lmt_res.ns_per_pair = div_u64(elapsed, a);
+	} else {
+		ret = -EINVAL;
+	}
+	if (ret)
+		lmt_res.cmd[0] = '\0';
+	return ret;
+}
+
+static ssize_t lmt_write(struct file *file, const char __user *ubuf,
+			 size_t count, loff_t *ppos)
+{
+	char line[64];
+	int ret;
+
+	if (!count || count >= sizeof(line))
+		return -EINVAL;
+	if (copy_from_user(line, ubuf, count))
+		return -EFAULT;
+	line[count] = '\0';
+	if (!mutex_trylock(&lmt_mutex))
+		return -EBUSY;
+	ret = lmt_run(line);
+	mutex_unlock(&lmt_mutex);
+	return ret ? ret : count;
+}
+
+static int lmt_show(struct seq_file *m, void *v)
+{
+	guard(mutex)(&lmt_mutex);
+	if (!lmt_res.cmd[0])
+		return 0;
+	seq_printf(m, "cmd: %s\ncount: %llu\n", lmt_res.cmd, lmt_res.count);
+	if (lmt_res.has_hold)
+		seq_printf(m, "hold_min_ns: %llu\nhold_max_ns: %llu\nhold_total_ns: %llu\n",
+			   lmt_res.hold_min, lmt_res.hold_max, lmt_res.hold_total);
+	if (lmt_res.has_readers)
+		seq_printf(m, "max_readers: %d\n", lmt_res.max_readers);
+	if (lmt_res.has_bench)
+		seq_printf(m, "ns_per_pair: %llu\n", lmt_res.ns_per_pair);
+	return 0;
+}
+
+static int lmt_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, lmt_show, NULL);
+}
+
+static const struct proc_ops lmt_proc_ops = {
+	.proc_open	= lmt_open,
+	.proc_read	= seq_read,
+	.proc_lseek	= seq_lseek,
+	.proc_write	= lmt_write,
+	.proc_release	= single_release,
+};
+
+static struct proc_dir_entry *lmt_proc;
+
+static int __init test_lockmeter_init(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < LMT_MANY; i++)
+		spin_lock_init(&lmt_many[i]);
+	lmt_proc = proc_create("test_lockmeter", 0600, NULL, &lmt_proc_ops);
+	return lmt_proc ? 0 : -ENOMEM;
+}
+module_init(test_lockmeter_init);
+
+static void __exit test_lockmeter_exit(void)
+{
+	proc_remove(lmt_proc);
+}
+module_exit(test_lockmeter_exit);
+
+MODULE_DESCRIPTION("Known lock behaviour for the lockmeter selftests");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,42 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# build-kernel.sh KSRC KOBJ MODROOT FRAGMENT...
+#
+# Configure (tinyconfig + FRAGMENTs, only when a fragment changed) and
+# build bzImage, modules and the UAPI headers out of tree in KOBJ, then
+# install the modules under MODROOT.
+set -eu
+
+mkdir -p "$2"
+ksrc=$(cd "$1" && pwd) kobj=$(cd "$2" && pwd) modroot=$3
+case $modroot in /*) ;; *) modroot=$(pwd)/$modroot ;; esac
+shift 3
+jobs=${JOBS:-$(nproc)}
+cc=${KCC:-ccache gcc}
+kmake() { make -s -C "$ksrc" O="$kobj" CC="$cc" HOSTCC="$cc" "$@"; }
+
+die() { echo "build-kernel: $*" >&2; exit 1; }
+
+cat "$@" > "$kobj/.lockmeter-fragment.new"
+if ! cmp -s "$kobj/.lockmeter-fragment.new" "$kobj/.lockmeter-fragment" ||
+   [ ! -f "$kobj/.config" ]; then
+	echo "  CONFIG  tinyconfig + $*"
+	kmake tinyconfig >/dev/null
+	"$ksrc/scripts/kconfig/merge_config.sh" -m -O "$kobj" "$kobj/.config" \
+		"$kobj/.lockmeter-fragment.new" >/dev/null
+	kmake olddefconfig >/dev/null
+	# Every option the fragments ask for must have survived.
+	grep -h '^CONFIG_' "$kobj/.lockmeter-fragment.new" | while read -r line; do
+		grep -qx "$line" "$kobj/.config" ||
+			die "config: $line did not stick (a dependency is missing)"
+	done
+	mv "$kobj/.lockmeter-fragment.new" "$kobj/.lockmeter-fragment"
+fi
+rm -f "$kobj/.lockmeter-fragment.new"
+
+echo "  BUILD   $kobj (bzImage modules headers, -j$jobs)"
+kmake -j"$jobs" bzImage modules
+kmake headers >/dev/null
+rm -rf "$modroot"
+kmake INSTALL_MOD_PATH="$modroot" INSTALL_MOD_STRIP=1 modules_install >/dev/null

@@ -1,0 +1,31 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install the Debian packages lockmeter's build and tests need, if missing.
+# Only Debian's archive is used (apt-get); nothing is downloaded otherwise.
+set -eu
+
+PKGS="linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
+cpio xz-utils kmod ccache rsync python3 perl qemu-system-x86 busybox-static
+pkg-config libnl-3-dev libnl-genl-3-dev libncurses-dev tmux"
+
+missing=""
+for p in $PKGS; do
+	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	case "$st" in
+	*"install ok installed"*) ;;
+	*) missing="$missing $p" ;;
+	esac
+done
+
+[ -z "$missing" ] && exit 0
+
+echo "deps: installing:$missing"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: missing packages and not root; run as root or install:$missing" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+# shellcheck disable=SC2086
+apt-get install -y -q --no-install-recommends $missing

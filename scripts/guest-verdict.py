@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Judge a lockmeter guest run from its serial log.
+
+Usage: guest-verdict.py LOG --mode check|demo [--cpus N]
+
+Fails when the kernel panicked, oopsed, hit BUG/WARNING or a lockdep
+report, when fewer CPUs than asked came up, when the guest did not reach
+its end marker (timeout or crash), and in check mode when any KUnit or
+kselftest result is not ok or a planned result is missing.  In check mode
+prints "N passed, N failed, N skipped".
+"""
+import argparse
+import re
+import sys
+
+TS = re.compile(r'^\[\s*\d+\.\d+\] ?')
+# Matched against kernel lines only (they carry a printk timestamp).
+PROBLEMS = [
+    (re.compile(r'Kernel panic'), 'kernel panic'),
+    (re.compile(r'\bOops\b'), 'oops'),
+    (re.compile(r'\bBUG:'), 'BUG'),
+    (re.compile(r'WARNING:'), 'WARNING'),
+    (re.compile(r'general protection fault'), 'general protection fault'),
+    (re.compile(r'possible recursive locking|circular locking dependency|'
+                r'inconsistent lock state|suspicious RCU usage|'
+                r'possible deadlock|DEBUG_LOCKS_WARN_ON|'
+                r'turning off the locking correctness validator|'
+                r'INFO: task .* blocked for more than'), 'lockdep/hung-task report'),
+    (re.compile(r'Call Trace:'), 'kernel stack trace'),
+]
+RESULT = re.compile(r'^(not ok|ok) (\d+) ([^#]*?)\s*(?:#\s*(.*))?$')
+
+
+def split_log(path):
+    kern, user = [], []
+    with open(path, 'rb') as f:
+        for raw in f.read().decode('utf-8', 'replace').splitlines():
+            line = raw.rstrip('\r')
+            m = TS.match(line)
+            if m:
+                kern.append(line[m.end():])
+            else:
+                user.append(line)
+    return kern, user
+
+
+class Tally:
+    def __init__(self):
+        self.passed = self.failed = self.skipped = 0
+        self.failures = []
+
+    def add(self, ok, name, directive):
+        d = (directive or '').upper()
+        if d.startswith('SKIP'):
+            self.skipped += 1
+        elif ok:
+            self.passed += 1
+        else:
+            self.failed += 1
+            self.failures.append(name + (' # ' + directive if directive else ''))
+
+
+def kunit(kern, tally, errors):
+    """KUnit KTAP on the console: suites at indent 0, cases at indent 4."""
+    plan = None
+    suites = 0
+    started = False
+    for i, line in enumerate(kern):
+        if not started:
+            if line == 'KTAP version 1' and i + 1 < len(kern) and \
+               re.match(r'^1\.\.\d+$', kern[i + 1]):
+                started = True
+            continue
+        if plan is None:
+            plan = int(kern[i].split('..')[1]) if re.match(r'^1\.\.\d+$', line) else None
+            continue
+        indent = len(line) - len(line.lstrip(' '))
+        m = RESULT.match(line.strip())
+        if not m:
+            continue
+        ok = m.group(1) == 'ok'
+        if indent == 0:
+            suites += 1
+            if not ok:
+                # A failed suite with no failed case still counts once.
+                if not any(f.startswith('kunit: ' + m.group(3) + '.') for f in tally.failures):
+                    tally.add(False, 'kunit: ' + m.group(3), m.group(4))
+            if suites == plan:
+                break
+        elif indent == 4:
+            tally.add(ok, 'kunit: %s' % m.group(3), m.group(4))
+    if started and plan is not None and suites != plan:
+        errors.append('KUnit: %d of %d suites reported' % (suites, plan))
+    return started
+
+
+def kselftest(user, tally, errors):
+    try:
+        begin = user.index('LM-GUEST: kselftest begin')
+    except ValueError:
+        errors.append('kselftest run never started')
+        return
+    plan = None
+    programs = 0
+    nested = []
+    for line in user[begin + 1:]:
+        if line.startswith('LM-GUEST: kselftest end'):
+            break
+        if plan is None and re.match(r'^1\.\.\d+$', line):
+            plan = int(line.split('..')[1])
+            continue
+        if line.startswith('# '):
+            m = RESULT.match(line[2:].strip())
+            if m and not line.startswith('# #'):
+                nested.append((m.group(1) == 'ok', m.group(3), m.group(4)))
+            continue
+        m = RESULT.match(line)
+        if not m:
+            continue
+        programs += 1
+        ok, prog, directive = m.group(1) == 'ok', m.group(3), m.group(4)
+        prog = prog.replace('selftests: ', '')
+        for n_ok, name, d in nested:
+            tally.add(n_ok, '%s: %s' % (prog, name), d)
+        if not nested or (not ok and all(n[0] for n in nested)):
+            tally.add(ok, prog, directive)
+        nested = []
+    else:
+        errors.append('kselftest run did not finish')
+    if plan is None:
+        errors.append('kselftest: no TAP plan')
+    elif programs != plan:
+        errors.append('kselftest: %d of %d test programs reported' % (programs, plan))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('log')
+    ap.add_argument('--mode', choices=('check', 'demo'), required=True)
+    ap.add_argument('--cpus', type=int, default=2)
+    args = ap.parse_args()
+
+    try:
+        kern, user = split_log(args.log)
+    except OSError as e:
+        print('verdict: cannot read %s: %s' % (args.log, e))
+        return 1
+
+    errors = []
+    for line in kern:
+        for rx, what in PROBLEMS:
+            if rx.search(line):
+                errors.append('%s: %s' % (what, line.strip()))
+                break
+    m = None
+    for line in kern:
+        m = re.search(r'smp: Brought up \d+ nodes?, (\d+) CPUs?', line) or m
+    if not m:
+        errors.append('no "smp: Brought up" line: the kernel did not finish booting')
+    elif int(m.group(1)) != args.cpus:
+        errors.append('%s CPUs came up, %d asked for' % (m.group(1), args.cpus))
+    timeout = [l for l in user if l.startswith('LM-HOST: timeout')]
+    if timeout:
+        errors.append('guest ' + timeout[0][len('LM-HOST: '):])
+    if not any(l.startswith('LM-GUEST: end') for l in user):
+        errors.append('guest never reached its end marker (crash, panic or timeout)')
+
+    tally = Tally()
+    if args.mode == 'check':
+        if not kunit(kern, tally, errors):
+            errors.append('no KUnit results in the log')
+        kselftest(user, tally, errors)
+        for f in tally.failures:
+            print('FAIL: ' + f)
+    for e in errors:
+        print('ERROR: ' + e)
+    if args.mode == 'check':
+        total = tally.passed + tally.failed
+        print('%d passed, %d failed, %d skipped' % (tally.passed, tally.failed, tally.skipped))
+        if total == 0:
+            print('ERROR: no test results at all')
+            return 1
+        return 1 if tally.failed or errors else 0
+    return 1 if errors else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,45 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# mkinitramfs.sh OUT.cpio.gz STAGE MODROOT KSELFTEST_DIR [BIN...]
+#
+# Build the guest's initramfs: static busybox, /init and the guest scripts,
+# the installed kernel modules, the installed kselftests, and any extra
+# static binaries (placed in /bin).
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=$1 stage=$2 modroot=$3 ksft=$4
+shift 4
+
+die() { echo "mkinitramfs: $*" >&2; exit 1; }
+[ -x /bin/busybox ] || die "/bin/busybox missing (apt-get install busybox-static)"
+file -L /bin/busybox 2>/dev/null | grep -q static ||
+	ldd /bin/busybox 2>&1 | grep -q 'not a dynamic' || die "/bin/busybox is not static"
+
+rm -rf "$stage"
+mkdir -p "$stage"/bin "$stage"/sbin "$stage"/etc "$stage"/proc "$stage"/sys \
+	"$stage"/dev "$stage"/tmp "$stage"/root "$stage"/lm "$stage"/lib
+cp /bin/busybox "$stage"/bin/busybox
+ln -s busybox "$stage"/bin/sh
+cp "$top"/scripts/guest/init "$stage"/init
+cp "$top"/scripts/guest/check.sh "$top"/scripts/guest/demo.sh "$stage"/lm/
+printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' \
+	> "$stage"/etc/passwd
+printf 'root:x:0:\nnogroup:x:65534:\n' > "$stage"/etc/group
+[ -d "$modroot/lib/modules" ] && cp -a "$modroot/lib/modules" "$stage"/lib/
+[ -d "$ksft" ] && cp -a "$ksft" "$stage"/kselftest
+for b in "$@"; do
+	cp "$b" "$stage"/bin/
+done
+# A terminfo entry for curses programs (lockstat top).
+for t in /usr/share/terminfo/l/linux /lib/terminfo/l/linux; do
+	if [ -f "$t" ]; then
+		mkdir -p "$stage"/usr/share/terminfo/l
+		cp "$t" "$stage"/usr/share/terminfo/l/
+		break
+	fi
+done
+
+(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) | gzip -1 > "$out.tmp"
+mv "$out.tmp" "$out"

@@ -1,0 +1,100 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# prepare-tree.sh KSRC
+#
+# Make KSRC a Linux 6.12 tree with lockmeter in it:
+#  - if KSRC does not exist, unpack Debian's linux-source-6.12 there;
+#  - copy the project's new files into the tree (only files whose content
+#    changed are rewritten, so an unchanged tree rebuilds nothing);
+#  - apply patches/linux-6.12/*.patch in order.  The set applied last is
+#    kept in KSRC/.lockmeter/; when the series changes, the old one is
+#    reverted first.  A patch that does not apply stops with a message.
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+ksrc=${1:?usage: prepare-tree.sh KSRC}
+tarball=/usr/src/linux-source-6.12.tar.xz
+state=$ksrc/.lockmeter
+
+die() { echo "prepare-tree: $*" >&2; exit 1; }
+
+if [ ! -e "$ksrc/Makefile" ]; then
+	[ -r "$tarball" ] || die "$tarball missing (apt-get install linux-source-6.12)"
+	parent=$(dirname "$ksrc")
+	mkdir -p "$parent"
+	echo "  UNPACK  $tarball -> $ksrc"
+	rm -rf "$parent/linux-source-6.12"
+	tar -C "$parent" -xf "$tarball"
+	mv "$parent/linux-source-6.12" "$ksrc"
+fi
+
+grep -q '^PATCHLEVEL = 12$' "$ksrc/Makefile" && grep -q '^VERSION = 6$' "$ksrc/Makefile" ||
+	die "$ksrc is not a Linux 6.12 tree"
+mkdir -p "$state"
+
+# repo path -> tree path, one per line
+manifest() {
+	echo "Kconfig.lockstat kernel/Kconfig.lockstat"
+	cd "$top"
+	for f in kernel/locking/lockmeter*.[ch] include/linux/lockmeter.h \
+		 include/uapi/linux/lockmeter.h lib/test_lockmeter.c \
+		 Documentation/locking/lockmeter.rst; do
+		[ -f "$f" ] && echo "$f $f"
+	done
+	find selftests -type f | sort | while read -r f; do
+		echo "$f tools/testing/selftests/lockmeter/${f#selftests/}"
+	done
+	if [ -d tools/lockstat ]; then
+		find tools/lockstat -type f | sort | while read -r f; do
+			echo "$f $f"
+		done
+	fi
+}
+
+manifest > "$state/manifest.new"
+# Files we put there before but no longer ship: remove them.
+if [ -f "$state/manifest" ]; then
+	awk '{print $2}' "$state/manifest.new" | sort > "$state/new.list"
+	awk '{print $2}' "$state/manifest" | sort | comm -23 - "$state/new.list" |
+	while read -r dst; do
+		echo "  RM      $dst"
+		rm -f "$ksrc/$dst"
+	done
+	rm -f "$state/new.list"
+fi
+while read -r src dst; do
+	if ! cmp -s "$top/$src" "$ksrc/$dst"; then
+		mkdir -p "$(dirname "$ksrc/$dst")"
+		cp "$top/$src" "$ksrc/$dst"
+	fi
+done < "$state/manifest.new"
+mv "$state/manifest.new" "$state/manifest"
+
+# The patch series.  A series that stopped half way is reverted as far
+# as it got.
+if [ -d "$state/applying" ] && [ ! -d "$state/applied" ]; then
+	mv "$state/applying" "$state/applied"
+fi
+rm -rf "$state/applying"
+if ! diff -r -q "$top/patches/linux-6.12" "$state/applied" >/dev/null 2>&1; then
+	if [ -d "$state/applied" ]; then
+		for p in $(ls "$state/applied"/*.patch 2>/dev/null | sort -r); do
+			echo "  REVERT  $(basename "$p")"
+			patch -d "$ksrc" -p1 -R -s -f < "$p" >/dev/null ||
+				die "cannot revert $(basename "$p"); restore $ksrc by hand"
+		done
+		rm -rf "$state/applied"
+	fi
+	mkdir -p "$state/applying"
+	for p in $(ls "$top"/patches/linux-6.12/*.patch | sort); do
+		if ! patch -d "$ksrc" -p1 -N -s -f --dry-run < "$p" >/dev/null 2>&1; then
+			patch -d "$ksrc" -p1 -N -f --dry-run < "$p" >&2 || true
+			die "$(basename "$p") does not apply to $ksrc; fix the patch (already applied patches are listed in $state/applying)"
+		fi
+		echo "  PATCH   $(basename "$p")"
+		patch -d "$ksrc" -p1 -N -s -f < "$p" >/dev/null
+		cp "$p" "$state/applying/"
+	done
+	mv "$state/applying" "$state/applied"
+fi

@@ -1,0 +1,37 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# run-guest.sh BZIMAGE INITRD LOG TIMEOUT MODE [CMDLINE...]
+#
+# Boot the test guest under QEMU/TCG with the serial console in LOG.
+# MODE is check, demo or shell (interactive, console on the terminal).
+# SMP (default 2) and MEM (default 512) select the machine size.  QEMU is
+# single-threaded TCG: multi-threaded TCG crashes on run-time static-key
+# flips (see DESIGN.md, section 2).
+set -u
+
+kernel=$1 initrd=$2 log=$3 tmo=$4 mode=$5
+shift 5
+smp=${SMP:-2}
+mem=${MEM:-512}
+append="console=ttyS0 panic=-1 tsc=reliable oops=panic lmguest=$mode $*"
+
+command -v qemu-system-x86_64 >/dev/null ||
+	{ echo "run-guest: qemu-system-x86_64 missing (apt-get install qemu-system-x86)" >&2; exit 1; }
+
+set -- qemu-system-x86_64 -accel tcg,thread=single -M pc -smp "$smp" -m "$mem" \
+	-no-reboot -kernel "$kernel" -initrd "$initrd" -append "$append"
+
+if [ "$mode" = shell ]; then
+	exec "$@" -nographic
+fi
+
+rm -f "$log"
+timeout -k 10 "$tmo" "$@" -display none -monitor none -serial "file:$log" </dev/null
+rc=$?
+if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+	echo "run-guest: guest still running after ${tmo}s: killed (timeout)" >&2
+	echo "LM-HOST: timeout after ${tmo}s" >> "$log"
+	exit 124
+fi
+exit $rc

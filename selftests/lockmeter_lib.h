@@ -1,0 +1,502 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the lockmeter selftests.
+ *
+ * /proc/lockmeter: read it, look up header fields, parse the rows and find
+ * one by (type, lock, site function), write control words.
+ * /proc/test_lockmeter: load test_lockmeter.ko, run one of its commands and
+ * read back what the module measured itself.
+ *
+ * Helpers that take struct __test_metadata *_metadata fail the calling test
+ * with ASSERT_*() on errors, so call them only from a test or a fixture.
+ * Test files include this header instead of kselftest_harness.h.
+ */
+#ifndef LOCKMETER_LIB_H
+#define LOCKMETER_LIB_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+/*
+ * The 6.12 harness does not build with -Wextra: its macros define functions
+ * with parameters many tests leave unused (variant, self, _metadata), its
+ * timeout handler ignores ucontext, and the TEST_F() wrapper keeps a
+ * non-volatile local across setjmp().  A push/pop around the #include does
+ * not reach the macro expansions, so this holds for the whole file.
+ */
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wclobbered"
+#include "../kselftest_harness.h"
+
+#define LM_PROC		"/proc/lockmeter"
+#define LM_MOD_NAME	"test_lockmeter"
+#define LM_MOD_PROC	"/proc/" LM_MOD_NAME
+#define LM_MOD_SUFFIX	"[" LM_MOD_NAME "]"
+
+/* Columns of a row: type, 11 numbers, lock, site. */
+#define LM_FIELDS	14
+
+/* One row of /proc/lockmeter; the strings point into lm_report.text. */
+struct lm_row {
+	const char *type;
+	uint64_t acquired, nowait, spin, reject;
+	uint64_t hold_total, hold_min, hold_max;
+	uint64_t wait_total, wait_min, wait_max;
+	uint64_t instances;
+	const char *lock;
+	const char *site;
+};
+
+struct lm_report {
+	char *text;		/* the whole file, rows split in place */
+	struct lm_row *rows;	/* rows of the known types, in file order */
+	size_t nr_rows;
+	size_t nr_lines;	/* all row lines, unknown types included */
+};
+
+/* Whole file as a NUL-terminated string, or NULL with errno set. */
+static inline char *lm_read_file(const char *path)
+{
+	size_t len = 0, cap = 1 << 16;
+	char *buf = malloc(cap);
+	ssize_t n;
+	int fd;
+
+	if (!buf)
+		return NULL;
+	fd = open(path, O_RDONLY);
+	if (fd < 0) {
+		free(buf);
+		return NULL;
+	}
+	while ((n = read(fd, buf + len, cap - len - 1)) > 0) {
+		len += n;
+		if (cap - len < 2) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb) {
+				n = -1;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	close(fd);
+	if (n < 0) {
+		free(buf);
+		return NULL;
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
+/*
+ * Copy the value of header line "key: value" into @val.  Header lines
+ * come before the first blank line.  Returns 0, or -1 when absent.
+ */
+static inline int lm_header(const char *text, const char *key, char *val,
+			    size_t size)
+{
+	size_t klen = strlen(key);
+	const char *p = text;
+
+	while (*p && *p != '\n') {
+		const char *eol = strchrnul(p, '\n');
+
+		if ((size_t)(eol - p) > klen + 1 && !strncmp(p, key, klen) &&
+		    p[klen] == ':' && p[klen + 1] == ' ') {
+			size_t n = eol - (p + klen + 2);
+
+			if (n >= size)
+				n = size - 1;
+			memcpy(val, p + klen + 2, n);
+			val[n] = '\0';
+			return 0;
+		}
+		p = *eol ? eol + 1 : eol;
+	}
+	return -1;
+}
+
+/* Parse a plain unsigned decimal: 0, or -1 if @s is anything else. */
+static inline int lm_parse_u64(const char *s, uint64_t *val)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	*val = strtoull(s, &end, 10);
+	return errno || *end ? -1 : 0;
+}
+
+/* Numeric header value @key of @text; fails the test if absent. */
+static inline uint64_t lm_header_u64(struct __test_metadata *_metadata,
+				     const char *text, const char *key)
+{
+	uint64_t v = 0;
+	char val[32];
+
+	ASSERT_EQ(0, lm_header(text, key, val, sizeof(val)))
+		TH_LOG("no header line '%s: '", key);
+	ASSERT_EQ(0, lm_parse_u64(val, &v)) TH_LOG("%s: %s", key, val);
+	return v;
+}
+
+static inline bool lm_ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* Write @len bytes of @buf to @path in one write(): 0, or -errno. */
+static inline int lm_write(const char *path, const void *buf, size_t len)
+{
+	ssize_t n;
+	int fd, err;
+
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, buf, len);
+	err = n < 0 ? -errno : (size_t)n == len ? 0 : -EIO;
+	close(fd);
+	return err;
+}
+
+/* Write control word @word (as is, no newline added): 0, or -errno. */
+static inline int lm_ctl(const char *word)
+{
+	return lm_write(LM_PROC, word, strlen(word));
+}
+
+/* Whether the header says "state: on"; fails the test on anything odd. */
+static inline bool lm_is_on(struct __test_metadata *_metadata)
+{
+	char *text = lm_read_file(LM_PROC);
+	char val[8] = "";
+	bool on;
+
+	ASSERT_NE(NULL, text) TH_LOG("read %s: %s", LM_PROC, strerror(errno));
+	ASSERT_EQ(0, lm_header(text, "state", val, sizeof(val)));
+	free(text);
+	on = !strcmp(val, "on");
+	ASSERT_TRUE(on || !strcmp(val, "off")) TH_LOG("state: %s", val);
+	return on;
+}
+
+/*
+ * Load test_lockmeter.ko unless /proc/test_lockmeter is already there.
+ * Returns false when there is no module file (the caller skips); any
+ * other failure fails the test.  The module stays loaded: site names
+ * vanish when it goes.
+ */
+static inline bool lm_mod_ready(struct __test_metadata *_metadata)
+{
+	char path[PATH_MAX];
+	struct utsname u;
+	int fd, ret, err;
+
+	if (!access(LM_MOD_PROC, F_OK))
+		return true;
+	ASSERT_EQ(0, uname(&u));
+	snprintf(path, sizeof(path), "/lib/modules/%s/kernel/lib/%s.ko",
+		 u.release, LM_MOD_NAME);
+	if (access(path, F_OK))
+		return false;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd) TH_LOG("open %s: %s", path, strerror(errno));
+	ret = syscall(SYS_finit_module, fd, "", 0);
+	err = errno;
+	close(fd);
+	ASSERT_TRUE(!ret || err == EEXIST)
+		TH_LOG("finit_module %s: %s", path, strerror(err));
+	ASSERT_EQ(0, access(LM_MOD_PROC, F_OK))
+		TH_LOG("%s missing after loading the module", LM_MOD_PROC);
+	return true;
+}
+
+/*
+ * Fixture setup shared by the tests that meter the module: SKIP without
+ * lockmeter or without the module, else start with metering off.
+ */
+static inline void lm_setup(struct __test_metadata *_metadata)
+{
+	if (access(LM_PROC, F_OK))
+		SKIP(return, "%s missing: kernel without CONFIG_LOCKMETER", LM_PROC);
+	if (!lm_mod_ready(_metadata))
+		SKIP(return, "%s.ko not installed", LM_MOD_NAME);
+	ASSERT_EQ(0, lm_ctl("off"));
+}
+
+/*
+ * Run one test_lockmeter command line and wait for it; the module's
+ * "cmd:" result must then name it.
+ */
+static inline void lm_mod_vcmd(struct __test_metadata *_metadata,
+			       const char *fmt, va_list ap)
+{
+	char cmd[128], name[32] = "", *text;
+	int len, ret;
+
+	len = vsnprintf(cmd, sizeof(cmd) - 1, fmt, ap);
+	ASSERT_GT((int)sizeof(cmd) - 1, len);
+	cmd[len] = '\n';
+	ret = lm_write(LM_MOD_PROC, cmd, len + 1);
+	cmd[len] = '\0';
+	ASSERT_EQ(0, ret) TH_LOG("'%s' > %s: %s", cmd, LM_MOD_PROC, strerror(-ret));
+
+	text = lm_read_file(LM_MOD_PROC);
+	ASSERT_NE(NULL, text) TH_LOG("read %s: %s", LM_MOD_PROC, strerror(errno));
+	ASSERT_EQ(0, lm_header(text, "cmd", name, sizeof(name)));
+	free(text);
+	cmd[strcspn(cmd, " ")] = '\0';
+	ASSERT_STREQ(cmd, name);
+}
+
+static inline __printf(2, 3)
+void lm_mod_cmd(struct __test_metadata *_metadata, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	lm_mod_vcmd(_metadata, fmt, ap);
+	va_end(ap);
+}
+
+/* reset, on, run one module command, off: the report then has its rows. */
+static inline __printf(2, 3)
+void lm_metered(struct __test_metadata *_metadata, const char *fmt, ...)
+{
+	va_list ap;
+
+	ASSERT_EQ(0, lm_ctl("reset"));
+	ASSERT_EQ(0, lm_ctl("on"));
+	va_start(ap, fmt);
+	lm_mod_vcmd(_metadata, fmt, ap);
+	va_end(ap);
+	ASSERT_EQ(0, lm_ctl("off"));
+}
+
+/* Numeric result @key of the last module command. */
+static inline uint64_t lm_mod_value(struct __test_metadata *_metadata,
+				    const char *key)
+{
+	char *text = lm_read_file(LM_MOD_PROC);
+	uint64_t v;
+
+	ASSERT_NE(NULL, text) TH_LOG("read %s: %s", LM_MOD_PROC, strerror(errno));
+	v = lm_header_u64(_metadata, text, key);
+	free(text);
+	return v;
+}
+
+/* Cut @line at its newline; returns the start of the next line. */
+static inline char *lm_cut_line(char *line)
+{
+	char *eol = strchrnul(line, '\n');
+
+	if (*eol)
+		*eol++ = '\0';
+	return eol;
+}
+
+/* Split @line in place at blanks; returns the field count, max + 1 if more. */
+static inline int lm_split(char *line, char **field, int max)
+{
+	char *save, *tok;
+	int n = 0;
+
+	for (tok = strtok_r(line, " \t", &save); tok;
+	     tok = strtok_r(NULL, " \t", &save)) {
+		if (n == max)
+			return max + 1;
+		field[n++] = tok;
+	}
+	return n;
+}
+
+static inline bool lm_known_type(const char *type)
+{
+	return !strcmp(type, "spin") || !strcmp(type, "read") ||
+	       !strcmp(type, "write");
+}
+
+static inline void lm_parse_row(struct __test_metadata *_metadata,
+				char **f, struct lm_row *row)
+{
+	uint64_t *num[] = {
+		&row->acquired, &row->nowait, &row->spin, &row->reject,
+		&row->hold_total, &row->hold_min, &row->hold_max,
+		&row->wait_total, &row->wait_min, &row->wait_max,
+		&row->instances,
+	};
+	size_t i;
+
+	row->type = f[0];
+	for (i = 0; i < ARRAY_SIZE(num); i++)
+		ASSERT_EQ(0, lm_parse_u64(f[i + 1], num[i]))
+			TH_LOG("field %zu of a %s row: '%s'", i + 2, f[0], f[i + 1]);
+	row->lock = f[LM_FIELDS - 2];
+	row->site = f[LM_FIELDS - 1];
+}
+
+static inline struct lm_row *lm_new_row(struct __test_metadata *_metadata,
+					struct lm_report *rep, size_t *cap)
+{
+	if (rep->nr_rows == *cap) {
+		*cap = *cap ? *cap * 2 : 256;
+		rep->rows = realloc(rep->rows, *cap * sizeof(*rep->rows));
+		ASSERT_NE(NULL, rep->rows);
+	}
+	return &rep->rows[rep->nr_rows++];
+}
+
+/*
+ * Read /proc/lockmeter into @rep: header lines up to a blank line, one
+ * "#" line naming the columns, then the rows.  Rows of types this suite
+ * does not know are counted in nr_lines and otherwise skipped.
+ */
+static inline void lm_report_read(struct __test_metadata *_metadata,
+				  struct lm_report *rep)
+{
+	char *line, *next, *f[LM_FIELDS + 1];
+	size_t cap = 0;
+	int n;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->text = lm_read_file(LM_PROC);
+	ASSERT_NE(NULL, rep->text) TH_LOG("read %s: %s", LM_PROC, strerror(errno));
+	line = strstr(rep->text, "\n\n");
+	ASSERT_NE(NULL, line) TH_LOG("no blank line after the header");
+	line += 2;
+	ASSERT_EQ('#', *line) TH_LOG("no '#' column line after the header");
+
+	for (line = lm_cut_line(line); *line; line = next) {
+		next = lm_cut_line(line);
+		n = lm_split(line, f, LM_FIELDS);
+		ASSERT_LT(0, n) TH_LOG("blank line %zu among the rows", rep->nr_lines);
+		rep->nr_lines++;
+		if (!lm_known_type(f[0]))
+			continue;
+		ASSERT_EQ(LM_FIELDS, n) TH_LOG("%s row with %s%d fields", f[0],
+					       n > LM_FIELDS ? "over " : "", n);
+		lm_parse_row(_metadata, f, lm_new_row(_metadata, rep, &cap));
+	}
+}
+
+static inline void lm_report_free(struct lm_report *rep)
+{
+	free(rep->rows);
+	free(rep->text);
+	memset(rep, 0, sizeof(*rep));
+}
+
+/* @lock is the symbol @name, maybe with "+off" or "[module]" glued on. */
+static inline bool lm_lock_is(const char *lock, const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strncmp(lock, name, n) &&
+	       (!lock[n] || lock[n] == '+' || lock[n] == '[');
+}
+
+/* @site is in the module's function @func: "func+off/size[test_lockmeter]". */
+static inline bool lm_site_in(const char *site, const char *func)
+{
+	size_t n = strlen(func);
+
+	return !strncmp(site, func, n) && site[n] == '+' &&
+	       lm_ends_with(site, LM_MOD_SUFFIX);
+}
+
+static inline bool lm_row_is(const struct lm_row *row, const char *type,
+			     const char *lock, const char *func)
+{
+	return !strcmp(row->type, type) && lm_lock_is(row->lock, lock) &&
+	       lm_site_in(row->site, func);
+}
+
+/* First @type row of lock @lock taken in module function @func, or NULL. */
+static inline const struct lm_row *lm_find_row(const struct lm_report *rep,
+					       const char *type, const char *lock,
+					       const char *func)
+{
+	size_t i;
+
+	for (i = 0; i < rep->nr_rows; i++)
+		if (lm_row_is(&rep->rows[i], type, lock, func))
+			return &rep->rows[i];
+	return NULL;
+}
+
+/* How many rows lm_find_row() could have returned. */
+static inline size_t lm_count_rows(const struct lm_report *rep, const char *type,
+				   const char *lock, const char *func)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < rep->nr_rows; i++)
+		n += lm_row_is(&rep->rows[i], type, lock, func);
+	return n;
+}
+
+/* The row of @type counting events that found a table full, or NULL. */
+static inline const struct lm_row *lm_overflow_row(const struct lm_report *rep,
+						   const char *type)
+{
+	size_t i;
+
+	for (i = 0; i < rep->nr_rows; i++) {
+		const struct lm_row *row = &rep->rows[i];
+
+		if (!strcmp(row->type, type) && !strcmp(row->lock, "*overflow*") &&
+		    !strcmp(row->site, "*overflow*"))
+			return row;
+	}
+	return NULL;
+}
+
+/* Rows whose lock or site lives in the test module. */
+static inline size_t lm_nr_mod_rows(const struct lm_report *rep)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < rep->nr_rows; i++)
+		n += lm_ends_with(rep->rows[i].lock, LM_MOD_SUFFIX) ||
+		     lm_ends_with(rep->rows[i].site, LM_MOD_SUFFIX);
+	return n;
+}
+
+/* Relations every row must satisfy, whatever the lock. */
+static inline void lm_row_check(struct __test_metadata *_metadata,
+				const struct lm_row *r)
+{
+	EXPECT_EQ(r->acquired, r->nowait + r->spin)
+		TH_LOG("%s %s %s: acquired != nowait + spin", r->type, r->lock, r->site);
+	EXPECT_LE(r->hold_min, r->hold_max) TH_LOG("%s %s", r->lock, r->site);
+	EXPECT_LE(r->hold_max, r->hold_total) TH_LOG("%s %s", r->lock, r->site);
+	EXPECT_LE(r->hold_min * r->acquired, r->hold_total) TH_LOG("%s %s", r->lock, r->site);
+	EXPECT_LE(r->wait_min, r->wait_max) TH_LOG("%s %s", r->lock, r->site);
+	EXPECT_LE(r->wait_max, r->wait_total) TH_LOG("%s %s", r->lock, r->site);
+	if (!r->acquired)
+		EXPECT_EQ(0ULL, r->hold_total) TH_LOG("%s %s", r->lock, r->site);
+	if (!r->spin)
+		EXPECT_EQ(0ULL, r->wait_total | r->wait_min | r->wait_max)
+			TH_LOG("%s %s: wait without spin", r->lock, r->site);
+}
+
+#endif /* LOCKMETER_LIB_H */

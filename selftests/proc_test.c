@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /proc/lockmeter: presence, permissions, version line, header, the shape
+ * of the rows, and the control words: on/off/reset/0 work, anything else
+ * is EINVAL and changes nothing, and writing needs CAP_SYS_ADMIN.
+ */
+#define _GNU_SOURCE
+#include <linux/capability.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "lockmeter_lib.h"
+
+#define NOBODY 65534
+
+FIXTURE(proc)
+{
+	char *text;
+};
+
+FIXTURE_SETUP(proc)
+{
+	if (access(LM_PROC, F_OK))
+		SKIP(return, "%s missing: kernel without CONFIG_LOCKMETER", LM_PROC);
+	self->text = lm_read_file(LM_PROC);
+	ASSERT_NE(NULL, self->text) TH_LOG("read %s: %s", LM_PROC, strerror(errno));
+}
+
+FIXTURE_TEARDOWN(proc)
+{
+	free(self->text);
+}
+
+TEST_F(proc, version_line)
+{
+	EXPECT_EQ(0, strncmp(self->text, "lockmeter version 1\n", 20))
+		TH_LOG("first line: %.40s", self->text);
+}
+
+TEST_F(proc, header_matches_system)
+{
+	struct utsname u;
+	char val[128];
+
+	ASSERT_EQ(0, uname(&u));
+	ASSERT_EQ(0, lm_header(self->text, "kernel", val, sizeof(val)));
+	EXPECT_STREQ(u.release, val);
+
+	ASSERT_EQ(0, lm_header(self->text, "cpus", val, sizeof(val)));
+	EXPECT_EQ(sysconf(_SC_NPROCESSORS_ONLN), atol(val));
+
+	ASSERT_EQ(0, lm_header(self->text, "clock", val, sizeof(val)));
+	EXPECT_STREQ("local_clock", val);
+
+	ASSERT_EQ(0, lm_header(self->text, "state", val, sizeof(val)));
+	EXPECT_TRUE(!strcmp(val, "on") || !strcmp(val, "off")) TH_LOG("state: %s", val);
+
+	EXPECT_NE(0, lm_header(self->text, "no_such_key", val, sizeof(val)));
+}
+
+/* Every numeric header key is there, and the slot counts add up. */
+TEST_F(proc, header_counters)
+{
+	static const char * const keys[] = {
+		"cpus", "metered_ns", "slots_used", "slots_per_cpu", "rows",
+		"dropped", "unmatched", "recursion", "table_full",
+	};
+	uint64_t cpus, used, per_cpu;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(keys); i++)
+		lm_header_u64(_metadata, self->text, keys[i]);
+	cpus = lm_header_u64(_metadata, self->text, "cpus");
+	used = lm_header_u64(_metadata, self->text, "slots_used");
+	per_cpu = lm_header_u64(_metadata, self->text, "slots_per_cpu");
+	EXPECT_LT(0ULL, per_cpu);
+	EXPECT_LE(used, per_cpu * cpus);
+}
+
+TEST(mode_is_0600_root)
+{
+	struct stat st;
+
+	if (stat(LM_PROC, &st))
+		SKIP(return, "%s missing", LM_PROC);
+	EXPECT_EQ(0600U, st.st_mode & 07777);
+	EXPECT_EQ(0U, st.st_uid);
+}
+
+TEST(unprivileged_open_denied)
+{
+	int status;
+	pid_t pid;
+
+	if (access(LM_PROC, F_OK))
+		SKIP(return, "%s missing", LM_PROC);
+	ASSERT_EQ(0U, getuid()) TH_LOG("this test needs root to drop privileges");
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		static const int modes[] = { O_RDONLY, O_WRONLY };
+		size_t i;
+		int fd;
+
+		if (setgid(NOBODY) || setuid(NOBODY))
+			_exit(2);
+		for (i = 0; i < ARRAY_SIZE(modes); i++) {
+			fd = open(LM_PROC, modes[i]);
+			if (fd >= 0)
+				_exit(3);
+			if (errno != EACCES && errno != EPERM)
+				_exit(4);
+		}
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("child: 2 setuid, 3 opened, 4 wrong errno");
+}
+
+/* Tests that write control words; they leave metering off. */
+FIXTURE(ctl)
+{
+	bool mod;
+	struct lm_report rep;
+};
+
+FIXTURE_SETUP(ctl)
+{
+	if (access(LM_PROC, F_OK))
+		SKIP(return, "%s missing: kernel without CONFIG_LOCKMETER", LM_PROC);
+	self->mod = lm_mod_ready(_metadata);
+	ASSERT_EQ(0, lm_ctl("off"));
+}
+
+FIXTURE_TEARDOWN(ctl)
+{
+	EXPECT_EQ(0, lm_ctl("off"));
+	lm_report_free(&self->rep);
+}
+
+/*
+ * Meter a little work so that the report has rows, and end with metering
+ * off: the test module's lmt_hold row when it is loaded, else whatever the
+ * system does in 20 ms.
+ */
+static void make_rows(struct __test_metadata *_metadata, bool mod)
+{
+	struct lm_report rep;
+
+	ASSERT_EQ(0, lm_ctl("reset"));
+	ASSERT_EQ(0, lm_ctl("on"));
+	if (mod)
+		lm_mod_cmd(_metadata, "hold 5 50");
+	else
+		usleep(20000);
+	ASSERT_EQ(0, lm_ctl("off"));
+
+	lm_report_read(_metadata, &rep);
+	ASSERT_LT(0U, rep.nr_rows) TH_LOG("no rows after metering");
+	if (mod)
+		ASSERT_NE(NULL, lm_find_row(&rep, "spin", "lmt_static_lock", "lmt_hold"));
+	lm_report_free(&rep);
+}
+
+/* Rows are well formed, consistent and sorted by hold_max, longest first. */
+TEST_F(ctl, rows_consistent)
+{
+	const struct lm_report *rep = &self->rep;
+	size_t i;
+
+	make_rows(_metadata, self->mod);
+	lm_report_read(_metadata, &self->rep);
+	EXPECT_EQ(rep->nr_lines, lm_header_u64(_metadata, rep->text, "rows"));
+	for (i = 0; i < rep->nr_rows; i++) {
+		lm_row_check(_metadata, &rep->rows[i]);
+		if (i)
+			EXPECT_GE(rep->rows[i - 1].hold_max, rep->rows[i].hold_max)
+				TH_LOG("row %zu: %s %s", i, rep->rows[i].lock, rep->rows[i].site);
+	}
+}
+
+static const struct ctl_step {
+	const char *word;
+	bool on;	/* state after the write */
+	bool reset;	/* the write empties the table */
+} ctl_steps[] = {
+	{ .word = "on",		.on = true },
+	{ .word = "on",		.on = true },
+	{ .word = "reset",	.on = true,	.reset = true },
+	{ .word = "0",		.on = true,	.reset = true },
+	{ .word = "off\n",	.on = false },
+	{ .word = "on\n",	.on = true },
+	{ .word = "reset\n",	.on = true,	.reset = true },
+	{ .word = "0\n",	.on = true,	.reset = true },
+	{ .word = "off",	.on = false },
+	{ .word = "off",	.on = false },
+	{ .word = "reset",	.on = false,	.reset = true },
+};
+
+/* Each control word is accepted and "state:" follows; reset empties rows. */
+TEST_F(ctl, control_words)
+{
+	const struct ctl_step *s;
+	struct lm_report rep;
+	bool on;
+	int len;
+
+	for (s = ctl_steps; s < ctl_steps + ARRAY_SIZE(ctl_steps); s++) {
+		len = strcspn(s->word, "\n");
+		on = lm_is_on(_metadata);
+		if (s->reset && self->mod && on)
+			lm_mod_cmd(_metadata, "hold 3 10");
+
+		ASSERT_EQ(0, lm_ctl(s->word)) TH_LOG("write '%.*s'", len, s->word);
+		EXPECT_EQ(s->on, lm_is_on(_metadata)) TH_LOG("after '%.*s'", len, s->word);
+		if (!s->reset || !self->mod)
+			continue;
+		lm_report_read(_metadata, &rep);
+		EXPECT_EQ(NULL, lm_find_row(&rep, "spin", "lmt_static_lock", "lmt_hold"))
+			TH_LOG("lmt_hold row survived '%.*s'", len, s->word);
+		lm_report_free(&rep);
+	}
+}
+
+/* Filled with "reset" and padding by the test: 4 KiB that start right. */
+static char long_word[4096];
+
+#define BAD_WORD(s)	{ .name = #s, .buf = s, .len = sizeof(s) - 1 }
+
+static const struct bad_word {
+	const char *name;
+	const char *buf;
+	size_t len;
+} bad_words[] = {
+	BAD_WORD("onn"),
+	BAD_WORD("ON"),
+	BAD_WORD(""),
+	BAD_WORD("\n"),
+	BAD_WORD("reset now"),
+	BAD_WORD("1"),
+	BAD_WORD("on\0"),
+	BAD_WORD("\xff\xfe\x00\x01"),
+	{ .name = "4 KiB \"resetxxx...\"", .buf = long_word, .len = sizeof(long_word) },
+};
+
+/* Index of the first line where @a and @b differ, for the log. */
+static size_t first_diff_line(const char *a, const char *b)
+{
+	size_t line = 0;
+
+	for (; *a && *a == *b; a++, b++)
+		line += *a == '\n';
+	return line;
+}
+
+/* With metering off, bad writes fail with EINVAL and the report is unchanged. */
+TEST_F(ctl, bad_words_change_nothing)
+{
+	const struct bad_word *b;
+	char *before, *after;
+	int ret;
+
+	memset(long_word, 'x', sizeof(long_word));
+	memcpy(long_word, "reset", 5);
+	make_rows(_metadata, self->mod);
+	before = lm_read_file(LM_PROC);
+	ASSERT_NE(NULL, before);
+
+	for (b = bad_words; b < bad_words + ARRAY_SIZE(bad_words); b++) {
+		ret = lm_write(LM_PROC, b->buf, b->len);
+		EXPECT_EQ(-EINVAL, ret) TH_LOG("write %s: %s", b->name, strerror(-ret));
+		after = lm_read_file(LM_PROC);
+		ASSERT_NE(NULL, after);
+		EXPECT_EQ(0, strcmp(before, after))
+			TH_LOG("report changed after %s, first at line %zu", b->name,
+			       first_diff_line(before, after));
+		free(after);
+	}
+	free(before);
+}
+
+/* Clear CAP_SYS_ADMIN from the effective, permitted and inheritable sets. */
+static int drop_cap_sys_admin(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	struct __user_cap_data_struct *d = &data[CAP_TO_INDEX(CAP_SYS_ADMIN)];
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -1;
+	d->effective &= ~CAP_TO_MASK(CAP_SYS_ADMIN);
+	d->permitted &= ~CAP_TO_MASK(CAP_SYS_ADMIN);
+	d->inheritable &= ~CAP_TO_MASK(CAP_SYS_ADMIN);
+	return syscall(SYS_capset, &hdr, data);
+}
+
+/* Root that lacks CAP_SYS_ADMIN can open the file but not write to it. */
+TEST_F(ctl, write_needs_cap_sys_admin)
+{
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(0U, getuid()) TH_LOG("this test needs root");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int ret;
+
+		if (drop_cap_sys_admin())
+			_exit(2);
+		ret = lm_ctl("on");
+		if (ret == -ENOENT || ret == -EACCES)
+			_exit(3);
+		_exit(!ret ? 4 : ret != -EPERM ? 5 : 0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status))
+		TH_LOG("child: 2 capset, 3 open, 4 write succeeded, 5 wrong errno");
+	EXPECT_FALSE(lm_is_on(_metadata)) TH_LOG("'on' from the child took effect");
+}
+
+TEST_HARNESS_MAIN
