@@ -61,21 +61,28 @@ initramfs: selftests
 	$(Q)scripts/mkinitramfs.sh $(INITRD) $(BUILD)/initramfs $(MODROOT) $(KSFT_DIR)
 
 host-check:
-	@echo '  HOST    no host unit tests yet'
+	@echo '  HOST    scripts/tests (results in $(BUILD)/host.tap)'
+	$(Q)mkdir -p $(BUILD)
+	$(Q)scripts/tests/run.py $(BUILD)/host.tap
 
-guest-check: initramfs
+# Two boots: metering switched on by the tests, and on from boot.
+guest-check: host-check initramfs
 	@echo '  QEMU    check: -smp $(SMP), log in $(BUILD)/check.log (timeout $(TIMEOUT)s)'
 	$(Q)scripts/run-guest.sh $(BZIMAGE) $(INITRD) $(BUILD)/check.log $(TIMEOUT) check $(CMDLINE); \
-		scripts/guest-verdict.py $(BUILD)/check.log --mode check --cpus $(SMP)
+	echo '  QEMU    check, lockmeter=on from boot: log in $(BUILD)/check-boot-on.log'; \
+	scripts/run-guest.sh $(BZIMAGE) $(INITRD) $(BUILD)/check-boot-on.log $(TIMEOUT) check \
+		lockmeter=on $(CMDLINE); \
+	scripts/guest-verdict.py --mode check --cpus $(SMP) --tap $(BUILD)/host.tap \
+		$(BUILD)/check.log $(BUILD)/check-boot-on.log
 
-check: host-check guest-check
+check: guest-check
 
 demo: initramfs
 	@echo '  QEMU    demo: -smp $(SMP), log in $(BUILD)/demo.log'
 	$(Q)scripts/run-guest.sh $(BZIMAGE) $(INITRD) $(BUILD)/demo.log $(TIMEOUT) demo $(CMDLINE); \
 		sed -n '/^LM-GUEST: report begin/,/^LM-GUEST: report end/p' $(BUILD)/demo.log | \
 		sed '1d;$$d'; \
-		scripts/guest-verdict.py $(BUILD)/demo.log --mode demo --cpus $(SMP)
+		scripts/guest-verdict.py --mode demo --cpus $(SMP) $(BUILD)/demo.log
 
 shell: initramfs
 	$(Q)scripts/run-guest.sh $(BZIMAGE) $(INITRD) /dev/null 0 shell $(CMDLINE)

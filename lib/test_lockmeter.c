@@ -15,7 +15,8 @@
  *   contend K N H       K kthreads (thread i on CPU i % ncpus), each
  *                       N x spin_lock(lmt_contended_lock), H us     lmt_contend()
  *   trylock F           hold lmt_try_lock (lmt_trylock_hold()) and
- *                       fail F spin_trylock()s on it                lmt_trylock_fail()
+ *                       fail F spin_trylock()s on it: count 1,
+ *                       rejects F                                   lmt_trylock_fail()
  *   readers R N H       R kthreads on distinct CPUs, each N x
  *                       read_lock(lmt_rwlock), H us                 lmt_reader()
  *   writer N H          N x write_lock(lmt_rwlock), H us            lmt_writer()
@@ -63,10 +64,12 @@ struct lmt_result {
 	u64 hold_max;
 	u64 hold_total;
 	u64 ns_per_pair;
+	u64 rejects;
 	int max_readers;
 	bool has_hold;
 	bool has_bench;
 	bool has_readers;
+	bool has_rejects;
 };
 
 static struct lmt_result lmt_res;
@@ -162,7 +165,7 @@ static noinline void lmt_trylock_hold(unsigned int f)
 	t1 = local_clock();
 	spin_unlock(&lmt_try_lock);
 	lmt_account(t0, t1);
-	lmt_res.count = failed;		/* the rejects are what this command makes */
+	lmt_res.rejects = failed;
 }
 
 static noinline void lmt_writer(unsigned int n, unsigned int us)
@@ -371,6 +374,7 @@ static int lmt_run(char *line)
 		lmt_res.has_hold = true;
 		ret = lmt_run_threads(a, LMT_CONTEND, b, c, NULL);
 	} else if (!strcmp(cmd, "trylock") && n == 2) {
+		lmt_res.has_rejects = true;
 		lmt_trylock_hold(a);
 	} else if (!strcmp(cmd, "readers") && n == 4 && a && a <= num_online_cpus() &&
 		   !lmt_hold_us_ok(c)) {
@@ -428,6 +432,8 @@ static int lmt_show(struct seq_file *m, void *v)
 	if (lmt_res.has_hold)
 		seq_printf(m, "hold_min_ns: %llu\nhold_max_ns: %llu\nhold_total_ns: %llu\n",
 			   lmt_res.hold_min, lmt_res.hold_max, lmt_res.hold_total);
+	if (lmt_res.has_rejects)
+		seq_printf(m, "rejects: %llu\n", lmt_res.rejects);
 	if (lmt_res.has_readers)
 		seq_printf(m, "max_readers: %d\n", lmt_res.max_readers);
 	if (lmt_res.has_bench)

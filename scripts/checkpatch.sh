@@ -13,12 +13,11 @@ rc=0
 files=$(ls Kconfig.lockstat kernel/locking/lockmeter*.[ch] include/linux/lockmeter.h \
 	include/uapi/linux/lockmeter.h lib/test_lockmeter.c \
 	Documentation/locking/lockmeter.rst 2>/dev/null)
-# --root: checks that need the tree (documented boot parameters) see it
 for f in $files; do
-	perl "$cp" --strict --root="$ksrc" --quiet --show-types -f "$f" || rc=1
+	perl "$cp" --strict --no-tree --quiet --show-types -f "$f" || rc=1
 done
 for p in patches/linux-6.12/*.patch; do
-	perl "$cp" --strict --no-tree --quiet --show-types --no-signoff "$p" || rc=1
+	perl "$cp" --strict --no-tree --quiet --show-types --no-signoff "./$p" || rc=1
 done
 [ $rc -eq 0 ] && echo "checkpatch: clean ($(echo "$files" | wc -w) files, $(ls patches/linux-6.12/*.patch | wc -l) patches)"
 exit $rc

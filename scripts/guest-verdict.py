@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 """Judge a lockmeter guest run from its serial log.
 
-Usage: guest-verdict.py LOG --mode check|demo [--cpus N]
+Usage: guest-verdict.py --mode check|demo [--cpus N] LOG [LOG...]
 
 Fails when the kernel panicked, oopsed, hit BUG/WARNING or a lockdep
 report, when fewer CPUs than asked came up, when the guest did not reach
 its end marker (timeout or crash), and in check mode when any KUnit or
-kselftest result is not ok or a planned result is missing.  In check mode
-prints "N passed, N failed, N skipped".
+kselftest result is not ok or a planned result is missing.  Several logs
+(one per boot) are judged together; in check mode the last line is
+"N passed, N failed, N skipped" over all of them.
 """
 import argparse
 import re
@@ -134,18 +135,43 @@ def kselftest(user, tally, errors):
         errors.append('kselftest: %d of %d test programs reported' % (programs, plan))
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('log')
-    ap.add_argument('--mode', choices=('check', 'demo'), required=True)
-    ap.add_argument('--cpus', type=int, default=2)
-    args = ap.parse_args()
-
+def host_tap(path, tally):
+    """A flat TAP file: a plan and one result line per test."""
     try:
-        kern, user = split_log(args.log)
+        with open(path) as f:
+            lines = f.read().splitlines()
     except OSError as e:
-        print('verdict: cannot read %s: %s' % (args.log, e))
-        return 1
+        return ['cannot read %s: %s' % (path, e)]
+    plan = next((int(l[3:]) for l in lines if re.match(r'^1\.\.\d+$', l)), None)
+    n = 0
+    for line in lines:
+        m = RESULT.match(line)
+        if m:
+            n += 1
+            tally.add(m.group(1) == 'ok', m.group(3), m.group(4))
+    if plan is None or plan != n:
+        return ['%d results for a plan of %s' % (n, plan)]
+    return []
+
+
+def boot_state(kern, user, tally):
+    """lockmeter=on must meter from boot; without it metering starts off."""
+    cmdline = next((l for l in kern if l.startswith('Command line:')), '')
+    want_on = 'lockmeter=on' in cmdline.split()
+    m = next((re.match(r'^LM-GUEST: boot-state (\S*) rows=(\d*)', l) for l in user
+              if l.startswith('LM-GUEST: boot-state')), None)
+    name = 'boot: metering %s at first read' % ('on, rows > 0' if want_on else 'off')
+    ok = bool(m) and (m.group(1) == 'on' and int(m.group(2) or 0) > 0 if want_on
+                      else m.group(1) == 'off')
+    tally.add(ok, name, None)
+
+
+def judge(path, mode, cpus, tally):
+    """Append this log's results to @tally; return its list of errors."""
+    try:
+        kern, user = split_log(path)
+    except OSError as e:
+        return ['cannot read %s: %s' % (path, e)]
 
     errors = []
     for line in kern:
@@ -158,31 +184,55 @@ def main():
         m = re.search(r'smp: Brought up \d+ nodes?, (\d+) CPUs?', line) or m
     if not m:
         errors.append('no "smp: Brought up" line: the kernel did not finish booting')
-    elif int(m.group(1)) != args.cpus:
-        errors.append('%s CPUs came up, %d asked for' % (m.group(1), args.cpus))
+    elif int(m.group(1)) != cpus:
+        errors.append('%s CPUs came up, %d asked for' % (m.group(1), cpus))
     timeout = [l for l in user if l.startswith('LM-HOST: timeout')]
     if timeout:
         errors.append('guest ' + timeout[0][len('LM-HOST: '):])
     if not any(l.startswith('LM-GUEST: end') for l in user):
         errors.append('guest never reached its end marker (crash, panic or timeout)')
-
-    tally = Tally()
-    if args.mode == 'check':
+    if mode == 'check':
+        boot_state(kern, user, tally)
         if not kunit(kern, tally, errors):
             errors.append('no KUnit results in the log')
         kselftest(user, tally, errors)
-        for f in tally.failures:
-            print('FAIL: ' + f)
-    for e in errors:
-        print('ERROR: ' + e)
+    return errors
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('logs', nargs='+', metavar='LOG')
+    ap.add_argument('--mode', choices=('check', 'demo'), required=True)
+    ap.add_argument('--cpus', type=int, default=2)
+    ap.add_argument('--tap', action='append', default=[],
+                    help='a plain TAP file (host tests) to count as well')
+    args = ap.parse_args()
+
+    tally = Tally()
+    bad = False
+    for path in args.tap:
+        before = len(tally.failures)
+        errors = host_tap(path, tally)
+        for f in tally.failures[before:]:
+            print('FAIL: %s: %s' % (path, f))
+        for e in errors:
+            print('ERROR: %s: %s' % (path, e))
+        bad = bad or bool(errors)
+    for path in args.logs:
+        before = len(tally.failures)
+        errors = judge(path, args.mode, args.cpus, tally)
+        for f in tally.failures[before:]:
+            print('FAIL: %s: %s' % (path, f))
+        for e in errors:
+            print('ERROR: %s: %s' % (path, e))
+        bad = bad or bool(errors)
     if args.mode == 'check':
-        total = tally.passed + tally.failed
         print('%d passed, %d failed, %d skipped' % (tally.passed, tally.failed, tally.skipped))
-        if total == 0:
+        if tally.passed + tally.failed == 0:
             print('ERROR: no test results at all')
             return 1
-        return 1 if tally.failed or errors else 0
-    return 1 if errors else 0
+        return 1 if tally.failed or bad else 0
+    return 1 if bad else 0
 
 
 if __name__ == '__main__':

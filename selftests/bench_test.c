@@ -38,24 +38,35 @@ static uint64_t bench(struct __test_metadata *_metadata, const char *cmd, unsign
 	return ns;
 }
 
+static void ratio(const char *what, uint64_t on, uint64_t off)
+{
+	if (off)
+		ksft_print_msg("%s on/off: %.2f\n", what, (double)on / off);
+	else
+		ksft_print_msg("%s on/off: n/a (off took 0 ns/pair)\n", what);
+}
+
 TEST_F_TIMEOUT(bench, ns_per_pair, 240)
 {
-	uint64_t off, on;
+	bool two = sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+	uint64_t off, on, coff = 0, con = 0;
 
+	ASSERT_EQ(0, lm_ctl("off"));
 	ASSERT_EQ(0, lm_ctl("reset"));
 	off = bench(_metadata, "bench", BENCH_PAIRS);
+	if (two)
+		coff = bench(_metadata, "bench_contended", BENCH_CONTENDED_PAIRS);
 	ASSERT_EQ(0, lm_ctl("on"));
 	on = bench(_metadata, "bench", BENCH_PAIRS);
-	if (sysconf(_SC_NPROCESSORS_ONLN) >= 2)
-		bench(_metadata, "bench_contended", BENCH_CONTENDED_PAIRS);
+	if (two)
+		con = bench(_metadata, "bench_contended", BENCH_CONTENDED_PAIRS);
 	else
 		ksft_print_msg("bench_contended skipped: needs two CPUs\n");
 	ASSERT_EQ(0, lm_ctl("off"));
 
-	if (off)
-		ksft_print_msg("bench on/off: %.2f\n", (double)on / off);
-	else
-		ksft_print_msg("bench on/off: n/a (off took 0 ns/pair)\n");
+	ratio("bench", on, off);
+	if (two)
+		ratio("bench_contended", con, coff);
 }
 
 TEST_HARNESS_MAIN

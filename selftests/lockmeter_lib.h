@@ -162,6 +162,16 @@ static inline bool lm_ends_with(const char *s, const char *suffix)
 	return n >= m && !strcmp(s + n - m, suffix);
 }
 
+/* Number (from 0) of the first line where @a and @b differ, for logs. */
+static inline size_t lm_diff_line(const char *a, const char *b)
+{
+	size_t line = 0;
+
+	for (; *a && *a == *b; a++, b++)
+		line += *a == '\n';
+	return line;
+}
+
 /* Write @len bytes of @buf to @path in one write(): 0, or -errno. */
 static inline int lm_write(const char *path, const void *buf, size_t len)
 {
@@ -431,9 +441,9 @@ static inline bool lm_row_is(const struct lm_row *row, const char *type,
 }
 
 /* First @type row of lock @lock taken in module function @func, or NULL. */
-static inline const struct lm_row *lm_find_row(const struct lm_report *rep,
-					       const char *type, const char *lock,
-					       const char *func)
+static inline struct lm_row *lm_find_row(const struct lm_report *rep,
+					 const char *type, const char *lock,
+					 const char *func)
 {
 	size_t i;
 
@@ -455,13 +465,13 @@ static inline size_t lm_count_rows(const struct lm_report *rep, const char *type
 }
 
 /* The row of @type counting events that found a table full, or NULL. */
-static inline const struct lm_row *lm_overflow_row(const struct lm_report *rep,
-						   const char *type)
+static inline struct lm_row *lm_overflow_row(const struct lm_report *rep,
+					     const char *type)
 {
 	size_t i;
 
 	for (i = 0; i < rep->nr_rows; i++) {
-		const struct lm_row *row = &rep->rows[i];
+		struct lm_row *row = &rep->rows[i];
 
 		if (!strcmp(row->type, type) && !strcmp(row->lock, "*overflow*") &&
 		    !strcmp(row->site, "*overflow*"))

@@ -245,16 +245,6 @@ static const struct bad_word {
 	{ .name = "4 KiB \"resetxxx...\"", .buf = long_word, .len = sizeof(long_word) },
 };
 
-/* Index of the first line where @a and @b differ, for the log. */
-static size_t first_diff_line(const char *a, const char *b)
-{
-	size_t line = 0;
-
-	for (; *a && *a == *b; a++, b++)
-		line += *a == '\n';
-	return line;
-}
-
 /* With metering off, bad writes fail with EINVAL and the report is unchanged. */
 TEST_F(ctl, bad_words_change_nothing)
 {
@@ -275,7 +265,7 @@ TEST_F(ctl, bad_words_change_nothing)
 		ASSERT_NE(NULL, after);
 		EXPECT_EQ(0, strcmp(before, after))
 			TH_LOG("report changed after %s, first at line %zu", b->name,
-			       first_diff_line(before, after));
+			       lm_diff_line(before, after));
 		free(after);
 	}
 	free(before);

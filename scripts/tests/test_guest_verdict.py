@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Host tests of guest-verdict.py: the judge of make check must fail
+every way a guest can go wrong, and count results right."""
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+VERDICT = os.path.join(os.path.dirname(__file__), '..', 'guest-verdict.py')
+
+BOOT = """\
+[    0.000000] Command line: console=ttyS0 lmguest=check
+[    0.424761] smp: Brought up 1 node, 2 CPUs
+[    0.837321] KTAP version 1
+[    0.837400] 1..1
+[    0.847072]     KTAP version 1
+[    0.847219]     # Subtest: lockmeter_time
+[    0.847300]     1..2
+[    0.850254]     ok 1 lm_time_inc_first_sets_min
+[    0.850613]     ok 2 lm_time_inc_accumulates
+[    0.857832] ok 1 lockmeter_time
+"""
+
+KSFT = """\
+LM-GUEST: start mode=check cpus=2 kernel=6.12.117
+LM-GUEST: boot-state off rows=0
+LM-GUEST: kselftest begin
+TAP version 13
+1..2
+# selftests: lockmeter: proc_test
+# TAP version 13
+# 1..2
+# ok 1 proc.version_line
+# ok 2 proc.header # SKIP no module
+ok 1 selftests: lockmeter: proc_test
+# selftests: lockmeter: run.sh
+ok 2 selftests: lockmeter: run.sh
+LM-GUEST: kselftest end rc=0
+LM-GUEST: end mode=check rc=0
+"""
+
+
+def run(*logs, mode='check', cpus=2):
+    paths = []
+    try:
+        for text in logs:
+            fd, path = tempfile.mkstemp(suffix='.log')
+            with os.fdopen(fd, 'w') as f:
+                f.write(text)
+            paths.append(path)
+        p = subprocess.run([sys.executable, VERDICT, '--mode', mode, '--cpus', str(cpus)] + paths,
+                           capture_output=True, text=True, check=False)
+        return p.returncode, p.stdout
+    finally:
+        for path in paths:
+            os.unlink(path)
+
+
+class Verdict(unittest.TestCase):
+    def test_good_run_counts_leaves(self):
+        rc, out = run(BOOT + KSFT)
+        self.assertEqual(rc, 0, out)
+        # 2 KUnit cases, 1 nested pass, 1 nested skip, 1 plain program
+        self.assertEqual(out.splitlines()[-1], '5 passed, 0 failed, 1 skipped')
+
+    def test_two_logs_add_up(self):
+        rc, out = run(BOOT + KSFT, BOOT + KSFT)
+        self.assertEqual(rc, 0, out)
+        self.assertEqual(out.splitlines()[-1], '10 passed, 0 failed, 2 skipped')
+
+    def test_failed_selftest(self):
+        log = BOOT + KSFT.replace('# ok 1 proc.version_line', '# not ok 1 proc.version_line')
+        log = log.replace('ok 1 selftests: lockmeter: proc_test',
+                          'not ok 1 selftests: lockmeter: proc_test # exit=1')
+        rc, out = run(log)
+        self.assertEqual(rc, 1)
+        self.assertIn('FAIL:', out)
+        self.assertIn('proc.version_line', out)
+        self.assertTrue(out.splitlines()[-1].startswith('4 passed, 1 failed'))
+
+    def test_failed_kunit_case(self):
+        rc, out = run(BOOT.replace('    ok 2 lm_time', '    not ok 2 lm_time') + KSFT)
+        self.assertEqual(rc, 1)
+        self.assertIn('kunit: lm_time_inc_accumulates', out)
+
+    def test_kernel_problems_fail(self):
+        for line, what in (('Kernel panic - not syncing: No working init found', 'panic'),
+                           ('WARNING: CPU: 1 PID: 7 at kernel/x.c:1 f+0x1/0x2', 'WARNING'),
+                           ('BUG: unable to handle page fault', 'BUG'),
+                           ('Oops: general protection fault', 'oops'),
+                           ('WARNING: possible recursive locking detected', 'WARNING')):
+            rc, out = run(BOOT + '[    2.000000] ' + line + '\n' + KSFT)
+            self.assertEqual(rc, 1, line)
+            self.assertIn(what, out)
+
+    def test_user_text_is_not_a_kernel_problem(self):
+        rc, out = run(BOOT + KSFT.replace('LM-GUEST: kselftest end',
+                                          'WARNING: 1 table overflow\nLM-GUEST: kselftest end'))
+        self.assertEqual(rc, 0, out)
+
+    def test_timeout_and_crash(self):
+        truncated = BOOT + KSFT.split('# selftests: lockmeter: run.sh')[0]
+        rc, out = run(truncated + 'LM-HOST: timeout after 60s\n')
+        self.assertEqual(rc, 1)
+        self.assertIn('timeout', out)
+        self.assertIn('end marker', out)
+        self.assertIn('1 of 2 test programs', out)
+
+    def test_boot_state(self):
+        on = BOOT.replace('lmguest=check', 'lmguest=check lockmeter=on')
+        rc, out = run(on + KSFT.replace('boot-state off rows=0', 'boot-state on rows=12'))
+        self.assertEqual(rc, 0, out)
+        rc, out = run(on + KSFT)
+        self.assertEqual(rc, 1)
+        self.assertIn('boot: metering on', out)
+        rc, out = run(BOOT + KSFT.replace('boot-state off rows=0', 'boot-state on rows=3'))
+        self.assertEqual(rc, 1)
+
+    def test_wrong_cpu_count(self):
+        rc, out = run(BOOT + KSFT, cpus=4)
+        self.assertEqual(rc, 1)
+        self.assertIn('2 CPUs came up, 4 asked for', out)
+
+    def test_no_results_at_all(self):
+        rc, out = run('[    0.1] smp: Brought up 1 node, 2 CPUs\nLM-GUEST: end mode=check rc=0\n')
+        self.assertEqual(rc, 1)
+        self.assertIn('no KUnit results', out)
+
+    def test_missing_log(self):
+        p = subprocess.run([sys.executable, VERDICT, '--mode', 'check', '/nonexistent.log'],
+                           capture_output=True, text=True, check=False)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn('cannot read', p.stdout)
+
+    def test_demo_mode(self):
+        rc, _ = run(BOOT + 'LM-GUEST: end mode=demo rc=0\n', mode='demo')
+        self.assertEqual(rc, 0)
+        rc, _ = run(BOOT + '[    3.0] Kernel panic - not syncing\n', mode='demo')
+        self.assertEqual(rc, 1)
+
+
+if __name__ == '__main__':
+    unittest.main()
