@@ -24,15 +24,37 @@
  *   overflow M          M distinct static locks lmt_many[], once    lmt_overflow()
  *   bench N             N uncontended lock/unlock pairs: ns_per_pair
  *   bench_contended N   2 kthreads x N pairs on one lock: ns_per_pair
+ *
+ * Sleeping locks:
+ *
+ *   mutex_sleep N M     N x mutex_lock(lmt_mutex), msleep(M ms)     lmt_mutex_sleep()
+ *   mutex_contend K N H K kthreads, each N x mutex_lock(lmt_contended_mutex),
+ *                       busy H us                                   lmt_mutex_contend()
+ *   mutex_trylock F     hold lmt_try_mutex (lmt_mutex_trylock_hold())
+ *                       and fail F mutex_trylock()s: rejects F      lmt_mutex_trylock_fail()
+ *   mutex_abort MS      a kthread holds lmt_abort_mutex for up to MS ms; the
+ *                       writer waits in mutex_lock_interruptible() until a
+ *                       signal interrupts it: aborted 1             lmt_mutex_abort()
+ *   rwsem_readers R N H R kthreads on distinct CPUs, each N x
+ *                       down_read(lmt_rwsem), busy H us             lmt_rwsem_reader()
+ *   rwsem_writer N H    N x down_write(lmt_rwsem), busy H us        lmt_rwsem_writer()
+ *   downgrade N H       N x down_write, H us, downgrade_write, H us,
+ *                       up_read on lmt_rwsem                        lmt_downgrade()
+ *   fork_hold           mutex_lock(lmt_fork_mutex) and return to user space
+ *                       holding it                                  lmt_fork_hold()
+ *   held                held: sleeping locks lockmeter records for the caller
+ *   fork_release        the fork_hold caller unlocks lmt_fork_mutex
  */
 #include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/kthread.h>
+#include <linux/lockmeter.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/proc_fs.h>
+#include <linux/rwsem.h>
 #include <linux/sched/clock.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -53,6 +75,13 @@ static DEFINE_SPINLOCK(lmt_nl_b);
 static DEFINE_SPINLOCK(lmt_bench_lock);
 static DEFINE_RWLOCK(lmt_rwlock);
 static spinlock_t lmt_many[LMT_MANY];
+static DEFINE_MUTEX(lmt_sleep_mutex);
+static DEFINE_MUTEX(lmt_contended_mutex);
+static DEFINE_MUTEX(lmt_try_mutex);
+static DEFINE_MUTEX(lmt_abort_mutex);
+static DEFINE_MUTEX(lmt_fork_mutex);
+static DECLARE_RWSEM(lmt_rwsem);
+static struct task_struct *lmt_fork_holder;
 
 /* One command at a time; its results stay readable until the next. */
 static DEFINE_MUTEX(lmt_mutex);
@@ -65,11 +94,15 @@ struct lmt_result {
 	u64 hold_total;
 	u64 ns_per_pair;
 	u64 rejects;
+	u64 aborted;
+	int held;
 	int max_readers;
 	bool has_hold;
 	bool has_bench;
 	bool has_readers;
 	bool has_rejects;
+	bool has_aborted;
+	bool has_held;
 };
 
 static struct lmt_result lmt_res;
@@ -225,9 +258,122 @@ static noinline u64 lmt_bench_loop(unsigned int n)
 	return t1 - t0;
 }
 
+/* ---- sleeping locks, in the caller's context ---- */
+
+static noinline void lmt_mutex_sleep(unsigned int n, unsigned int ms)
+{
+	u64 t0, t1;
+
+	while (n--) {
+		mutex_lock(&lmt_sleep_mutex);
+		t0 = local_clock();
+		msleep(ms);
+		t1 = local_clock();
+		mutex_unlock(&lmt_sleep_mutex);
+		lmt_account(t0, t1);
+	}
+}
+
+static noinline unsigned int lmt_mutex_trylock_fail(unsigned int f)
+{
+	unsigned int failed = 0;
+
+	while (f--) {
+		if (mutex_trylock(&lmt_try_mutex))
+			mutex_unlock(&lmt_try_mutex);	/* cannot happen: we hold it */
+		else
+			failed++;
+	}
+	return failed;
+}
+
+static noinline void lmt_mutex_trylock_hold(unsigned int f)
+{
+	mutex_lock(&lmt_try_mutex);
+	lmt_res.rejects = lmt_mutex_trylock_fail(f);
+	mutex_unlock(&lmt_try_mutex);
+	lmt_res.count = 1;
+}
+
+static noinline void lmt_rwsem_writer(unsigned int n, unsigned int us)
+{
+	u64 t0, t1;
+
+	while (n--) {
+		down_write(&lmt_rwsem);
+		t0 = local_clock();
+		udelay(us);
+		t1 = local_clock();
+		up_write(&lmt_rwsem);
+		lmt_account(t0, t1);
+		cond_resched();
+	}
+}
+
+static noinline void lmt_downgrade(unsigned int n, unsigned int us)
+{
+	while (n--) {
+		down_write(&lmt_rwsem);
+		udelay(us);
+		downgrade_write(&lmt_rwsem);
+		udelay(us);
+		up_read(&lmt_rwsem);
+		lmt_res.count++;
+		cond_resched();
+	}
+}
+
+struct lmt_abort_holder {
+	struct completion held;
+	struct completion release;
+	struct completion done;
+	unsigned int ms;
+};
+
+static int lmt_abort_holder_fn(void *arg)
+{
+	struct lmt_abort_holder *h = arg;
+
+	mutex_lock(&lmt_abort_mutex);
+	complete(&h->held);
+	wait_for_completion_timeout(&h->release, msecs_to_jiffies(h->ms));
+	mutex_unlock(&lmt_abort_mutex);
+	complete(&h->done);
+	return 0;
+}
+
+/* Wait for a mutex another task holds until a signal ends the wait. */
+static noinline int lmt_mutex_abort(unsigned int ms)
+{
+	struct lmt_abort_holder h = { .ms = ms };
+	struct task_struct *t;
+	int ret;
+
+	init_completion(&h.held);
+	init_completion(&h.release);
+	init_completion(&h.done);
+	t = kthread_run(lmt_abort_holder_fn, &h, "lmt/abort");
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	wait_for_completion(&h.held);
+	ret = mutex_lock_interruptible(&lmt_abort_mutex);
+	if (!ret)
+		mutex_unlock(&lmt_abort_mutex);	/* the holder timed out first */
+	lmt_res.aborted = ret == -EINTR;
+	complete(&h.release);
+	wait_for_completion(&h.done);
+	return 0;
+}
+
+static noinline void lmt_fork_hold(void)
+{
+	mutex_lock(&lmt_fork_mutex);
+	lmt_fork_holder = current;
+}
+
 /* ---- kthread scenarios ---- */
 
-enum lmt_work { LMT_CONTEND, LMT_READ, LMT_BENCH };
+enum lmt_work { LMT_CONTEND, LMT_READ, LMT_BENCH, LMT_MUTEX, LMT_RWSEM_READ };
 
 struct lmt_thread {
 	struct task_struct *task;
@@ -279,6 +425,46 @@ static noinline void lmt_reader(struct lmt_thread *t)
 	}
 }
 
+static noinline void lmt_mutex_contend(struct lmt_thread *t)
+{
+	unsigned int n = t->n;
+	u64 t0, t1;
+
+	while (n--) {
+		mutex_lock(&lmt_contended_mutex);
+		t0 = local_clock();
+		udelay(t->us);
+		t1 = local_clock();
+		mutex_unlock(&lmt_contended_mutex);
+		lmt_account(t0, t1);
+		cond_resched();
+	}
+}
+
+static noinline void lmt_rwsem_reader(struct lmt_thread *t)
+{
+	unsigned int n = t->n;
+	unsigned long flags;
+	u64 t0, t1;
+	int in;
+
+	while (n--) {
+		down_read(&lmt_rwsem);
+		t0 = local_clock();
+		in = atomic_inc_return(&lmt_readers_in);
+		udelay(t->us);
+		atomic_dec(&lmt_readers_in);
+		t1 = local_clock();
+		up_read(&lmt_rwsem);
+		lmt_account(t0, t1);
+		spin_lock_irqsave(&lmt_res_lock, flags);
+		if (in > lmt_res.max_readers)
+			lmt_res.max_readers = in;
+		spin_unlock_irqrestore(&lmt_res_lock, flags);
+		cond_resched();
+	}
+}
+
 static int lmt_thread_fn(void *arg)
 {
 	struct lmt_thread *t = arg;
@@ -293,6 +479,12 @@ static int lmt_thread_fn(void *arg)
 		break;
 	case LMT_BENCH:
 		t->elapsed = lmt_bench_loop(t->n);
+		break;
+	case LMT_MUTEX:
+		lmt_mutex_contend(t);
+		break;
+	case LMT_RWSEM_READ:
+		lmt_rwsem_reader(t);
 		break;
 	}
 	complete(&t->done);
@@ -342,64 +534,180 @@ static int lmt_run_threads(unsigned int k, enum lmt_work work, unsigned int n,
 
 /* ---- the control file ---- */
 
-static int lmt_hold_us_ok(unsigned int us)
+#define LMT_HOLD_US_OK(us)	((us) <= LMT_MAX_HOLD_US)
+
+static int lmt_cmd_hold(const unsigned int *a)
 {
-	return us <= LMT_MAX_HOLD_US ? 0 : -EINVAL;
+	if (!LMT_HOLD_US_OK(a[1]))
+		return -EINVAL;
+	lmt_res.has_hold = true;
+	if (!strcmp(lmt_res.cmd, "hold"))
+		lmt_hold(a[0], a[1]);
+	else if (!strcmp(lmt_res.cmd, "hold_irqsave"))
+		lmt_hold_irqsave(a[0], a[1]);
+	else if (!strcmp(lmt_res.cmd, "hold_bh"))
+		lmt_hold_bh(a[0], a[1]);
+	else if (!strcmp(lmt_res.cmd, "writer"))
+		lmt_writer(a[0], a[1]);
+	else
+		lmt_rwsem_writer(a[0], a[1]);
+	return 0;
 }
+
+/* contend, readers, mutex_contend, rwsem_readers: K threads x N x H us */
+static int lmt_cmd_threads(const unsigned int *a)
+{
+	bool readers = strstr(lmt_res.cmd, "readers");
+	enum lmt_work work;
+
+	if (!a[0] || a[0] > LMT_MAX_THREADS || !LMT_HOLD_US_OK(a[2]) ||
+	    (readers && a[0] > num_online_cpus()))
+		return -EINVAL;
+	if (!strcmp(lmt_res.cmd, "contend"))
+		work = LMT_CONTEND;
+	else if (!strcmp(lmt_res.cmd, "readers"))
+		work = LMT_READ;
+	else if (!strcmp(lmt_res.cmd, "mutex_contend"))
+		work = LMT_MUTEX;
+	else
+		work = LMT_RWSEM_READ;
+	lmt_res.has_hold = true;
+	lmt_res.has_readers = readers;
+	return lmt_run_threads(a[0], work, a[1], a[2], NULL);
+}
+
+static int lmt_cmd_trylock(const unsigned int *a)
+{
+	lmt_res.has_rejects = true;
+	if (!strcmp(lmt_res.cmd, "trylock"))
+		lmt_trylock_hold(a[0]);
+	else
+		lmt_mutex_trylock_hold(a[0]);
+	return 0;
+}
+
+static int lmt_cmd_nonlifo(const unsigned int *a)
+{
+	lmt_nonlifo(a[0]);
+	return 0;
+}
+
+static int lmt_cmd_overflow(const unsigned int *a)
+{
+	if (a[0] > LMT_MANY)
+		return -EINVAL;
+	lmt_overflow(a[0]);
+	return 0;
+}
+
+static int lmt_cmd_bench(const unsigned int *a)
+{
+	u64 elapsed = 0;
+	int ret = 0;
+
+	if (!a[0])
+		return -EINVAL;
+	lmt_res.has_bench = true;
+	if (!strcmp(lmt_res.cmd, "bench")) {
+		lmt_res.count = a[0];
+		elapsed = lmt_bench_loop(a[0]);
+	} else {
+		lmt_res.count = 2ULL * a[0];
+		ret = lmt_run_threads(2, LMT_BENCH, a[0], 0, &elapsed);
+	}
+	lmt_res.ns_per_pair = div_u64(elapsed, a[0]);
+	return ret;
+}
+
+static int lmt_cmd_mutex_sleep(const unsigned int *a)
+{
+	if (a[1] > LMT_MAX_HOLD_US / 1000)
+		return -EINVAL;
+	lmt_res.has_hold = true;
+	lmt_mutex_sleep(a[0], a[1]);
+	return 0;
+}
+
+static int lmt_cmd_mutex_abort(const unsigned int *a)
+{
+	if (!a[0] || a[0] > 60000)
+		return -EINVAL;
+	lmt_res.has_aborted = true;
+	return lmt_mutex_abort(a[0]);
+}
+
+static int lmt_cmd_downgrade(const unsigned int *a)
+{
+	if (!LMT_HOLD_US_OK(a[1]))
+		return -EINVAL;
+	lmt_downgrade(a[0], a[1]);
+	return 0;
+}
+
+/* fork_hold, held, fork_release: a sleeping lock across fork() */
+static int lmt_cmd_fork(const unsigned int *a)
+{
+	if (!strcmp(lmt_res.cmd, "fork_hold")) {
+		if (lmt_fork_holder)
+			return -EBUSY;
+		lmt_fork_hold();
+	} else if (!strcmp(lmt_res.cmd, "fork_release")) {
+		if (lmt_fork_holder != current)
+			return -EPERM;
+		lmt_fork_holder = NULL;
+		mutex_unlock(&lmt_fork_mutex);
+	}
+	lmt_res.has_held = true;
+	lmt_res.held = lockmeter_current_held();
+	return 0;
+}
+
+static const struct lmt_cmd {
+	const char *name;
+	int nargs;
+	int (*run)(const unsigned int *a);
+} lmt_cmds[] = {
+	{ "bench",		1, lmt_cmd_bench },
+	{ "bench_contended",	1, lmt_cmd_bench },
+	{ "contend",		3, lmt_cmd_threads },
+	{ "downgrade",		2, lmt_cmd_downgrade },
+	{ "fork_hold",		0, lmt_cmd_fork },
+	{ "fork_release",	0, lmt_cmd_fork },
+	{ "held",		0, lmt_cmd_fork },
+	{ "hold",		2, lmt_cmd_hold },
+	{ "hold_bh",		2, lmt_cmd_hold },
+	{ "hold_irqsave",	2, lmt_cmd_hold },
+	{ "mutex_abort",	1, lmt_cmd_mutex_abort },
+	{ "mutex_contend",	3, lmt_cmd_threads },
+	{ "mutex_sleep",	2, lmt_cmd_mutex_sleep },
+	{ "mutex_trylock",	1, lmt_cmd_trylock },
+	{ "nonlifo",		1, lmt_cmd_nonlifo },
+	{ "overflow",		1, lmt_cmd_overflow },
+	{ "readers",		3, lmt_cmd_threads },
+	{ "rwsem_readers",	3, lmt_cmd_threads },
+	{ "rwsem_writer",	2, lmt_cmd_hold },
+	{ "trylock",		1, lmt_cmd_trylock },
+	{ "writer",		2, lmt_cmd_hold },
+};
 
 static int lmt_run(char *line)
 {
-	unsigned int a, b, c;
-	char cmd[24];
-	u64 elapsed = 0;
-	int n, ret = 0;
+	unsigned int a[3] = { };
+	char cmd[24], extra;
+	unsigned int i;
+	int n, ret;
 
-	n = sscanf(line, "%23s %u %u %u", cmd, &a, &b, &c);
+	n = sscanf(line, "%23s %u %u %u %c", cmd, &a[0], &a[1], &a[2], &extra);
 	if (n < 1)
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(lmt_cmds); i++)
+		if (!strcmp(cmd, lmt_cmds[i].name))
+			break;
+	if (i == ARRAY_SIZE(lmt_cmds) || n != 1 + lmt_cmds[i].nargs)
 		return -EINVAL;
 	memset(&lmt_res, 0, sizeof(lmt_res));
 	strscpy(lmt_res.cmd, cmd, sizeof(lmt_res.cmd));
-
-	if (!strcmp(cmd, "hold") && n == 3 && !lmt_hold_us_ok(b)) {
-		lmt_res.has_hold = true;
-		lmt_hold(a, b);
-	} else if (!strcmp(cmd, "hold_irqsave") && n == 3 && !lmt_hold_us_ok(b)) {
-		lmt_res.has_hold = true;
-		lmt_hold_irqsave(a, b);
-	} else if (!strcmp(cmd, "hold_bh") && n == 3 && !lmt_hold_us_ok(b)) {
-		lmt_res.has_hold = true;
-		lmt_hold_bh(a, b);
-	} else if (!strcmp(cmd, "contend") && n == 4 && a && a <= LMT_MAX_THREADS &&
-		   !lmt_hold_us_ok(c)) {
-		lmt_res.has_hold = true;
-		ret = lmt_run_threads(a, LMT_CONTEND, b, c, NULL);
-	} else if (!strcmp(cmd, "trylock") && n == 2) {
-		lmt_res.has_rejects = true;
-		lmt_trylock_hold(a);
-	} else if (!strcmp(cmd, "readers") && n == 4 && a && a <= num_online_cpus() &&
-		   !lmt_hold_us_ok(c)) {
-		lmt_res.has_hold = true;
-		lmt_res.has_readers = true;
-		ret = lmt_run_threads(a, LMT_READ, b, c, NULL);
-	} else if (!strcmp(cmd, "writer") && n == 3 && !lmt_hold_us_ok(b)) {
-		lmt_res.has_hold = true;
-		lmt_writer(a, b);
-	} else if (!strcmp(cmd, "nonlifo") && n == 2) {
-		lmt_nonlifo(a);
-	} else if (!strcmp(cmd, "overflow") && n == 2 && a <= LMT_MANY) {
-		lmt_overflow(a);
-	} else if (!strcmp(cmd, "bench") && n == 2 && a) {
-		lmt_res.has_bench = true;
-		lmt_res.count = a;
-		lmt_res.ns_per_pair = div_u64(lmt_bench_loop(a), a);
-	} else if (!strcmp(cmd, "bench_contended") && n == 2 && a) {
-		lmt_res.has_bench = true;
-		lmt_res.count = 2ULL * a;
-		ret = lmt_run_threads(2, LMT_BENCH, a, 0, &elapsed);
-		lmt_res.ns_per_pair = div_u64(elapsed, a);
-	} else {
-		ret = -EINVAL;
-	}
+	ret = lmt_cmds[i].run(a);
 	if (ret)
 		lmt_res.cmd[0] = '\0';
 	return ret;
@@ -434,6 +742,10 @@ static int lmt_show(struct seq_file *m, void *v)
 			   lmt_res.hold_min, lmt_res.hold_max, lmt_res.hold_total);
 	if (lmt_res.has_rejects)
 		seq_printf(m, "rejects: %llu\n", lmt_res.rejects);
+	if (lmt_res.has_aborted)
+		seq_printf(m, "aborted: %llu\n", lmt_res.aborted);
+	if (lmt_res.has_held)
+		seq_printf(m, "held: %d\n", lmt_res.held);
 	if (lmt_res.has_readers)
 		seq_printf(m, "max_readers: %d\n", lmt_res.max_readers);
 	if (lmt_res.has_bench)

@@ -34,6 +34,8 @@ if ! cmp -s "$kobj/.lockmeter-fragment.new" "$kobj/.lockmeter-fragment" ||
 	mv "$kobj/.lockmeter-fragment.new" "$kobj/.lockmeter-fragment"
 fi
 rm -f "$kobj/.lockmeter-fragment.new"
+# New Kconfig symbols (ours or the tree's) get their defaults, silently.
+kmake olddefconfig >/dev/null
 
 echo "  BUILD   $kobj (bzImage modules headers, -j$jobs)"
 kmake -j"$jobs" bzImage modules

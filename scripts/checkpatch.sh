@@ -10,9 +10,7 @@ cp="$ksrc/scripts/checkpatch.pl"
 [ -x "$cp" ] || { echo "checkpatch: $cp missing" >&2; exit 1; }
 cd "$top"
 rc=0
-files=$(ls Kconfig.lockstat kernel/locking/lockmeter*.[ch] include/linux/lockmeter.h \
-	include/uapi/linux/lockmeter.h lib/test_lockmeter.c \
-	Documentation/locking/lockmeter.rst 2>/dev/null)
+files=$(scripts/files.sh --kernel | awk '{print $1}')
 for f in $files; do
 	perl "$cp" --strict --no-tree --quiet --show-types -f "$f" || rc=1
 done

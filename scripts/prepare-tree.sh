@@ -33,26 +33,7 @@ grep -q '^PATCHLEVEL = 12$' "$ksrc/Makefile" && grep -q '^VERSION = 6$' "$ksrc/M
 	die "$ksrc is not a Linux 6.12 tree"
 mkdir -p "$state"
 
-# repo path -> tree path, one per line
-manifest() {
-	echo "Kconfig.lockstat kernel/Kconfig.lockstat"
-	cd "$top"
-	for f in kernel/locking/lockmeter*.[ch] include/linux/lockmeter.h \
-		 include/uapi/linux/lockmeter.h lib/test_lockmeter.c \
-		 Documentation/locking/lockmeter.rst; do
-		[ -f "$f" ] && echo "$f $f"
-	done
-	find selftests -type f | sort | while read -r f; do
-		echo "$f tools/testing/selftests/lockmeter/${f#selftests/}"
-	done
-	if [ -d tools/lockstat ]; then
-		find tools/lockstat -type f | sort | while read -r f; do
-			echo "$f $f"
-		done
-	fi
-}
-
-manifest > "$state/manifest.new"
+"$top/scripts/files.sh" > "$state/manifest.new"
 # Files we put there before but no longer ship: remove them.
 if [ -f "$state/manifest" ]; then
 	awk '{print $2}' "$state/manifest.new" | sort > "$state/new.list"

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * lockmeter hooks, called by the out-of-line lock operations in
- * kernel/locking/spinlock.c.  Each hooked operation does
+ * kernel/locking/spinlock.c and by the mutex and rw_semaphore entry points
+ * in kernel/locking/mutex.c and rwsem.c.  Each hooked operation does
  *
  *	if (lockmeter_active())
  *		return lm_<op>(lock, _RET_IP_);
@@ -15,6 +16,7 @@
 #ifndef _LINUX_LOCKMETER_H
 #define _LINUX_LOCKMETER_H
 
+#include <linux/atomic.h>
 #include <linux/jump_label.h>
 #include <linux/spinlock_types.h>
 
@@ -65,6 +67,31 @@ unsigned long lm_spin_lock_irqsave_nested(raw_spinlock_t *lock, int subclass,
 void lm_spin_lock_nest_lock(raw_spinlock_t *lock, struct lockdep_map *nest,
 			    unsigned long ip);
 void lm_write_lock_nested(rwlock_t *lock, int subclass, unsigned long ip);
+
+struct mutex;
+struct rw_semaphore;
+
+/* Sleeping locks: lockmeter_mutex.c and lockmeter_rwsem.c. */
+int lm_mutex_lock(struct mutex *lock, unsigned int state, unsigned int subclass,
+		  struct lockdep_map *nest, unsigned long ip);
+void lm_mutex_lock_io(struct mutex *lock, unsigned int subclass, unsigned long ip);
+int lm_mutex_trylock(struct mutex *lock, unsigned long ip);
+void lm_mutex_unlock(struct mutex *lock, unsigned long ip);
+int lm_atomic_dec_and_mutex_lock(atomic_t *cnt, struct mutex *lock,
+				 unsigned long ip);
+
+int lm_down_read(struct rw_semaphore *sem, int state, int subclass,
+		 unsigned long ip);
+int lm_down_write(struct rw_semaphore *sem, int state, int subclass,
+		  struct lockdep_map *nest, unsigned long ip);
+int lm_down_read_trylock(struct rw_semaphore *sem, unsigned long ip);
+int lm_down_write_trylock(struct rw_semaphore *sem, unsigned long ip);
+void lm_up_read(struct rw_semaphore *sem, unsigned long ip);
+void lm_up_write(struct rw_semaphore *sem, unsigned long ip);
+void lm_downgrade_write(struct rw_semaphore *sem, unsigned long ip);
+
+/* For tests: sleeping locks the current task holds, as metered. */
+int lockmeter_current_held(void);
 
 #else /* !CONFIG_LOCKMETER */
 

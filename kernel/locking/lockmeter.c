@@ -7,6 +7,9 @@
  *   behind the static key lockmeter_key, to metered variants
  *   (lockmeter_spin.c) that take the lock trylock-first to detect
  *   contention and call lm_acquire()/lm_release()/lm_reject() here.
+ *   The mutex and rw_semaphore entry points do the same with the metered
+ *   variants in lockmeter_mutex.c and lockmeter_rwsem.c, which call the
+ *   lm_sleep_*() functions.
  *
  *   A spinning lock is acquired and released on one CPU (preemption is off
  *   while it is held), so each CPU keeps a small stack of the locks it
@@ -16,11 +19,19 @@
  *   table.  Tables are preallocated, per CPU, written only by their CPU
  *   with interrupts off, and keyed as lockmeter.h describes.
  *
+ *   A sleeping lock's holder may sleep and migrate, so its record lives
+ *   in the task (task_struct::lockmeter) instead, with the task's time on
+ *   a CPU at acquisition: the hold is then split into on-CPU time and
+ *   blocked time.  Times taken on different CPUs may disagree by a little;
+ *   negative differences count as 0.
+ *
  *   Nothing here allocates, sleeps, prints or takes a lock on the lock
  *   path.  NMIs are not metered.  Losses are counted, never silent:
  *   dropped (held stack full), unmatched (release of a lock whose acquire
- *   was not seen, normal right after switching on), recursion (hook
- *   re-entered), table_full (no slot: the event goes to the overflow row).
+ *   was not seen, normal right after switching on, or by a task that is
+ *   not the owner), recursion (hook re-entered), table_full (no slot: the
+ *   event goes to the overflow row), evicted (a task's records were full:
+ *   its oldest was dropped).
  *
  * Overhead
  *   Off: one NOP per lock operation.  On: two local_clock() reads per
@@ -40,6 +51,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/smp.h>
 #include <linux/sort.h>
@@ -173,6 +185,23 @@ static void lm_exit(struct lm_cpu *c, unsigned long flags)
 	raw_local_irq_restore(flags);
 }
 
+static u64 lm_delta(u64 from, u64 to)
+{
+	return to > from ? to - from : 0;
+}
+
+/* One acquisition's wait and hold, charged to its row. */
+static void lm_charge(struct lm_stat *s, bool waited, u64 wait, u64 hold)
+{
+	if (waited) {
+		s->spin++;
+		lm_time_inc(&s->wait, wait);
+	} else {
+		s->nowait++;
+	}
+	lm_time_inc(&s->hold, hold);
+}
+
 /*
  * @lock was just acquired at @site.  @t_wait is when the wait began if
  * the first trylock failed, else 0.
@@ -199,7 +228,7 @@ void lm_acquire(void *lock, unsigned long site, u32 type, u64 t_wait)
 		h->type = type;
 		h->t_acq = now;
 		h->waited = t_wait != 0;
-		h->wait = t_wait && now > t_wait ? now - t_wait : 0;
+		h->wait = t_wait ? lm_delta(t_wait, now) : 0;
 	}
 	lm_exit(c, flags);
 }
@@ -236,13 +265,7 @@ void lm_release(void *lock, u32 type, u64 now)
 	c->depth--;
 
 	s = lm_slot(c, h.lock, h.site, type);
-	if (h.waited) {
-		s->spin++;
-		lm_time_inc(&s->wait, h.wait);
-	} else {
-		s->nowait++;
-	}
-	lm_time_inc(&s->hold, now > h.t_acq ? now - h.t_acq : 0);
+	lm_charge(s, h.waited, h.wait, lm_delta(h.t_acq, now));
 out:
 	lm_exit(c, flags);
 }
@@ -265,6 +288,116 @@ void lm_reject(void *lock, unsigned long site, u32 type)
 }
 
 NOKPROBE_SYMBOL(lm_reject);
+
+/* ---- sleeping locks: records in the task, process context ---- */
+
+/*
+ * The clock and the current task's time on a CPU.  sum_exec_runtime is
+ * brought up to date only at scheduler events; the time since the last
+ * one (exec_start) is added here.  Interrupts are off so a tick cannot
+ * update one of the two between the reads.
+ */
+void lm_stamp(struct lm_stamp *st)
+{
+	struct task_struct *p = current;
+	unsigned long flags;
+	u64 sum, start;
+
+	raw_local_irq_save(flags);
+	st->t = local_clock();
+	sum = READ_ONCE(p->se.sum_exec_runtime);
+	start = READ_ONCE(p->se.exec_start);
+	raw_local_irq_restore(flags);
+	st->oncpu = sum + lm_delta(start, st->t);
+}
+
+/*
+ * Current acquired @lock at @site; @entry was stamped when it asked for
+ * it, @waited tells whether the first attempt failed.
+ */
+void lm_sleep_acquired(void *lock, unsigned long site, u32 type,
+		       const struct lm_stamp *entry, bool waited)
+{
+	struct lm_task *lt = &current->lockmeter;
+	struct lm_task_held *h;
+	struct lm_stamp now;
+
+	lm_stamp(&now);
+	if (lt->depth == CONFIG_LOCKMETER_TASK_DEPTH) {
+		/* the oldest record is the likeliest to be stale */
+		memmove(&lt->held[0], &lt->held[1],
+			sizeof(lt->held[0]) * (CONFIG_LOCKMETER_TASK_DEPTH - 1));
+		lt->depth--;
+		this_cpu_inc(lm_cpu.loss.evicted);
+	}
+	h = &lt->held[lt->depth];
+	h->lock = (unsigned long)lock;
+	h->site = site;
+	h->type = type;
+	h->t_acq = now.t;
+	h->oncpu_acq = now.oncpu;
+	h->waited = waited;
+	h->wait = waited ? lm_delta(entry->t, now.t) : 0;
+	lt->depth++;
+}
+
+/* A wait for @lock at @site ended without it (signal, kill). */
+void lm_sleep_abort(void *lock, unsigned long site, u32 type)
+{
+	unsigned long flags;
+	struct lm_cpu *c;
+
+	c = lm_enter(&flags);
+	if (!c)
+		return;
+	lm_slot(c, (unsigned long)lock, site, type)->abort++;
+	lm_exit(c, flags);
+}
+
+/* Current released @lock; @rel was stamped just before the release. */
+void lm_sleep_release(void *lock, u32 type, const struct lm_stamp *rel)
+{
+	struct lm_task *lt = &current->lockmeter;
+	struct lm_task_held h;
+	unsigned long flags;
+	u64 hold, oncpu;
+	struct lm_stat *s;
+	struct lm_cpu *c;
+	int i;
+
+	for (i = lt->depth - 1; i >= 0; i--)
+		if (lt->held[i].lock == (unsigned long)lock && lt->held[i].type == type)
+			break;
+	if (i < 0) {
+		/* never seen acquired, or released by a task that is not the owner */
+		this_cpu_inc(lm_cpu.loss.unmatched);
+		return;
+	}
+	h = lt->held[i];
+	lt->depth--;
+	memmove(&lt->held[i], &lt->held[i + 1], sizeof(h) * (lt->depth - i));
+
+	hold = lm_delta(h.t_acq, rel->t);
+	oncpu = min(lm_delta(h.oncpu_acq, rel->oncpu), hold);
+
+	c = lm_enter(&flags);
+	if (!c)
+		return;
+	s = lm_slot(c, h.lock, h.site, type);
+	lm_charge(s, h.waited, h.wait, hold);
+	s->oncpu_total += oncpu;
+	s->oncpu_max = max(s->oncpu_max, oncpu);
+	s->blocked_total += hold - oncpu;
+	s->blocked_max = max(s->blocked_max, hold - oncpu);
+	lm_exit(c, flags);
+}
+
+/* Sleeping locks the current task holds, as lockmeter sees them. */
+int lockmeter_current_held(void)
+{
+	return current->lockmeter.depth;
+}
+EXPORT_SYMBOL_GPL(lockmeter_current_held);
 
 /* ---- control: process context only ---- */
 
@@ -399,14 +532,19 @@ static void lm_copy_stat(struct lm_stat *dst, const struct lm_stat *src)
 	dst->nowait = READ_ONCE(src->nowait);
 	dst->spin = READ_ONCE(src->spin);
 	dst->reject = READ_ONCE(src->reject);
+	dst->abort = READ_ONCE(src->abort);
 	dst->hold = src->hold;
 	dst->wait = src->wait;
+	dst->oncpu_total = READ_ONCE(src->oncpu_total);
+	dst->oncpu_max = READ_ONCE(src->oncpu_max);
+	dst->blocked_total = READ_ONCE(src->blocked_total);
+	dst->blocked_max = READ_ONCE(src->blocked_max);
 	dst->inst = READ_ONCE(src->inst);
 }
 
 static bool lm_stat_empty(const struct lm_stat *s)
 {
-	return !s->nowait && !s->spin && !s->reject;
+	return !s->nowait && !s->spin && !s->reject && !s->abort;
 }
 
 /*
@@ -439,6 +577,7 @@ int lm_snapshot(struct lm_snapshot *snap, int cpu)
 		snap->loss.unmatched += READ_ONCE(pc->loss.unmatched);
 		snap->loss.recursion += READ_ONCE(pc->loss.recursion);
 		snap->loss.table_full += READ_ONCE(pc->loss.table_full);
+		snap->loss.evicted += READ_ONCE(pc->loss.evicted);
 		snap->slots_used = max(snap->slots_used, READ_ONCE(tb->used));
 		for (t = LM_NONE + 1; t < LM_NR_TYPES && n < cap; t++) {
 			lm_copy_stat(&snap->rows[n], &pc->overflow[t]);

@@ -20,6 +20,7 @@
 
 #include <linux/compiler.h>
 #include <linux/hash.h>
+#include <linux/minmax.h>
 #include <linux/types.h>
 #include <asm/barrier.h>
 
@@ -69,10 +70,21 @@ struct lm_stat {
 	u64 nowait;		/* acquired at once */
 	u64 spin;		/* acquired after waiting */
 	u64 reject;		/* failed trylocks */
+	u64 abort;		/* sleeping locks: waits ended by a signal */
 	struct lm_time hold;	/* every acquisition's hold */
 	struct lm_time wait;	/* waits of the acquisitions that waited */
+	u64 oncpu_total;	/* sleeping locks: hold on a CPU ... */
+	u64 oncpu_max;
+	u64 blocked_total;	/* ... and blocked (hold - on CPU) */
+	u64 blocked_max;
 	u64 inst;		/* buckets of hash_64(lock) seen (heap rows) */
 };
+
+/* Sleeping locks (mutex, rw_semaphore) keep per-task held records. */
+static inline bool lm_type_sleeps(u32 type)
+{
+	return type >= LM_mutex;
+}
 
 /* Open addressing with a bounded probe sequence. */
 #define LM_PROBES	16
@@ -113,8 +125,13 @@ static inline void lm_stat_add(const struct lm_stat *src, struct lm_stat *dst)
 	dst->nowait += src->nowait;
 	dst->spin += src->spin;
 	dst->reject += src->reject;
+	dst->abort += src->abort;
 	lm_time_add(&src->hold, &dst->hold);
 	lm_time_add(&src->wait, &dst->wait);
+	dst->oncpu_total += src->oncpu_total;
+	dst->oncpu_max = max(dst->oncpu_max, src->oncpu_max);
+	dst->blocked_total += src->blocked_total;
+	dst->blocked_max = max(dst->blocked_max, src->blocked_max);
 	dst->inst |= src->inst;
 }
 
@@ -192,6 +209,7 @@ struct lm_loss {
 	u64 unmatched;		/* release without a recorded acquire */
 	u64 recursion;		/* hook entered while already active */
 	u64 table_full;		/* no free slot: counted in the overflow row */
+	u64 evicted;		/* task's held records full: oldest dropped */
 };
 
 struct lm_snapshot {
@@ -213,6 +231,18 @@ enum lm_ctl {
 void lm_acquire(void *lock, unsigned long site, u32 type, u64 t_wait);
 void lm_release(void *lock, u32 type, u64 now);
 void lm_reject(void *lock, unsigned long site, u32 type);
+
+/* A moment in the current task's life: the clock and its time on a CPU. */
+struct lm_stamp {
+	u64 t;
+	u64 oncpu;
+};
+
+void lm_stamp(struct lm_stamp *s);
+void lm_sleep_acquired(void *lock, unsigned long site, u32 type,
+		       const struct lm_stamp *entry, bool waited);
+void lm_sleep_abort(void *lock, unsigned long site, u32 type);
+void lm_sleep_release(void *lock, u32 type, const struct lm_stamp *rel);
 
 int lockmeter_control(enum lm_ctl op);
 int lm_snapshot(struct lm_snapshot *snap, int cpu);

@@ -167,7 +167,8 @@ static void lm_show_header(struct seq_file *m, struct lm_proc *p)
 	seq_printf(m, "unmatched: %llu\n", s->loss.unmatched);
 	seq_printf(m, "recursion: %llu\n", s->loss.recursion);
 	seq_printf(m, "table_full: %llu\n", s->loss.table_full);
-	seq_puts(m, "\n# type  acquired nowait spin reject hold_total_ns hold_min_ns hold_max_ns wait_total_ns wait_min_ns wait_max_ns instances lock site\n");
+	seq_printf(m, "evicted: %llu\n", s->loss.evicted);
+	seq_puts(m, "\n# type acquired nowait spin reject abort hold_total_ns hold_min_ns hold_max_ns wait_total_ns wait_min_ns wait_max_ns oncpu_total_ns oncpu_max_ns blocked_total_ns blocked_max_ns instances lock site\n");
 }
 
 static void lm_show_row(struct seq_file *m, struct lm_proc *p,
@@ -175,10 +176,12 @@ static void lm_show_row(struct seq_file *m, struct lm_proc *p,
 {
 	u64 inst = r->key.class == LM_HEAP ? lm_inst_estimate(r->inst) : 1;
 
-	seq_printf(m, "%-5s %10llu %10llu %8llu %8llu %14llu %10llu %10llu %14llu %10llu %10llu %5llu ",
+	seq_printf(m, "%-5s %9llu %9llu %7llu %7llu %5llu %13llu %10llu %10llu %13llu %10llu %10llu ",
 		   lm_types[r->key.type].name, r->nowait + r->spin, r->nowait,
-		   r->spin, r->reject, r->hold.total, r->hold.min, r->hold.max,
-		   r->wait.total, r->wait.min, r->wait.max, inst);
+		   r->spin, r->reject, r->abort, r->hold.total, r->hold.min,
+		   r->hold.max, r->wait.total, r->wait.min, r->wait.max);
+	seq_printf(m, "%13llu %10llu %13llu %10llu %5llu ", r->oncpu_total,
+		   r->oncpu_max, r->blocked_total, r->blocked_max, inst);
 	lm_put_lock(m, p, &r->key);
 	seq_putc(m, ' ');
 	if (r->key.class == LM_OVERFLOW)

@@ -7,3 +7,6 @@
 LM_TYPE(spin)	/* raw_spinlock_t and spinlock_t */
 LM_TYPE(read)	/* rwlock_t, read side */
 LM_TYPE(write)	/* rwlock_t, write side */
+LM_TYPE(mutex)	/* struct mutex */
+LM_TYPE(rwsem_read)	/* struct rw_semaphore, read side */
+LM_TYPE(rwsem_write)	/* struct rw_semaphore, write side */

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lockmeter: the metered variants of the mutex entry points.
+ *
+ * Included at the end of kernel/locking/mutex.c, whose exported entry
+ * points branch here when metering is on, so these can use its static
+ * helpers.  Each variant does what the entry point does, with the caller's
+ * @ip passed down (the slow paths would otherwise record their own), and:
+ *
+ *   entry:    stamp; first attempt with the fast trylock; if it fails the
+ *             acquisition is contended and takes the slow path (optimistic
+ *             spinning, then sleeping);
+ *   acquired: the wait is entry to acquisition; a record goes to the task;
+ *   -EINTR:   a wait ended by a signal or a kill is an abort;
+ *   release:  stamp, unlock, then charge hold, on-CPU and blocked time.
+ */
+#include <linux/lockmeter.h>
+
+#include "lockmeter.h"
+
+static __always_inline bool lm_mutex_trylock_first(struct mutex *lock)
+{
+#ifndef CONFIG_DEBUG_LOCK_ALLOC
+	return __mutex_trylock_fast(lock);
+#else
+	return __mutex_trylock(lock);
+#endif
+}
+
+int __sched lm_mutex_lock(struct mutex *lock, unsigned int state,
+			  unsigned int subclass, struct lockdep_map *nest,
+			  unsigned long ip)
+{
+	struct lm_stamp entry;
+	bool waited = false;
+	int ret = 0;
+
+	might_sleep();
+	lm_stamp(&entry);
+	if (lm_mutex_trylock_first(lock)) {
+		mutex_acquire_nest(&lock->dep_map, subclass, 0, nest, ip);
+		lock_acquired(&lock->dep_map, ip);
+	} else {
+		waited = true;
+		ret = __mutex_lock(lock, state, subclass, nest, ip);
+	}
+	if (ret)
+		lm_sleep_abort(lock, ip, LM_mutex);
+	else
+		lm_sleep_acquired(lock, ip, LM_mutex, &entry, waited);
+	return ret;
+}
+
+void __sched lm_mutex_lock_io(struct mutex *lock, unsigned int subclass,
+			      unsigned long ip)
+{
+	int token;
+
+	token = io_schedule_prepare();
+	lm_mutex_lock(lock, TASK_UNINTERRUPTIBLE, subclass, NULL, ip);
+	io_schedule_finish(token);
+}
+
+int __sched lm_mutex_trylock(struct mutex *lock, unsigned long ip)
+{
+	struct lm_stamp entry;
+	bool locked;
+
+	MUTEX_WARN_ON(lock->magic != lock);
+
+	lm_stamp(&entry);
+	locked = __mutex_trylock(lock);
+	if (locked) {
+		mutex_acquire(&lock->dep_map, 0, 1, ip);
+		lm_sleep_acquired(lock, ip, LM_mutex, &entry, false);
+	} else {
+		lm_reject(lock, ip, LM_mutex);
+	}
+	return locked;
+}
+
+void __sched lm_mutex_unlock(struct mutex *lock, unsigned long ip)
+{
+	struct lm_stamp rel;
+
+	lm_stamp(&rel);
+#ifndef CONFIG_DEBUG_LOCK_ALLOC
+	if (!__mutex_unlock_fast(lock))
+#endif
+		__mutex_unlock_slowpath(lock, ip);
+	lm_sleep_release(lock, LM_mutex, &rel);
+}
+
+int lm_atomic_dec_and_mutex_lock(atomic_t *cnt, struct mutex *lock,
+				 unsigned long ip)
+{
+	if (atomic_add_unless(cnt, -1, 1))
+		return 0;
+	lm_mutex_lock(lock, TASK_UNINTERRUPTIBLE, 0, NULL, ip);
+	if (!atomic_dec_and_test(cnt)) {
+		lm_mutex_unlock(lock, ip);
+		return 0;
+	}
+	return 1;
+}

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lockmeter: the metered variants of the rw_semaphore entry points.
+ *
+ * Included at the end of kernel/locking/rwsem.c, whose exported entry
+ * points branch here when metering is on.  Same scheme as
+ * lockmeter_mutex.c: the first attempt is the trylock (as LOCK_CONTENDED()
+ * does it), the caller's @ip is passed down, the read and write sides are
+ * separate rows, an interrupted or killed wait is an abort.
+ *
+ * downgrade_write() ends the write hold and starts a read hold, acquired
+ * without waiting at the downgrade's call site.
+ */
+#include <linux/lockmeter.h>
+
+#include "lockmeter.h"
+
+int __sched lm_down_read(struct rw_semaphore *sem, int state, int subclass,
+			 unsigned long ip)
+{
+	struct lm_stamp entry;
+	bool waited = false;
+
+	might_sleep();
+	lm_stamp(&entry);
+	rwsem_acquire_read(&sem->dep_map, subclass, 0, ip);
+	if (!__down_read_trylock(sem)) {
+		lock_contended(&sem->dep_map, ip);
+		waited = true;
+		if (__down_read_common(sem, state)) {
+			rwsem_release(&sem->dep_map, ip);
+			lm_sleep_abort(sem, ip, LM_rwsem_read);
+			return -EINTR;
+		}
+	}
+	lock_acquired(&sem->dep_map, ip);
+	lm_sleep_acquired(sem, ip, LM_rwsem_read, &entry, waited);
+	return 0;
+}
+
+int __sched lm_down_write(struct rw_semaphore *sem, int state, int subclass,
+			  struct lockdep_map *nest, unsigned long ip)
+{
+	struct lm_stamp entry;
+	bool waited = false;
+
+	might_sleep();
+	lm_stamp(&entry);
+	rwsem_acquire_nest(&sem->dep_map, subclass, 0, nest, ip);
+	if (!__down_write_trylock(sem)) {
+		lock_contended(&sem->dep_map, ip);
+		waited = true;
+		if (__down_write_common(sem, state)) {
+			rwsem_release(&sem->dep_map, ip);
+			lm_sleep_abort(sem, ip, LM_rwsem_write);
+			return -EINTR;
+		}
+	}
+	lock_acquired(&sem->dep_map, ip);
+	lm_sleep_acquired(sem, ip, LM_rwsem_write, &entry, waited);
+	return 0;
+}
+
+int lm_down_read_trylock(struct rw_semaphore *sem, unsigned long ip)
+{
+	struct lm_stamp entry;
+	int ret;
+
+	lm_stamp(&entry);
+	ret = __down_read_trylock(sem);
+	if (ret == 1) {
+		rwsem_acquire_read(&sem->dep_map, 0, 1, ip);
+		lm_sleep_acquired(sem, ip, LM_rwsem_read, &entry, false);
+	} else {
+		lm_reject(sem, ip, LM_rwsem_read);
+	}
+	return ret;
+}
+
+int lm_down_write_trylock(struct rw_semaphore *sem, unsigned long ip)
+{
+	struct lm_stamp entry;
+	int ret;
+
+	lm_stamp(&entry);
+	ret = __down_write_trylock(sem);
+	if (ret == 1) {
+		rwsem_acquire(&sem->dep_map, 0, 1, ip);
+		lm_sleep_acquired(sem, ip, LM_rwsem_write, &entry, false);
+	} else {
+		lm_reject(sem, ip, LM_rwsem_write);
+	}
+	return ret;
+}
+
+void lm_up_read(struct rw_semaphore *sem, unsigned long ip)
+{
+	struct lm_stamp rel;
+
+	lm_stamp(&rel);
+	rwsem_release(&sem->dep_map, ip);
+	__up_read(sem);
+	lm_sleep_release(sem, LM_rwsem_read, &rel);
+}
+
+void lm_up_write(struct rw_semaphore *sem, unsigned long ip)
+{
+	struct lm_stamp rel;
+
+	lm_stamp(&rel);
+	rwsem_release(&sem->dep_map, ip);
+	__up_write(sem);
+	lm_sleep_release(sem, LM_rwsem_write, &rel);
+}
+
+void lm_downgrade_write(struct rw_semaphore *sem, unsigned long ip)
+{
+	struct lm_stamp now;
+
+	lm_stamp(&now);
+	lock_downgrade(&sem->dep_map, ip);
+	__downgrade_write(sem);
+	lm_sleep_release(sem, LM_rwsem_write, &now);
+	lm_sleep_acquired(sem, ip, LM_rwsem_read, &now, false);
+}
