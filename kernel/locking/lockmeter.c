@@ -100,6 +100,7 @@ struct lm_range {
 };
 
 static struct lm_range lm_mods[LM_MAX_MODS];
+static unsigned int lm_nr_mods;	/* slots [0, lm_nr_mods) may be in use */
 static DEFINE_MUTEX(lm_mod_mutex);
 
 /* Control state, serialised by lm_ctl_mutex. */
@@ -132,7 +133,7 @@ static void lm_classify(unsigned long lock, struct lm_key *k)
 			return;
 		}
 	}
-	for (i = 0; i < LM_MAX_MODS; i++) {
+	for (i = 0; i < READ_ONCE(lm_nr_mods); i++) {
 		unsigned long start = READ_ONCE(lm_mods[i].start);
 
 		if (start && lm_in_range(lock, start, READ_ONCE(lm_mods[i].end)))
@@ -602,6 +603,22 @@ int lm_snapshot(struct lm_snapshot *snap, int cpu)
 	return 0;
 }
 
+static int lm_cmp_hold_max(const void *a, const void *b)
+{
+	const struct lm_stat *x = a, *y = b;
+
+	/* longest hold first; ties in key order so the output is stable */
+	if (x->hold.max != y->hold.max)
+		return x->hold.max > y->hold.max ? -1 : 1;
+	return lm_key_cmp(&x->key, &y->key);
+}
+
+/* Order the rows of @snap for reports: longest hold first. */
+void lm_snapshot_sort(struct lm_snapshot *snap)
+{
+	sort(snap->rows, snap->nr, sizeof(*snap->rows), lm_cmp_hold_max, NULL);
+}
+
 void lm_snapshot_free(struct lm_snapshot *snap)
 {
 	vfree(snap->rows);
@@ -624,6 +641,8 @@ static int lm_module_notify(struct notifier_block *nb, unsigned long action,
 		if (action == MODULE_STATE_COMING && !lm_mods[i].start) {
 			WRITE_ONCE(lm_mods[i].end, end);
 			WRITE_ONCE(lm_mods[i].start, start);
+			if (i >= lm_nr_mods)
+				WRITE_ONCE(lm_nr_mods, i + 1);
 			break;
 		}
 		if (action == MODULE_STATE_GOING && lm_mods[i].start == start) {

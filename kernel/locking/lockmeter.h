@@ -20,7 +20,9 @@
 
 #include <linux/compiler.h>
 #include <linux/hash.h>
+#include <linux/kallsyms.h>
 #include <linux/minmax.h>
+#include <linux/module.h>
 #include <linux/types.h>
 #include <asm/barrier.h>
 
@@ -246,6 +248,27 @@ void lm_sleep_release(void *lock, u32 type, const struct lm_stamp *rel);
 
 int lockmeter_control(enum lm_ctl op);
 int lm_snapshot(struct lm_snapshot *snap, int cpu);
+void lm_snapshot_sort(struct lm_snapshot *snap);
 void lm_snapshot_free(struct lm_snapshot *snap);
+
+/* ---- names, for readers (lockmeter_names.c) ---- */
+
+/* Room for "symbol+0xoff/0xsize[module]". */
+#define LM_NAME_LEN	(KSYM_NAME_LEN + MODULE_NAME_LEN + 48)
+
+struct lm_pcpu_name;
+
+struct lm_names {
+	struct lm_pcpu_name *pcpu;
+	unsigned int nr_pcpu;
+	char sym[KSYM_NAME_LEN];
+};
+
+void lm_names_init(struct lm_names *n, const struct lm_snapshot *snap);
+void lm_names_free(struct lm_names *n);
+const char *lm_lock_name(struct lm_names *n, const struct lm_key *k,
+			 char *buf, size_t len);
+const char *lm_site_name(struct lm_names *n, const struct lm_key *k,
+			 char *buf, size_t len);
 
 #endif /* _KERNEL_LOCKING_LOCKMETER_H */

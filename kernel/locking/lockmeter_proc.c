@@ -3,7 +3,8 @@
  * /proc/lockmeter: the lockmeter report and control file.
  *
  * open() takes a snapshot of every CPU's table, merges equal keys, sorts
- * the rows by longest hold and resolves per-CPU lock names once; read()
+ * the rows by longest hold and resolves per-CPU lock names once
+ * (lockmeter_names.c); read()
  * walks that snapshot; release() frees it.  Writing "on", "off", "reset"
  * or "0" (= reset) controls metering and needs CAP_SYS_ADMIN.
  *
@@ -14,16 +15,10 @@
 #include <linux/capability.h>
 #include <linux/cpumask.h>
 #include <linux/init.h>
-#include <linux/kallsyms.h>
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
-#include <linux/slab.h>
-#include <linux/sort.h>
-#include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/utsname.h>
-#include <linux/vmalloc.h>
-#include <asm/sections.h>
 
 #include "lockmeter.h"
 
@@ -37,118 +32,12 @@ static const struct {
 #undef LM_TYPE
 };
 
-/* Name of a static per-CPU lock: nearest per-CPU symbol at or below it. */
-struct lm_pcpu_name {
-	unsigned long lock;
-	unsigned long sym;
-	char name[KSYM_NAME_LEN];
-};
-
 struct lm_proc {
 	struct lm_snapshot snap;
-	struct lm_pcpu_name *pcpu;
-	unsigned int nr_pcpu;
-	char buf[KSYM_NAME_LEN];
+	struct lm_names names;
+	char lock[LM_NAME_LEN];
+	char site[LM_NAME_LEN];
 };
-
-static int lm_cmp_hold_max(const void *a, const void *b)
-{
-	const struct lm_stat *x = a, *y = b;
-
-	/* longest hold first; ties in key order so the output is stable */
-	if (x->hold.max != y->hold.max)
-		return x->hold.max > y->hold.max ? -1 : 1;
-	return lm_key_cmp(&x->key, &y->key);
-}
-
-static int lm_pcpu_sym(void *data, const char *name, unsigned long addr)
-{
-	struct lm_proc *p = data;
-	unsigned int i;
-
-	if (addr < (unsigned long)__per_cpu_start || addr >= (unsigned long)__per_cpu_end)
-		return 0;
-	for (i = 0; i < p->nr_pcpu; i++) {
-		struct lm_pcpu_name *e = &p->pcpu[i];
-
-		if (addr <= e->lock && (!e->name[0] || addr >= e->sym)) {
-			e->sym = addr;
-			strscpy(e->name, name, sizeof(e->name));
-		}
-	}
-	return 0;
-}
-
-static void lm_resolve_pcpu(struct lm_proc *p)
-{
-	unsigned int i, j, n = 0;
-
-	for (i = 0; i < p->snap.nr; i++)
-		n += p->snap.rows[i].key.class == LM_PERCPU;
-	if (!n)
-		return;
-	p->pcpu = vzalloc(array_size(n, sizeof(*p->pcpu)));
-	if (!p->pcpu)
-		return;		/* names fall back to raw offsets */
-	for (i = 0; i < p->snap.nr; i++) {
-		unsigned long lock = p->snap.rows[i].key.lock;
-
-		if (p->snap.rows[i].key.class != LM_PERCPU)
-			continue;
-		for (j = 0; j < p->nr_pcpu && p->pcpu[j].lock != lock; j++)
-			;
-		if (j == p->nr_pcpu)
-			p->pcpu[p->nr_pcpu++].lock = lock;
-	}
-	if (IS_ENABLED(CONFIG_KALLSYMS_ALL))
-		kallsyms_on_each_symbol(lm_pcpu_sym, p);
-}
-
-static void lm_put_sym(struct seq_file *m, struct lm_proc *p, unsigned long addr,
-		       bool size)
-{
-	unsigned long symsize, off;
-	char *mod = NULL;
-
-	if (!kallsyms_lookup(addr, &symsize, &off, &mod, p->buf)) {
-		seq_printf(m, "0x%lx", addr);
-		return;
-	}
-	seq_puts(m, p->buf);
-	if (size)
-		seq_printf(m, "+0x%lx/0x%lx", off, symsize);
-	else if (off)
-		seq_printf(m, "+0x%lx", off);
-	if (mod)
-		seq_printf(m, "[%s]", mod);
-}
-
-static void lm_put_lock(struct seq_file *m, struct lm_proc *p,
-			const struct lm_key *k)
-{
-	unsigned int i;
-
-	switch (k->class) {
-	case LM_STATIC:
-		lm_put_sym(m, p, k->lock, false);
-		return;
-	case LM_PERCPU:
-		for (i = 0; i < p->nr_pcpu; i++) {
-			if (p->pcpu[i].lock == k->lock && p->pcpu[i].name[0]) {
-				seq_printf(m, "percpu:%s+0x%lx", p->pcpu[i].name,
-					   k->lock - p->pcpu[i].sym);
-				return;
-			}
-		}
-		seq_printf(m, "percpu:0x%lx", k->lock - (unsigned long)__per_cpu_start);
-		return;
-	case LM_HEAP:
-		seq_puts(m, "[heap]");
-		return;
-	default:
-		seq_puts(m, "*overflow*");
-	}
-}
 
 static void lm_show_header(struct seq_file *m, struct lm_proc *p)
 {
@@ -182,13 +71,8 @@ static void lm_show_row(struct seq_file *m, struct lm_proc *p,
 		   r->hold.max, r->wait.total, r->wait.min, r->wait.max);
 	seq_printf(m, "%13llu %10llu %13llu %10llu %5llu ", r->oncpu_total,
 		   r->oncpu_max, r->blocked_total, r->blocked_max, inst);
-	lm_put_lock(m, p, &r->key);
-	seq_putc(m, ' ');
-	if (r->key.class == LM_OVERFLOW)
-		seq_puts(m, "*overflow*");
-	else
-		lm_put_sym(m, p, r->key.site, true);
-	seq_putc(m, '\n');
+	seq_printf(m, "%s %s\n", lm_lock_name(&p->names, &r->key, p->lock, sizeof(p->lock)),
+		   lm_site_name(&p->names, &r->key, p->site, sizeof(p->site)));
 }
 
 static void *lm_seq_start(struct seq_file *m, loff_t *pos)
@@ -243,8 +127,8 @@ static int lm_proc_open(struct inode *inode, struct file *file)
 		seq_release_private(inode, file);
 		return ret;
 	}
-	lm_resolve_pcpu(p);
-	sort(p->snap.rows, p->snap.nr, sizeof(*p->snap.rows), lm_cmp_hold_max, NULL);
+	lm_snapshot_sort(&p->snap);
+	lm_names_init(&p->names, &p->snap);
 	return 0;
 }
 
@@ -252,7 +136,7 @@ static int lm_proc_release(struct inode *inode, struct file *file)
 {
 	struct lm_proc *p = ((struct seq_file *)file->private_data)->private;
 
-	vfree(p->pcpu);
+	lm_names_free(&p->names);
 	lm_snapshot_free(&p->snap);
 	return seq_release_private(inode, file);
 }

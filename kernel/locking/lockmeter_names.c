@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lockmeter: names of locks and call sites, for readers.
+ *
+ * Nothing is resolved on the lock path; a reader names the rows of its
+ * snapshot here.  Static locks and sites go through kallsyms.  A static
+ * per-CPU lock is keyed by its per-CPU offset, which kallsyms_lookup()
+ * does not know, so lm_names_init() finds the nearest per-CPU symbol for
+ * all such rows in one pass over the symbol table.
+ */
+#include <linux/kallsyms.h>
+#include <linux/overflow.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+#include <asm/sections.h>
+
+#include "lockmeter.h"
+
+struct lm_pcpu_name {
+	unsigned long lock;
+	unsigned long sym;
+	char name[KSYM_NAME_LEN];
+};
+
+static int lm_pcpu_sym(void *data, const char *name, unsigned long addr)
+{
+	struct lm_names *n = data;
+	unsigned int i;
+
+	if (addr < (unsigned long)__per_cpu_start || addr >= (unsigned long)__per_cpu_end)
+		return 0;
+	for (i = 0; i < n->nr_pcpu; i++) {
+		struct lm_pcpu_name *e = &n->pcpu[i];
+
+		if (addr <= e->lock && (!e->name[0] || addr >= e->sym)) {
+			e->sym = addr;
+			strscpy(e->name, name, sizeof(e->name));
+		}
+	}
+	return 0;
+}
+
+/* Prepare to name the rows of @snap; without memory, names degrade to offsets. */
+void lm_names_init(struct lm_names *n, const struct lm_snapshot *snap)
+{
+	unsigned int j, count = 0;
+	size_t i;
+
+	memset(n, 0, sizeof(*n));
+	for (i = 0; i < snap->nr; i++)
+		count += snap->rows[i].key.class == LM_PERCPU;
+	if (!count)
+		return;
+	n->pcpu = vzalloc(array_size(count, sizeof(*n->pcpu)));
+	if (!n->pcpu)
+		return;
+	for (i = 0; i < snap->nr; i++) {
+		unsigned long lock = snap->rows[i].key.lock;
+
+		if (snap->rows[i].key.class != LM_PERCPU)
+			continue;
+		for (j = 0; j < n->nr_pcpu && n->pcpu[j].lock != lock; j++)
+			;
+		if (j == n->nr_pcpu)
+			n->pcpu[n->nr_pcpu++].lock = lock;
+	}
+	if (IS_ENABLED(CONFIG_KALLSYMS_ALL))
+		kallsyms_on_each_symbol(lm_pcpu_sym, n);
+}
+
+void lm_names_free(struct lm_names *n)
+{
+	vfree(n->pcpu);
+	n->pcpu = NULL;
+	n->nr_pcpu = 0;
+}
+
+/* "sym", "sym+0xoff" or, with @size, "sym+0xoff/0xsize"; "[mod]" glued on. */
+static const char *lm_sym(struct lm_names *n, unsigned long addr, bool size,
+			  char *buf, size_t len)
+{
+	unsigned long symsize, off;
+	char *mod = NULL;
+
+	if (!kallsyms_lookup(addr, &symsize, &off, &mod, n->sym)) {
+		snprintf(buf, len, "0x%lx", addr);
+		return buf;
+	}
+	if (size)
+		snprintf(buf, len, "%s+0x%lx/0x%lx%s%s%s", n->sym, off, symsize,
+			 mod ? "[" : "", mod ?: "", mod ? "]" : "");
+	else if (off)
+		snprintf(buf, len, "%s+0x%lx%s%s%s", n->sym, off,
+			 mod ? "[" : "", mod ?: "", mod ? "]" : "");
+	else
+		snprintf(buf, len, "%s%s%s%s", n->sym,
+			 mod ? "[" : "", mod ?: "", mod ? "]" : "");
+	return buf;
+}
+
+const char *lm_lock_name(struct lm_names *n, const struct lm_key *k,
+			 char *buf, size_t len)
+{
+	unsigned int i;
+
+	switch (k->class) {
+	case LM_STATIC:
+		return lm_sym(n, k->lock, false, buf, len);
+	case LM_PERCPU:
+		for (i = 0; i < n->nr_pcpu; i++) {
+			if (n->pcpu[i].lock == k->lock && n->pcpu[i].name[0]) {
+				snprintf(buf, len, "percpu:%s+0x%lx", n->pcpu[i].name,
+					 k->lock - n->pcpu[i].sym);
+				return buf;
+			}
+		}
+		snprintf(buf, len, "percpu:0x%lx", k->lock - (unsigned long)__per_cpu_start);
+		return buf;
+	case LM_HEAP:
+		return "[heap]";
+	default:
+		return "*overflow*";
+	}
+}
+
+const char *lm_site_name(struct lm_names *n, const struct lm_key *k,
+			 char *buf, size_t len)
+{
+	if (k->class == LM_OVERFLOW)
+		return "*overflow*";
+	return lm_sym(n, k->site, true, buf, len);
+}
