@@ -8,7 +8,8 @@
  * read back what the module measured itself.
  *
  * Helpers that take struct __test_metadata *_metadata fail the calling test
- * with ASSERT_*() on errors, so call them only from a test or a fixture.
+ * with ASSERT_*() on errors, so call them only from a test or a fixture;
+ * the others return errors and also serve a test's forked children.
  * Test files include this header instead of kselftest_harness.h.
  */
 #ifndef LOCKMETER_LIB_H
@@ -26,6 +27,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /*
@@ -193,6 +195,23 @@ static inline int lm_write(const char *path, const void *buf, size_t len)
 	return err;
 }
 
+/*
+ * Reap child @pid, retrying when a signal interrupts the wait.  Returns
+ * its exit status, 128 + the signal that killed it, or -1.
+ */
+static inline int lm_wait_child(pid_t pid)
+{
+	int status;
+	pid_t ret;
+
+	do {
+		ret = waitpid(pid, &status, 0);
+	} while (ret < 0 && errno == EINTR);
+	if (ret != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 /* Write control word @word (as is, no newline added): 0, or -errno. */
 static inline int lm_ctl(const char *word)
 {
@@ -278,15 +297,15 @@ static inline int lm_mod_write(const char *cmd)
 static inline void lm_mod_done(struct __test_metadata *_metadata,
 			       const char *cmd)
 {
-	char name[32] = "", *text;
+	char name[32] = "", word[32], *text;
 
+	snprintf(word, sizeof(word), "%.*s", (int)strcspn(cmd, " "), cmd);
 	text = lm_read_file(LM_MOD_PROC);
 	ASSERT_NE(NULL, text) TH_LOG("read %s: %s", LM_MOD_PROC, strerror(errno));
 	ASSERT_EQ(0, lm_header(text, "cmd", name, sizeof(name)))
 		TH_LOG("no results after '%s'", cmd);
 	free(text);
-	ASSERT_EQ(strcspn(cmd, " "), strlen(name));
-	ASSERT_EQ(0, strncmp(cmd, name, strlen(name))) TH_LOG("cmd: %s", name);
+	ASSERT_STREQ(word, name);
 }
 
 /* Run one test_lockmeter command line, wait for it, check its results. */
@@ -390,6 +409,7 @@ static inline void lm_parse_row(struct __test_metadata *_metadata,
 	};
 	size_t i;
 
+	_Static_assert(ARRAY_SIZE(num) == LM_FIELDS - 3, "type, numbers, lock, site");
 	row->type = f[0];
 	for (i = 0; i < ARRAY_SIZE(num); i++)
 		ASSERT_EQ(0, lm_parse_u64(f[i + 1], num[i]))
@@ -411,8 +431,9 @@ static inline struct lm_row *lm_new_row(struct __test_metadata *_metadata,
 
 /*
  * Read /proc/lockmeter into @rep: header lines up to a blank line, one
- * "#" line naming the columns, then the rows.  Rows of types this suite
- * does not know are counted in nr_lines and otherwise skipped.
+ * "#" line naming the columns, then the rows.  Every row must have
+ * exactly LM_FIELDS fields; rows of types this suite does not know are
+ * counted in nr_lines and otherwise skipped.
  */
 static inline void lm_report_read(struct __test_metadata *_metadata,
 				  struct lm_report *rep)
@@ -434,11 +455,12 @@ static inline void lm_report_read(struct __test_metadata *_metadata,
 		n = lm_split(line, f, LM_FIELDS);
 		ASSERT_LT(0, n) TH_LOG("blank line %zu among the rows", rep->nr_lines);
 		rep->nr_lines++;
-		if (!lm_known_type(f[0]))
-			continue;
-		ASSERT_EQ(LM_FIELDS, n) TH_LOG("%s row with %s%d fields", f[0],
-					       n > LM_FIELDS ? "over " : "", n);
-		lm_parse_row(_metadata, f, lm_new_row(_metadata, rep, &cap));
+		ASSERT_EQ(LM_FIELDS, n)
+			TH_LOG("row %zu (%s): %s %d fields, want exactly %d",
+			       rep->nr_lines, f[0], n > LM_FIELDS ? "more than" : "only",
+			       n > LM_FIELDS ? LM_FIELDS : n, LM_FIELDS);
+		if (lm_known_type(f[0]))
+			lm_parse_row(_metadata, f, lm_new_row(_metadata, rep, &cap));
 	}
 }
 
@@ -541,6 +563,25 @@ static inline void lm_row_check(struct __test_metadata *_metadata,
 	if (!r->spin)
 		EXPECT_EQ(0ULL, r->wait_total | r->wait_min | r->wait_max)
 			TH_LOG("%s %s: wait without spin", r->lock, r->site);
+	if (!lm_sleeping_type(r->type)) {
+		EXPECT_EQ(0ULL, r->oncpu_total | r->oncpu_max |
+				r->blocked_total | r->blocked_max)
+			TH_LOG("%s %s %s: on-CPU/blocked split of a spinning lock",
+			       r->type, r->lock, r->site);
+		EXPECT_EQ(0ULL, r->abort)
+			TH_LOG("%s %s %s: aborted wait of a spinning lock",
+			       r->type, r->lock, r->site);
+		return;
+	}
+	/* Each hold is split exactly: on-CPU + blocked = hold. */
+	EXPECT_EQ(r->hold_total, r->oncpu_total + r->blocked_total)
+		TH_LOG("%s %s %s: on-CPU + blocked != hold", r->type, r->lock, r->site);
+	EXPECT_LE(r->oncpu_max, r->hold_max) TH_LOG("%s %s", r->lock, r->site);
+	EXPECT_LE(r->blocked_max, r->hold_max) TH_LOG("%s %s", r->lock, r->site);
+	EXPECT_LE(r->hold_max, r->oncpu_max + r->blocked_max)
+		TH_LOG("%s %s: the longest hold has no split", r->lock, r->site);
+	EXPECT_LE(r->oncpu_max, r->oncpu_total) TH_LOG("%s %s", r->lock, r->site);
+	EXPECT_LE(r->blocked_max, r->blocked_total) TH_LOG("%s %s", r->lock, r->site);
 }
 
 #endif /* LOCKMETER_LIB_H */

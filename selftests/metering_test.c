@@ -259,7 +259,7 @@ TEST_F(meter, reset_zeroes)
 {
 	static const char * const zero[] = {
 		"metered_ns", "slots_used", "dropped", "unmatched", "recursion",
-		"table_full",
+		"table_full", "evicted",
 	};
 	const struct lm_report *rep = &self->rep;
 	size_t i;

@@ -58,12 +58,35 @@ TEST_F(proc, header_matches_system)
 	EXPECT_NE(0, lm_header(self->text, "no_such_key", val, sizeof(val)));
 }
 
+/* Every header key, in the documented order, before the blank line. */
+TEST_F(proc, header_order)
+{
+	static const char * const keys[] = {
+		"kernel", "cpus", "clock", "state", "metered_ns", "slots_used",
+		"slots_per_cpu", "rows", "dropped", "unmatched", "recursion",
+		"table_full", "evicted",
+	};
+	const char *end = strstr(self->text, "\n\n"), *prev = self->text, *p;
+	char pat[32];
+	size_t i;
+
+	ASSERT_NE(NULL, end) TH_LOG("no blank line after the header");
+	for (i = 0; i < ARRAY_SIZE(keys); i++) {
+		snprintf(pat, sizeof(pat), "\n%s: ", keys[i]);
+		p = strstr(self->text, pat);
+		ASSERT_NE(NULL, p) TH_LOG("no header line '%s: '", keys[i]);
+		EXPECT_TRUE(p < end) TH_LOG("'%s: ' is not in the header", keys[i]);
+		EXPECT_TRUE(p > prev) TH_LOG("'%s: ' out of order", keys[i]);
+		prev = p;
+	}
+}
+
 /* Every numeric header key is there, and the slot counts add up. */
 TEST_F(proc, header_counters)
 {
 	static const char * const keys[] = {
 		"cpus", "metered_ns", "slots_used", "slots_per_cpu", "rows",
-		"dropped", "unmatched", "recursion", "table_full",
+		"dropped", "unmatched", "recursion", "table_full", "evicted",
 	};
 	uint64_t cpus, used, per_cpu;
 	size_t i;
@@ -75,6 +98,25 @@ TEST_F(proc, header_counters)
 	per_cpu = lm_header_u64(_metadata, self->text, "slots_per_cpu");
 	EXPECT_LT(0ULL, per_cpu);
 	EXPECT_LE(used, per_cpu * cpus);
+}
+
+/* The "#" line after the header names as many columns as a row has. */
+TEST_F(proc, column_line)
+{
+	char *line = strstr(self->text, "\n\n"), *f[LM_FIELDS + 1];
+	int n;
+
+	ASSERT_NE(NULL, line) TH_LOG("no blank line after the header");
+	line += 2;
+	lm_cut_line(line);
+	n = lm_split(line, f, LM_FIELDS + 1);
+	ASSERT_EQ(LM_FIELDS + 1, n) TH_LOG("'#' and %d column names, want %d",
+					  n - 1, LM_FIELDS);
+	EXPECT_STREQ("#", f[0]);
+	EXPECT_STREQ("type", f[1]);
+	EXPECT_STREQ("abort", f[6]);
+	EXPECT_STREQ("lock", f[LM_FIELDS - 1]);
+	EXPECT_STREQ("site", f[LM_FIELDS]);
 }
 
 TEST(mode_is_0600_root)

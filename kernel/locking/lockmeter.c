@@ -548,29 +548,50 @@ static bool lm_stat_empty(const struct lm_stat *s)
 	return !s->nowait && !s->spin && !s->reject && !s->abort;
 }
 
+/* Append @pc's non-empty rows to @rows[@n..@cap); returns the new @n. */
+static size_t lm_copy_cpu(struct lm_cpu *pc, struct lm_stat *rows, size_t n,
+			  size_t cap)
+{
+	struct lm_table *tb = &pc->table;
+	unsigned int i, t;
+
+	for (t = LM_NONE + 1; t < LM_NR_TYPES && n < cap; t++) {
+		lm_copy_stat(&rows[n], &pc->overflow[t]);
+		if (!lm_stat_empty(&rows[n]))
+			n++;
+	}
+	for (i = 0; tb->slot && i < (1U << tb->bits) && n < cap; i++) {
+		if (!READ_ONCE(tb->slot[i].key.type))
+			continue;
+		lm_copy_stat(&rows[n], &tb->slot[i]);
+		if (!lm_stat_empty(&rows[n]))
+			n++;
+	}
+	return n;
+}
+
 /*
- * Copy the tables of @cpu (or of all CPUs when @cpu < 0), merged; the
- * caller frees snap->rows with lm_snapshot_free().
+ * The state and loss counters of @cpu (of all CPUs when @cpu < 0) and,
+ * with @rows, a copy of their tables merged over CPUs; the caller frees
+ * it with lm_snapshot_free().
  */
-int lm_snapshot(struct lm_snapshot *snap, int cpu)
+int lm_snapshot(struct lm_snapshot *snap, int cpu, bool rows)
 {
 	size_t cap = 0, n = 0;
-	unsigned int c, i, t;
+	unsigned int c;
 
 	memset(snap, 0, sizeof(*snap));
-	for_each_possible_cpu(c) {
-		if (cpu >= 0 && c != cpu)
-			continue;
-		cap += READ_ONCE(per_cpu(lm_cpu, c).table.used) + LM_NR_TYPES;
+	if (rows) {
+		for_each_possible_cpu(c)
+			if (cpu < 0 || c == cpu)
+				cap += READ_ONCE(per_cpu(lm_cpu, c).table.used) + LM_NR_TYPES;
+		/* slots claimed while we copy are left for the next reader */
+		snap->rows = vmalloc_array(cap ?: 1, sizeof(*snap->rows));
+		if (!snap->rows)
+			return -ENOMEM;
 	}
-	/* slots claimed while we copy are left for the next reader */
-	snap->rows = vmalloc_array(cap ?: 1, sizeof(*snap->rows));
-	if (!snap->rows)
-		return -ENOMEM;
-
 	for_each_possible_cpu(c) {
 		struct lm_cpu *pc = per_cpu_ptr(&lm_cpu, c);
-		struct lm_table *tb = &pc->table;
 
 		if (cpu >= 0 && c != cpu)
 			continue;
@@ -579,19 +600,9 @@ int lm_snapshot(struct lm_snapshot *snap, int cpu)
 		snap->loss.recursion += READ_ONCE(pc->loss.recursion);
 		snap->loss.table_full += READ_ONCE(pc->loss.table_full);
 		snap->loss.evicted += READ_ONCE(pc->loss.evicted);
-		snap->slots_used = max(snap->slots_used, READ_ONCE(tb->used));
-		for (t = LM_NONE + 1; t < LM_NR_TYPES && n < cap; t++) {
-			lm_copy_stat(&snap->rows[n], &pc->overflow[t]);
-			if (!lm_stat_empty(&snap->rows[n]))
-				n++;
-		}
-		for (i = 0; tb->slot && i < (1U << tb->bits) && n < cap; i++) {
-			if (!READ_ONCE(tb->slot[i].key.type))
-				continue;
-			lm_copy_stat(&snap->rows[n], &tb->slot[i]);
-			if (!lm_stat_empty(&snap->rows[n]))
-				n++;
-		}
+		snap->slots_used = max(snap->slots_used, READ_ONCE(pc->table.used));
+		if (rows)
+			n = lm_copy_cpu(pc, snap->rows, n, cap);
 	}
 	snap->nr = lm_rows_merge(snap->rows, n);
 	snap->slots_per_cpu = 1U << CONFIG_LOCKMETER_TABLE_BITS;

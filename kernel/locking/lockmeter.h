@@ -247,7 +247,7 @@ void lm_sleep_abort(void *lock, unsigned long site, u32 type);
 void lm_sleep_release(void *lock, u32 type, const struct lm_stamp *rel);
 
 int lockmeter_control(enum lm_ctl op);
-int lm_snapshot(struct lm_snapshot *snap, int cpu);
+int lm_snapshot(struct lm_snapshot *snap, int cpu, bool rows);
 void lm_snapshot_sort(struct lm_snapshot *snap);
 void lm_snapshot_free(struct lm_snapshot *snap);
 

@@ -122,7 +122,7 @@ static int lm_proc_open(struct inode *inode, struct file *file)
 	p = __seq_open_private(file, &lm_seq_ops, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
-	ret = lm_snapshot(&p->snap, -1);
+	ret = lm_snapshot(&p->snap, -1, true);
 	if (ret) {
 		seq_release_private(inode, file);
 		return ret;

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lockmeter: the "lockmeter" generic netlink family.
+ *
+ *   LOCKMETER_CMD_STATUS_GET  do    state, metered time, table use, losses
+ *   LOCKMETER_CMD_STATS_GET   dump  one message per row, merged over CPUs or
+ *                                   (LOCKMETER_A_CPU) one CPU's table; admin
+ *   LOCKMETER_CMD_CONTROL     do    on, off, reset; admin and CAP_SYS_ADMIN
+ *
+ * The dump takes its snapshot in .start and frees it in .done (which also
+ * runs when the socket closes mid-dump); the cursor lives in cb->ctx.
+ * Attributes carry u32/uint values and strings only.  The UAPI header
+ * include/uapi/linux/lockmeter.h is the reference.
+ */
+#include <linux/capability.h>
+#include <linux/cpumask.h>
+#include <linux/init.h>
+#include <linux/slab.h>
+#include <linux/utsname.h>
+#include <net/genetlink.h>
+#include <net/netlink.h>
+#include <uapi/linux/lockmeter.h>
+
+#include "lockmeter.h"
+
+/* The UAPI numbers are the internal ones. */
+#define LM_SAME(uapi, internal)	static_assert((int)(uapi) == (int)(internal))
+LM_SAME(LOCKMETER_TYPE_SPIN, LM_spin);
+LM_SAME(LOCKMETER_TYPE_READ, LM_read);
+LM_SAME(LOCKMETER_TYPE_WRITE, LM_write);
+LM_SAME(LOCKMETER_TYPE_MUTEX, LM_mutex);
+LM_SAME(LOCKMETER_TYPE_RWSEM_READ, LM_rwsem_read);
+LM_SAME(LOCKMETER_TYPE_RWSEM_WRITE, LM_rwsem_write);
+LM_SAME(LOCKMETER_TYPE_RWSEM_WRITE + 1, LM_NR_TYPES);
+LM_SAME(LOCKMETER_CLASS_STATIC, LM_STATIC);
+LM_SAME(LOCKMETER_CLASS_PERCPU, LM_PERCPU);
+LM_SAME(LOCKMETER_CLASS_HEAP, LM_HEAP);
+LM_SAME(LOCKMETER_CLASS_OVERFLOW, LM_OVERFLOW);
+
+static struct genl_family lm_nl_family;
+
+struct lm_nl_dump {
+	struct lm_snapshot snap;
+	struct lm_names names;
+	size_t pos;
+	int cpu;
+	char lock[LM_NAME_LEN];
+	char site[LM_NAME_LEN];
+};
+
+struct lm_nl_dump_ctx {
+	struct lm_nl_dump *d;
+};
+
+static struct lm_nl_dump_ctx *lm_nl_ctx(struct netlink_callback *cb)
+{
+	NL_ASSERT_DUMP_CTX_FITS(struct lm_nl_dump_ctx);
+	return (struct lm_nl_dump_ctx *)cb->ctx;
+}
+
+static int lm_nl_status_put(struct sk_buff *skb, const struct lm_snapshot *s)
+{
+	if (nla_put_u32(skb, LOCKMETER_A_VERSION, LOCKMETER_VERSION) ||
+	    nla_put_string(skb, LOCKMETER_A_KERNEL, init_utsname()->release) ||
+	    nla_put_u32(skb, LOCKMETER_A_CPUS, num_online_cpus()) ||
+	    nla_put_u32(skb, LOCKMETER_A_STATE, s->on) ||
+	    nla_put_uint(skb, LOCKMETER_A_METERED_NS, s->metered_ns) ||
+	    nla_put_u32(skb, LOCKMETER_A_SLOTS_USED, s->slots_used) ||
+	    nla_put_u32(skb, LOCKMETER_A_SLOTS_PER_CPU, s->slots_per_cpu) ||
+	    nla_put_uint(skb, LOCKMETER_A_DROPPED, s->loss.dropped) ||
+	    nla_put_uint(skb, LOCKMETER_A_UNMATCHED, s->loss.unmatched) ||
+	    nla_put_uint(skb, LOCKMETER_A_RECURSION, s->loss.recursion) ||
+	    nla_put_uint(skb, LOCKMETER_A_TABLE_FULL, s->loss.table_full) ||
+	    nla_put_uint(skb, LOCKMETER_A_EVICTED, s->loss.evicted))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int lm_nl_status_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct lm_snapshot snap;
+	struct sk_buff *msg;
+	void *hdr;
+	int ret;
+
+	ret = lm_snapshot(&snap, -1, false);
+	if (ret)
+		return ret;
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_iput(msg, info);
+	if (!hdr || lm_nl_status_put(msg, &snap)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static int lm_nl_row_put(struct sk_buff *skb, struct lm_nl_dump *d,
+			 const struct lm_stat *r)
+{
+	const struct {
+		int attr;
+		u64 val;
+	} v[] = {
+		{ LOCKMETER_R_ACQUIRED, r->nowait + r->spin },
+		{ LOCKMETER_R_NOWAIT, r->nowait },
+		{ LOCKMETER_R_SPIN, r->spin },
+		{ LOCKMETER_R_REJECT, r->reject },
+		{ LOCKMETER_R_ABORT, r->abort },
+		{ LOCKMETER_R_HOLD_TOTAL, r->hold.total },
+		{ LOCKMETER_R_HOLD_MIN, r->hold.min },
+		{ LOCKMETER_R_HOLD_MAX, r->hold.max },
+		{ LOCKMETER_R_WAIT_TOTAL, r->wait.total },
+		{ LOCKMETER_R_WAIT_MIN, r->wait.min },
+		{ LOCKMETER_R_WAIT_MAX, r->wait.max },
+		{ LOCKMETER_R_ONCPU_TOTAL, r->oncpu_total },
+		{ LOCKMETER_R_ONCPU_MAX, r->oncpu_max },
+		{ LOCKMETER_R_BLOCKED_TOTAL, r->blocked_total },
+		{ LOCKMETER_R_BLOCKED_MAX, r->blocked_max },
+		{ LOCKMETER_R_INSTANCES,
+		  r->key.class == LM_HEAP ? lm_inst_estimate(r->inst) : 1 },
+	};
+	struct nlattr *nest;
+	unsigned int i;
+
+	nest = nla_nest_start(skb, LOCKMETER_A_ROW);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, LOCKMETER_R_TYPE, r->key.type) ||
+	    nla_put_u32(skb, LOCKMETER_R_CLASS, r->key.class))
+		goto err_cancel;
+	for (i = 0; i < ARRAY_SIZE(v); i++)
+		if (nla_put_uint(skb, v[i].attr, v[i].val))
+			goto err_cancel;
+	if (nla_put_string(skb, LOCKMETER_R_LOCK,
+			   lm_lock_name(&d->names, &r->key, d->lock, sizeof(d->lock))) ||
+	    nla_put_string(skb, LOCKMETER_R_SITE,
+			   lm_site_name(&d->names, &r->key, d->site, sizeof(d->site))))
+		goto err_cancel;
+	if (d->cpu >= 0 && nla_put_u32(skb, LOCKMETER_R_CPU, d->cpu))
+		goto err_cancel;
+	nla_nest_end(skb, nest);
+	return 0;
+
+err_cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+static int lm_nl_stats_get_start(struct netlink_callback *cb)
+{
+	const struct genl_info *info = genl_info_dump(cb);
+	struct nlattr *cpu_attr = info->attrs[LOCKMETER_A_CPU];
+	struct lm_nl_dump *d;
+	int ret;
+
+	d = kvzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return -ENOMEM;
+	d->cpu = -1;
+	if (cpu_attr) {
+		d->cpu = nla_get_u32(cpu_attr);
+		if (d->cpu >= nr_cpu_ids || !cpu_possible(d->cpu)) {
+			NL_SET_ERR_MSG_ATTR(cb->extack, cpu_attr, "no such CPU");
+			ret = -EINVAL;
+			goto err_free;
+		}
+	}
+	ret = lm_snapshot(&d->snap, d->cpu, true);
+	if (ret)
+		goto err_free;
+	lm_snapshot_sort(&d->snap);
+	lm_names_init(&d->names, &d->snap);
+	lm_nl_ctx(cb)->d = d;
+	return 0;
+
+err_free:
+	kvfree(d);
+	return ret;
+}
+
+static int lm_nl_stats_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct lm_nl_dump *d = lm_nl_ctx(cb)->d;
+
+	for (; d->pos < d->snap.nr; d->pos++) {
+		void *hdr = genlmsg_iput(skb, genl_info_dump(cb));
+
+		if (!hdr)
+			break;
+		if (lm_nl_row_put(skb, d, &d->snap.rows[d->pos])) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+	}
+	/* a row that fits no empty message is a bug, not a reason to loop */
+	if (d->pos < d->snap.nr && !skb->len)
+		return -EMSGSIZE;
+	return skb->len;
+}
+
+static int lm_nl_stats_get_done(struct netlink_callback *cb)
+{
+	struct lm_nl_dump *d = lm_nl_ctx(cb)->d;
+
+	if (d) {
+		lm_names_free(&d->names);
+		lm_snapshot_free(&d->snap);
+		kvfree(d);
+	}
+	return 0;
+}
+
+static int lm_nl_control_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	static const enum lm_ctl ops[] = {
+		[LOCKMETER_CONTROL_ON] = LM_CTL_ON,
+		[LOCKMETER_CONTROL_OFF] = LM_CTL_OFF,
+		[LOCKMETER_CONTROL_RESET] = LM_CTL_RESET,
+	};
+
+	if (GENL_REQ_ATTR_CHECK(info, LOCKMETER_A_CONTROL))
+		return -EINVAL;
+	/* the same privilege as writing /proc/lockmeter */
+	if (!capable(CAP_SYS_ADMIN)) {
+		NL_SET_ERR_MSG(info->extack, "lockmeter control needs CAP_SYS_ADMIN");
+		return -EPERM;
+	}
+	return lockmeter_control(ops[nla_get_u32(info->attrs[LOCKMETER_A_CONTROL])]);
+}
+
+static const struct nla_policy lm_nl_stats_get_policy[LOCKMETER_A_CPU + 1] = {
+	[LOCKMETER_A_CPU] = { .type = NLA_U32 },
+};
+
+static const struct nla_policy lm_nl_control_policy[LOCKMETER_A_CONTROL + 1] = {
+	[LOCKMETER_A_CONTROL] = NLA_POLICY_RANGE(NLA_U32, LOCKMETER_CONTROL_ON,
+						 LOCKMETER_CONTROL_RESET),
+};
+
+static const struct genl_split_ops lm_nl_ops[] = {
+	{
+		.cmd	= LOCKMETER_CMD_STATUS_GET,
+		.doit	= lm_nl_status_get_doit,
+		.flags	= GENL_CMD_CAP_DO,
+	},
+	{
+		.cmd	= LOCKMETER_CMD_STATS_GET,
+		.start	= lm_nl_stats_get_start,
+		.dumpit	= lm_nl_stats_get_dumpit,
+		.done	= lm_nl_stats_get_done,
+		.policy	= lm_nl_stats_get_policy,
+		.maxattr = LOCKMETER_A_CPU,
+		.flags	= GENL_ADMIN_PERM | GENL_CMD_CAP_DUMP,
+	},
+	{
+		.cmd	= LOCKMETER_CMD_CONTROL,
+		.doit	= lm_nl_control_doit,
+		.policy	= lm_nl_control_policy,
+		.maxattr = LOCKMETER_A_CONTROL,
+		.flags	= GENL_ADMIN_PERM | GENL_CMD_CAP_DO,
+	},
+};
+
+static struct genl_family lm_nl_family __ro_after_init = {
+	.name		= LOCKMETER_FAMILY_NAME,
+	.version	= LOCKMETER_FAMILY_VERSION,
+	.netnsok	= false,	/* metering is global: the initial netns only */
+	.parallel_ops	= true,
+	.module		= THIS_MODULE,
+	.split_ops	= lm_nl_ops,
+	.n_split_ops	= ARRAY_SIZE(lm_nl_ops),
+	.resv_start_op	= LOCKMETER_CMD_CONTROL + 1,
+};
+
+static int __init lockmeter_nl_init(void)
+{
+	return genl_register_family(&lm_nl_family);
+}
+device_initcall(lockmeter_nl_init);
