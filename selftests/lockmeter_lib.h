@@ -15,6 +15,7 @@
 #ifndef LOCKMETER_LIB_H
 #define LOCKMETER_LIB_H
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -409,7 +410,7 @@ static inline void lm_parse_row(struct __test_metadata *_metadata,
 	};
 	size_t i;
 
-	_Static_assert(ARRAY_SIZE(num) == LM_FIELDS - 3, "type, numbers, lock, site");
+	static_assert(ARRAY_SIZE(num) == LM_FIELDS - 3, "type, numbers, lock, site");
 	row->type = f[0];
 	for (i = 0; i < ARRAY_SIZE(num); i++)
 		ASSERT_EQ(0, lm_parse_u64(f[i + 1], num[i]))

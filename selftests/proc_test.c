@@ -110,8 +110,8 @@ TEST_F(proc, column_line)
 	line += 2;
 	lm_cut_line(line);
 	n = lm_split(line, f, LM_FIELDS + 1);
-	ASSERT_EQ(LM_FIELDS + 1, n) TH_LOG("'#' and %d column names, want %d",
-					  n - 1, LM_FIELDS);
+	ASSERT_EQ(LM_FIELDS + 1, n)
+		TH_LOG("'#' and %d column names, want %d", n - 1, LM_FIELDS);
 	EXPECT_STREQ("#", f[0]);
 	EXPECT_STREQ("type", f[1]);
 	EXPECT_STREQ("abort", f[6]);

@@ -19,8 +19,9 @@ struct lm_task_held {
 	u64 t_acq;		/* local_clock() when acquired */
 	u64 oncpu_acq;		/* the task's time on a CPU then */
 	u64 wait;		/* ns from entry to acquisition */
-	u32 type;
-	u32 waited;
+	u32 epoch;		/* metering period it was taken in */
+	u16 type;
+	u16 waited;
 };
 
 struct lm_task {

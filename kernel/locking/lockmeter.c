@@ -106,6 +106,13 @@ static DEFINE_MUTEX(lm_mod_mutex);
 /* Control state, serialised by lm_ctl_mutex. */
 static DEFINE_MUTEX(lm_ctl_mutex);
 static bool lm_on;
+/*
+ * Bumped by every "on".  A sleeping lock taken while metering was on and
+ * released after "off" leaves a record behind in its task; records of an
+ * earlier period are stale and never match, so such a lock, taken again
+ * unmetered and released metered, is not charged a hold since that "off".
+ */
+static u32 lm_epoch;
 static u64 lm_t_on;		/* local_clock() when last switched on */
 static u64 lm_metered;		/* ns metered before lm_t_on since reset */
 static bool lm_boot_on __initdata;
@@ -312,6 +319,17 @@ void lm_stamp(struct lm_stamp *st)
 	st->oncpu = sum + lm_delta(start, st->t);
 }
 
+/* Drop the current task's records of earlier metering periods. */
+static void lm_task_purge(struct lm_task *lt, u32 epoch)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < lt->depth; i++)
+		if (lt->held[i].epoch == epoch)
+			lt->held[n++] = lt->held[i];
+	lt->depth = n;
+}
+
 /*
  * Current acquired @lock at @site; @entry was stamped when it asked for
  * it, @waited tells whether the first attempt failed.
@@ -320,10 +338,13 @@ void lm_sleep_acquired(void *lock, unsigned long site, u32 type,
 		       const struct lm_stamp *entry, bool waited)
 {
 	struct lm_task *lt = &current->lockmeter;
+	u32 epoch = READ_ONCE(lm_epoch);
 	struct lm_task_held *h;
 	struct lm_stamp now;
 
 	lm_stamp(&now);
+	if (lt->depth == CONFIG_LOCKMETER_TASK_DEPTH)
+		lm_task_purge(lt, epoch);
 	if (lt->depth == CONFIG_LOCKMETER_TASK_DEPTH) {
 		/* the oldest record is the likeliest to be stale */
 		memmove(&lt->held[0], &lt->held[1],
@@ -335,6 +356,7 @@ void lm_sleep_acquired(void *lock, unsigned long site, u32 type,
 	h->lock = (unsigned long)lock;
 	h->site = site;
 	h->type = type;
+	h->epoch = epoch;
 	h->t_acq = now.t;
 	h->oncpu_acq = now.oncpu;
 	h->waited = waited;
@@ -359,6 +381,7 @@ void lm_sleep_abort(void *lock, unsigned long site, u32 type)
 void lm_sleep_release(void *lock, u32 type, const struct lm_stamp *rel)
 {
 	struct lm_task *lt = &current->lockmeter;
+	u32 epoch = READ_ONCE(lm_epoch);
 	struct lm_task_held h;
 	unsigned long flags;
 	u64 hold, oncpu;
@@ -369,6 +392,11 @@ void lm_sleep_release(void *lock, u32 type, const struct lm_stamp *rel)
 	for (i = lt->depth - 1; i >= 0; i--)
 		if (lt->held[i].lock == (unsigned long)lock && lt->held[i].type == type)
 			break;
+	if (i >= 0 && lt->held[i].epoch != epoch) {
+		/* taken in an earlier metering period: stale, as are its elders */
+		lm_task_purge(lt, epoch);
+		i = -1;
+	}
 	if (i < 0) {
 		/* never seen acquired, or released by a task that is not the owner */
 		this_cpu_inc(lm_cpu.loss.unmatched);
@@ -447,6 +475,7 @@ static void __lockmeter_on(void)
 		return;
 	/* stale entries from an earlier metered period would never match */
 	on_each_cpu(lm_clear_held_cpu, NULL, 1);
+	WRITE_ONCE(lm_epoch, lm_epoch + 1);
 	lm_t_on = local_clock();
 	lm_on = true;
 	static_branch_enable(&lockmeter_key);

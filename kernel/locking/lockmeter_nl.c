@@ -223,14 +223,25 @@ static int lm_nl_control_doit(struct sk_buff *skb, struct genl_info *info)
 		[LOCKMETER_CONTROL_RESET] = LM_CTL_RESET,
 	};
 
-	if (GENL_REQ_ATTR_CHECK(info, LOCKMETER_A_CONTROL))
+	struct nlattr *attr = info->attrs[LOCKMETER_A_CONTROL];
+	u32 op;
+
+	if (GENL_REQ_ATTR_CHECK(info, LOCKMETER_A_CONTROL)) {
+		NL_SET_ERR_MSG(info->extack, "LOCKMETER_A_CONTROL is missing");
 		return -EINVAL;
+	}
 	/* the same privilege as writing /proc/lockmeter */
 	if (!capable(CAP_SYS_ADMIN)) {
 		NL_SET_ERR_MSG(info->extack, "lockmeter control needs CAP_SYS_ADMIN");
 		return -EPERM;
 	}
-	return lockmeter_control(ops[nla_get_u32(info->attrs[LOCKMETER_A_CONTROL])]);
+	/* checked here, not by the policy, so a bad value is EINVAL like /proc */
+	op = nla_get_u32(attr);
+	if (op < LOCKMETER_CONTROL_ON || op > LOCKMETER_CONTROL_RESET) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr, "not a lockmeter control operation");
+		return -EINVAL;
+	}
+	return lockmeter_control(ops[op]);
 }
 
 static const struct nla_policy lm_nl_stats_get_policy[LOCKMETER_A_CPU + 1] = {
@@ -238,8 +249,7 @@ static const struct nla_policy lm_nl_stats_get_policy[LOCKMETER_A_CPU + 1] = {
 };
 
 static const struct nla_policy lm_nl_control_policy[LOCKMETER_A_CONTROL + 1] = {
-	[LOCKMETER_A_CONTROL] = NLA_POLICY_RANGE(NLA_U32, LOCKMETER_CONTROL_ON,
-						 LOCKMETER_CONTROL_RESET),
+	[LOCKMETER_A_CONTROL] = { .type = NLA_U32 },
 };
 
 static const struct genl_split_ops lm_nl_ops[] = {

@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The lockmeter generic netlink family, spoken over a raw netlink socket
+ * (no libnl in the guest): the premise (the family resolves, status makes
+ * sense), privilege, strict attribute checking with extended-ACK messages,
+ * a dump larger than one message returning every row exactly once, and
+ * sockets closed in the middle of a dump leaking nothing.
+ */
+#define _GNU_SOURCE
+#include <linux/genetlink.h>
+#include <linux/lockmeter.h>
+#include <linux/netlink.h>
+#include <sys/param.h>
+#include <sys/socket.h>
+
+#include "lockmeter_lib.h"
+
+#define NOBODY		65534
+#define NL_BUF		(64 * 1024)
+
+/* A request: one genl header and up to two attributes. */
+struct nl_attr_req {
+	__u16 type;
+	__u16 len;		/* payload bytes: 0 (none), 1, 4 */
+	__u32 val;
+};
+
+struct nl_req {
+	__u8 cmd;
+	__u16 flags;		/* NLM_F_DUMP or 0; NLM_F_ACK is always set */
+	struct nl_attr_req attr[2];
+};
+
+/* What came back: rows counted, the error and its extack message. */
+struct nl_reply {
+	int error;		/* 0 or -errno from NLMSG_ERROR */
+	char msg[256];		/* NLMSGERR_ATTR_MSG, if any */
+	unsigned int messages;	/* data messages */
+	unsigned int rows;
+	struct nlattr *attrs[LOCKMETER_A_MAX + 1];	/* into last[] */
+	char *buf;		/* receive buffer, NL_BUF bytes */
+	char last[4096];	/* a copy of the last data message */
+};
+
+static int nl_open(void)
+{
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	int one = 1;
+
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	return fd;
+}
+
+static int nl_send(int fd, __u16 family, const struct nl_req *req)
+{
+	char buf[256] = { };
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+	struct genlmsghdr *g = NLMSG_DATA(nlh);
+	char *p = (char *)(g + 1);
+	unsigned int i;
+
+	nlh->nlmsg_type = family;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | req->flags;
+	nlh->nlmsg_seq = 1;
+	g->cmd = req->cmd;
+	g->version = LOCKMETER_FAMILY_VERSION;
+	for (i = 0; i < 2 && req->attr[i].type; i++) {
+		struct nlattr *a = (struct nlattr *)p;
+
+		a->nla_type = req->attr[i].type;
+		a->nla_len = NLA_HDRLEN + req->attr[i].len;
+		memcpy(p + NLA_HDRLEN, &req->attr[i].val, req->attr[i].len);
+		p += NLA_ALIGN(a->nla_len);
+	}
+	nlh->nlmsg_len = p - buf;
+	return send(fd, buf, nlh->nlmsg_len, 0) < 0 ? -errno : 0;
+}
+
+static void nl_parse_attrs(struct nlattr *a, int len, struct nlattr **tb, int max)
+{
+	memset(tb, 0, sizeof(*tb) * (max + 1));
+	for (; len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= len;
+	     len -= NLA_ALIGN(a->nla_len),
+	     a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len))) {
+		if ((a->nla_type & NLA_TYPE_MASK) <= max)
+			tb[a->nla_type & NLA_TYPE_MASK] = a;
+	}
+}
+
+static void nl_extack(struct nlmsghdr *nlh, struct nl_reply *r)
+{
+	struct nlmsgerr *e = NLMSG_DATA(nlh);
+	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+	int off = sizeof(*e);
+
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		off += e->msg.nlmsg_len - NLMSG_HDRLEN;
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return;
+	nl_parse_attrs((struct nlattr *)((char *)e + off),
+		       nlh->nlmsg_len - NLMSG_HDRLEN - off, tb, NLMSGERR_ATTR_MAX);
+	if (tb[NLMSGERR_ATTR_MSG])
+		snprintf(r->msg, sizeof(r->msg), "%s",
+			 (char *)tb[NLMSGERR_ATTR_MSG] + NLA_HDRLEN);
+}
+
+/*
+ * Read replies until the ACK, the error or the end of the dump; with
+ * @max_messages, stop after that many data messages (mid-dump).
+ */
+static int nl_recv(int fd, struct nl_reply *r, unsigned int max_messages)
+{
+	for (;;) {
+		int len = recv(fd, r->buf, NL_BUF, 0);
+		struct nlmsghdr *nlh = (struct nlmsghdr *)r->buf;
+
+		if (len < 0)
+			return -errno;
+		for (; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len)) {
+			struct genlmsghdr *g = NLMSG_DATA(nlh);
+
+			if (nlh->nlmsg_type == NLMSG_ERROR) {
+				r->error = ((struct nlmsgerr *)NLMSG_DATA(nlh))->error;
+				nl_extack(nlh, r);
+				return 0;
+			}
+			if (nlh->nlmsg_type == NLMSG_DONE)
+				return 0;
+			r->messages++;
+			/* the next recv() reuses buf: keep this one */
+			memcpy(r->last, g + 1, MIN(sizeof(r->last),
+						   nlh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN));
+			nl_parse_attrs((struct nlattr *)r->last,
+				       MIN(sizeof(r->last),
+					   nlh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN),
+				       r->attrs, LOCKMETER_A_MAX);
+			r->rows += !!r->attrs[LOCKMETER_A_ROW];
+		}
+		if (max_messages && r->messages >= max_messages)
+			return 0;
+	}
+}
+
+/* The family id of "lockmeter", 0 when the kernel has none. */
+static __u16 nl_family(int fd)
+{
+	struct nl_reply r = { .buf = malloc(NL_BUF) };
+	struct {
+		struct nlmsghdr nlh;
+		struct genlmsghdr g;
+		char attr[NLA_HDRLEN + NLA_ALIGN(sizeof(LOCKMETER_FAMILY_NAME))];
+	} req = { };
+	struct nlattr *a = (struct nlattr *)req.attr;
+	struct nlattr *tb[CTRL_ATTR_MAX + 1];
+	__u16 id = 0;
+	int len;
+
+	req.nlh.nlmsg_len = sizeof(req);
+	req.nlh.nlmsg_type = GENL_ID_CTRL;
+	req.nlh.nlmsg_flags = NLM_F_REQUEST;
+	req.g.cmd = CTRL_CMD_GETFAMILY;
+	req.g.version = 2;
+	a->nla_type = CTRL_ATTR_FAMILY_NAME;
+	a->nla_len = NLA_HDRLEN + sizeof(LOCKMETER_FAMILY_NAME);
+	memcpy(req.attr + NLA_HDRLEN, LOCKMETER_FAMILY_NAME, sizeof(LOCKMETER_FAMILY_NAME));
+	if (!r.buf || send(fd, &req, sizeof(req), 0) < 0)
+		goto out;
+	len = recv(fd, r.buf, NL_BUF, 0);
+	if (len > (int)(NLMSG_HDRLEN + GENL_HDRLEN) &&
+	    ((struct nlmsghdr *)r.buf)->nlmsg_type == GENL_ID_CTRL) {
+		nl_parse_attrs((struct nlattr *)(r.buf + NLMSG_HDRLEN + GENL_HDRLEN),
+			       len - NLMSG_HDRLEN - GENL_HDRLEN, tb, CTRL_ATTR_MAX);
+		if (tb[CTRL_ATTR_FAMILY_ID])
+			id = *(__u16 *)((char *)tb[CTRL_ATTR_FAMILY_ID] + NLA_HDRLEN);
+	}
+out:
+	free(r.buf);
+	return id;
+}
+
+/* One request, all replies; 0 or a socket error (the reply has the rest). */
+static int nl_do(__u16 family, const struct nl_req *req, struct nl_reply *r)
+{
+	int fd = nl_open(), ret;
+
+	memset(r, 0, sizeof(*r));
+	if (fd < 0)
+		return fd;
+	r->buf = malloc(NL_BUF);
+	ret = r->buf ? nl_send(fd, family, req) : -ENOMEM;
+	if (!ret)
+		ret = nl_recv(fd, r, 0);
+	close(fd);
+	return ret;
+}
+
+static __u64 nla_uint(const struct nlattr *a)
+{
+	__u64 v = 0;
+
+	if (a->nla_len == NLA_HDRLEN + 8)
+		memcpy(&v, (char *)a + NLA_HDRLEN, 8);
+	else if (a->nla_len == NLA_HDRLEN + 4)
+		v = *(__u32 *)((char *)a + NLA_HDRLEN);
+	return v;
+}
+
+/* Run @req as uid nobody in a child: returns the child's -error. */
+static int nl_do_as_nobody(__u16 family, const struct nl_req *req)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		struct nl_reply r;
+
+		if (setgid(NOBODY) || setuid(NOBODY))
+			_exit(255);
+		if (nl_do(family, req, &r))
+			_exit(254);
+		_exit(-r.error);
+	}
+	return -lm_wait_child(pid);
+}
+
+FIXTURE(nl)
+{
+	__u16 family;
+	struct nl_reply r;
+};
+
+FIXTURE_SETUP(nl)
+{
+	int fd = nl_open();
+
+	ASSERT_LE(0, fd) TH_LOG("netlink socket: %s", strerror(-fd));
+	self->family = nl_family(fd);
+	close(fd);
+	if (!self->family)
+		SKIP(return, "no generic netlink family \"%s\"", LOCKMETER_FAMILY_NAME);
+	memset(&self->r, 0, sizeof(self->r));
+}
+
+FIXTURE_TEARDOWN(nl)
+{
+	free(self->r.buf);
+}
+
+/* The premise: the family answers and agrees with /proc/lockmeter. */
+TEST_F(nl, status_get)
+{
+	static const struct nl_req req = { .cmd = LOCKMETER_CMD_STATUS_GET };
+	struct nlattr **tb = self->r.attrs;
+
+	ASSERT_EQ(0, nl_do(self->family, &req, &self->r));
+	ASSERT_EQ(0, self->r.error) TH_LOG("status: %s", strerror(-self->r.error));
+	ASSERT_EQ(1U, self->r.messages);
+	ASSERT_NE(NULL, tb[LOCKMETER_A_VERSION]);
+	ASSERT_NE(NULL, tb[LOCKMETER_A_CPUS]);
+	ASSERT_NE(NULL, tb[LOCKMETER_A_STATE]);
+	ASSERT_NE(NULL, tb[LOCKMETER_A_SLOTS_PER_CPU]);
+	EXPECT_EQ(1U, *(__u32 *)((char *)tb[LOCKMETER_A_VERSION] + NLA_HDRLEN));
+	EXPECT_EQ(sysconf(_SC_NPROCESSORS_ONLN),
+		  *(__u32 *)((char *)tb[LOCKMETER_A_CPUS] + NLA_HDRLEN));
+	EXPECT_EQ(lm_is_on(_metadata),
+		  !!*(__u32 *)((char *)tb[LOCKMETER_A_STATE] + NLA_HDRLEN));
+	EXPECT_NE(NULL, tb[LOCKMETER_A_TABLE_FULL]);
+	EXPECT_NE(NULL, tb[LOCKMETER_A_EVICTED]);
+}
+
+TEST_F(nl, control_switches_state)
+{
+	struct nl_req req = {
+		.cmd = LOCKMETER_CMD_CONTROL,
+		.attr = { { LOCKMETER_A_CONTROL, 4, LOCKMETER_CONTROL_ON } },
+	};
+
+	ASSERT_EQ(0, nl_do(self->family, &req, &self->r));
+	ASSERT_EQ(0, self->r.error) TH_LOG("on: %s %s", strerror(-self->r.error), self->r.msg);
+	EXPECT_TRUE(lm_is_on(_metadata));
+	req.attr[0].val = LOCKMETER_CONTROL_OFF;
+	free(self->r.buf);
+	ASSERT_EQ(0, nl_do(self->family, &req, &self->r));
+	ASSERT_EQ(0, self->r.error);
+	EXPECT_FALSE(lm_is_on(_metadata));
+}
+
+TEST_F(nl, unprivileged_is_refused)
+{
+	static const struct nl_req on = {
+		.cmd = LOCKMETER_CMD_CONTROL,
+		.attr = { { LOCKMETER_A_CONTROL, 4, LOCKMETER_CONTROL_ON } },
+	};
+	static const struct nl_req dump = {
+		.cmd = LOCKMETER_CMD_STATS_GET, .flags = NLM_F_DUMP,
+	};
+	static const struct nl_req status = { .cmd = LOCKMETER_CMD_STATUS_GET };
+
+	ASSERT_EQ(0, lm_ctl("off"));
+	EXPECT_EQ(-EPERM, nl_do_as_nobody(self->family, &on));
+	EXPECT_FALSE(lm_is_on(_metadata));
+	EXPECT_EQ(-EPERM, nl_do_as_nobody(self->family, &dump));
+	/* the status is not secret */
+	EXPECT_EQ(0, nl_do_as_nobody(self->family, &status));
+}
+
+/* Strict policies: each bad request is refused, with a message. */
+TEST_F(nl, bad_requests_get_einval_and_a_message)
+{
+	static const struct nl_req bad[] = {
+		{ .cmd = LOCKMETER_CMD_CONTROL },	/* attribute missing */
+		{ .cmd = LOCKMETER_CMD_CONTROL,		/* out of range */
+		  .attr = { { LOCKMETER_A_CONTROL, 4, 99 } } },
+		{ .cmd = LOCKMETER_CMD_CONTROL,		/* zero is not an op */
+		  .attr = { { LOCKMETER_A_CONTROL, 4, 0 } } },
+		{ .cmd = LOCKMETER_CMD_CONTROL,		/* wrong size */
+		  .attr = { { LOCKMETER_A_CONTROL, 1, LOCKMETER_CONTROL_ON } } },
+		{ .cmd = LOCKMETER_CMD_CONTROL,		/* unknown attribute */
+		  .attr = { { LOCKMETER_A_CONTROL, 4, LOCKMETER_CONTROL_ON },
+			    { LOCKMETER_A_MAX + 1, 4, 1 } } },
+		{ .cmd = LOCKMETER_CMD_STATS_GET, .flags = NLM_F_DUMP,	/* no such CPU */
+		  .attr = { { LOCKMETER_A_CPU, 4, 100000 } } },
+	};
+	unsigned int i;
+
+	ASSERT_EQ(0, lm_ctl("off"));
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		free(self->r.buf);
+		ASSERT_EQ(0, nl_do(self->family, &bad[i], &self->r));
+		EXPECT_EQ(-EINVAL, self->r.error) TH_LOG("request %u", i);
+		EXPECT_NE('\0', self->r.msg[0]) TH_LOG("request %u: no extack message", i);
+		if (self->r.msg[0])
+			ksft_print_msg("request %u: %s\n", i, self->r.msg);
+	}
+	/* and changed nothing */
+	EXPECT_FALSE(lm_is_on(_metadata));
+	free(self->r.buf);
+	self->r.buf = NULL;
+	/* an unknown command */
+	{
+		static const struct nl_req unknown = { .cmd = LOCKMETER_CMD_MAX + 1 };
+
+		ASSERT_EQ(0, nl_do(self->family, &unknown, &self->r));
+		EXPECT_EQ(-EOPNOTSUPP, self->r.error);
+	}
+}
+
+/*
+ * Thousands of rows span many messages: every /proc row comes back once.
+ * Metering is off while both are read, so nothing moves in between.
+ */
+TEST_F_TIMEOUT(nl, big_dump_has_every_row_once, 120)
+{
+	static const struct nl_req dump = {
+		.cmd = LOCKMETER_CMD_STATS_GET, .flags = NLM_F_DUMP,
+	};
+	struct lm_report rep;
+
+	lm_setup(_metadata);
+	lm_metered(_metadata, "overflow 3000");
+	lm_report_read(_metadata, &rep);
+	ASSERT_EQ(0, nl_do(self->family, &dump, &self->r));
+	EXPECT_EQ(0, self->r.error);
+	EXPECT_EQ(rep.nr_lines, self->r.rows);
+	EXPECT_EQ(self->r.messages, self->r.rows);	/* one row per message */
+	EXPECT_LT(3000U, self->r.rows);
+	ksft_print_msg("%u rows in %u messages\n", self->r.rows, self->r.messages);
+	lm_report_free(&rep);
+	ASSERT_EQ(0, lm_ctl("reset"));
+}
+
+/* One CPU's table: fewer or as many rows, each tagged with that CPU. */
+TEST_F(nl, per_cpu_dump)
+{
+	static const struct nl_req dump = {
+		.cmd = LOCKMETER_CMD_STATS_GET, .flags = NLM_F_DUMP,
+		.attr = { { LOCKMETER_A_CPU, 4, 0 } },
+	};
+	struct nlattr *row[LOCKMETER_R_MAX + 1];
+	struct nlattr *a;
+
+	lm_setup(_metadata);
+	lm_metered(_metadata, "hold 5 10");
+	ASSERT_EQ(0, nl_do(self->family, &dump, &self->r));
+	ASSERT_EQ(0, self->r.error);
+	ASSERT_LT(0U, self->r.rows);
+	a = self->r.attrs[LOCKMETER_A_ROW];
+	nl_parse_attrs((struct nlattr *)((char *)a + NLA_HDRLEN), a->nla_len - NLA_HDRLEN,
+		       row, LOCKMETER_R_MAX);
+	ASSERT_NE(NULL, row[LOCKMETER_R_CPU]);
+	EXPECT_EQ(0U, *(__u32 *)((char *)row[LOCKMETER_R_CPU] + NLA_HDRLEN));
+	ASSERT_NE(NULL, row[LOCKMETER_R_ACQUIRED]);
+	EXPECT_LT(0ULL, nla_uint(row[LOCKMETER_R_ACQUIRED]) + nla_uint(row[LOCKMETER_R_REJECT]));
+	EXPECT_NE(NULL, row[LOCKMETER_R_LOCK]);
+	EXPECT_NE(NULL, row[LOCKMETER_R_SITE]);
+	ASSERT_EQ(0, lm_ctl("reset"));
+}
+
+static long vmalloc_used_kb(void)
+{
+	char *text = lm_read_file("/proc/meminfo"), *p;
+	long kb = -1;
+
+	p = text ? strstr(text, "VmallocUsed:") : NULL;
+	if (p)
+		kb = strtol(p + strlen("VmallocUsed:"), NULL, 10);
+	free(text);
+	return kb;
+}
+
+/*
+ * Each dump holds a vmalloc'd snapshot of ~3000 rows (~0.5 MB) until its
+ * .done runs; closing the socket after the first message must run it.
+ */
+TEST_F_TIMEOUT(nl, close_mid_dump_leaks_nothing, 180)
+{
+	static const struct nl_req dump = {
+		.cmd = LOCKMETER_CMD_STATS_GET, .flags = NLM_F_DUMP,
+	};
+	long before, after;
+	int i;
+
+	lm_setup(_metadata);
+	lm_metered(_metadata, "overflow 3000");
+	self->r.buf = malloc(NL_BUF);
+	ASSERT_NE(NULL, self->r.buf);
+	before = vmalloc_used_kb();
+	ASSERT_LT(0, before);
+	for (i = 0; i < 100; i++) {
+		int fd = nl_open();
+
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, nl_send(fd, self->family, &dump));
+		self->r.messages = 0;
+		ASSERT_EQ(0, nl_recv(fd, &self->r, 1));
+		close(fd);
+	}
+	after = vmalloc_used_kb();
+	ksft_print_msg("VmallocUsed %ld kB before, %ld kB after 100 abandoned dumps\n",
+		       before, after);
+	/* 100 leaked snapshots would be ~50 MB */
+	EXPECT_GT(before + 4096, after);
+	ASSERT_EQ(0, lm_ctl("reset"));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What lockmeter reports for the sleeping locks test_lockmeter.ko takes,
+ * mutexes and rw_semaphores: exact counts at the right (type, lock, site)
+ * rows, contention where it must be and none where it cannot be, failed
+ * trylocks, and what only sleeping locks have: the hold split into the
+ * holder's time on a CPU and the rest (blocked), a wait ended by a signal
+ * counted as an abort, downgrade_write() turning a write hold into a read
+ * hold, and a child that never inherits its parent's held records.
+ *
+ * Each test meters its own work: reset, on, module command(s), off, read.
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+
+#include "lockmeter_lib.h"
+
+/*
+ * mutex_sleep: the holder sleeps in msleep() for the whole hold, so nearly
+ * all of the hold is blocked time.  The on-CPU part is the clock reads and
+ * the timer set-up and wake-up around each sleep, microseconds: allow 10%
+ * of the hold, room enough for a slow emulated CPU.  msleep() does not
+ * return early, but the guest clock under QEMU/TCG is approximate, so the
+ * blocked part of a hold must only reach 90% of the nominal sleep on
+ * average.
+ */
+#define SLEEP_N			5
+#define SLEEP_MS		20
+#define SLEEP_BLOCKED_MIN_PCT	90	/* of hold_total */
+#define SLEEP_ONCPU_MAX_PCT	10	/* of hold_total, exclusive */
+#define SLEEP_PER_HOLD_MIN_PCT	90	/* of SLEEP_MS, blocked per hold */
+
+/*
+ * A holder that busy-waits (udelay()) stays on its CPU; only preemption
+ * by another task turns part of its hold into blocked time.  The guest
+ * runs little else, so requiring half of the hold on-CPU is loose.
+ */
+#define BUSY_ONCPU_MIN_PCT	50
+
+#define MCONTEND_K		2
+#define MCONTEND_N		100
+#define MCONTEND_H_US		200
+
+#define MTRYLOCK_F		7
+
+#define RREADERS_R		2
+#define RREADERS_N		50
+#define RREADERS_H_US		200
+
+#define RWRITER_N		10
+#define RWRITER_H_US		100
+
+#define DOWNGRADE_N		20
+#define DOWNGRADE_H_US		100
+
+/*
+ * Right after "on", releases of locks taken before it count as unmatched
+ * (and the static keys flip site by site).  Wait this long before taking
+ * the counter as a baseline.
+ */
+#define SETTLE_US		100000
+
+/*
+ * mutex_abort: the module's kthread gives up the mutex after ABORT_MS if
+ * no signal came.  The signal is sent ABORT_SIGNAL_US after the command
+ * starts, and not before the waiter sleeps interruptibly: the emulated
+ * guest may take a while to start the kthread.
+ */
+#define ABORT_MS		5000
+#define ABORT_SIGNAL_US		300000
+#define ABORT_POLL_US		10000
+#define ABORT_POLLS		(ABORT_MS * 1000 / 2 / ABORT_POLL_US)
+
+FIXTURE(sleep)
+{
+	struct lm_report rep;
+	pid_t child;		/* a helper process still to reap */
+	bool fork_held;		/* this process holds lmt_fork_mutex */
+};
+
+FIXTURE_SETUP(sleep)
+{
+	lm_setup(_metadata);
+}
+
+FIXTURE_TEARDOWN(sleep)
+{
+	if (self->child > 0) {
+		kill(self->child, SIGKILL);
+		lm_wait_child(self->child);
+	}
+	/* Never leave the module's fork mutex held by an exited task. */
+	if (self->fork_held)
+		EXPECT_EQ(0, lm_mod_write("fork_release"));
+	EXPECT_EQ(0, lm_ctl("off"));
+	lm_report_free(&self->rep);
+}
+
+/* Whether @part is at least @pct percent of @whole. */
+static bool pct_at_least(uint64_t part, uint64_t whole, unsigned int pct)
+{
+	return part * 100 >= whole * pct;
+}
+
+/* The one @type row of @lock at module function @func, checked. */
+static const struct lm_row *sole_row(struct __test_metadata *_metadata,
+				     const struct lm_report *rep, const char *type,
+				     const char *lock, const char *func)
+{
+	const struct lm_row *row = lm_find_row(rep, type, lock, func);
+
+	ASSERT_NE(NULL, row) TH_LOG("no %s row for %s at %s", type, lock, func);
+	EXPECT_EQ(1U, lm_count_rows(rep, type, lock, func))
+		TH_LOG("%s %s at %s: one call site must be one row", type, lock, func);
+	lm_row_check(_metadata, row);
+	return row;
+}
+
+/* A busy holder's hold is mostly on-CPU time. */
+static void busy_hold_check(struct __test_metadata *_metadata,
+			    const struct lm_row *row)
+{
+	EXPECT_TRUE(pct_at_least(row->oncpu_total, row->hold_total, BUSY_ONCPU_MIN_PCT))
+		TH_LOG("%s %s: %" PRIu64 " of %" PRIu64 " ns on a CPU", row->lock,
+		       row->site, row->oncpu_total, row->hold_total);
+}
+
+TEST_F(sleep, mutex_sleep)
+{
+	const uint64_t n = SLEEP_N, sleep_ns = SLEEP_MS * 1000000ULL;
+	uint64_t mod_max, mod_total;
+	const struct lm_row *row;
+
+	lm_metered(_metadata, "mutex_sleep %u %u", SLEEP_N, SLEEP_MS);
+	ASSERT_EQ(n, lm_mod_value(_metadata, "count"));
+	mod_max = lm_mod_value(_metadata, "hold_max_ns");
+	mod_total = lm_mod_value(_metadata, "hold_total_ns");
+
+	lm_report_read(_metadata, &self->rep);
+	row = sole_row(_metadata, &self->rep, "mutex", "lmt_sleep_mutex", "lmt_mutex_sleep");
+	EXPECT_EQ(n, row->acquired);
+	EXPECT_EQ(0ULL, row->spin) TH_LOG("nothing else takes lmt_sleep_mutex");
+	EXPECT_EQ(0ULL, row->reject + row->abort);
+	EXPECT_EQ(1ULL, row->instances);
+	EXPECT_LE(mod_max, row->hold_max);
+	EXPECT_LE(mod_total, row->hold_total);
+
+	EXPECT_TRUE(pct_at_least(row->blocked_total, row->hold_total, SLEEP_BLOCKED_MIN_PCT))
+		TH_LOG("blocked %" PRIu64 " of %" PRIu64 " ns", row->blocked_total,
+		       row->hold_total);
+	EXPECT_FALSE(pct_at_least(row->oncpu_total, row->hold_total, SLEEP_ONCPU_MAX_PCT))
+		TH_LOG("on a CPU %" PRIu64 " of %" PRIu64 " ns while sleeping",
+		       row->oncpu_total, row->hold_total);
+	EXPECT_TRUE(pct_at_least(row->blocked_total, n * sleep_ns, SLEEP_PER_HOLD_MIN_PCT))
+		TH_LOG("blocked %" PRIu64 " ns per hold, in sleeps of %u ms",
+		       row->blocked_total / n, SLEEP_MS);
+}
+
+TEST_F(sleep, mutex_contend)
+{
+	const uint64_t total = MCONTEND_K * MCONTEND_N;
+	const struct lm_row *row;
+	uint64_t mod_max;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "contention needs two CPUs");
+	lm_metered(_metadata, "mutex_contend %u %u %u", MCONTEND_K, MCONTEND_N,
+		   MCONTEND_H_US);
+	ASSERT_EQ(total, lm_mod_value(_metadata, "count"));
+	mod_max = lm_mod_value(_metadata, "hold_max_ns");
+
+	lm_report_read(_metadata, &self->rep);
+	row = sole_row(_metadata, &self->rep, "mutex", "lmt_contended_mutex",
+		       "lmt_mutex_contend");
+	EXPECT_EQ(total, row->acquired);
+	EXPECT_LT(0ULL, row->spin) TH_LOG("two CPUs, one mutex, never contended");
+	EXPECT_LT(0ULL, row->wait_total);
+	EXPECT_LT(0ULL, row->wait_max);
+	EXPECT_EQ(0ULL, row->reject + row->abort);
+	EXPECT_LE(mod_max, row->hold_max);
+	busy_hold_check(_metadata, row);
+}
+
+TEST_F(sleep, mutex_trylock)
+{
+	const struct lm_row *fail, *hold;
+
+	lm_metered(_metadata, "mutex_trylock %u", MTRYLOCK_F);
+	EXPECT_EQ(1ULL, lm_mod_value(_metadata, "count"));
+	EXPECT_EQ((uint64_t)MTRYLOCK_F, lm_mod_value(_metadata, "rejects"));
+
+	lm_report_read(_metadata, &self->rep);
+	fail = sole_row(_metadata, &self->rep, "mutex", "lmt_try_mutex",
+			"lmt_mutex_trylock_fail");
+	EXPECT_EQ((uint64_t)MTRYLOCK_F, fail->reject);
+	EXPECT_EQ(0ULL, fail->acquired);
+	EXPECT_EQ(0ULL, fail->abort);
+	EXPECT_EQ(0ULL, fail->hold_max);
+
+	hold = sole_row(_metadata, &self->rep, "mutex", "lmt_try_mutex",
+			"lmt_mutex_trylock_hold");
+	EXPECT_EQ(1ULL, hold->acquired);
+	EXPECT_EQ(0ULL, hold->reject + hold->abort);
+	EXPECT_LT(0ULL, hold->hold_max);
+}
+
+static volatile sig_atomic_t got_signal;
+
+static void note_signal(int sig)
+{
+	got_signal = sig;
+}
+
+/* Catch @sig; no SA_RESTART, so it interrupts a blocking system call. */
+static int catch_signal(int sig)
+{
+	struct sigaction sa = { .sa_handler = note_signal };
+
+	sigemptyset(&sa.sa_mask);
+	return sigaction(sig, &sa, NULL);
+}
+
+/* State letter of task @pid ('R', 'S', 'D', ...), or 0. */
+static char task_state(pid_t pid)
+{
+	char path[32], *text, *p, state = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	text = lm_read_file(path);
+	p = text ? strrchr(text, ')') : NULL;
+	if (p && p[1] == ' ')
+		state = p[2];
+	free(text);
+	return state;
+}
+
+/*
+ * In the child: SIGUSR1 to @pid once it sleeps interruptibly, as it does
+ * only in mutex_lock_interruptible() (starting the kthread and waiting for
+ * it are 'D'), and not sooner than ABORT_SIGNAL_US from now.
+ */
+static int signal_waiter(pid_t pid)
+{
+	int i;
+
+	usleep(ABORT_SIGNAL_US);
+	for (i = 0; i < ABORT_POLLS && task_state(pid) != 'S'; i++)
+		usleep(ABORT_POLL_US);
+	return kill(pid, SIGUSR1) ? 1 : 0;
+}
+
+TEST_F_TIMEOUT(sleep, mutex_abort, 60)
+{
+	const struct lm_row *row;
+	char cmd[32];
+	int ret;
+
+	snprintf(cmd, sizeof(cmd), "mutex_abort %u", ABORT_MS);
+	ASSERT_EQ(0, catch_signal(SIGUSR1));
+	ASSERT_EQ(0, lm_ctl("reset"));
+	ASSERT_EQ(0, lm_ctl("on"));
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (!self->child)
+		_exit(signal_waiter(getppid()));
+
+	/*
+	 * The module finishes the command after the interrupted wait, so the
+	 * write succeeds; should the signal cut it short, the results are
+	 * there all the same.
+	 */
+	ret = lm_mod_write(cmd);
+	ASSERT_TRUE(!ret || ret == -EINTR) TH_LOG("'%s': %s", cmd, strerror(-ret));
+	ASSERT_EQ(0, lm_ctl("off"));
+	EXPECT_EQ(0, lm_wait_child(self->child)) TH_LOG("the signalling child failed");
+	self->child = 0;
+	EXPECT_EQ(SIGUSR1, got_signal);
+	lm_mod_done(_metadata, cmd);
+	EXPECT_EQ(1ULL, lm_mod_value(_metadata, "aborted"))
+		TH_LOG("the wait ended without the signal: the holder timed out");
+
+	lm_report_read(_metadata, &self->rep);
+	row = sole_row(_metadata, &self->rep, "mutex", "lmt_abort_mutex", "lmt_mutex_abort");
+	EXPECT_EQ(1ULL, row->abort);
+	EXPECT_EQ(0ULL, row->acquired);
+	EXPECT_EQ(0ULL, row->reject);
+
+	/* The holder's acquisition is counted apart, at its own site. */
+	row = sole_row(_metadata, &self->rep, "mutex", "lmt_abort_mutex",
+		       "lmt_abort_holder_fn");
+	EXPECT_EQ(1ULL, row->acquired);
+	EXPECT_EQ(0ULL, row->abort);
+}
+
+TEST_F(sleep, rwsem_readers)
+{
+	const uint64_t total = RREADERS_R * RREADERS_N;
+	const struct lm_row *row;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < RREADERS_R)
+		SKIP(return, "%d readers need as many CPUs", RREADERS_R);
+	lm_metered(_metadata, "rwsem_readers %u %u %u", RREADERS_R, RREADERS_N,
+		   RREADERS_H_US);
+	ASSERT_EQ(total, lm_mod_value(_metadata, "count"));
+	EXPECT_LE(2ULL, lm_mod_value(_metadata, "max_readers"))
+		TH_LOG("the readers never overlapped: nothing to test");
+
+	lm_report_read(_metadata, &self->rep);
+	row = sole_row(_metadata, &self->rep, "rwsem_read", "lmt_rwsem", "lmt_rwsem_reader");
+	EXPECT_EQ(total, row->acquired);
+	EXPECT_EQ(0ULL, row->spin) TH_LOG("readers must not wait for readers");
+	EXPECT_EQ(0ULL, row->reject + row->abort);
+	EXPECT_EQ(NULL, lm_find_row(&self->rep, "rwsem_write", "lmt_rwsem",
+				    "lmt_rwsem_reader"));
+}
+
+TEST_F(sleep, rwsem_writer)
+{
+	const struct lm_row *row;
+	uint64_t mod_max;
+
+	lm_metered(_metadata, "rwsem_writer %u %u", RWRITER_N, RWRITER_H_US);
+	ASSERT_EQ((uint64_t)RWRITER_N, lm_mod_value(_metadata, "count"));
+	mod_max = lm_mod_value(_metadata, "hold_max_ns");
+
+	lm_report_read(_metadata, &self->rep);
+	row = sole_row(_metadata, &self->rep, "rwsem_write", "lmt_rwsem", "lmt_rwsem_writer");
+	EXPECT_EQ((uint64_t)RWRITER_N, row->acquired);
+	EXPECT_EQ(0ULL, row->spin) TH_LOG("nothing else takes lmt_rwsem meanwhile");
+	EXPECT_EQ(0ULL, row->reject + row->abort);
+	EXPECT_LE(mod_max, row->hold_max);
+	busy_hold_check(_metadata, row);
+	EXPECT_EQ(NULL, lm_find_row(&self->rep, "rwsem_read", "lmt_rwsem",
+				    "lmt_rwsem_writer"));
+}
+
+static uint64_t unmatched_now(struct __test_metadata *_metadata)
+{
+	char *text = lm_read_file(LM_PROC);
+	uint64_t v;
+
+	ASSERT_NE(NULL, text) TH_LOG("read %s: %s", LM_PROC, strerror(errno));
+	v = lm_header_u64(_metadata, text, "unmatched");
+	free(text);
+	return v;
+}
+
+/*
+ * downgrade_write() ends the write hold and starts a read hold at the same
+ * site, without a wait; the up_read() that follows finds that read record.
+ */
+TEST_F(sleep, downgrade)
+{
+	const uint64_t n = DOWNGRADE_N;
+	const struct lm_row *row;
+	uint64_t before, after;
+
+	ASSERT_EQ(0, lm_ctl("reset"));
+	ASSERT_EQ(0, lm_ctl("on"));
+	usleep(SETTLE_US);
+	before = unmatched_now(_metadata);
+	lm_mod_cmd(_metadata, "downgrade %u %u", DOWNGRADE_N, DOWNGRADE_H_US);
+	after = unmatched_now(_metadata);
+	ASSERT_EQ(0, lm_ctl("off"));
+	EXPECT_EQ(n, lm_mod_value(_metadata, "count"));
+	EXPECT_EQ(before, after) TH_LOG("unmatched releases during the downgrades");
+
+	lm_report_read(_metadata, &self->rep);
+	row = sole_row(_metadata, &self->rep, "rwsem_write", "lmt_rwsem", "lmt_downgrade");
+	EXPECT_EQ(n, row->acquired);
+	EXPECT_EQ(0ULL, row->spin);
+	EXPECT_LT(0ULL, row->hold_min);
+
+	row = sole_row(_metadata, &self->rep, "rwsem_read", "lmt_rwsem", "lmt_downgrade");
+	EXPECT_EQ(n, row->acquired);
+	EXPECT_EQ(n, row->nowait) TH_LOG("the read hold starts at the downgrade, no wait");
+	EXPECT_EQ(0ULL, row->spin);
+	EXPECT_LT(0ULL, row->hold_min);
+}
+
+/* "held" of the last module command, or -1. */
+static int mod_held(void)
+{
+	char *text = lm_read_file(LM_MOD_PROC), val[16];
+	uint64_t v;
+	int held = -1;
+
+	if (text && !lm_header(text, "held", val, sizeof(val)) &&
+	    !lm_parse_u64(val, &v) && v <= INT_MAX)
+		held = v;
+	free(text);
+	return held;
+}
+
+/* Exit statuses of child_held() that are not a count of records. */
+#define CHILD_RELEASED		250	/* it released its parent's mutex */
+#define CHILD_NOT_EPERM		251	/* the release failed otherwise */
+#define CHILD_FAILED		252	/* "held" failed */
+
+/*
+ * In a child: its records as "held" counts them, as the exit status; with
+ * @try_release, first check that it cannot release its parent's mutex.
+ */
+static int child_held(bool try_release)
+{
+	int held, ret;
+
+	if (lm_mod_write("held"))
+		return CHILD_FAILED;
+	held = mod_held();
+	if (held < 0 || held >= CHILD_RELEASED)
+		return CHILD_FAILED;
+	if (try_release) {
+		ret = lm_mod_write("fork_release");
+		if (!ret)
+			return CHILD_RELEASED;
+		if (ret != -EPERM)
+			return CHILD_NOT_EPERM;
+	}
+	return held;
+}
+
+/* Fork; the child runs child_held(); its exit status. */
+static int held_in_child(struct __test_metadata *_metadata, FIXTURE_DATA(sleep) *self,
+			 bool try_release)
+{
+	int status;
+
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (!self->child)
+		_exit(child_held(try_release));
+	status = lm_wait_child(self->child);
+	self->child = 0;
+	return status;
+}
+
+/*
+ * A child of a task holding a mutex has no record of it: it has as many as
+ * a child forked before the mutex was taken, at most one (the module's
+ * command mutex, which every command holds, is metered too).  The parent
+ * is compared only with itself: a task that wrote "off" while metering was
+ * on keeps records of the locks that write released unmetered.
+ */
+TEST_F(sleep, fork_no_inherit)
+{
+	uint64_t base;
+	int fresh, status, ret;
+
+	ASSERT_EQ(0, lm_ctl("reset"));
+	ASSERT_EQ(0, lm_ctl("on"));
+	fresh = held_in_child(_metadata, self, false);
+	ASSERT_NE(CHILD_FAILED, fresh) TH_LOG("'held' failed in a child");
+	ASSERT_GE(1, fresh) TH_LOG("a new task that holds nothing has %d records", fresh);
+	lm_mod_cmd(_metadata, "held");
+	base = lm_mod_value(_metadata, "held");
+
+	ret = lm_mod_write("fork_hold");
+	self->fork_held = !ret;
+	ASSERT_EQ(0, ret) TH_LOG("fork_hold: %s", strerror(-ret));
+	lm_mod_done(_metadata, "fork_hold");
+	EXPECT_EQ(base + 1, lm_mod_value(_metadata, "held"));
+
+	/* One command at a time: the parent waits while the child runs its own. */
+	status = held_in_child(_metadata, self, true);
+	EXPECT_EQ(fresh, status)
+		TH_LOG("child: %d (%d: it released the mutex, %d: not EPERM, %d: failed)",
+		       status, CHILD_RELEASED, CHILD_NOT_EPERM, CHILD_FAILED);
+
+	lm_mod_cmd(_metadata, "held");
+	EXPECT_EQ(base + 1, lm_mod_value(_metadata, "held")) TH_LOG("the parent lost its record");
+	lm_mod_cmd(_metadata, "fork_release");
+	self->fork_held = false;
+	EXPECT_EQ(base, lm_mod_value(_metadata, "held"));
+	ASSERT_EQ(0, lm_ctl("off"));
+}
+
+TEST_HARNESS_MAIN

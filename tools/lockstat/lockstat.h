@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * lockstat: what every file of the tool shares: exit codes, the messages
+ * helper and the subcommand entry points.
+ *
+ * Helpers never exit(): they print what went wrong (once, where the
+ * context is known) and return one of the exit codes below, which the
+ * subcommand's main returns to main().
+ */
+#ifndef LOCKSTAT_H
+#define LOCKSTAT_H
+
+#include <stdio.h>
+
+enum lm_exit {
+	LM_EXIT_OK		= 0,
+	LM_EXIT_ERR		= 1,	/* any other error */
+	LM_EXIT_USAGE		= 2,	/* bad command line */
+	LM_EXIT_PERM		= 3,	/* not root, EPERM, EACCES */
+	LM_EXIT_NOLM		= 4,	/* neither the family nor /proc/lockmeter */
+	LM_EXIT_NOFAMILY	= 5,	/* --source=netlink and no family */
+	LM_EXIT_FILE		= 6,	/* snapshot file unreadable */
+	LM_EXIT_CORRUPT		= 7,	/* snapshot file corrupt */
+};
+
+/* what on, off and reset ask for, whatever the source */
+enum lm_ctl {
+	LM_CTL_ON,
+	LM_CTL_OFF,
+	LM_CTL_RESET,
+};
+
+/* returned by the *_parse_args() functions for -h/--help */
+#define LM_HELP		(-1)
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+#define LOCKSTAT_VERSION	"1.0"
+
+void lm_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void lm_print_lines(FILE *f, const char *const *lines);
+
+int ctl_main(int argc, char **argv);	/* on, off, reset */
+int status_main(int argc, char **argv);
+int print_main(int argc, char **argv);
+int record_main(int argc, char **argv);
+int get_main(int argc, char **argv);
+int report_main(int argc, char **argv);
+
+#endif /* LOCKSTAT_H */

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lockstat: the reader of lockmeter, which meters spinlock, rwlock, mutex
+ * and rw_semaphore hold and wait times per (lock, call site) in the
+ * kernel (CONFIG_LOCKMETER, Documentation/locking/lockmeter.rst).
+ *
+ * This file only dispatches: each subcommand parses its own options in
+ * its own file (ctl.c, status.c, print.c, record.c, get.c, report.c).
+ * Data comes from the "lockmeter" netlink family (nl.c), /proc/lockmeter
+ * (procfs.c) or a snapshot file (snapfile.c); model.c merges and sorts,
+ * view_table.c and view_json.c render.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lockstat.h"
+#include "options.h"
+
+static const char *const msg[] = {
+	"usage: lockstat COMMAND [OPTIONS]",
+	"",
+	"  on                   start metering",
+	"  off                  stop metering (the numbers stay)",
+	"  reset                zero all rows and counters",
+	"  status               metering state, metered time, table use, losses",
+	"  print                the lockmeter table of the running kernel",
+	"  record [OPTIONS] -- CMD [ARGS]",
+	"                       reset, on, run CMD, off, print the table",
+	"  get -o FILE          save a snapshot of the statistics to FILE",
+	"  report FILE          the table of a saved snapshot (offline)",
+	"",
+	"  lockstat COMMAND -h  the options of COMMAND",
+	"  lockstat -V          the version",
+	"",
+	NULL,
+};
+
+static const struct {
+	const char *name;
+	int (*main)(int argc, char **argv);
+} cmds[] = {
+	{ "get", get_main },
+	{ "off", ctl_main },
+	{ "on", ctl_main },
+	{ "print", print_main },
+	{ "record", record_main },
+	{ "report", report_main },
+	{ "reset", ctl_main },
+	{ "status", status_main },
+};
+
+static void usage(int err)
+{
+	FILE *f = err ? stderr : stdout;
+
+	lm_print_lines(f, msg);
+	lm_print_lines(f, lm_exit_help);
+	fputs("  record: the exit status of CMD once the table is printed\n", f);
+}
+
+int main(int argc, char **argv)
+{
+	static char help[] = "-h";
+	char *help_argv[] = { NULL, help, NULL };
+	unsigned int i;
+	bool want_help;
+
+	if (argc < 2) {
+		usage(1);
+		return LM_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    (!strcmp(argv[1], "help") && argc == 2)) {
+		usage(0);
+		return LM_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
+		printf("lockstat %s (lockmeter format 1)\n", LOCKSTAT_VERSION);
+		return LM_EXIT_OK;
+	}
+	/* "lockstat help CMD" is "lockstat CMD -h" */
+	want_help = !strcmp(argv[1], "help");
+	if (want_help)
+		help_argv[0] = argv[2];
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		if (strcmp(argv[want_help ? 2 : 1], cmds[i].name))
+			continue;
+		if (want_help)
+			return cmds[i].main(2, help_argv);
+		return cmds[i].main(argc - 1, argv + 1);
+	}
+	lm_err("unknown command '%s'", argv[want_help ? 2 : 1]);
+	usage(1);
+	return LM_EXIT_USAGE;
+}

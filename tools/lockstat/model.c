@@ -1,0 +1,984 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lockstat model: snapshots, the merge of call sites under their locks,
+ * sort keys and filters.
+ *
+ * A snapshot holds rows exactly as a source delivered them: one per
+ * (type, lock, site), names in a pool freed with the snapshot.  A view
+ * points into a snapshot: rows that pass the row filters (--type, --name)
+ * are sorted by (type, lock, site), equal keys merged, and each run of
+ * one lock's sites becomes a struct lm_lock whose agg row sums them.  A
+ * [heap] or *overflow* row has no lock identity beyond its site, so each
+ * such row is a lock of its own.  Then the lock filters (--min-con,
+ * --min-util) apply, locks and sites are sorted by one key of lm_keys[]
+ * and --top cuts.  Section totals count every row that passed the row
+ * filters, shown or not.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lockstat.h"
+#include "model.h"
+
+static const struct {
+	const char *name;
+	const char *title;
+} lm_types[LM_NR_TYPES] = {
+	[LM_TYPE_NONE] = { "none", "NONE" },
+#define X(e, n, t)	[LM_TYPE_##e] = { #n, t },
+	LM_TYPES(X)
+#undef X
+};
+
+const char *const lm_field_names[LM_NR_FIELDS] = {
+#define X(e, n)	[LM_F_##e] = #n,
+	LM_FIELDS(X)
+#undef X
+};
+
+const char *const lm_loss_names[LM_NR_LOSSES] = {
+#define X(e, n)	[LM_L_##e] = #n,
+	LM_LOSSES(X)
+#undef X
+};
+
+const char *lm_type_name(uint32_t type)
+{
+	return type < LM_NR_TYPES ? lm_types[type].name : "?";
+}
+
+const char *lm_type_title(uint32_t type)
+{
+	return type < LM_NR_TYPES ? lm_types[type].title : "?";
+}
+
+int lm_type_parse(const char *name)
+{
+	int t;
+
+	for (t = LM_TYPE_NONE + 1; t < LM_NR_TYPES; t++)
+		if (!strcmp(name, lm_types[t].name))
+			return t;
+	return -1;
+}
+
+bool lm_type_sleeping(uint32_t type)
+{
+	return type >= LM_TYPE_MUTEX;
+}
+
+const char *lm_class_name(uint32_t class)
+{
+	static const char *const names[] = {
+		[LM_CLASS_STATIC] = "static",
+		[LM_CLASS_PERCPU] = "percpu",
+		[LM_CLASS_HEAP] = "heap",
+		[LM_CLASS_OVERFLOW] = "overflow",
+	};
+
+	return class < ARRAY_SIZE(names) ? names[class] : "?";
+}
+
+/* the class of a row read from text, where only the name tells */
+uint32_t lm_class_of(const char *lock)
+{
+	if (!strcmp(lock, "[heap]"))
+		return LM_CLASS_HEAP;
+	if (!strcmp(lock, "*overflow*"))
+		return LM_CLASS_OVERFLOW;
+	if (!strncmp(lock, "percpu:", 7))
+		return LM_CLASS_PERCPU;
+	return LM_CLASS_STATIC;
+}
+
+/* a [heap] or *overflow* row is identified by its site: a lock of its own */
+bool lm_lock_per_site(uint32_t class)
+{
+	return class == LM_CLASS_HEAP || class == LM_CLASS_OVERFLOW;
+}
+
+/* a name as /proc/lockmeter prints it: printable, no blanks */
+bool lm_name_printable(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s <= ' ' || *s > '~')
+			return false;
+	return true;
+}
+
+/* ---- header fields ---- */
+
+#define HK(bit, n, k, m) [bit] = {					\
+	.name = n, .kind = k, .off = offsetof(struct lm_header, m),	\
+	.size = sizeof(((struct lm_header *)0)->m) }
+
+const struct lm_hdr_key lm_hdr_keys[LM_NR_HDR] = {
+	HK(LM_H_COMMAND, "command", LM_HK_STR, command),
+	HK(LM_H_SOURCE, "source", LM_HK_STR, source),
+	HK(LM_H_SYSTEM, "system", LM_HK_STR, system),
+	HK(LM_H_NODE, "node", LM_HK_STR, node),
+	HK(LM_H_RELEASE, "release", LM_HK_STR, release),
+	HK(LM_H_UVERSION, "uname_version", LM_HK_STR, uversion),
+	HK(LM_H_MACHINE, "machine", LM_HK_STR, machine),
+	HK(LM_H_KERNEL, "kernel", LM_HK_STR, kernel),
+	HK(LM_H_CLOCK, "clock", LM_HK_STR, clock),
+	HK(LM_H_CPUS, "cpus", LM_HK_U32, cpus),
+	HK(LM_H_CPU, "cpu", LM_HK_U32, cpu),
+	HK(LM_H_STATE, "state", LM_HK_STATE, on),
+	HK(LM_H_START, "start", LM_HK_TIME, start),
+	HK(LM_H_END, "end", LM_HK_TIME, end),
+	HK(LM_H_METERED_NS, "metered_ns", LM_HK_U64, metered_ns),
+	HK(LM_H_SLOTS_USED, "slots_used", LM_HK_U32, slots_used),
+	HK(LM_H_SLOTS_PER_CPU, "slots_per_cpu", LM_HK_U32, slots_per_cpu),
+	HK(LM_H_ROWS, "rows", LM_HK_U64, rows),
+#define X(e, n)	HK(LM_H_LOSS + LM_L_##e, #n, LM_HK_U64, loss[LM_L_##e]),
+	LM_LOSSES(X)
+#undef X
+};
+
+int lm_hdr_find(const char *name)
+{
+	int i;
+
+	for (i = 0; i < LM_NR_HDR; i++)
+		if (!strcmp(name, lm_hdr_keys[i].name))
+			return i;
+	return -1;
+}
+
+/* digits only, no sign, no blanks, no overflow */
+int lm_parse_u64(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		unsigned int d = (unsigned char)*s - '0';
+
+		if (d > 9 || v > (UINT64_MAX - d) / 10)
+			return -1;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
+static int lm_parse_time(const char *s, struct timespec *ts)
+{
+	char sec[24];
+	const char *dot = strchr(s, '.');
+	uint64_t v, ns = 0;
+	size_t n = dot ? (size_t)(dot - s) : strlen(s);
+
+	if (n >= sizeof(sec))
+		return -1;
+	memcpy(sec, s, n);
+	sec[n] = '\0';
+	if (lm_parse_u64(sec, &v) || v > (uint64_t)INT64_MAX)
+		return -1;
+	if (dot && (strlen(dot + 1) != 9 || lm_parse_u64(dot + 1, &ns)))
+		return -1;
+	ts->tv_sec = (time_t)v;
+	ts->tv_nsec = (long)ns;
+	return 0;
+}
+
+/* set field @bit from its text; on error *why says what is wrong */
+int lm_hdr_set(struct lm_header *h, int bit, const char *val, const char **why)
+{
+	const struct lm_hdr_key *k = &lm_hdr_keys[bit];
+	char *p = (char *)h + k->off;
+	uint64_t v;
+	size_t i;
+
+	switch (k->kind) {
+	case LM_HK_STR:
+		if (strlen(val) >= k->size) {
+			*why = "value too long";
+			return -1;
+		}
+		for (i = 0; val[i]; i++) {
+			if (val[i] < ' ' || val[i] > '~') {
+				*why = "value has unprintable characters";
+				return -1;
+			}
+		}
+		memcpy(p, val, i + 1);
+		break;
+	case LM_HK_U32:
+	case LM_HK_U64:
+		if (lm_parse_u64(val, &v) ||
+		    (k->kind == LM_HK_U32 && v > UINT32_MAX)) {
+			*why = "not an unsigned integer in range";
+			return -1;
+		}
+		if (k->kind == LM_HK_U32)
+			*(uint32_t *)p = (uint32_t)v;
+		else
+			*(uint64_t *)p = v;
+		break;
+	case LM_HK_TIME:
+		if (lm_parse_time(val, (struct timespec *)p)) {
+			*why = "not a time (seconds.nanoseconds)";
+			return -1;
+		}
+		break;
+	case LM_HK_STATE:
+		if (strcmp(val, "on") && strcmp(val, "off")) {
+			*why = "state is neither on nor off";
+			return -1;
+		}
+		*(uint32_t *)p = !strcmp(val, "on");
+		break;
+	}
+	lm_set(h, bit);
+	return 0;
+}
+
+/* a string field from a live source: cut to fit, unprintables as '?' */
+void lm_hdr_put_str(struct lm_header *h, int bit, const char *val)
+{
+	const struct lm_hdr_key *k = &lm_hdr_keys[bit];
+	char *p = (char *)h + k->off;
+	size_t i;
+
+	for (i = 0; val[i] && i + 1 < k->size; i++)
+		p[i] = (val[i] >= ' ' && val[i] <= '~') ? val[i] : '?';
+	p[i] = '\0';
+	lm_set(h, bit);
+}
+
+void lm_hdr_format(const struct lm_header *h, int bit, char *buf, size_t len)
+{
+	const struct lm_hdr_key *k = &lm_hdr_keys[bit];
+	const char *p = (const char *)h + k->off;
+	const struct timespec *ts = (const struct timespec *)p;
+
+	switch (k->kind) {
+	case LM_HK_STR:
+		snprintf(buf, len, "%s", p);
+		break;
+	case LM_HK_U32:
+		snprintf(buf, len, "%u", *(const uint32_t *)p);
+		break;
+	case LM_HK_U64:
+		snprintf(buf, len, "%llu", (unsigned long long)*(const uint64_t *)p);
+		break;
+	case LM_HK_TIME:
+		snprintf(buf, len, "%lld.%09ld", (long long)ts->tv_sec, ts->tv_nsec);
+		break;
+	case LM_HK_STATE:
+		snprintf(buf, len, "%s", *(const uint32_t *)p ? "on" : "off");
+		break;
+	}
+}
+
+/* ---- snapshots ---- */
+
+struct lm_pool {
+	struct lm_pool *next;
+	size_t used;
+	size_t size;
+	char data[];
+};
+
+#define LM_POOL_CHUNK	(64 * 1024)
+
+void lm_snap_init(struct lm_snapshot *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+void lm_snap_free(struct lm_snapshot *s)
+{
+	struct lm_pool *p, *next;
+
+	for (p = s->pool; p; p = next) {
+		next = p->next;
+		free(p);
+	}
+	free(s->rows);
+	lm_snap_init(s);
+}
+
+/* a zeroed row appended to @s, or NULL without memory */
+struct lm_row *lm_snap_add_row(struct lm_snapshot *s)
+{
+	if (s->nr == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 256;
+		struct lm_row *rows = realloc(s->rows, cap * sizeof(*rows));
+
+		if (!rows)
+			return NULL;
+		s->rows = rows;
+		s->cap = cap;
+	}
+	memset(&s->rows[s->nr], 0, sizeof(s->rows[0]));
+	return &s->rows[s->nr++];
+}
+
+const char *lm_snap_strdup(struct lm_snapshot *s, const char *str)
+{
+	size_t n = strlen(str) + 1;
+	struct lm_pool *p = s->pool;
+	char *dst;
+
+	if (!p || p->size - p->used < n) {
+		size_t size = n > LM_POOL_CHUNK ? n : LM_POOL_CHUNK;
+
+		p = malloc(sizeof(*p) + size);
+		if (!p)
+			return NULL;
+		p->used = 0;
+		p->size = size;
+		p->next = s->pool;
+		s->pool = p;
+	}
+	dst = p->data + p->used;
+	memcpy(dst, str, n);
+	p->used += n;
+	return dst;
+}
+
+/* ---- rows ---- */
+
+uint64_t lm_row_total(const struct lm_row *r)
+{
+	return r->v[LM_F_NOWAIT] + r->v[LM_F_SPIN] + r->v[LM_F_REJECT];
+}
+
+static uint64_t lm_add_sat(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+/*
+ * Merge @src into @dst: counts and totals add, maxima take the larger, a
+ * minimum the smaller of the rows that have samples, instances the larger
+ * (sites of one lock name the same instances).
+ */
+void lm_row_add(struct lm_row *dst, const struct lm_row *src)
+{
+	bool dst_hold = dst->v[LM_F_ACQUIRED], src_hold = src->v[LM_F_ACQUIRED];
+	bool dst_wait = dst->v[LM_F_SPIN], src_wait = src->v[LM_F_SPIN];
+	uint64_t *d = dst->v;
+	const uint64_t *s = src->v;
+	int f;
+
+	for (f = 0; f < LM_NR_FIELDS; f++) {
+		switch (f) {
+		case LM_F_HOLD_MAX:
+		case LM_F_WAIT_MAX:
+		case LM_F_ONCPU_MAX:
+		case LM_F_BLOCKED_MAX:
+		case LM_F_INSTANCES:
+			if (s[f] > d[f])
+				d[f] = s[f];
+			break;
+		case LM_F_HOLD_MIN:
+			if (src_hold && (!dst_hold || s[f] < d[f]))
+				d[f] = s[f];
+			break;
+		case LM_F_WAIT_MIN:
+			if (src_wait && (!dst_wait || s[f] < d[f]))
+				d[f] = s[f];
+			break;
+		default:
+			d[f] = lm_add_sat(d[f], s[f]);
+			break;
+		}
+	}
+}
+
+/* ---- derived values and their formatting ---- */
+
+void lm_ctx_init(struct lm_ctx *c, const struct lm_header *h)
+{
+	c->elapsed_ns = lm_has(h, LM_H_METERED_NS) ? (double)h->metered_ns : 0;
+	c->cpus = 1;
+	if (!lm_has(h, LM_H_CPU) && lm_has(h, LM_H_CPUS) && h->cpus)
+		c->cpus = h->cpus;
+}
+
+static double lm_ratio(uint64_t num, uint64_t den)
+{
+	return den ? (double)num / (double)den : 0;
+}
+
+double lm_util_pct(const struct lm_row *r, const struct lm_ctx *c)
+{
+	return c->elapsed_ns > 0 ? 100.0 * (double)r->v[LM_F_HOLD_TOTAL] / c->elapsed_ns : 0;
+}
+
+double lm_con_pct(const struct lm_row *r)
+{
+	return 100.0 * lm_ratio(r->v[LM_F_SPIN] + r->v[LM_F_REJECT], lm_row_total(r));
+}
+
+/* @n in decimal; @buf holds at least 21 bytes; returns the length */
+size_t lm_u64_str(char *buf, uint64_t n)
+{
+	char tmp[20];
+	size_t i = 0, len = 0;
+
+	do {
+		tmp[i++] = '0' + n % 10;
+		n /= 10;
+	} while (n);
+	while (i)
+		buf[len++] = tmp[--i];
+	buf[len] = '\0';
+	return len;
+}
+
+/*
+ * @v rounded (half up) to @dec decimals, 0 to 2, then @unit.  The table
+ * prints hundreds of thousands of these: no printf here.
+ */
+static void lm_fixed(char *buf, size_t len, double v, unsigned int dec, const char *unit)
+{
+	static const double scale[] = { 1, 10, 100 };
+	char num[32];
+	size_t k, u = strlen(unit);
+
+	if (!(v >= 0))
+		v = 0;
+	if (v > 1e15)
+		v = 1e15;
+	k = lm_u64_str(num, (uint64_t)(v * scale[dec] + 0.5));
+	if (dec) {
+		while (k <= dec) {
+			memmove(num + 1, num, k + 1);
+			num[0] = '0';
+			k++;
+		}
+		memmove(num + k - dec + 1, num + k - dec, dec + 1);
+		num[k - dec] = '.';
+		k++;
+	}
+	if (k + u >= len) {
+		if (len)
+			buf[0] = '\0';
+		return;
+	}
+	memcpy(buf, num, k);
+	memcpy(buf + k, unit, u + 1);
+}
+
+/*
+ * The lockmeter units: the largest of ns, us, ms, s that keeps the value
+ * under 1000, one decimal below 10 ("2.4us"), none above ("51ms"); 0 is
+ * "0us" as in the historic report.
+ */
+void lm_fmt_time(char *buf, size_t len, double ns)
+{
+	static const struct {
+		const char *unit;
+		double div;
+	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
+	unsigned int i;
+
+	if (!(ns > 0)) {
+		lm_fixed(buf, len, 0, 0, "us");
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
+		double v = ns / units[i].div;
+
+		if (i > 0 && v < 9.95) {
+			lm_fixed(buf, len, v, 1, units[i].unit);
+			return;
+		}
+		if (v < 999.5 || i == ARRAY_SIZE(units) - 1) {
+			lm_fixed(buf, len, v, 0, units[i].unit);
+			return;
+		}
+	}
+}
+
+/* "0%", "0.82%", "2.6%", "13.7%", "100%" */
+void lm_fmt_pct(char *buf, size_t len, double pct)
+{
+	if (!(pct > 0))
+		lm_fixed(buf, len, 0, 0, "%");
+	else if (pct < 0.995)
+		lm_fixed(buf, len, pct, 2, "%");
+	else if (pct < 99.95)
+		lm_fixed(buf, len, pct, 1, "%");
+	else
+		lm_fixed(buf, len, pct, 0, "%");
+}
+
+/* ---- sort keys ---- */
+
+static int lm_cmp_u64(uint64_t a, uint64_t b)
+{
+	return (a > b) - (a < b);
+}
+
+/* an/ad against bn/bd exactly; a zero denominator makes the ratio 0 */
+static int lm_cmp_ratio(uint64_t an, uint64_t ad, uint64_t bn, uint64_t bd)
+{
+#ifdef __SIZEOF_INT128__
+	unsigned __int128 l, r;
+#else
+	long double l, r;
+#endif
+
+	if (!ad) {
+		an = 0;
+		ad = 1;
+	}
+	if (!bd) {
+		bn = 0;
+		bd = 1;
+	}
+#ifdef __SIZEOF_INT128__
+	l = (unsigned __int128)an * bd;
+	r = (unsigned __int128)bn * ad;
+#else
+	l = (long double)an * bd;
+	r = (long double)bn * ad;
+#endif
+	return (l > r) - (l < r);
+}
+
+#define F(r, f)	((r)->v[LM_F_##f])
+
+static int cmp_maxhold(const struct lm_row *a, const struct lm_row *b)
+{
+	return lm_cmp_u64(F(a, HOLD_MAX), F(b, HOLD_MAX));
+}
+
+static int cmp_meanhold(const struct lm_row *a, const struct lm_row *b)
+{
+	return lm_cmp_ratio(F(a, HOLD_TOTAL), F(a, ACQUIRED), F(b, HOLD_TOTAL), F(b, ACQUIRED));
+}
+
+static int cmp_totalhold(const struct lm_row *a, const struct lm_row *b)
+{
+	return lm_cmp_u64(F(a, HOLD_TOTAL), F(b, HOLD_TOTAL));
+}
+
+/* hold total over the metered time, which is the same for every row */
+static int cmp_util(const struct lm_row *a, const struct lm_row *b)
+{
+	return cmp_totalhold(a, b);
+}
+
+static int cmp_con(const struct lm_row *a, const struct lm_row *b)
+{
+	return lm_cmp_ratio(F(a, SPIN) + F(a, REJECT), lm_row_total(a),
+			    F(b, SPIN) + F(b, REJECT), lm_row_total(b));
+}
+
+static int cmp_maxwait(const struct lm_row *a, const struct lm_row *b)
+{
+	return lm_cmp_u64(F(a, WAIT_MAX), F(b, WAIT_MAX));
+}
+
+static int cmp_meanwait(const struct lm_row *a, const struct lm_row *b)
+{
+	return lm_cmp_ratio(F(a, WAIT_TOTAL), F(a, SPIN), F(b, WAIT_TOTAL), F(b, SPIN));
+}
+
+/* %CPU: total wait over the same CPUs x elapsed for every row */
+static int cmp_waitcpu(const struct lm_row *a, const struct lm_row *b)
+{
+	return lm_cmp_u64(F(a, WAIT_TOTAL), F(b, WAIT_TOTAL));
+}
+
+static int cmp_total(const struct lm_row *a, const struct lm_row *b)
+{
+	return lm_cmp_u64(lm_row_total(a), lm_row_total(b));
+}
+
+static int cmp_nowait(const struct lm_row *a, const struct lm_row *b)
+{
+	return lm_cmp_ratio(F(a, NOWAIT), lm_row_total(a), F(b, NOWAIT), lm_row_total(b));
+}
+
+static int cmp_spin(const struct lm_row *a, const struct lm_row *b)
+{
+	return lm_cmp_ratio(F(a, SPIN), lm_row_total(a), F(b, SPIN), lm_row_total(b));
+}
+
+static int cmp_reject(const struct lm_row *a, const struct lm_row *b)
+{
+	return lm_cmp_ratio(F(a, REJECT), lm_row_total(a), F(b, REJECT), lm_row_total(b));
+}
+
+static int cmp_abort(const struct lm_row *a, const struct lm_row *b)
+{
+	return lm_cmp_u64(F(a, ABORT), F(b, ABORT));
+}
+
+static int cmp_blocked(const struct lm_row *a, const struct lm_row *b)
+{
+	return lm_cmp_u64(F(a, BLOCKED_MAX), F(b, BLOCKED_MAX));
+}
+
+static int cmp_oncpu(const struct lm_row *a, const struct lm_row *b)
+{
+	return lm_cmp_u64(F(a, ONCPU_MAX), F(b, ONCPU_MAX));
+}
+
+static int cmp_name(const struct lm_row *a, const struct lm_row *b)
+{
+	int c = strcmp(a->lock, b->lock);
+
+	if (!c)
+		c = strcmp(a->site ? a->site : "", b->site ? b->site : "");
+	return (c > 0) - (c < 0);
+}
+
+static void pr_time(char *buf, size_t len, uint64_t ns)
+{
+	lm_fmt_time(buf, len, (double)ns);
+}
+
+static void pr_pct(char *buf, size_t len, uint64_t num, uint64_t den)
+{
+	lm_fmt_pct(buf, len, 100.0 * lm_ratio(num, den));
+}
+
+/* strlcpy, which C11 lacks */
+static void lm_copy(char *buf, size_t len, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!len)
+		return;
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+}
+
+static void pr_count(char *buf, size_t len, uint64_t n)
+{
+	char num[24];
+
+	lm_u64_str(num, n);
+	lm_copy(buf, len, num);
+}
+
+static void pr_maxhold(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
+{
+	(void)c;
+	pr_time(buf, len, F(r, HOLD_MAX));
+}
+
+static void pr_meanhold(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
+{
+	(void)c;
+	lm_fmt_time(buf, len, lm_ratio(F(r, HOLD_TOTAL), F(r, ACQUIRED)));
+}
+
+static void pr_totalhold(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
+{
+	(void)c;
+	pr_time(buf, len, F(r, HOLD_TOTAL));
+}
+
+static void pr_util(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
+{
+	lm_fmt_pct(buf, len, lm_util_pct(r, c));
+}
+
+static void pr_con(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
+{
+	(void)c;
+	lm_fmt_pct(buf, len, lm_con_pct(r));
+}
+
+static void pr_maxwait(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
+{
+	(void)c;
+	pr_time(buf, len, F(r, WAIT_MAX));
+}
+
+static void pr_meanwait(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
+{
+	(void)c;
+	lm_fmt_time(buf, len, lm_ratio(F(r, WAIT_TOTAL), F(r, SPIN)));
+}
+
+static void pr_waitcpu(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
+{
+	double den = c->cpus * c->elapsed_ns;
+
+	lm_fmt_pct(buf, len, den > 0 ? 100.0 * (double)F(r, WAIT_TOTAL) / den : 0);
+}
+
+static void pr_total(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
+{
+	(void)c;
+	pr_count(buf, len, lm_row_total(r));
+}
+
+static void pr_nowait(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
+{
+	(void)c;
+	pr_pct(buf, len, F(r, NOWAIT), lm_row_total(r));
+}
+
+static void pr_spin(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
+{
+	(void)c;
+	pr_pct(buf, len, F(r, SPIN), lm_row_total(r));
+}
+
+static void pr_reject(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
+{
+	(void)c;
+	pr_pct(buf, len, F(r, REJECT), lm_row_total(r));
+}
+
+static void pr_abort(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
+{
+	(void)c;
+	pr_count(buf, len, F(r, ABORT));
+}
+
+static void pr_blocked(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
+{
+	(void)c;
+	pr_time(buf, len, F(r, BLOCKED_MAX));
+}
+
+static void pr_oncpu(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
+{
+	(void)c;
+	pr_time(buf, len, F(r, ONCPU_MAX));
+}
+
+static void pr_name(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
+{
+	(void)c;
+	lm_copy(buf, len, r->site ? r->site : r->lock);
+}
+
+#define KEY(id, n, hdr, w, d, h) [LM_K_##id] = {			\
+	.name = #n, .header = hdr, .width = w, .cmp = cmp_##n,		\
+	.print = pr_##n, .desc = d, .help = h }
+
+const struct lm_key lm_keys[LM_NR_KEYS] = {
+	KEY(MAXHOLD, maxhold, "MAX", 6, true, "longest hold (HOLD MAX); the default"),
+	KEY(MEANHOLD, meanhold, "MEAN", 6, true, "mean hold (HOLD MEAN)"),
+	KEY(TOTALHOLD, totalhold, "HOLD", 6, true, "total hold time"),
+	KEY(UTIL, util, "UTIL", 6, true, "hold time / metered time (UTIL)"),
+	KEY(CON, con, "CON", 5, true, "share of attempts that waited or failed (CON)"),
+	KEY(MAXWAIT, maxwait, "MAX", 6, true, "longest wait (WAIT MAX)"),
+	KEY(MEANWAIT, meanwait, "MEAN", 6, true, "mean wait of those that waited (WAIT MEAN)"),
+	KEY(WAITCPU, waitcpu, "% CPU", 5, true, "total wait / (CPUs x metered time) (% CPU)"),
+	KEY(TOTAL, total, "TOTAL", 10, true, "attempts: nowait + spin + reject (TOTAL)"),
+	KEY(NOWAIT, nowait, "NOWAIT", 5, true, "share acquired at once (NOWAIT)"),
+	KEY(SPIN, spin, "SPIN", 5, true, "share that had to wait (SPIN)"),
+	KEY(REJECT, reject, "RJECT", 5, true, "share of failed trylocks (RJECT)"),
+	KEY(ABORT, abort, "ABORT", 6, true, "sleeping waits ended by a signal (ABORT)"),
+	KEY(BLOCKED, blocked, "BLOCKED", 6, true, "longest blocked part of one hold (BLOCKED MAX)"),
+	KEY(ONCPU, oncpu, "ONCPU", 6, true, "longest on-CPU part of one hold (ONCPU MAX)"),
+	KEY(NAME, name, "NAME", 0, false, "lock name, then site, alphabetically"),
+};
+
+const struct lm_key *lm_key_find(const char *name)
+{
+	int i;
+
+	for (i = 0; i < LM_NR_KEYS; i++)
+		if (!strcmp(name, lm_keys[i].name))
+			return &lm_keys[i];
+	return NULL;
+}
+
+void lm_filter_init(struct lm_filter *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->min_con = -1;
+	f->min_util = -1;
+	f->key = &lm_keys[LM_K_MAXHOLD];
+}
+
+/* ---- views ---- */
+
+/* qsort has no context argument: the key of the sort in progress */
+static const struct lm_key *lm_sort_key;
+static int lm_sort_dir;
+
+static int lm_sort_cmp(const struct lm_row *a, const struct lm_row *b)
+{
+	int c = lm_sort_key->cmp(a, b) * lm_sort_dir;
+
+	return c ? c : cmp_name(a, b);
+}
+
+static int lm_sort_rowp(const void *pa, const void *pb)
+{
+	return lm_sort_cmp(*(const struct lm_row *const *)pa, *(const struct lm_row *const *)pb);
+}
+
+static int lm_sort_lock(const void *pa, const void *pb)
+{
+	return lm_sort_cmp(&((const struct lm_lock *)pa)->agg, &((const struct lm_lock *)pb)->agg);
+}
+
+/* (type, lock, site): the order in which a lock's sites are adjacent */
+static int lm_group_cmp(const void *pa, const void *pb)
+{
+	const struct lm_row *a = *(const struct lm_row *const *)pa;
+	const struct lm_row *b = *(const struct lm_row *const *)pb;
+	int c = lm_cmp_u64(a->type, b->type);
+
+	return c ? c : cmp_name(a, b);
+}
+
+static bool lm_same_lock(const struct lm_row *a, const struct lm_row *b)
+{
+	return a->type == b->type && !strcmp(a->lock, b->lock) &&
+	       (!lm_lock_per_site(a->class) || !strcmp(a->site, b->site));
+}
+
+static bool lm_row_pass(const struct lm_row *r, const struct lm_filter *f)
+{
+	if (r->type <= LM_TYPE_NONE || r->type >= LM_NR_TYPES)
+		return false;
+	if (f->types && !(f->types & (1U << r->type)))
+		return false;
+	if (f->name && !strstr(r->lock, f->name) && !strstr(r->site, f->name))
+		return false;
+	return true;
+}
+
+/* merge rows with equal (type, lock, site) into copies; returns the count */
+static size_t lm_view_merge_equal(struct lm_view *v, size_t n)
+{
+	size_t i, j = 0, m = 0, last = SIZE_MAX;
+
+	for (i = 0; i < n; i++) {
+		const struct lm_row *r = v->rowv[i];
+
+		if (j && lm_group_cmp(&v->rowv[j - 1], &v->rowv[i]) == 0) {
+			if (last != j - 1) {
+				v->merged[m] = *v->rowv[j - 1];
+				v->rowv[j - 1] = &v->merged[m++];
+				last = j - 1;
+			}
+			lm_row_add(&v->merged[m - 1], r);
+			continue;
+		}
+		v->rowv[j++] = r;
+	}
+	return j;
+}
+
+/* runs of one lock's sites become locks; sections point at their runs */
+static void lm_view_group(struct lm_view *v, size_t n)
+{
+	size_t i = 0, k, nr = 0;
+
+	while (i < n) {
+		const struct lm_row *r = v->rowv[i];
+		struct lm_lock *lk = &v->lockv[nr++];
+		struct lm_section *sec = &v->sec[r->type];
+		uint64_t inst;
+
+		for (k = i + 1; k < n && lm_same_lock(r, v->rowv[k]); k++)
+			;
+		lk->sites = &v->rowv[i];
+		lk->nr_sites = k - i;
+		lk->agg = *r;
+		for (i++; i < k; i++)
+			lm_row_add(&lk->agg, v->rowv[i]);
+		lk->agg.site = lm_lock_per_site(r->class) ? r->site : NULL;
+		if (!sec->locks)
+			sec->locks = lk;
+		sec->nr_locks++;
+		sec->nr_rows += lk->nr_sites;
+		inst = sec->total.v[LM_F_INSTANCES];
+		lm_row_add(&sec->total, &lk->agg);
+		sec->total.v[LM_F_INSTANCES] = lm_add_sat(inst, lk->agg.v[LM_F_INSTANCES]);
+	}
+}
+
+/* --min-con, --min-util, the sort and --top within one section */
+static void lm_view_section(struct lm_view *v, struct lm_section *sec)
+{
+	const struct lm_filter *f = v->filter;
+	size_t i, j = 0;
+
+	for (i = 0; i < sec->nr_locks; i++) {
+		const struct lm_row *a = &sec->locks[i].agg;
+
+		if (f->min_con >= 0 && lm_con_pct(a) < f->min_con)
+			continue;
+		if (f->min_util >= 0 && lm_util_pct(a, &v->ctx) < f->min_util)
+			continue;
+		sec->locks[j++] = sec->locks[i];
+	}
+	sec->nr_locks = j;
+	if (!sec->nr_locks)
+		return;		/* and sec->locks may be NULL */
+	qsort(sec->locks, sec->nr_locks, sizeof(sec->locks[0]), lm_sort_lock);
+	if (f->top && sec->nr_locks > f->top)
+		sec->nr_locks = f->top;
+	for (i = 0; i < sec->nr_locks; i++) {
+		struct lm_lock *lk = &sec->locks[i];
+
+		qsort(lk->sites, lk->nr_sites, sizeof(lk->sites[0]), lm_sort_rowp);
+		if (f->top && lk->nr_sites > f->top)
+			lk->nr_sites = f->top;
+	}
+}
+
+int lm_view_build(struct lm_view *v, const struct lm_snapshot *s,
+		  const struct lm_filter *f)
+{
+	size_t i, n = 0;
+	int t;
+
+	memset(v, 0, sizeof(*v));
+	v->h = &s->h;
+	v->filter = f;
+	lm_ctx_init(&v->ctx, &s->h);
+	for (t = 0; t < LM_NR_TYPES; t++) {
+		v->sec[t].type = t;
+		v->sec[t].total.type = t;
+		v->sec[t].total.lock = "*TOTAL*";
+	}
+	if (!s->nr)
+		return 0;
+	v->rowv = malloc(s->nr * sizeof(*v->rowv));
+	v->merged = malloc(s->nr * sizeof(*v->merged));
+	v->lockv = calloc(s->nr, sizeof(*v->lockv));
+	if (!v->rowv || !v->merged || !v->lockv) {
+		lm_view_free(v);
+		return -1;
+	}
+	for (i = 0; i < s->nr; i++)
+		if (lm_row_pass(&s->rows[i], f))
+			v->rowv[n++] = &s->rows[i];
+	qsort(v->rowv, n, sizeof(*v->rowv), lm_group_cmp);
+	n = lm_view_merge_equal(v, n);
+	lm_view_group(v, n);
+	lm_sort_key = f->key;
+	lm_sort_dir = (f->key->desc != f->reverse) ? -1 : 1;
+	for (t = LM_TYPE_NONE + 1; t < LM_NR_TYPES; t++)
+		lm_view_section(v, &v->sec[t]);
+	return 0;
+}
+
+void lm_view_free(struct lm_view *v)
+{
+	free(v->rowv);
+	free(v->merged);
+	free(v->lockv);
+	v->rowv = NULL;
+	v->merged = NULL;
+	v->lockv = NULL;
+}

@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * lockstat model: a snapshot of the lockmeter statistics (header fields
+ * with presence bits, and the (type, lock, site) rows as the kernel sends
+ * them), and the view built from it for the renderers: rows filtered,
+ * call sites merged under their locks, locks and sites sorted.
+ *
+ * Nothing here does I/O or prints; the sources (nl.c, procfs.c,
+ * snapfile.c) fill snapshots and the views (view_*.c) render them.
+ */
+#ifndef LOCKSTAT_MODEL_H
+#define LOCKSTAT_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+/* Lock types, numbered as enum lockmeter_lock_type: (enum, name, title). */
+#define LM_TYPES(X)						\
+	X(SPIN, spin, "SPINLOCKS")				\
+	X(READ, read, "RWLOCK READS")				\
+	X(WRITE, write, "RWLOCK WRITES")			\
+	X(MUTEX, mutex, "MUTEXES")				\
+	X(RWSEM_READ, rwsem_read, "RWSEM READS")		\
+	X(RWSEM_WRITE, rwsem_write, "RWSEM WRITES")
+
+enum lm_type {
+	LM_TYPE_NONE,
+#define X(e, n, t)	LM_TYPE_##e,
+	LM_TYPES(X)
+#undef X
+	LM_NR_TYPES
+};
+
+/* Where a lock lives, numbered as enum lockmeter_lock_class. */
+enum lm_class {
+	LM_CLASS_STATIC,
+	LM_CLASS_PERCPU,
+	LM_CLASS_HEAP,
+	LM_CLASS_OVERFLOW,
+};
+
+/*
+ * The numbers of a row, in /proc/lockmeter order (fields 2-17).  The enum
+ * names are those of LOCKMETER_R_*, the second column is the /proc name.
+ */
+#define LM_FIELDS(X)					\
+	X(ACQUIRED, acquired)				\
+	X(NOWAIT, nowait)				\
+	X(SPIN, spin)					\
+	X(REJECT, reject)				\
+	X(ABORT, abort)					\
+	X(HOLD_TOTAL, hold_total_ns)			\
+	X(HOLD_MIN, hold_min_ns)			\
+	X(HOLD_MAX, hold_max_ns)			\
+	X(WAIT_TOTAL, wait_total_ns)			\
+	X(WAIT_MIN, wait_min_ns)			\
+	X(WAIT_MAX, wait_max_ns)			\
+	X(ONCPU_TOTAL, oncpu_total_ns)			\
+	X(ONCPU_MAX, oncpu_max_ns)			\
+	X(BLOCKED_TOTAL, blocked_total_ns)		\
+	X(BLOCKED_MAX, blocked_max_ns)			\
+	X(INSTANCES, instances)
+
+enum lm_field {
+#define X(e, n)	LM_F_##e,
+	LM_FIELDS(X)
+#undef X
+	LM_NR_FIELDS
+};
+
+/* /proc/lockmeter fields per row: type, the numbers, lock, site */
+#define LM_ROW_FIELDS	(LM_NR_FIELDS + 3)
+
+/* The loss counters; the enum names are those of LOCKMETER_A_*. */
+#define LM_LOSSES(X)		\
+	X(DROPPED, dropped)	\
+	X(UNMATCHED, unmatched)	\
+	X(RECURSION, recursion)	\
+	X(TABLE_FULL, table_full) \
+	X(EVICTED, evicted)
+
+enum lm_loss {
+#define X(e, n)	LM_L_##e,
+	LM_LOSSES(X)
+#undef X
+	LM_NR_LOSSES
+};
+
+struct lm_row {
+	uint32_t type;		/* enum lm_type */
+	uint32_t class;		/* enum lm_class */
+	uint64_t v[LM_NR_FIELDS];
+	const char *lock;
+	const char *site;
+};
+
+/* Header fields; a field is valid only when its bit is in ->present. */
+enum lm_hdr_bit {
+	LM_H_COMMAND,		/* "get" or "record": who wrote the file */
+	LM_H_SOURCE,		/* "netlink" or "proc" */
+	LM_H_SYSTEM,		/* uname -s */
+	LM_H_NODE,		/* uname -n */
+	LM_H_RELEASE,		/* uname -r */
+	LM_H_UVERSION,		/* uname -v */
+	LM_H_MACHINE,		/* uname -m */
+	LM_H_KERNEL,		/* release as lockmeter reports it */
+	LM_H_CLOCK,
+	LM_H_CPUS,
+	LM_H_CPU,		/* one CPU's table only */
+	LM_H_STATE,
+	LM_H_START,		/* wall clock */
+	LM_H_END,
+	LM_H_METERED_NS,
+	LM_H_SLOTS_USED,
+	LM_H_SLOTS_PER_CPU,
+	LM_H_ROWS,
+	LM_H_LOSS,		/* + enum lm_loss */
+	LM_NR_HDR = LM_H_LOSS + LM_NR_LOSSES
+};
+
+#define LM_STR_LEN	192
+
+struct lm_header {
+	uint64_t present;
+	char command[16];
+	char source[16];
+	char system[LM_STR_LEN];
+	char node[LM_STR_LEN];
+	char release[LM_STR_LEN];
+	char uversion[LM_STR_LEN];
+	char machine[LM_STR_LEN];
+	char kernel[LM_STR_LEN];
+	char clock[LM_STR_LEN];
+	uint32_t cpus;
+	uint32_t cpu;
+	uint32_t on;
+	struct timespec start;
+	struct timespec end;
+	uint64_t metered_ns;
+	uint32_t slots_used;
+	uint32_t slots_per_cpu;
+	uint64_t rows;
+	uint64_t loss[LM_NR_LOSSES];
+};
+
+static inline bool lm_has(const struct lm_header *h, enum lm_hdr_bit bit)
+{
+	return h->present & (1ULL << bit);
+}
+
+static inline void lm_set(struct lm_header *h, enum lm_hdr_bit bit)
+{
+	h->present |= 1ULL << bit;
+}
+
+/* How a header field is spelled in /proc/lockmeter and snapshot files. */
+enum lm_hdr_kind {
+	LM_HK_STR,
+	LM_HK_U32,
+	LM_HK_U64,
+	LM_HK_TIME,		/* unix seconds with ns: 1732968000.123456789 */
+	LM_HK_STATE,		/* on, off */
+};
+
+struct lm_hdr_key {
+	const char *name;
+	enum lm_hdr_kind kind;
+	size_t off;		/* in struct lm_header */
+	size_t size;		/* of a string buffer */
+};
+
+/* indexed by enum lm_hdr_bit */
+extern const struct lm_hdr_key lm_hdr_keys[LM_NR_HDR];
+
+int lm_hdr_find(const char *name);
+int lm_parse_u64(const char *s, uint64_t *out);
+int lm_hdr_set(struct lm_header *h, int bit, const char *val, const char **why);
+void lm_hdr_put_str(struct lm_header *h, int bit, const char *val);
+void lm_hdr_format(const struct lm_header *h, int bit, char *buf, size_t len);
+
+struct lm_pool;
+
+struct lm_snapshot {
+	struct lm_header h;
+	struct lm_row *rows;
+	size_t nr;
+	size_t cap;
+	struct lm_pool *pool;	/* the names */
+};
+
+void lm_snap_init(struct lm_snapshot *s);
+void lm_snap_free(struct lm_snapshot *s);
+struct lm_row *lm_snap_add_row(struct lm_snapshot *s);
+const char *lm_snap_strdup(struct lm_snapshot *s, const char *str);
+
+const char *lm_type_name(uint32_t type);
+const char *lm_type_title(uint32_t type);
+int lm_type_parse(const char *name);
+bool lm_type_sleeping(uint32_t type);
+const char *lm_class_name(uint32_t class);
+uint32_t lm_class_of(const char *lock);
+extern const char *const lm_field_names[LM_NR_FIELDS];
+extern const char *const lm_loss_names[LM_NR_LOSSES];
+
+uint64_t lm_row_total(const struct lm_row *r);
+void lm_row_add(struct lm_row *dst, const struct lm_row *src);
+bool lm_name_printable(const char *s);
+
+/* What the derived columns are relative to. */
+struct lm_ctx {
+	double elapsed_ns;	/* metered time */
+	double cpus;		/* CPUs whose tables are in the rows */
+};
+
+void lm_ctx_init(struct lm_ctx *c, const struct lm_header *h);
+double lm_util_pct(const struct lm_row *r, const struct lm_ctx *c);
+double lm_con_pct(const struct lm_row *r);
+
+/* units: "0us", "691ns", "2.4us", "51ms", "1.5s"; percentages: "0.82%" */
+size_t lm_u64_str(char *buf, uint64_t n);
+void lm_fmt_time(char *buf, size_t len, double ns);
+void lm_fmt_pct(char *buf, size_t len, double pct);
+
+/*
+ * Sort keys and columns, one table: name (for --sort), column header,
+ * width, a three-way comparator in natural (ascending) order and the
+ * printer of the cell.  desc says which way the key sorts by default;
+ * -r flips it; the direction is applied once, in the sort.
+ */
+enum lm_key_id {
+	LM_K_MAXHOLD,
+	LM_K_MEANHOLD,
+	LM_K_TOTALHOLD,
+	LM_K_UTIL,
+	LM_K_CON,
+	LM_K_MAXWAIT,
+	LM_K_MEANWAIT,
+	LM_K_WAITCPU,
+	LM_K_TOTAL,
+	LM_K_NOWAIT,
+	LM_K_SPIN,
+	LM_K_REJECT,
+	LM_K_ABORT,
+	LM_K_BLOCKED,
+	LM_K_ONCPU,
+	LM_K_NAME,
+	LM_NR_KEYS
+};
+
+struct lm_key {
+	const char *name;
+	const char *header;
+	int width;
+	int (*cmp)(const struct lm_row *a, const struct lm_row *b);
+	void (*print)(char *buf, size_t len, const struct lm_row *r,
+		      const struct lm_ctx *c);
+	bool desc;
+	const char *help;
+};
+
+extern const struct lm_key lm_keys[LM_NR_KEYS];
+const struct lm_key *lm_key_find(const char *name);
+
+/* What to show. */
+struct lm_filter {
+	const char *name;	/* substring of the lock or site name */
+	unsigned int types;	/* 1 << enum lm_type; 0: all */
+	double min_con;		/* percent; < 0: off */
+	double min_util;
+	size_t top;		/* locks per section, sites per lock; 0: all */
+	const struct lm_key *key;
+	bool reverse;
+};
+
+void lm_filter_init(struct lm_filter *f);
+
+/* A lock: its sites summed in agg, the sites themselves beneath. */
+struct lm_lock {
+	struct lm_row agg;	/* .lock = name; .site = NULL, or the site of
+				 * a [heap] or *overflow* row (its own lock) */
+	const struct lm_row **sites;
+	size_t nr_sites;
+};
+
+struct lm_section {
+	uint32_t type;
+	struct lm_row total;	/* every row of the type that passed the
+				 * row filters (--type, --name) */
+	size_t nr_rows;
+	struct lm_lock *locks;	/* shown: after --min-*, sort and --top */
+	size_t nr_locks;
+};
+
+struct lm_view {
+	const struct lm_header *h;
+	struct lm_ctx ctx;
+	const struct lm_filter *filter;
+	struct lm_section sec[LM_NR_TYPES];	/* [0] unused */
+	const struct lm_row **rowv;
+	struct lm_row *merged;
+	struct lm_lock *lockv;
+};
+
+bool lm_lock_per_site(uint32_t class);
+int lm_view_build(struct lm_view *v, const struct lm_snapshot *s,
+		  const struct lm_filter *f);
+void lm_view_free(struct lm_view *v);
+
+#endif /* LOCKSTAT_MODEL_H */

@@ -1,0 +1,543 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lockstat: the "lockmeter" generic netlink family, and all libnl code.
+ *
+ *   lm_nl_open()/lm_nl_close()  socket, extended ACKs, family id
+ *   lm_nl_status()              LOCKMETER_CMD_STATUS_GET (do)
+ *   lm_nl_dump()                LOCKMETER_CMD_STATS_GET (dump, admin)
+ *   lm_nl_control()             LOCKMETER_CMD_CONTROL (do, admin)
+ *
+ * Every request gets its own nl_cb (VALID, FINISH, ACK, ERR); replies are
+ * parsed with genlmsg_parse() against the policies below and then checked
+ * for their mandatory attributes.  A reply that does not parse is
+ * remembered and the rest of the dump still drained, so the socket stays
+ * usable.  Counters are NLA_UINT: 4 bytes when the value fits, else 8.
+ * include/uapi/linux/lockmeter.h is the reference.
+ */
+#include <assert.h>
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <linux/netlink.h>
+#include <netlink/netlink.h>
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+#include <netlink/genl/genl.h>
+#include <netlink/genl/ctrl.h>
+
+#include <linux/lockmeter.h>
+
+#include "nl.h"
+
+#ifndef SOL_NETLINK
+#define SOL_NETLINK	270
+#endif
+
+/* the model numbers lock types and classes as the UAPI does */
+#define LM_SAME(a, b)	static_assert((int)(a) == (int)(b), #a " is " #b)
+LM_SAME(LM_TYPE_SPIN, LOCKMETER_TYPE_SPIN);
+LM_SAME(LM_TYPE_READ, LOCKMETER_TYPE_READ);
+LM_SAME(LM_TYPE_WRITE, LOCKMETER_TYPE_WRITE);
+LM_SAME(LM_TYPE_MUTEX, LOCKMETER_TYPE_MUTEX);
+LM_SAME(LM_TYPE_RWSEM_READ, LOCKMETER_TYPE_RWSEM_READ);
+LM_SAME(LM_TYPE_RWSEM_WRITE, LOCKMETER_TYPE_RWSEM_WRITE);
+LM_SAME(LM_CLASS_STATIC, LOCKMETER_CLASS_STATIC);
+LM_SAME(LM_CLASS_PERCPU, LOCKMETER_CLASS_PERCPU);
+LM_SAME(LM_CLASS_HEAP, LOCKMETER_CLASS_HEAP);
+LM_SAME(LM_CLASS_OVERFLOW, LOCKMETER_CLASS_OVERFLOW);
+
+#define LM_NLA_U32	{ .type = NLA_U32, .minlen = 4, .maxlen = 4 }
+#define LM_NLA_UINT	{ .type = NLA_UNSPEC, .minlen = 4, .maxlen = 8 }
+#define LM_NLA_STR	{ .type = NLA_STRING, .minlen = 1, .maxlen = 1024 }
+
+static const struct nla_policy lm_nl_policy[LOCKMETER_A_MAX + 1] = {
+	[LOCKMETER_A_VERSION]		= LM_NLA_U32,
+	[LOCKMETER_A_KERNEL]		= LM_NLA_STR,
+	[LOCKMETER_A_CPUS]		= LM_NLA_U32,
+	[LOCKMETER_A_STATE]		= LM_NLA_U32,
+	[LOCKMETER_A_METERED_NS]	= LM_NLA_UINT,
+	[LOCKMETER_A_SLOTS_USED]	= LM_NLA_U32,
+	[LOCKMETER_A_SLOTS_PER_CPU]	= LM_NLA_U32,
+	[LOCKMETER_A_DROPPED]		= LM_NLA_UINT,
+	[LOCKMETER_A_UNMATCHED]		= LM_NLA_UINT,
+	[LOCKMETER_A_RECURSION]		= LM_NLA_UINT,
+	[LOCKMETER_A_TABLE_FULL]	= LM_NLA_UINT,
+	[LOCKMETER_A_EVICTED]		= LM_NLA_UINT,
+	[LOCKMETER_A_CONTROL]		= LM_NLA_U32,
+	[LOCKMETER_A_CPU]		= LM_NLA_U32,
+	[LOCKMETER_A_ROW]		= { .type = NLA_NESTED },
+};
+
+static const struct nla_policy lm_nl_row_policy[LOCKMETER_R_MAX + 1] = {
+	[LOCKMETER_R_TYPE]		= LM_NLA_U32,
+	[LOCKMETER_R_CLASS]		= LM_NLA_U32,
+#define X(e, n)	[LOCKMETER_R_##e] = LM_NLA_UINT,
+	LM_FIELDS(X)
+#undef X
+	[LOCKMETER_R_LOCK]		= LM_NLA_STR,
+	[LOCKMETER_R_SITE]		= LM_NLA_STR,
+	[LOCKMETER_R_CPU]		= LM_NLA_U32,
+};
+
+static const int lm_nl_status_mandatory[] = {
+	LOCKMETER_A_VERSION,
+	LOCKMETER_A_CPUS,
+	LOCKMETER_A_STATE,
+	LOCKMETER_A_METERED_NS,
+};
+
+static const int lm_nl_row_mandatory[] = {
+	LOCKMETER_R_TYPE,
+	LOCKMETER_R_CLASS,
+	LOCKMETER_R_ACQUIRED,
+	LOCKMETER_R_NOWAIT,
+	LOCKMETER_R_SPIN,
+	LOCKMETER_R_REJECT,
+	LOCKMETER_R_HOLD_TOTAL,
+	LOCKMETER_R_HOLD_MAX,
+	LOCKMETER_R_WAIT_TOTAL,
+	LOCKMETER_R_WAIT_MAX,
+	LOCKMETER_R_LOCK,
+	LOCKMETER_R_SITE,
+};
+
+static const int lm_nl_field_attr[LM_NR_FIELDS] = {
+#define X(e, n)	[LM_F_##e] = LOCKMETER_R_##e,
+	LM_FIELDS(X)
+#undef X
+};
+
+static const int lm_nl_loss_attr[LM_NR_LOSSES] = {
+#define X(e, n)	[LM_L_##e] = LOCKMETER_A_##e,
+	LM_LOSSES(X)
+#undef X
+};
+
+/* One request in flight: what the callbacks share. */
+struct lm_nl_req {
+	int status;		/* 1 running, 0 done, < 0 -errno from the kernel */
+	int parse;		/* the first bad reply, as an exit code */
+	int nr;			/* replies */
+	void *arg;
+};
+
+/* libnl has no nla_get_uint(): NLA_UINT is 4 or 8 bytes */
+static int lm_nla_get_uint(const struct nlattr *a, uint64_t *v)
+{
+	uint32_t v32;
+
+	switch (nla_len(a)) {
+	case 4:
+		memcpy(&v32, nla_data(a), sizeof(v32));
+		*v = v32;
+		return 0;
+	case 8:
+		memcpy(v, nla_data(a), sizeof(*v));
+		return 0;
+	}
+	return -1;
+}
+
+/* a NUL-terminated string attribute, or NULL */
+static const char *lm_nla_str(const struct nlattr *a)
+{
+	const char *s = nla_data(a);
+	int len = nla_len(a);
+
+	return len > 0 && !s[len - 1] ? s : NULL;
+}
+
+/* the first mandatory attribute missing from @tb, or 0 */
+static int lm_nl_missing(struct nlattr **tb, const int *mandatory, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!tb[mandatory[i]])
+			return mandatory[i];
+	return 0;
+}
+
+static void lm_nl_bad(struct lm_nl_req *req, const char *what, int attr)
+{
+	if (!req->parse)
+		lm_err("netlink: malformed reply: %s (attribute %d)", what, attr);
+	req->parse = LM_EXIT_ERR;
+}
+
+/* NLMSG_DONE: the end of a dump, with the dump's error if it failed */
+static int lm_nl_finish_cb(struct nl_msg *msg, void *arg)
+{
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct lm_nl_req *req = arg;
+	int err = 0;
+
+	if (nlh->nlmsg_len >= NLMSG_HDRLEN + sizeof(err))
+		memcpy(&err, nlmsg_data(nlh), sizeof(err));
+	req->status = err < 0 ? err : 0;
+	return NL_SKIP;
+}
+
+static int lm_nl_ack_cb(struct nl_msg *msg, void *arg)
+{
+	struct lm_nl_req *req = arg;
+
+	(void)msg;
+	req->status = 0;
+	return NL_STOP;
+}
+
+/* a control request has no reply but its ACK */
+static int lm_nl_ignore_cb(struct nl_msg *msg, void *arg)
+{
+	(void)msg;
+	(void)arg;
+	return NL_SKIP;
+}
+
+/* the kernel's error, and its extended ACK message when it sent one */
+static int lm_nl_err_cb(struct sockaddr_nl *nla, struct nlmsgerr *err, void *arg)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)err - 1;
+	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+	struct lm_nl_req *req = arg;
+	size_t off = sizeof(*nlh) + sizeof(*err);
+	const char *m;
+
+	(void)nla;
+	req->status = err->error < 0 ? err->error : -EPROTO;
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return NL_STOP;
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		off += NLMSG_ALIGN(err->msg.nlmsg_len) - sizeof(*nlh);
+	if (nlh->nlmsg_len <= off)
+		return NL_STOP;
+	if (nla_parse(tb, NLMSGERR_ATTR_MAX, (struct nlattr *)((char *)nlh + off),
+		      nlh->nlmsg_len - off, NULL))
+		return NL_STOP;
+	if (tb[NLMSGERR_ATTR_MSG] && (m = lm_nla_str(tb[NLMSGERR_ATTR_MSG])))
+		lm_err("kernel: %s", m);
+	return NL_STOP;
+}
+
+static int lm_nl_errno(int err)
+{
+	if (err == EPERM || err == EACCES) {
+		lm_err("netlink: %s: lockmeter statistics and control need root (CAP_NET_ADMIN, CAP_SYS_ADMIN)",
+		       strerror(err));
+		return LM_EXIT_PERM;
+	}
+	lm_err("netlink: %s", strerror(err));
+	return LM_EXIT_ERR;
+}
+
+/* send @msg (consumed), run the callbacks until the ACK or the dump's end */
+static int lm_nl_request(struct lm_nl *nl, struct nl_msg *msg,
+			 nl_recvmsg_msg_cb_t valid, struct lm_nl_req *req)
+{
+	struct nl_cb *cb;
+	int ret;
+
+	cb = nl_cb_alloc(NL_CB_DEFAULT);
+	if (!cb) {
+		lm_err("out of memory");
+		ret = LM_EXIT_ERR;
+		goto out_free_msg;
+	}
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, valid, req);
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, lm_nl_finish_cb, req);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, lm_nl_ack_cb, req);
+	nl_cb_err(cb, NL_CB_CUSTOM, lm_nl_err_cb, req);
+	req->status = 1;
+	ret = nl_send_auto_complete(nl->sk, msg);
+	if (ret < 0) {
+		lm_err("netlink: cannot send the request: %s", nl_geterror(ret));
+		ret = LM_EXIT_ERR;
+		goto out_put_cb;
+	}
+	while (req->status > 0) {
+		ret = nl_recvmsgs(nl->sk, cb);
+		if (ret < 0 && req->status > 0) {
+			lm_err("netlink: receiving the reply: %s", nl_geterror(ret));
+			ret = LM_EXIT_ERR;
+			goto out_put_cb;
+		}
+	}
+	ret = req->status < 0 ? lm_nl_errno(-req->status) : req->parse;
+
+out_put_cb:
+	nl_cb_put(cb);
+out_free_msg:
+	nlmsg_free(msg);
+	return ret;
+}
+
+static struct nl_msg *lm_nl_msg(struct lm_nl *nl, uint8_t cmd, int flags)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+
+	if (!msg)
+		return NULL;
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family, 0, flags,
+			 cmd, LOCKMETER_FAMILY_VERSION)) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+int lm_nl_open(struct lm_nl *nl)
+{
+	int one = 1, ret;
+
+	if (nl->sk)
+		return 0;
+	nl->why[0] = '\0';
+	nl->sk = nl_socket_alloc();
+	if (!nl->sk) {
+		lm_err("out of memory");
+		return LM_EXIT_ERR;
+	}
+	ret = genl_connect(nl->sk);
+	if (ret < 0) {
+		snprintf(nl->why, sizeof(nl->why), "no generic netlink socket: %s",
+			 nl_geterror(ret));
+		goto out_free_sock;
+	}
+	/* best effort: without it errors just come without their message */
+	setsockopt(nl_socket_get_fd(nl->sk), SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	nl_socket_enable_msg_peek(nl->sk);
+	ret = genl_ctrl_resolve(nl->sk, LOCKMETER_FAMILY_NAME);
+	if (ret < 0) {
+		snprintf(nl->why, sizeof(nl->why), "no '%s' generic netlink family: %s",
+			 LOCKMETER_FAMILY_NAME, nl_geterror(ret));
+		goto out_free_sock;
+	}
+	nl->family = ret;
+	return 0;
+
+out_free_sock:
+	nl_socket_free(nl->sk);
+	nl->sk = NULL;
+	return LM_EXIT_NOFAMILY;
+}
+
+void lm_nl_close(struct lm_nl *nl)
+{
+	if (!nl->sk)
+		return;
+	nl_socket_free(nl->sk);
+	nl->sk = NULL;
+}
+
+static int lm_nl_status_cb(struct nl_msg *msg, void *arg)
+{
+	struct nlattr *tb[LOCKMETER_A_MAX + 1];
+	struct lm_nl_req *req = arg;
+	struct lm_header *h = req->arg;
+	uint64_t v;
+	int i, a;
+
+	req->nr++;
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, LOCKMETER_A_MAX, lm_nl_policy) < 0) {
+		lm_nl_bad(req, "status does not parse", 0);
+		return NL_SKIP;
+	}
+	a = lm_nl_missing(tb, lm_nl_status_mandatory, ARRAY_SIZE(lm_nl_status_mandatory));
+	if (a) {
+		lm_nl_bad(req, "status lacks a mandatory attribute", a);
+		return NL_SKIP;
+	}
+	if (nla_get_u32(tb[LOCKMETER_A_VERSION]) != LOCKMETER_FAMILY_VERSION) {
+		lm_err("netlink: lockmeter format version %u, this lockstat reads version %d",
+		       nla_get_u32(tb[LOCKMETER_A_VERSION]), LOCKMETER_FAMILY_VERSION);
+		req->parse = LM_EXIT_ERR;
+		return NL_SKIP;
+	}
+	if (lm_nla_get_uint(tb[LOCKMETER_A_METERED_NS], &h->metered_ns)) {
+		lm_nl_bad(req, "metered time is neither 4 nor 8 bytes", LOCKMETER_A_METERED_NS);
+		return NL_SKIP;
+	}
+	lm_set(h, LM_H_METERED_NS);
+	h->cpus = nla_get_u32(tb[LOCKMETER_A_CPUS]);
+	lm_set(h, LM_H_CPUS);
+	h->on = !!nla_get_u32(tb[LOCKMETER_A_STATE]);
+	lm_set(h, LM_H_STATE);
+	if (tb[LOCKMETER_A_KERNEL] && lm_nla_str(tb[LOCKMETER_A_KERNEL]))
+		lm_hdr_put_str(h, LM_H_KERNEL, lm_nla_str(tb[LOCKMETER_A_KERNEL]));
+	if (tb[LOCKMETER_A_SLOTS_USED]) {
+		h->slots_used = nla_get_u32(tb[LOCKMETER_A_SLOTS_USED]);
+		lm_set(h, LM_H_SLOTS_USED);
+	}
+	if (tb[LOCKMETER_A_SLOTS_PER_CPU]) {
+		h->slots_per_cpu = nla_get_u32(tb[LOCKMETER_A_SLOTS_PER_CPU]);
+		lm_set(h, LM_H_SLOTS_PER_CPU);
+	}
+	for (i = 0; i < LM_NR_LOSSES; i++) {
+		a = lm_nl_loss_attr[i];
+		if (!tb[a])
+			continue;
+		if (lm_nla_get_uint(tb[a], &v)) {
+			lm_nl_bad(req, "loss counter is neither 4 nor 8 bytes", a);
+			return NL_SKIP;
+		}
+		h->loss[i] = v;
+		lm_set(h, LM_H_LOSS + i);
+	}
+	return NL_SKIP;
+}
+
+int lm_nl_status(struct lm_nl *nl, struct lm_header *h)
+{
+	struct lm_nl_req req = { .arg = h };
+	struct nl_msg *msg;
+	int ret;
+
+	msg = lm_nl_msg(nl, LOCKMETER_CMD_STATUS_GET, 0);
+	if (!msg) {
+		lm_err("out of memory");
+		return LM_EXIT_ERR;
+	}
+	ret = lm_nl_request(nl, msg, lm_nl_status_cb, &req);
+	if (!ret && !req.nr) {
+		lm_err("netlink: the kernel sent no status");
+		ret = LM_EXIT_ERR;
+	}
+	return ret;
+}
+
+/* a name fit for the text formats: no blanks, nothing unprintable */
+static const char *lm_nl_name(struct lm_snapshot *s, const char *name)
+{
+	char buf[1024];
+	size_t i;
+
+	for (i = 0; name[i] && i + 1 < sizeof(buf); i++)
+		buf[i] = (name[i] > ' ' && name[i] <= '~') ? name[i] : '?';
+	if (!i)
+		buf[i++] = '?';
+	buf[i] = '\0';
+	return lm_snap_strdup(s, buf);
+}
+
+static int lm_nl_row(struct lm_nl_req *req, struct nlattr *nest)
+{
+	struct nlattr *tb[LOCKMETER_R_MAX + 1];
+	struct lm_snapshot *s = req->arg;
+	struct lm_row row = { 0 }, *r;
+	const char *lock, *site;
+	int i, a;
+
+	if (nla_parse_nested(tb, LOCKMETER_R_MAX, nest, lm_nl_row_policy) < 0) {
+		lm_nl_bad(req, "row does not parse", LOCKMETER_A_ROW);
+		return 0;
+	}
+	a = lm_nl_missing(tb, lm_nl_row_mandatory, ARRAY_SIZE(lm_nl_row_mandatory));
+	if (a) {
+		lm_nl_bad(req, "row lacks a mandatory attribute", a);
+		return 0;
+	}
+	row.type = nla_get_u32(tb[LOCKMETER_R_TYPE]);
+	row.class = nla_get_u32(tb[LOCKMETER_R_CLASS]);
+	if (row.type <= LM_TYPE_NONE || row.type >= LM_NR_TYPES ||
+	    row.class > LM_CLASS_OVERFLOW) {
+		lm_nl_bad(req, "unknown lock type or class", LOCKMETER_R_TYPE);
+		return 0;
+	}
+	row.v[LM_F_INSTANCES] = 1;
+	for (i = 0; i < LM_NR_FIELDS; i++) {
+		a = lm_nl_field_attr[i];
+		if (tb[a] && lm_nla_get_uint(tb[a], &row.v[i])) {
+			lm_nl_bad(req, "counter is neither 4 nor 8 bytes", a);
+			return 0;
+		}
+	}
+	lock = lm_nla_str(tb[LOCKMETER_R_LOCK]);
+	site = lm_nla_str(tb[LOCKMETER_R_SITE]);
+	if (!lock || !site) {
+		lm_nl_bad(req, "name is not a string", LOCKMETER_R_LOCK);
+		return 0;
+	}
+	r = lm_snap_add_row(s);
+	if (!r)
+		return -1;
+	*r = row;
+	r->lock = lm_nl_name(s, lock);
+	r->site = lm_nl_name(s, site);
+	if (!r->lock || !r->site)
+		return -1;
+	return 0;
+}
+
+static int lm_nl_dump_cb(struct nl_msg *msg, void *arg)
+{
+	struct nlattr *tb[LOCKMETER_A_MAX + 1];
+	struct lm_nl_req *req = arg;
+
+	req->nr++;
+	if (req->parse)
+		return NL_SKIP;
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, LOCKMETER_A_MAX, lm_nl_policy) < 0) {
+		lm_nl_bad(req, "dump message does not parse", 0);
+		return NL_SKIP;
+	}
+	if (!tb[LOCKMETER_A_ROW]) {
+		lm_nl_bad(req, "dump message without a row", LOCKMETER_A_ROW);
+		return NL_SKIP;
+	}
+	if (lm_nl_row(req, tb[LOCKMETER_A_ROW])) {
+		lm_err("out of memory");
+		req->parse = LM_EXIT_ERR;
+	}
+	return NL_SKIP;
+}
+
+/* all rows, merged over CPUs, or (@cpu >= 0) that CPU's table */
+int lm_nl_dump(struct lm_nl *nl, int cpu, struct lm_snapshot *s)
+{
+	struct lm_nl_req req = { .arg = s };
+	struct nl_msg *msg;
+	int ret;
+
+	msg = lm_nl_msg(nl, LOCKMETER_CMD_STATS_GET, NLM_F_DUMP);
+	if (!msg) {
+		lm_err("out of memory");
+		return LM_EXIT_ERR;
+	}
+	if (cpu >= 0 && nla_put_u32(msg, LOCKMETER_A_CPU, cpu) < 0) {
+		lm_err("out of memory");
+		nlmsg_free(msg);
+		return LM_EXIT_ERR;
+	}
+	ret = lm_nl_request(nl, msg, lm_nl_dump_cb, &req);
+	if (!ret) {
+		s->h.rows = s->nr;
+		lm_set(&s->h, LM_H_ROWS);
+	}
+	return ret;
+}
+
+int lm_nl_control(struct lm_nl *nl, enum lm_ctl op)
+{
+	static const uint32_t ops[] = {
+		[LM_CTL_ON] = LOCKMETER_CONTROL_ON,
+		[LM_CTL_OFF] = LOCKMETER_CONTROL_OFF,
+		[LM_CTL_RESET] = LOCKMETER_CONTROL_RESET,
+	};
+	struct lm_nl_req req = { 0 };
+	struct nl_msg *msg;
+
+	msg = lm_nl_msg(nl, LOCKMETER_CMD_CONTROL, 0);
+	if (!msg) {
+		lm_err("out of memory");
+		return LM_EXIT_ERR;
+	}
+	if (nla_put_u32(msg, LOCKMETER_A_CONTROL, ops[op]) < 0) {
+		lm_err("out of memory");
+		nlmsg_free(msg);
+		return LM_EXIT_ERR;
+	}
+	return lm_nl_request(nl, msg, lm_nl_ignore_cb, &req);
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * lockstat: the "lockmeter" generic netlink family (nl.c, all libnl code).
+ */
+#ifndef LOCKSTAT_NL_H
+#define LOCKSTAT_NL_H
+
+#include "lockstat.h"
+#include "model.h"
+
+struct nl_sock;
+
+struct lm_nl {
+	struct nl_sock *sk;
+	int family;
+	char why[160];		/* why lm_nl_open() found no family */
+};
+
+int lm_nl_open(struct lm_nl *nl);
+void lm_nl_close(struct lm_nl *nl);
+int lm_nl_status(struct lm_nl *nl, struct lm_header *h);
+int lm_nl_dump(struct lm_nl *nl, int cpu, struct lm_snapshot *s);
+int lm_nl_control(struct lm_nl *nl, enum lm_ctl op);
+
+#endif /* LOCKSTAT_NL_H */

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lockstat: parsing of the shared options.  Each function prints what is
+ * wrong and returns LM_EXIT_USAGE; none exits.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lockstat.h"
+#include "options.h"
+
+const char *const lm_view_help[] = {
+	"view options:",
+	"  --sort KEY        sort locks, and sites under them, by KEY (default maxhold):",
+	"                    maxhold meanhold totalhold util con maxwait meanwait waitcpu",
+	"                    total nowait spin reject abort blocked oncpu name",
+	"  -r, --reverse     reverse the order (smallest first; name: Z to A)",
+	"  --top N           the first N locks of each section, N sites under each",
+	"  --name SUBSTR     only rows whose lock or site name contains SUBSTR",
+	"  --type TYPE       only TYPE: spin read write mutex rwsem_read rwsem_write",
+	"                    (repeatable, or comma-separated)",
+	"  --min-con PCT     only locks with CON >= PCT",
+	"  --min-util PCT    only locks with UTIL >= PCT",
+	"  --json            JSON instead of the table (raw ns and counts)",
+	"  --csv             CSV instead of the table (raw ns and counts)",
+	NULL,
+};
+
+const char *const lm_source_help[] = {
+	"source options:",
+	"  --source SRC      netlink, proc or auto (default: netlink, /proc/lockmeter",
+	"                    when the kernel has no lockmeter netlink family)",
+	"  --cpu N           CPU N's table only (netlink)",
+	NULL,
+};
+
+const char *const lm_exit_help[] = {
+	"exit status: 0 ok, 1 other error, 2 usage, 3 permission denied (not root),",
+	"  4 kernel without lockmeter, 5 no netlink family with --source=netlink,",
+	"  6 snapshot file unreadable, 7 snapshot file corrupt",
+	NULL,
+};
+
+void lm_view_opts_init(struct lm_view_opts *o)
+{
+	lm_filter_init(&o->filter);
+	o->fmt = LM_FMT_TABLE;
+}
+
+/* a percentage in [0, @max], "5" or "5%" */
+int lm_parse_pct(const char *arg, double max, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end != arg && *end == '%')
+		end++;
+	if (errno || end == arg || *end || !isfinite(v) || v < 0 || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* "spin,mutex" into a mask of 1 << type */
+int lm_parse_types(const char *arg, unsigned int *mask)
+{
+	char buf[256], *tok, *save = NULL;
+	int t, n = 0;
+
+	if (strlen(arg) >= sizeof(buf))
+		return -1;
+	strcpy(buf, arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		t = lm_type_parse(tok);
+		if (t < 0)
+			return -1;
+		*mask |= 1U << t;
+		n++;
+	}
+	return n ? 0 : -1;
+}
+
+static int lm_parse_size(const char *arg, size_t *out)
+{
+	uint64_t v;
+
+	if (lm_parse_u64(arg, &v) || !v || v > SIZE_MAX)
+		return -1;
+	*out = (size_t)v;
+	return 0;
+}
+
+/* 0: taken; 1: not a view option; LM_EXIT_USAGE: bad argument */
+int lm_view_opt(struct lm_view_opts *o, int opt, const char *arg)
+{
+	struct lm_filter *f = &o->filter;
+	int i;
+
+	switch (opt) {
+	case 'r':
+		f->reverse = true;
+		return 0;
+	case LM_OPT_CSV:
+	case LM_OPT_JSON:
+		if (o->fmt != LM_FMT_TABLE) {
+			lm_err("--json and --csv exclude each other");
+			return LM_EXIT_USAGE;
+		}
+		o->fmt = opt == LM_OPT_CSV ? LM_FMT_CSV : LM_FMT_JSON;
+		return 0;
+	case LM_OPT_MIN_CON:
+		if (lm_parse_pct(arg, 100, &f->min_con))
+			goto err_pct;
+		return 0;
+	case LM_OPT_MIN_UTIL:
+		if (lm_parse_pct(arg, 1e9, &f->min_util))
+			goto err_pct;
+		return 0;
+	case LM_OPT_NAME:
+		if (!*arg) {
+			lm_err("--name needs a non-empty string");
+			return LM_EXIT_USAGE;
+		}
+		f->name = arg;
+		return 0;
+	case LM_OPT_SORT:
+		f->key = lm_key_find(arg);
+		if (f->key)
+			return 0;
+		lm_err("--sort: unknown key '%s'; the keys (and their columns) are:", arg);
+		for (i = 0; i < LM_NR_KEYS; i++)
+			fprintf(stderr, "  %-10s %-8s %s\n", lm_keys[i].name, lm_keys[i].header,
+				lm_keys[i].help);
+		return LM_EXIT_USAGE;
+	case LM_OPT_TOP:
+		if (!lm_parse_size(arg, &f->top))
+			return 0;
+		lm_err("--top: '%s' is not a positive number", arg);
+		return LM_EXIT_USAGE;
+	case LM_OPT_TYPE:
+		if (!lm_parse_types(arg, &f->types))
+			return 0;
+		lm_err("--type: '%s': the types are spin, read, write, mutex, rwsem_read, rwsem_write",
+		       arg);
+		return LM_EXIT_USAGE;
+	}
+	return 1;
+
+err_pct:
+	lm_err("'%s' is not a percentage", arg);
+	return LM_EXIT_USAGE;
+}
+
+int lm_source_opt(const char *arg, enum lm_src *src)
+{
+	if (!strcmp(arg, "netlink"))
+		*src = LM_SRC_NETLINK;
+	else if (!strcmp(arg, "proc"))
+		*src = LM_SRC_PROC;
+	else if (!strcmp(arg, "auto"))
+		*src = LM_SRC_AUTO;
+	else {
+		lm_err("--source: '%s' is none of netlink, proc, auto", arg);
+		return LM_EXIT_USAGE;
+	}
+	return 0;
+}
+
+int lm_cpu_opt(const char *arg, int *cpu)
+{
+	uint64_t v;
+
+	if (lm_parse_u64(arg, &v) || v > 65535) {
+		lm_err("--cpu: '%s' is not a CPU number", arg);
+		return LM_EXIT_USAGE;
+	}
+	*cpu = (int)v;
+	return 0;
+}
+
+/* getopt_long() returned '?' or ':' (with opterr 0 and a ':' optstring) */
+int lm_opt_error(int c, char **argv)
+{
+	const char *cmd = argv[0];
+
+	if (c == ':') {
+		if (optopt > 0 && optopt < 256)
+			lm_err("%s: option '-%c' needs an argument", cmd, optopt);
+		else
+			lm_err("%s: option '%s' needs an argument", cmd, argv[optind - 1]);
+	} else if (!optopt) {
+		lm_err("%s: unknown option '%s'", cmd, argv[optind - 1]);
+	} else if (!strncmp(argv[optind - 1], "--", 2) && strchr(argv[optind - 1], '=')) {
+		lm_err("%s: option '%.*s' takes no argument", cmd,
+		       (int)strcspn(argv[optind - 1], "="), argv[optind - 1]);
+	} else {
+		lm_err("%s: unknown option '-%c'", cmd, optopt < 256 ? optopt : '?');
+	}
+	return LM_EXIT_USAGE;
+}
+
+/* what a subcommand's main returns for what its parse_args returned */
+int lm_usage_ret(int ret, void (*usage)(int err))
+{
+	if (ret == LM_HELP) {
+		usage(0);
+		return LM_EXIT_OK;
+	}
+	usage(1);
+	return ret;
+}

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lockstat record [OPTIONS] -- CMD [ARGS]: reset, switch metering on,
+ * run CMD (fork, execvp), wait for it, switch metering off, then print
+ * the table (and with -o save the snapshot).  The start and end wall
+ * times frame CMD.  While CMD runs, lockstat ignores SIGINT and SIGQUIT so
+ * that ^C stops CMD, not the recording.
+ *
+ * Exit status: CMD's once the table is printed (128 + N when a signal N
+ * killed it; 127 when it could not be run), otherwise lockstat's own
+ * code for what failed.  Metering is switched off on every path after on.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lockstat.h"
+#include "options.h"
+#include "snapfile.h"
+
+struct record_params {
+	struct lm_view_opts view;
+	enum lm_src source;
+	int cpu;
+	const char *output;
+	char **cmd;
+};
+
+static const char *const record_msg[] = {
+	"usage: lockstat record [OPTIONS] [--] CMD [ARGS]",
+	"",
+	"Reset, switch metering on, run CMD, switch it off when CMD ends, print",
+	"the table.  The exit status is CMD's (128+N if signal N killed it, 127",
+	"if it could not be run) once the table is printed; lockstat's own",
+	"codes (below) when lockstat failed.",
+	"",
+	"  -o, --output FILE  also save the snapshot to FILE (see 'report')",
+	"  -h, --help         this text",
+	NULL,
+};
+
+static void record_usage(int err)
+{
+	FILE *f = stdout;
+
+	if (err) {
+		fprintf(stderr, "%s\nTry 'lockstat record -h' for the options.\n", record_msg[0]);
+		return;
+	}
+
+	lm_print_lines(f, record_msg);
+	lm_print_lines(f, lm_source_help);
+	lm_print_lines(f, lm_view_help);
+	fputc('\n', f);
+	lm_print_lines(f, lm_exit_help);
+}
+
+static int record_parse_args(int argc, char **argv, struct record_params *p)
+{
+	static const struct option opts[] = {
+		{ "cpu", required_argument, NULL, LM_OPT_CPU },
+		{ "csv", no_argument, NULL, LM_OPT_CSV },
+		{ "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, LM_OPT_JSON },
+		{ "min-con", required_argument, NULL, LM_OPT_MIN_CON },
+		{ "min-util", required_argument, NULL, LM_OPT_MIN_UTIL },
+		{ "name", required_argument, NULL, LM_OPT_NAME },
+		{ "output", required_argument, NULL, 'o' },
+		{ "reverse", no_argument, NULL, 'r' },
+		{ "sort", required_argument, NULL, LM_OPT_SORT },
+		{ "source", required_argument, NULL, LM_OPT_SOURCE },
+		{ "top", required_argument, NULL, LM_OPT_TOP },
+		{ "type", required_argument, NULL, LM_OPT_TYPE },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(p, 0, sizeof(*p));
+	lm_view_opts_init(&p->view);
+	p->cpu = -1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:ho:r", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			return LM_HELP;
+		case 'o':
+			p->output = optarg;
+			break;
+		case LM_OPT_CPU:
+			if (lm_cpu_opt(optarg, &p->cpu))
+				return LM_EXIT_USAGE;
+			break;
+		case LM_OPT_SOURCE:
+			if (lm_source_opt(optarg, &p->source))
+				return LM_EXIT_USAGE;
+			break;
+		case '?':
+		case ':':
+			return lm_opt_error(c, argv);
+		default:
+			if (lm_view_opt(&p->view, c, optarg))
+				return LM_EXIT_USAGE;
+			break;
+		}
+	}
+	if (optind == argc) {
+		lm_err("record: no CMD to run");
+		return LM_EXIT_USAGE;
+	}
+	if (p->cpu >= 0 && p->source == LM_SRC_PROC) {
+		lm_err("--cpu needs the netlink source: /proc/lockmeter has merged rows only");
+		return LM_EXIT_USAGE;
+	}
+	p->cmd = argv + optind;
+	return 0;
+}
+
+/* run @cmd to its end; its wait status in *status */
+static int record_run(char **cmd, int *status)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
+	int ret = 0;
+	pid_t pid;
+
+	sigemptyset(&ign.sa_mask);
+	fflush(stdout);
+	fflush(stderr);
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	pid = fork();
+	if (pid < 0) {
+		lm_err("fork: %s", strerror(errno));
+		ret = LM_EXIT_ERR;
+		goto out_restore;
+	}
+	if (pid == 0) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGQUIT, &old_quit, NULL);
+		execvp(cmd[0], cmd);
+		lm_err("cannot run %s: %s", cmd[0], strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	while (waitpid(pid, status, 0) < 0) {
+		if (errno != EINTR) {
+			lm_err("waitpid: %s", strerror(errno));
+			ret = LM_EXIT_ERR;
+			break;
+		}
+	}
+out_restore:
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	return ret;
+}
+
+/* CMD's wait status as an exit status; @say: tell how it ended */
+static int record_status(const char *cmd, int status, bool say)
+{
+	if (WIFEXITED(status)) {
+		if (say && WEXITSTATUS(status))
+			lm_err("%s exited with status %d", cmd, WEXITSTATUS(status));
+		return WEXITSTATUS(status);
+	}
+	if (WIFSIGNALED(status)) {
+		if (say)
+			lm_err("%s was killed by signal %d (%s)", cmd, WTERMSIG(status),
+			       strsignal(WTERMSIG(status)));
+		return 128 + WTERMSIG(status);
+	}
+	return LM_EXIT_ERR;
+}
+
+int record_main(int argc, char **argv)
+{
+	struct timespec start, end;
+	struct record_params p;
+	struct lm_snapshot snap;
+	struct lm_source src;
+	int ret, off, status = 0;
+	bool ran = false;
+
+	ret = record_parse_args(argc, argv, &p);
+	if (ret)
+		return lm_usage_ret(ret, record_usage);
+	ret = lm_source_open(&src, p.source);
+	if (ret)
+		goto out;
+	lm_snap_init(&snap);
+	ret = lm_source_control(&src, LM_CTL_RESET);
+	if (ret)
+		goto out_close;
+	clock_gettime(CLOCK_REALTIME, &start);
+	ret = lm_source_control(&src, LM_CTL_ON);
+	if (ret)
+		goto out_close;
+	ret = record_run(p.cmd, &status);
+	ran = !ret;
+	clock_gettime(CLOCK_REALTIME, &end);
+	off = lm_source_control(&src, LM_CTL_OFF);
+	if (ret || off) {
+		ret = ret ? ret : off;
+		goto out_close;
+	}
+	ret = lm_source_read(&src, p.cpu, &snap);
+	if (ret)
+		goto out_free_snap;
+	snap.h.start = start;
+	snap.h.end = end;
+	lm_set(&snap.h, LM_H_START);
+	lm_set(&snap.h, LM_H_END);
+	lm_hdr_put_str(&snap.h, LM_H_COMMAND, "record");
+	if (p.output) {
+		ret = lm_snap_save(p.output, &snap);
+		if (ret)
+			goto out_free_snap;
+	}
+	ret = lm_render(stdout, &snap, &p.view.filter, p.view.fmt);
+out_free_snap:
+	lm_snap_free(&snap);
+out_close:
+	lm_source_close(&src);
+out:
+	/* how CMD ended, last, whatever happened after it */
+	if (ran) {
+		int cmd_ret = record_status(p.cmd[0], status, true);
+
+		if (!ret)
+			ret = cmd_ret;
+	}
+	return ret;
+}

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lockstat status: is metering on, for how long, how full the tables
+ * are, and the loss counters with what they mean.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lockstat.h"
+#include "options.h"
+
+struct status_params {
+	enum lm_src source;
+	bool json;
+};
+
+static const char *const status_msg[] = {
+	"usage: lockstat status [--json] [--source SRC]",
+	"",
+	"The lockmeter state: on or off, metered time, table use, loss counters.",
+	"",
+	"  --json        as a JSON object (the \"header\" of print --json)",
+	"  --source SRC  netlink, proc or auto (default)",
+	"  -h, --help    this text",
+	"",
+	NULL,
+};
+
+static void status_usage(int err)
+{
+	FILE *f = stdout;
+
+	if (err) {
+		fprintf(stderr, "%s\nTry 'lockstat status -h' for the options.\n", status_msg[0]);
+		return;
+	}
+
+	lm_print_lines(f, status_msg);
+	lm_print_lines(f, lm_exit_help);
+}
+
+static int status_parse_args(int argc, char **argv, struct status_params *p)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, LM_OPT_JSON },
+		{ "source", required_argument, NULL, LM_OPT_SOURCE },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(p, 0, sizeof(*p));
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			return LM_HELP;
+		case LM_OPT_JSON:
+			p->json = true;
+			break;
+		case LM_OPT_SOURCE:
+			if (lm_source_opt(optarg, &p->source))
+				return LM_EXIT_USAGE;
+			break;
+		default:
+			return lm_opt_error(c, argv);
+		}
+	}
+	if (optind < argc) {
+		lm_err("status: unexpected argument '%s'", argv[optind]);
+		return LM_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static void status_print(const struct lm_header *h)
+{
+	int i;
+
+	printf("lockmeter: %s (from %s)\n", h->on ? "on" : "off", h->source);
+	if (lm_has(h, LM_H_KERNEL))
+		printf("kernel: %s\n", h->kernel);
+	printf("cpus: %u\n", h->cpus);
+	printf("metered: %.3f sec (%llu ns)\n", (double)h->metered_ns / 1e9,
+	       (unsigned long long)h->metered_ns);
+	if (lm_has(h, LM_H_SLOTS_USED) && lm_has(h, LM_H_SLOTS_PER_CPU))
+		printf("slots in use: %u / %u per CPU (fullest CPU)\n", h->slots_used,
+		       h->slots_per_cpu);
+	for (i = 0; i < LM_NR_LOSSES; i++)
+		if (lm_has(h, LM_H_LOSS + i))
+			printf("%s: %llu\n", lm_loss_names[i], (unsigned long long)h->loss[i]);
+	lm_table_losses(stdout, h);
+}
+
+int status_main(int argc, char **argv)
+{
+	struct status_params p;
+	struct lm_snapshot snap;
+	struct lm_source src;
+	int ret;
+
+	ret = status_parse_args(argc, argv, &p);
+	if (ret)
+		return lm_usage_ret(ret, status_usage);
+	ret = lm_source_open(&src, p.source);
+	if (ret)
+		goto out;
+	lm_snap_init(&snap);
+	ret = lm_source_status(&src, &snap);
+	if (ret)
+		goto out_free_snap;
+	if (p.json) {
+		lm_json_header(stdout, &snap.h, 0);
+		putchar('\n');
+	} else {
+		status_print(&snap.h);
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		lm_err("write error");
+		ret = LM_EXIT_ERR;
+	}
+out_free_snap:
+	lm_snap_free(&snap);
+	lm_source_close(&src);
+out:
+	return ret;
+}

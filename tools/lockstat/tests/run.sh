@@ -1,0 +1,287 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# run.sh: the host tests of lockstat, as one TAP stream on stdout (and in
+# $TAP_OUT when set).  No kernel needed: the C unit tests (tests/test_*),
+# golden outputs of fixture snapshots (table, JSON, CSV, sort keys,
+# filters), the historic layout, exit codes, and the /proc source driven
+# through $LOCKSTAT_PROC.  Exits non-zero when any test fails.
+#
+# Environment: LOCKSTAT (the binary), TESTBIN (the unit test binaries),
+# PYTHON, TAP_OUT; UPDATE=1 rewrites tests/golden/ from the current output
+# (review the diff before committing it).
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+fx=$here/fixtures
+gold=$here/golden
+LOCKSTAT=${LOCKSTAT:-$here/../lockstat}
+TESTBIN=${TESTBIN:-$here}
+PYTHON=${PYTHON:-python3}
+TAP_OUT=${TAP_OUT:-}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/lockstat-test.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+results=$tmp/results
+: >"$results"
+export TZ=UTC LC_ALL=C
+unset LOCKSTAT_PROC
+
+pass() {
+	echo "ok - $1" >>"$results"
+}
+
+# fail NAME [FILE]: a failed test, with FILE's first lines as diagnostics
+fail() {
+	echo "not ok - $1" >>"$results"
+	if [ $# -gt 1 ] && [ -s "$2" ]; then
+		head -n 20 "$2" | sed 's/^/# /' >>"$results"
+	fi
+}
+
+# ok NAME COMMAND...: the command succeeds
+ok() {
+	name=$1
+	shift
+	if "$@" >"$tmp/ok.out" 2>&1; then pass "$name"; else fail "$name" "$tmp/ok.out"; fi
+}
+
+# rc NAME WANT ARGS...: lockstat ARGS exits with WANT
+rc() {
+	name=$1 want=$2
+	shift 2
+	"$LOCKSTAT" "$@" >"$tmp/stdout" 2>"$tmp/stderr"
+	got=$?
+	if [ "$got" -eq "$want" ]; then
+		pass "$name: exit $want"
+	else
+		echo "exit $got" >"$tmp/why"
+		cat "$tmp/stderr" >>"$tmp/why"
+		fail "$name: exit $want" "$tmp/why"
+	fi
+}
+
+# golden NAME FILE ARGS...: lockstat ARGS prints tests/golden/FILE
+golden() {
+	name=$1 file=$2
+	shift 2
+	"$LOCKSTAT" "$@" >"$tmp/golden" 2>"$tmp/stderr"
+	got=$?
+	[ "${UPDATE:-}" = 1 ] && [ $got -eq 0 ] && cp "$tmp/golden" "$gold/$file"
+	if [ $got -ne 0 ]; then
+		fail "golden: $name" "$tmp/stderr"
+	elif diff -u "$gold/$file" "$tmp/golden" >"$tmp/diff" 2>&1; then
+		pass "golden: $name"
+	else
+		fail "golden: $name" "$tmp/diff"
+	fi
+}
+
+json_ok() {
+	"$PYTHON" -m json.tool "$1" >/dev/null
+}
+
+# ---- unit tests in C ----
+for t in test_model test_snapfile test_nl; do
+	"$TESTBIN/$t" >"$tmp/unit" 2>"$tmp/unit.err"
+	got=$?
+	grep -E '^(ok|not ok) - |^# ' "$tmp/unit" >>"$results"
+	if [ $got -ne 0 ] && ! grep -q '^not ok' "$tmp/unit"; then
+		fail "$t exited with $got" "$tmp/unit.err"
+	fi
+done
+
+# ---- golden outputs ----
+golden "table" demo.txt report "$fx/demo.snap"
+golden "JSON" demo.json report --json "$fx/demo.snap"
+golden "CSV" demo.csv report --csv "$fx/demo.snap"
+golden "the 2003 rmap-test numbers" historic.txt report "$fx/historic.snap"
+golden "a saved /proc/lockmeter" proc.txt report "$fx/proc.txt"
+golden "a get snapshot, no losses" clean.txt report "$fx/clean.snap"
+golden "no rows" norows.txt report "$fx/norows.snap"
+for key in name con totalhold meanwait blocked abort; do
+	golden "--sort $key" "sort-$key.csv" report --csv --sort "$key" "$fx/demo.snap"
+done
+golden "--sort total -r" sort-total-r.csv report --csv --sort total -r "$fx/demo.snap"
+golden "--sort maxwait --top 2" sort-maxwait-top2.txt report --sort maxwait --top 2 "$fx/demo.snap"
+golden "--type mutex --type rwsem_write --min-con 5" filter-type-con.txt \
+	report --type mutex --type rwsem_write --min-con 5 "$fx/demo.snap"
+golden "--name test_lockmeter" filter-name.txt report --name test_lockmeter "$fx/demo.snap"
+golden "--min-util 1 --csv" filter-util.csv report --min-util 1 --csv "$fx/demo.snap"
+golden "--json --type read --top 1" filter-read.json report --json --type read --top 1 "$fx/demo.snap"
+
+# a saved /proc/lockmeter into a lockstat snapshot
+"$LOCKSTAT" report "$fx/proc.txt" >/dev/null 2>&1 && pass "report: a saved /proc/lockmeter reads" ||
+	fail "report: a saved /proc/lockmeter reads"
+
+# the lines of the 2003 report in DESIGN.md section 4, verbatim and in one block
+"$LOCKSTAT" report "$fx/historic.snap" >"$tmp/hist" 2>&1
+first=$(grep -n -x -F "$(head -n 1 "$fx/historic.expect")" "$tmp/hist" | head -n 1 | cut -d: -f1)
+n=$(wc -l <"$fx/historic.expect")
+if [ -n "$first" ] && sed -n "${first},$((first + n - 1))p" "$tmp/hist" | diff -u "$fx/historic.expect" - >"$tmp/diff"; then
+	pass "layout: the historic lockmeter lines come out verbatim"
+else
+	fail "layout: the historic lockmeter lines come out verbatim" "$tmp/diff"
+fi
+
+# machine output is well formed
+for args in "--json $fx/demo.snap" "--json $fx/historic.snap" "--json $fx/norows.snap" \
+	    "--json --name nothing-matches $fx/demo.snap"; do
+	# shellcheck disable=SC2086
+	"$LOCKSTAT" report $args >"$tmp/j.json" 2>&1
+	ok "JSON: python3 -m json.tool accepts report $(echo "$args" | sed "s|$fx/||")" json_ok "$tmp/j.json"
+done
+"$LOCKSTAT" report --csv "$fx/demo.snap" >"$tmp/c.csv"
+ok "CSV: 20 fields on every line" sh -c "awk -F, 'NF != 20 { bad = 1 } END { exit bad }' '$tmp/c.csv'"
+ok "CSV: lock rows are the sums of their site rows" sh -c "awk -F, '
+	\$1 == \"lock\" { if (key != \"\" && sum != want) bad = 1; key = \$2 \$3 \$4; want = \$5; sum = 0; next }
+	\$1 == \"site\" { sum += \$5 }
+	\$1 == \"total\" { if (key != \"\" && sum != want) bad = 1; key = \"\" }
+	END { if (key != \"\" && sum != want) bad = 1; exit bad }' '$tmp/c.csv'"
+
+# ---- snapshot files refused ----
+rc "report: a missing file" 6 report "$tmp/does-not-exist.snap"
+grep -q "does-not-exist.snap" "$tmp/stderr" && pass "report: the message names the missing file" ||
+	fail "report: the message names the missing file" "$tmp/stderr"
+rc "report: a directory" 6 report "$fx"
+for f in bad-version bad-header bad-fields bad-number bad-type truncated-rows truncated-line \
+	 truncated-header empty-file not-a-snapshot; do
+	rc "report: $f.snap is corrupt" 7 report "$fx/$f.snap"
+	if grep -Eq "^lockstat: .*/$f\.snap:[0-9]+: corrupt snapshot: " "$tmp/stderr" &&
+	   [ ! -s "$tmp/stdout" ]; then
+		pass "report: $f.snap: file and line named, nothing printed"
+	else
+		fail "report: $f.snap: file and line named, nothing printed" "$tmp/stderr"
+	fi
+done
+printf 'lockstat snapshot version 1\ncpus: 2\n\000\001\002\n' >"$tmp/nul.snap"
+rc "report: NUL bytes" 7 report "$tmp/nul.snap"
+"$PYTHON" -c 'import random, sys; r = random.Random(7); sys.stdout.buffer.write(bytes(r.randrange(256) for _ in range(4096)))' >"$tmp/random.snap"
+rc "report: random bytes" 7 report "$tmp/random.snap"
+rc "report: standard input" 0 report - <"$fx/demo.snap"
+"$LOCKSTAT" report "$fx/demo.snap" >&- 2>"$tmp/stderr"
+[ $? -eq 1 ] && grep -q "write error" "$tmp/stderr" && pass "report: a closed standard output is an error: exit 1" ||
+	fail "report: a closed standard output is an error: exit 1" "$tmp/stderr"
+
+# ---- the command line ----
+rc "no command" 2
+rc "unknown command" 2 frobnicate
+rc "lockstat -h" 0 -h
+rc "lockstat --help" 0 --help
+rc "lockstat help" 0 help
+rc "lockstat -V" 0 -V
+for cmd in on off reset status print record get report; do
+	rc "$cmd: unknown option" 2 "$cmd" --bogus
+	rc "$cmd -h" 0 "$cmd" -h
+	grep -q "^usage: lockstat $cmd" "$tmp/stdout" && pass "$cmd -h: usage on stdout" ||
+		fail "$cmd -h: usage on stdout" "$tmp/stdout"
+done
+rc "help print" 0 help print
+rc "report: no FILE" 2 report
+rc "report: two FILEs" 2 report "$fx/demo.snap" "$fx/demo.snap"
+rc "get: no -o" 2 get
+rc "record: no CMD" 2 record
+rc "record: no CMD after --" 2 record --
+rc "on: an argument" 2 on now
+rc "--sort: unknown key" 2 report --sort bogus "$fx/demo.snap"
+rc "--type: unknown type" 2 report --type spinlock "$fx/demo.snap"
+rc "--top 0" 2 report --top 0 "$fx/demo.snap"
+rc "--top x" 2 report --top x "$fx/demo.snap"
+rc "--min-con 200" 2 report --min-con 200 "$fx/demo.snap"
+rc "--min-util x" 2 report --min-util x "$fx/demo.snap"
+rc "--json --csv" 2 report --json --csv "$fx/demo.snap"
+rc "--sort needs an argument" 2 report "$fx/demo.snap" --sort
+rc "--source: unknown" 2 print --source=sysfs
+rc "--cpu with --source=proc" 2 print --source=proc --cpu 1
+rc "--cpu x" 2 print --cpu x
+
+# ---- a kernel without lockmeter (this host, normally) ----
+if [ -e /proc/lockmeter ] || "$LOCKSTAT" status --source=netlink >/dev/null 2>&1; then
+	echo "ok - kernel without lockmeter # SKIP this kernel has lockmeter" >>"$results"
+else
+	rc "print, no lockmeter" 4 print
+	grep -q "no lockmeter" "$tmp/stderr" && pass "print, no lockmeter: says so" ||
+		fail "print, no lockmeter: says so" "$tmp/stderr"
+	rc "status, no lockmeter" 4 status
+	rc "on, no lockmeter" 4 on
+	rc "get, no lockmeter" 4 get -o "$tmp/never.snap"
+	rc "record, no lockmeter" 4 record -- true
+	rc "print --source=proc, no /proc/lockmeter" 4 print --source=proc
+	rc "print --source=netlink, no family" 5 print --source=netlink
+	rc "record --source=netlink, no family" 5 record --source=netlink -- true
+
+	# ---- the /proc source, on a fixture ----
+	export LOCKSTAT_PROC="$fx/proc.txt"
+	rc "print from /proc (the fallback)" 0 print
+	grep -q "metering on, from proc" "$tmp/stdout" && grep -q "percpu:runqueues+0x0" "$tmp/stdout" &&
+		pass "print from /proc: the rows" || fail "print from /proc: the rows" "$tmp/stdout"
+	"$LOCKSTAT" report "$fx/proc.txt" | grep -v "^System: " >"$tmp/a"
+	"$LOCKSTAT" print --source=proc | grep -v "^System: " >"$tmp/b"
+	ok "print --source=proc is report of the same file" diff -u "$tmp/a" "$tmp/b"
+	rc "print --cpu needs netlink" 5 print --cpu 0
+	rc "status from /proc" 0 status
+	grep -q "^lockmeter: on (from proc)" "$tmp/stdout" && grep -q "^unmatched: 8" "$tmp/stdout" &&
+		pass "status from /proc: state and counters" || fail "status from /proc: state and counters" "$tmp/stdout"
+	rc "status --json from /proc" 0 status --json
+	ok "status --json: python3 -m json.tool accepts it" json_ok "$tmp/stdout"
+	rc "get -o from /proc" 0 get -o "$tmp/got.snap"
+	head -n 1 "$tmp/got.snap" | grep -qx "lockstat snapshot version 1" &&
+		grep -q "^command: get$" "$tmp/got.snap" && grep -q "^start: [0-9]*\.[0-9]\{9\}$" "$tmp/got.snap" &&
+		grep -q "^system: " "$tmp/got.snap" && pass "get: a snapshot with its header" ||
+		fail "get: a snapshot with its header" "$tmp/got.snap"
+	"$LOCKSTAT" report --csv "$fx/proc.txt" >"$tmp/a"
+	"$LOCKSTAT" report --csv "$tmp/got.snap" >"$tmp/b"
+	ok "get, then report: the same rows" diff -u "$tmp/a" "$tmp/b"
+	rc "get -o into a missing directory" 1 get -o "$tmp/no/such/dir.snap"
+	ls "$tmp" | grep -q '\.tmp\.' && fail "get: no temporary file left behind" ||
+		pass "get: no temporary file left behind"
+
+	# control words written to a stand-in file
+	printf 'xxxxxxxxxx\n' >"$tmp/ctl"
+	export LOCKSTAT_PROC="$tmp/ctl"
+	rc "on through /proc" 0 on
+	head -c 2 "$tmp/ctl" | grep -qx on && pass "on writes 'on'" || fail "on writes 'on'" "$tmp/ctl"
+	rc "reset through /proc" 0 reset --source=proc
+	head -c 5 "$tmp/ctl" | grep -qx reset && pass "reset writes 'reset'" || fail "reset writes 'reset'" "$tmp/ctl"
+	# record: reset, on, CMD, off; then the read of the stand-in fails (exit 1)
+	rc "record through /proc runs CMD, then fails to read the stand-in" 1 \
+		record -- sh -c "touch '$tmp/ran'; exit 3"
+	[ -e "$tmp/ran" ] && head -c 3 "$tmp/ctl" | grep -qx off &&
+		pass "record ran CMD and switched metering off" ||
+		fail "record ran CMD and switched metering off" "$tmp/stderr"
+	# permission: a root-only file, read and written by someone else
+	chmod 0600 "$tmp/ctl"
+	cp "$fx/proc.txt" "$tmp/proc.txt"
+	chmod 0600 "$tmp/proc.txt"
+	if [ "$(id -u)" -ne 0 ]; then
+		chmod 0400 "$tmp/ctl"
+		rc "on without permission" 3 on
+		chmod 0000 "$tmp/proc.txt"
+		LOCKSTAT_PROC="$tmp/proc.txt" rc "print without permission" 3 print
+	elif command -v setpriv >/dev/null && chmod 0755 "$tmp" &&
+	     setpriv --reuid=65534 --regid=65534 --clear-groups "$LOCKSTAT" -V >/dev/null 2>&1; then
+		nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
+		# shellcheck disable=SC2086
+		$nobody "$LOCKSTAT" on >/dev/null 2>"$tmp/stderr"
+		[ $? -eq 3 ] && pass "on as nobody: exit 3" || fail "on as nobody: exit 3" "$tmp/stderr"
+		# shellcheck disable=SC2086
+		LOCKSTAT_PROC="$tmp/proc.txt" $nobody "$LOCKSTAT" print >/dev/null 2>"$tmp/stderr"
+		[ $? -eq 3 ] && grep -q "needs root" "$tmp/stderr" && pass "print as nobody: exit 3, needs root" ||
+			fail "print as nobody: exit 3, needs root" "$tmp/stderr"
+	else
+		echo "ok - permission denied # SKIP root without setpriv" >>"$results"
+	fi
+	unset LOCKSTAT_PROC
+fi
+
+# ---- TAP ----
+total=$(grep -cE '^(ok|not ok) ' "$results")
+failed=$(grep -c '^not ok ' "$results")
+{
+	echo "TAP version 13"
+	echo "1..$total"
+	awk '/^ok / { sub(/^ok/, "ok " ++n) } /^not ok / { sub(/^not ok/, "not ok " ++n) } { print }' "$results"
+	echo "# $((total - failed)) passed, $failed failed"
+} >"$tmp/tap"
+cat "$tmp/tap"
+[ -n "$TAP_OUT" ] && cp "$tmp/tap" "$TAP_OUT"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the model: units, percentages, the merge of sites under
+ * locks, sort keys and directions, filters, the key table, row and
+ * header parsing, option parsing.  No kernel, no files.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lockstat.h"
+#include "model.h"
+#include "options.h"
+#include "procfs.h"
+#include "tap.h"
+
+static void test_units(void)
+{
+	static const struct {
+		double ns;
+		const char *want;
+	} t[] = {
+		{ 0, "0us" }, { 1, "1ns" }, { 691, "691ns" }, { 999, "999ns" },
+		{ 999.6, "1.0us" }, { 1000, "1.0us" }, { 2400, "2.4us" }, { 9949, "9.9us" },
+		{ 9950, "10us" }, { 13000, "13us" }, { 999499, "999us" }, { 999500, "1.0ms" },
+		{ 9.5e6, "9.5ms" }, { 51e6, "51ms" }, { 999.4e6, "999ms" }, { 999.6e6, "1.0s" },
+		{ 1.5e9, "1.5s" }, { 12.3e9, "12s" }, { 280e9, "280s" }, { 3600e9, "3600s" },
+	};
+	char buf[32], what[64];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		lm_fmt_time(buf, sizeof(buf), t[i].ns);
+		snprintf(what, sizeof(what), "units: %.1f ns", t[i].ns);
+		tap_str(buf, t[i].want, what);
+	}
+}
+
+static void test_pct(void)
+{
+	static const struct {
+		double pct;
+		const char *want;
+	} t[] = {
+		{ 0, "0%" }, { 0.001, "0.00%" }, { 0.0164, "0.02%" }, { 0.82, "0.82%" },
+		{ 0.994, "0.99%" }, { 0.996, "1.0%" }, { 2.6, "2.6%" }, { 13.72, "13.7%" },
+		{ 99.94, "99.9%" }, { 99.96, "100%" }, { 100, "100%" }, { 250, "250%" },
+	};
+	char buf[32], what[64];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		lm_fmt_pct(buf, sizeof(buf), t[i].pct);
+		snprintf(what, sizeof(what), "percent: %g", t[i].pct);
+		tap_str(buf, t[i].want, what);
+	}
+}
+
+/* a row: type, nowait, spin, reject, hold total/min/max, wait total/min/max */
+static struct lm_row *add(struct lm_snapshot *s, int type, const char *lock, const char *site,
+			  uint64_t nowait, uint64_t spin, uint64_t reject, uint64_t ht,
+			  uint64_t hmin, uint64_t hmax, uint64_t wt, uint64_t wmin, uint64_t wmax)
+{
+	struct lm_row *r = lm_snap_add_row(s);
+
+	r->type = type;
+	r->lock = lm_snap_strdup(s, lock);
+	r->site = lm_snap_strdup(s, site);
+	r->class = lm_class_of(lock);
+	r->v[LM_F_ACQUIRED] = nowait + spin;
+	r->v[LM_F_NOWAIT] = nowait;
+	r->v[LM_F_SPIN] = spin;
+	r->v[LM_F_REJECT] = reject;
+	r->v[LM_F_HOLD_TOTAL] = ht;
+	r->v[LM_F_HOLD_MIN] = hmin;
+	r->v[LM_F_HOLD_MAX] = hmax;
+	r->v[LM_F_WAIT_TOTAL] = wt;
+	r->v[LM_F_WAIT_MIN] = wmin;
+	r->v[LM_F_WAIT_MAX] = wmax;
+	r->v[LM_F_INSTANCES] = 1;
+	return r;
+}
+
+static void fixture(struct lm_snapshot *s)
+{
+	lm_snap_init(s);
+	s->h.metered_ns = 1000000000;
+	s->h.cpus = 2;
+	lm_set(&s->h, LM_H_METERED_NS);
+	lm_set(&s->h, LM_H_CPUS);
+	/* lock A: three sites, one of them twice (two CPUs' rows) */
+	add(s, LM_TYPE_SPIN, "lock_a", "f1+0x10/0x40", 10, 0, 0, 1000, 50, 300, 0, 0, 0);
+	add(s, LM_TYPE_SPIN, "lock_a", "f2+0x20/0x80", 5, 5, 2, 5000, 20, 2000, 900, 30, 400);
+	add(s, LM_TYPE_SPIN, "lock_a", "f1+0x10/0x40", 4, 1, 0, 800, 40, 500, 100, 100, 100);
+	add(s, LM_TYPE_SPIN, "lock_a", "f3+0x30/0x90", 0, 0, 3, 0, 0, 0, 0, 0, 0);
+	/* two heap sites: two locks; an overflow row */
+	add(s, LM_TYPE_SPIN, "[heap]", "d_alloc+0x4c/0x1f0", 100, 50, 0, 9000, 10, 700, 5000, 10, 900)
+		->v[LM_F_INSTANCES] = 37;
+	add(s, LM_TYPE_SPIN, "[heap]", "iput+0x8/0x200", 20, 0, 0, 100, 2, 10, 0, 0, 0)
+		->v[LM_F_INSTANCES] = 3;
+	add(s, LM_TYPE_SPIN, "*overflow*", "*overflow*", 1, 1, 0, 10, 5, 5, 7, 7, 7);
+	/* the same lock name under another type is another lock */
+	add(s, LM_TYPE_MUTEX, "lock_a", "f9+0x1/0x2", 3, 0, 0, 3000000, 1000, 2000000, 0, 0, 0);
+	add(s, LM_TYPE_MUTEX, "zeta_mutex", "f8+0x1/0x2", 2, 2, 0, 40, 10, 10, 800, 200, 600);
+}
+
+static const struct lm_lock *find_lock(const struct lm_section *sec, const char *lock,
+				       const char *site)
+{
+	size_t i;
+
+	for (i = 0; i < sec->nr_locks; i++) {
+		const struct lm_row *a = &sec->locks[i].agg;
+
+		if (!strcmp(a->lock, lock) && (!site || (a->site && !strcmp(a->site, site))))
+			return &sec->locks[i];
+	}
+	return NULL;
+}
+
+static void test_merge(void)
+{
+	struct lm_snapshot s;
+	struct lm_filter f;
+	struct lm_view v;
+	const struct lm_section *spin, *mutex;
+	const struct lm_lock *a, *h;
+	const struct lm_row *f1 = NULL;
+	size_t i;
+
+	fixture(&s);
+	lm_filter_init(&f);
+	tap_ok(!lm_view_build(&v, &s, &f), "merge: view builds");
+	spin = &v.sec[LM_TYPE_SPIN];
+	mutex = &v.sec[LM_TYPE_MUTEX];
+	tap_num(spin->nr_locks, 4, "merge: spin locks (lock_a, two [heap], *overflow*)");
+	tap_num(spin->nr_rows, 6, "merge: spin site rows after merging equal keys");
+	tap_num(mutex->nr_locks, 2, "merge: mutex locks");
+	a = find_lock(spin, "lock_a", NULL);
+	if (!tap_ok(a != NULL, "merge: lock_a is a lock")) {
+		lm_view_free(&v);
+		lm_snap_free(&s);
+		return;
+	}
+	tap_num(a->nr_sites, 3, "merge: lock_a sites");
+	tap_ok(a->agg.site == NULL, "merge: a named lock has no site of its own");
+	tap_num(a->agg.v[LM_F_ACQUIRED], 25, "merge: lock_a acquired (sum)");
+	tap_num(a->agg.v[LM_F_REJECT], 5, "merge: lock_a reject (sum)");
+	tap_num(a->agg.v[LM_F_HOLD_TOTAL], 6800, "merge: lock_a hold total (sum)");
+	tap_num(a->agg.v[LM_F_HOLD_MAX], 2000, "merge: lock_a hold max (max)");
+	tap_num(a->agg.v[LM_F_HOLD_MIN], 20, "merge: lock_a hold min (min of rows with holds)");
+	tap_num(a->agg.v[LM_F_WAIT_MIN], 30, "merge: lock_a wait min (min of rows that waited)");
+	tap_num(a->agg.v[LM_F_WAIT_MAX], 400, "merge: lock_a wait max");
+	tap_num(a->agg.v[LM_F_INSTANCES], 1, "merge: lock_a is one instance");
+	for (i = 0; i < a->nr_sites; i++)
+		if (!strcmp(a->sites[i]->site, "f1+0x10/0x40"))
+			f1 = a->sites[i];
+	if (tap_ok(f1 != NULL, "merge: f1 present once")) {
+		tap_num(f1->v[LM_F_ACQUIRED], 15, "merge: equal keys add up (f1 acquired)");
+		tap_num(f1->v[LM_F_HOLD_MIN], 40, "merge: equal keys: hold min");
+		tap_num(f1->v[LM_F_HOLD_MAX], 500, "merge: equal keys: hold max");
+		tap_num(f1->v[LM_F_WAIT_MIN], 100, "merge: equal keys: wait min ignores rows without waits");
+	}
+	h = find_lock(spin, "[heap]", "d_alloc+0x4c/0x1f0");
+	tap_ok(h && h->nr_sites == 1 && h->agg.v[LM_F_INSTANCES] == 37,
+	       "merge: a [heap] site is a lock of its own, with its instances");
+	tap_ok(find_lock(spin, "[heap]", "iput+0x8/0x200") != NULL, "merge: second [heap] site");
+	tap_ok(find_lock(spin, "*overflow*", "*overflow*") != NULL, "merge: *overflow* is a lock");
+	tap_num(spin->total.v[LM_F_ACQUIRED], 25 + 150 + 20 + 2, "merge: *TOTAL* acquired");
+	tap_num(spin->total.v[LM_F_HOLD_MAX], 2000, "merge: *TOTAL* hold max");
+	tap_num(spin->total.v[LM_F_INSTANCES], 1 + 37 + 3 + 1, "merge: *TOTAL* instances add up");
+	tap_ok(!strcmp(spin->total.lock, "*TOTAL*"), "merge: *TOTAL* is named");
+	lm_view_free(&v);
+	lm_snap_free(&s);
+}
+
+/* the lock names of the spin section, in order, comma-separated */
+static void order(const struct lm_snapshot *s, const char *key, bool reverse, char *buf,
+		  size_t len)
+{
+	struct lm_filter f;
+	struct lm_view v;
+	size_t i, n = 0;
+
+	lm_filter_init(&f);
+	f.key = lm_key_find(key);
+	f.reverse = reverse;
+	f.types = 1U << LM_TYPE_SPIN;
+	buf[0] = '\0';
+	if (!f.key || lm_view_build(&v, s, &f))
+		return;
+	for (i = 0; i < v.sec[LM_TYPE_SPIN].nr_locks; i++) {
+		const struct lm_row *a = &v.sec[LM_TYPE_SPIN].locks[i].agg;
+
+		n += snprintf(buf + n, len - n, "%s%s", i ? "," : "", a->site ? a->site : a->lock);
+	}
+	lm_view_free(&v);
+}
+
+static void test_sort(void)
+{
+	static const struct {
+		const char *key;
+		bool reverse;
+		const char *want;
+	} t[] = {
+		{ "maxhold", false, "lock_a,d_alloc+0x4c/0x1f0,iput+0x8/0x200,*overflow*" },
+		{ "maxhold", true, "*overflow*,iput+0x8/0x200,d_alloc+0x4c/0x1f0,lock_a" },
+		{ "total", false, "d_alloc+0x4c/0x1f0,lock_a,iput+0x8/0x200,*overflow*" },
+		{ "total", true, "*overflow*,iput+0x8/0x200,lock_a,d_alloc+0x4c/0x1f0" },
+		{ "totalhold", false, "d_alloc+0x4c/0x1f0,lock_a,iput+0x8/0x200,*overflow*" },
+		{ "util", false, "d_alloc+0x4c/0x1f0,lock_a,iput+0x8/0x200,*overflow*" },
+		/* iput and *overflow* tie at 5 ns: the name decides */
+		{ "meanhold", false, "lock_a,d_alloc+0x4c/0x1f0,*overflow*,iput+0x8/0x200" },
+		{ "con", false, "*overflow*,lock_a,d_alloc+0x4c/0x1f0,iput+0x8/0x200" },
+		{ "reject", false, "lock_a,*overflow*,d_alloc+0x4c/0x1f0,iput+0x8/0x200" },
+		{ "nowait", false, "iput+0x8/0x200,d_alloc+0x4c/0x1f0,lock_a,*overflow*" },
+		{ "spin", false, "*overflow*,d_alloc+0x4c/0x1f0,lock_a,iput+0x8/0x200" },
+		{ "meanwait", false, "lock_a,d_alloc+0x4c/0x1f0,*overflow*,iput+0x8/0x200" },
+		{ "maxwait", false, "d_alloc+0x4c/0x1f0,lock_a,*overflow*,iput+0x8/0x200" },
+		{ "waitcpu", false, "d_alloc+0x4c/0x1f0,lock_a,*overflow*,iput+0x8/0x200" },
+		/* all equal: the name, ascending, whatever the direction */
+		{ "abort", false, "*overflow*,d_alloc+0x4c/0x1f0,iput+0x8/0x200,lock_a" },
+		{ "abort", true, "*overflow*,d_alloc+0x4c/0x1f0,iput+0x8/0x200,lock_a" },
+		/* *overflow* < [heap] (by site) < lock_a */
+		{ "name", false, "*overflow*,d_alloc+0x4c/0x1f0,iput+0x8/0x200,lock_a" },
+		{ "name", true, "lock_a,iput+0x8/0x200,d_alloc+0x4c/0x1f0,*overflow*" },
+	};
+	struct lm_snapshot s;
+	char buf[256], what[64];
+	unsigned int i;
+
+	fixture(&s);
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		order(&s, t[i].key, t[i].reverse, buf, sizeof(buf));
+		snprintf(what, sizeof(what), "sort: %s%s", t[i].key, t[i].reverse ? " -r" : "");
+		tap_str(buf, t[i].want, what);
+	}
+	lm_snap_free(&s);
+}
+
+static void test_sites_sorted(void)
+{
+	struct lm_snapshot s;
+	struct lm_filter f;
+	struct lm_view v;
+	const struct lm_lock *a;
+
+	fixture(&s);
+	lm_filter_init(&f);
+	lm_view_build(&v, &s, &f);
+	a = find_lock(&v.sec[LM_TYPE_SPIN], "lock_a", NULL);
+	tap_ok(a && a->nr_sites == 3 && !strcmp(a->sites[0]->site, "f2+0x20/0x80") &&
+	       !strcmp(a->sites[1]->site, "f1+0x10/0x40") && !strcmp(a->sites[2]->site, "f3+0x30/0x90"),
+	       "sort: sites under a lock by the same key (maxhold: f2, f1, f3)");
+	lm_view_free(&v);
+	f.key = lm_key_find("name");
+	lm_view_build(&v, &s, &f);
+	a = find_lock(&v.sec[LM_TYPE_SPIN], "lock_a", NULL);
+	tap_ok(a && !strcmp(a->sites[0]->site, "f1+0x10/0x40") &&
+	       !strcmp(a->sites[2]->site, "f3+0x30/0x90"), "sort: sites by name");
+	lm_view_free(&v);
+	lm_snap_free(&s);
+}
+
+static void test_ratio_exact(void)
+{
+	struct lm_row a = { 0 }, b = { 0 };
+	const struct lm_key *k = lm_key_find("meanhold");
+
+	/* 1/3 against 333333333/1000000000: equal in doubles, not in fact */
+	a.v[LM_F_HOLD_TOTAL] = 1;
+	a.v[LM_F_ACQUIRED] = 3;
+	b.v[LM_F_HOLD_TOTAL] = 333333333333333333ULL;
+	b.v[LM_F_ACQUIRED] = 1000000000000000000ULL;
+	tap_ok(k->cmp(&a, &b) > 0 && k->cmp(&b, &a) < 0, "sort: mean comparisons are exact");
+	a.v[LM_F_HOLD_TOTAL] = UINT64_MAX;
+	a.v[LM_F_ACQUIRED] = UINT64_MAX;
+	b.v[LM_F_HOLD_TOTAL] = UINT64_MAX - 1;
+	b.v[LM_F_ACQUIRED] = UINT64_MAX - 1;
+	tap_ok(k->cmp(&a, &b) == 0, "sort: no overflow near 2^64");
+	b.v[LM_F_ACQUIRED] = 0;
+	tap_ok(k->cmp(&a, &b) > 0, "sort: no acquisitions means a mean of 0");
+	k = lm_key_find("maxhold");
+	a.v[LM_F_HOLD_MAX] = UINT64_MAX;
+	b.v[LM_F_HOLD_MAX] = 0;
+	tap_ok(k->cmp(&a, &b) == 1 && k->cmp(&b, &a) == -1 && k->cmp(&a, &a) == 0,
+	       "sort: comparators are three-way (no subtraction)");
+}
+
+static void test_filters(void)
+{
+	struct lm_snapshot s;
+	struct lm_filter f;
+	struct lm_view v;
+
+	fixture(&s);
+	lm_filter_init(&f);
+	f.name = "f2";
+	lm_view_build(&v, &s, &f);
+	tap_ok(v.sec[LM_TYPE_SPIN].nr_locks == 1 && v.sec[LM_TYPE_SPIN].locks[0].nr_sites == 1 &&
+	       v.sec[LM_TYPE_MUTEX].nr_rows == 0, "filter: --name matches a site");
+	tap_num(v.sec[LM_TYPE_SPIN].total.v[LM_F_ACQUIRED], 10, "filter: *TOTAL* counts matching rows");
+	lm_view_free(&v);
+
+	lm_filter_init(&f);
+	f.name = "lock_a";
+	lm_view_build(&v, &s, &f);
+	tap_ok(v.sec[LM_TYPE_SPIN].nr_locks == 1 && v.sec[LM_TYPE_SPIN].locks[0].nr_sites == 3 &&
+	       v.sec[LM_TYPE_MUTEX].nr_locks == 1, "filter: --name matches a lock, all its sites");
+	lm_view_free(&v);
+
+	lm_filter_init(&f);
+	f.types = 1U << LM_TYPE_MUTEX;
+	lm_view_build(&v, &s, &f);
+	tap_ok(!v.sec[LM_TYPE_SPIN].nr_rows && v.sec[LM_TYPE_MUTEX].nr_locks == 2,
+	       "filter: --type mutex");
+	lm_view_free(&v);
+
+	lm_filter_init(&f);
+	f.min_con = 35;		/* lock_a 11/30 = 36.7%, d_alloc 33.3%, overflow 50% */
+	lm_view_build(&v, &s, &f);
+	tap_num(v.sec[LM_TYPE_SPIN].nr_locks, 2, "filter: --min-con 35");
+	tap_num(v.sec[LM_TYPE_SPIN].total.v[LM_F_ACQUIRED], 197, "filter: *TOTAL* ignores --min-con");
+	lm_view_free(&v);
+
+	lm_filter_init(&f);
+	f.min_util = 0.0005;	/* 0.0005% of 1 s = 5 us: lock_a 6.8 us, d_alloc 9 us */
+	lm_view_build(&v, &s, &f);
+	tap_num(v.sec[LM_TYPE_SPIN].nr_locks, 2, "filter: --min-util");
+	lm_view_free(&v);
+
+	lm_filter_init(&f);
+	f.top = 1;
+	lm_view_build(&v, &s, &f);
+	tap_ok(v.sec[LM_TYPE_SPIN].nr_locks == 1 && v.sec[LM_TYPE_SPIN].locks[0].nr_sites == 1 &&
+	       !strcmp(v.sec[LM_TYPE_SPIN].locks[0].sites[0]->site, "f2+0x20/0x80"),
+	       "filter: --top 1 keeps the first lock and its first site");
+	lm_view_free(&v);
+	lm_snap_free(&s);
+}
+
+static void test_key_table(void)
+{
+	static const char *const names[] = {
+		"maxhold", "meanhold", "totalhold", "util", "con", "maxwait", "meanwait",
+		"waitcpu", "total", "nowait", "spin", "reject", "abort", "blocked", "oncpu",
+		"name",
+	};
+	int i, j, ok = 1;
+
+	for (i = 0; i < (int)ARRAY_SIZE(names); i++)
+		tap_ok(lm_key_find(names[i]) != NULL, "keys: --sort %s exists", names[i]);
+	for (i = 0; i < LM_NR_KEYS; i++) {
+		if (!lm_keys[i].name || !lm_keys[i].header || !lm_keys[i].cmp || !lm_keys[i].print)
+			ok = 0;
+		for (j = 0; j < i; j++)
+			if (!strcmp(lm_keys[i].name, lm_keys[j].name))
+				ok = 0;
+	}
+	tap_ok(ok, "keys: every entry complete, names unique");
+	tap_ok(lm_key_find("bogus") == NULL, "keys: unknown key not found");
+	{
+		struct lm_filter f;
+
+		lm_filter_init(&f);
+		tap_ok(f.key == lm_key_find("maxhold") && !f.reverse, "keys: maxhold is the default");
+	}
+}
+
+static int parse(const char *text, struct lm_perr *e)
+{
+	struct lm_snapshot s;
+	char line[512];
+	int ret;
+
+	lm_snap_init(&s);
+	snprintf(line, sizeof(line), "%s", text);
+	ret = lm_row_parse(&s, line, e);
+	lm_snap_free(&s);
+	return ret;
+}
+
+static void test_rows(void)
+{
+	static const struct {
+		const char *line;
+		int ret;
+		const char *what;
+	} t[] = {
+		{ "spin 3 2 1 0 0 10 1 5 4 4 4 0 0 0 0 1 tasklist_lock do_exit+0x5c/0xa40", 0,
+		  "a good row" },
+		{ "spin\t3  2 1 0 0 10 1 5 4 4 4 0 0 0 0 1  x  y  ", 0, "blanks and tabs" },
+		{ "spin 3 2 1 0 0 10 1 5 4 4 4 0 0 0 0 1 tasklist_lock", LM_EXIT_CORRUPT,
+		  "18 fields" },
+		{ "spin 3 2 1 0 0 10 1 5 4 4 4 0 0 0 0 1 a b c", LM_EXIT_CORRUPT, "20 fields" },
+		{ "spinlock 3 2 1 0 0 10 1 5 4 4 4 0 0 0 0 1 a b", LM_EXIT_CORRUPT, "unknown type" },
+		{ "spin 3 2 1 0 0 1x 1 5 4 4 4 0 0 0 0 1 a b", LM_EXIT_CORRUPT, "not a number" },
+		{ "spin 3 2 1 0 0 -1 1 5 4 4 4 0 0 0 0 1 a b", LM_EXIT_CORRUPT, "negative" },
+		{ "spin 3 2 1 0 0 18446744073709551616 1 5 4 4 4 0 0 0 0 1 a b", LM_EXIT_CORRUPT,
+		  "2^64" },
+		{ "spin 3 2 1 0 0 18446744073709551615 1 5 4 4 4 0 0 0 0 1 a b", 0, "2^64 - 1" },
+		{ "spin 4 2 1 0 0 10 1 5 4 4 4 0 0 0 0 1 a b", LM_EXIT_CORRUPT,
+		  "acquired != nowait + spin" },
+		{ "spin 3 2 1 0 0 10 1 5 4 4 4 0 0 0 0 1 a\x01 b", LM_EXIT_CORRUPT, "unprintable" },
+		{ "", LM_EXIT_CORRUPT, "empty line" },
+	};
+	struct lm_perr e;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		int ret = parse(t[i].line, &e);
+
+		tap_ok(ret == t[i].ret, "rows: %s %s", t[i].what, t[i].ret ? "refused" : "taken");
+		if (ret != t[i].ret)
+			printf("# got %d: %s\n", ret, e.msg);
+	}
+}
+
+static void test_header(void)
+{
+	struct lm_header h = { 0 };
+	const char *why = NULL;
+
+	tap_ok(!lm_hdr_set(&h, LM_H_CPUS, "4294967295", &why) && h.cpus == 4294967295U,
+	       "header: u32 max");
+	tap_ok(lm_hdr_set(&h, LM_H_SLOTS_USED, "4294967296", &why), "header: u32 overflow refused");
+	tap_ok(!lm_hdr_set(&h, LM_H_START, "1732968000.250000000", &why) &&
+	       h.start.tv_sec == 1732968000 && h.start.tv_nsec == 250000000, "header: a time");
+	tap_ok(lm_hdr_set(&h, LM_H_END, "1732968000.25", &why), "header: time needs 9 decimals");
+	tap_ok(lm_hdr_set(&h, LM_H_STATE, "maybe", &why), "header: state on or off");
+	tap_ok(lm_hdr_set(&h, LM_H_NODE, "a\tb", &why), "header: unprintable string refused");
+	tap_ok(lm_hdr_find("metered_ns") == LM_H_METERED_NS && lm_hdr_find("nope") < 0,
+	       "header: keys by name");
+}
+
+static void test_options(void)
+{
+	unsigned int mask = 0;
+	double pct = -1;
+
+	tap_ok(!lm_parse_pct("5", 100, &pct) && pct == 5, "options: percentage 5");
+	tap_ok(!lm_parse_pct("0.5%", 100, &pct) && pct == 0.5, "options: percentage 0.5%%");
+	tap_ok(lm_parse_pct("101", 100, &pct) && lm_parse_pct("x", 100, &pct) &&
+	       lm_parse_pct("-1", 100, &pct) && lm_parse_pct("nan", 100, &pct),
+	       "options: bad percentages refused");
+	tap_ok(!lm_parse_types("spin,rwsem_write", &mask) &&
+	       mask == ((1U << LM_TYPE_SPIN) | (1U << LM_TYPE_RWSEM_WRITE)), "options: types");
+	mask = 0;
+	tap_ok(lm_parse_types("spin,rw", &mask) && lm_parse_types(",", &mask),
+	       "options: bad types refused");
+}
+
+static void test_site_short(void)
+{
+	char buf[128];
+
+	lm_site_short(buf, sizeof(buf), "ext3_delete_inode+0x34/0x90");
+	tap_str(buf, "ext3_delete_inode+0x34", "names: size dropped");
+	lm_site_short(buf, sizeof(buf), "lmt_hold+0x2a/0x60[test_lockmeter]");
+	tap_str(buf, "lmt_hold+0x2a[test_lockmeter]", "names: size dropped, module kept");
+	lm_site_short(buf, sizeof(buf), "0xffffffff81000000");
+	tap_str(buf, "0xffffffff81000000", "names: a raw address stays");
+	lm_site_short(buf, sizeof(buf), "a/b");
+	tap_str(buf, "a/b", "names: other slashes stay");
+}
+
+int main(void)
+{
+	test_units();
+	test_pct();
+	test_merge();
+	test_sort();
+	test_sites_sorted();
+	test_ratio_exact();
+	test_filters();
+	test_key_table();
+	test_rows();
+	test_header();
+	test_options();
+	test_site_short();
+	return tap_done();
+}

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of nl.c without a kernel: replies built with libnl the way
+ * the kernel builds them (include/uapi/linux/lockmeter.h) are fed to the
+ * callbacks; nl.c is included to reach them.  NLA_UINT in 4 and 8 bytes,
+ * mandatory attributes, policies, the version check, name sanitizing,
+ * the extended ACK message, the error of a failed dump.
+ */
+#include "../nl.c"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "tap.h"
+
+static struct nl_msg *reply(uint8_t cmd)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+
+	genlmsg_put(msg, 0, 1, 0x20, 0, 0, cmd, LOCKMETER_FAMILY_VERSION);
+	return msg;
+}
+
+static void put_uint(struct nl_msg *msg, int attr, uint64_t v)
+{
+	/* as nla_put_uint(): 4 bytes when the value fits */
+	if (v == (uint32_t)v)
+		nla_put_u32(msg, attr, (uint32_t)v);
+	else
+		nla_put_u64(msg, attr, v);
+}
+
+static struct nl_msg *status_reply(uint32_t version, bool metered)
+{
+	struct nl_msg *msg = reply(LOCKMETER_CMD_STATUS_GET);
+
+	nla_put_u32(msg, LOCKMETER_A_VERSION, version);
+	nla_put_string(msg, LOCKMETER_A_KERNEL, "6.12.117");
+	nla_put_u32(msg, LOCKMETER_A_CPUS, 2);
+	nla_put_u32(msg, LOCKMETER_A_STATE, 1);
+	if (metered)
+		put_uint(msg, LOCKMETER_A_METERED_NS, 5000000000ULL);
+	nla_put_u32(msg, LOCKMETER_A_SLOTS_USED, 291);
+	nla_put_u32(msg, LOCKMETER_A_SLOTS_PER_CPU, 4096);
+	put_uint(msg, LOCKMETER_A_DROPPED, 0);
+	put_uint(msg, LOCKMETER_A_UNMATCHED, 8);
+	put_uint(msg, LOCKMETER_A_TABLE_FULL, 1ULL << 40);
+	return msg;
+}
+
+static void test_status(void)
+{
+	struct lm_header h = { 0 };
+	struct lm_nl_req req = { .arg = &h };
+	struct nl_msg *msg;
+
+	msg = status_reply(LOCKMETER_FAMILY_VERSION, true);
+	lm_nl_status_cb(msg, &req);
+	nlmsg_free(msg);
+	tap_ok(!req.parse, "status: parses");
+	tap_ok(h.metered_ns == 5000000000ULL && lm_has(&h, LM_H_METERED_NS),
+	       "status: an 8-byte NLA_UINT");
+	tap_ok(h.loss[LM_L_UNMATCHED] == 8 && h.loss[LM_L_TABLE_FULL] == 1ULL << 40,
+	       "status: 4- and 8-byte loss counters");
+	tap_ok(h.cpus == 2 && h.on && h.slots_used == 291 && h.slots_per_cpu == 4096 &&
+	       !strcmp(h.kernel, "6.12.117"), "status: the other fields");
+	tap_ok(lm_has(&h, LM_H_LOSS + LM_L_DROPPED) && !lm_has(&h, LM_H_LOSS + LM_L_EVICTED),
+	       "status: presence bits follow the attributes");
+
+	memset(&h, 0, sizeof(h));
+	memset(&req, 0, sizeof(req));
+	req.arg = &h;
+	fprintf(stderr, "# expected: a message on a missing attribute\n");
+	msg = status_reply(LOCKMETER_FAMILY_VERSION, false);
+	lm_nl_status_cb(msg, &req);
+	nlmsg_free(msg);
+	tap_ok(req.parse == LM_EXIT_ERR, "status: a missing mandatory attribute is an error");
+
+	memset(&req, 0, sizeof(req));
+	req.arg = &h;
+	fprintf(stderr, "# expected: a message on version 2\n");
+	msg = status_reply(2, true);
+	lm_nl_status_cb(msg, &req);
+	nlmsg_free(msg);
+	tap_ok(req.parse == LM_EXIT_ERR, "status: another format version is refused");
+}
+
+static void put_row(struct nl_msg *msg, uint32_t type, const char *lock, const char *site,
+		    bool with_site, int odd_len)
+{
+	struct nlattr *nest = nla_nest_start(msg, LOCKMETER_A_ROW);
+	char six[6] = { 0 };
+	int i;
+
+	nla_put_u32(msg, LOCKMETER_R_TYPE, type);
+	nla_put_u32(msg, LOCKMETER_R_CLASS, lm_class_of(lock));
+	for (i = 0; i < LM_NR_FIELDS; i++) {
+		uint64_t v = i == LM_F_ACQUIRED ? 7 : i == LM_F_NOWAIT ? 4 : i == LM_F_SPIN ? 3 :
+			     (uint64_t)(i + 1) << (i * 3);
+
+		if (lm_nl_field_attr[i] == odd_len)
+			nla_put(msg, odd_len, sizeof(six), six);
+		else
+			put_uint(msg, lm_nl_field_attr[i], v);
+	}
+	nla_put_string(msg, LOCKMETER_R_LOCK, lock);
+	if (with_site)
+		nla_put_string(msg, LOCKMETER_R_SITE, site);
+	nla_nest_end(msg, nest);
+}
+
+static int dump_one(struct lm_snapshot *s, uint32_t type, const char *lock, const char *site,
+		    bool with_site, int odd_len)
+{
+	struct lm_nl_req req = { .arg = s };
+	struct nl_msg *msg = reply(LOCKMETER_CMD_STATS_GET);
+
+	put_row(msg, type, lock, site, with_site, odd_len);
+	lm_nl_dump_cb(msg, &req);
+	nlmsg_free(msg);
+	return req.parse;
+}
+
+static void test_rows(void)
+{
+	struct lm_snapshot s;
+	const struct lm_row *r;
+	int i, ok = 1;
+
+	lm_snap_init(&s);
+	tap_ok(!dump_one(&s, LOCKMETER_TYPE_MUTEX, "lmt_mutex[test_lockmeter]",
+			 "lmt_mutex_sleeper+0x23/0x70[test_lockmeter]", true, 0) && s.nr == 1,
+	       "dump: a row parses");
+	r = &s.rows[0];
+	for (i = LM_F_REJECT; i < LM_NR_FIELDS; i++)
+		ok &= r->v[i] == (uint64_t)(i + 1) << (i * 3);
+	tap_ok(ok && r->v[LM_F_ACQUIRED] == 7 && r->v[LM_F_SPIN] == 3,
+	       "dump: every counter lands in its field (4 and 8 bytes)");
+	tap_ok(r->type == LM_TYPE_MUTEX && r->class == LM_CLASS_STATIC &&
+	       !strcmp(r->lock, "lmt_mutex[test_lockmeter]") &&
+	       !strcmp(r->site, "lmt_mutex_sleeper+0x23/0x70[test_lockmeter]"),
+	       "dump: type, class and names");
+	tap_ok(!dump_one(&s, LOCKMETER_TYPE_SPIN, "odd name", "site\twith\ttabs", true, 0) &&
+	       s.nr == 2 && !strcmp(s.rows[1].lock, "odd?name") &&
+	       !strcmp(s.rows[1].site, "site?with?tabs"),
+	       "dump: names are made fit for the text formats");
+	fprintf(stderr, "# expected: three messages on bad rows\n");
+	tap_ok(dump_one(&s, LOCKMETER_TYPE_SPIN, "a", "b", false, 0) == LM_EXIT_ERR && s.nr == 2,
+	       "dump: a row without its site is refused");
+	tap_ok(dump_one(&s, 9, "a", "b", true, 0) == LM_EXIT_ERR && s.nr == 2,
+	       "dump: an unknown type is refused");
+	tap_ok(dump_one(&s, LOCKMETER_TYPE_SPIN, "a", "b", true, LOCKMETER_R_HOLD_MAX) ==
+	       LM_EXIT_ERR && s.nr == 2, "dump: a 6-byte NLA_UINT is refused");
+	lm_snap_free(&s);
+}
+
+/*
+ * An NLMSG_ERROR as the kernel sends it with NETLINK_EXT_ACK: the header,
+ * struct nlmsgerr, the request echoed unless capped, then the TLVs.
+ */
+static void test_ext_ack(bool capped)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct nlmsgerr err;
+		unsigned char rest[128];
+	} m;
+	static const char text[] = "no such CPU";
+	struct lm_nl_req req = { .status = 1 };
+	const size_t echo = 12;		/* genl header and one u32 attribute */
+	size_t off = capped ? 0 : echo, n;
+	struct nlattr *a = (struct nlattr *)(m.rest + off);
+	char buf[256] = "";
+	FILE *cap = tmpfile();
+	int saved = dup(2);
+
+	memset(&m, 0xab, sizeof(m));
+	a->nla_type = NLMSGERR_ATTR_MSG;
+	a->nla_len = NLA_HDRLEN + sizeof(text);
+	memcpy(m.rest + off + NLA_HDRLEN, text, sizeof(text));
+	m.nlh.nlmsg_type = NLMSG_ERROR;
+	m.nlh.nlmsg_flags = NLM_F_ACK_TLVS | (capped ? NLM_F_CAPPED : 0);
+	m.nlh.nlmsg_len = sizeof(m.nlh) + sizeof(m.err) + off + NLA_ALIGN(a->nla_len);
+	m.err.error = -EINVAL;
+	m.err.msg.nlmsg_len = sizeof(struct nlmsghdr) + echo;
+
+	fflush(stderr);
+	dup2(fileno(cap), 2);
+	lm_nl_err_cb(NULL, &m.err, &req);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(cap);
+	n = fread(buf, 1, sizeof(buf) - 1, cap);
+	buf[n] = '\0';
+	fclose(cap);
+	tap_ok(req.status == -EINVAL, "errors: the kernel's errno is kept (%s)",
+	       capped ? "capped" : "request echoed");
+	tap_ok(strstr(buf, "kernel: no such CPU") != NULL,
+	       "errors: the extended ACK message is printed (%s)", capped ? "capped" : "request echoed");
+}
+
+static void test_finish(void)
+{
+	struct lm_nl_req req = { .status = 1 };
+	struct nl_msg *msg = nlmsg_alloc_simple(NLMSG_DONE, NLM_F_MULTI);
+	int err = -EMSGSIZE;
+
+	nlmsg_append(msg, &err, sizeof(err), NLMSG_ALIGNTO);
+	lm_nl_finish_cb(msg, &req);
+	nlmsg_free(msg);
+	tap_ok(req.status == -EMSGSIZE, "errors: a dump that failed says so in NLMSG_DONE");
+	req.status = 1;
+	err = 0;
+	msg = nlmsg_alloc_simple(NLMSG_DONE, NLM_F_MULTI);
+	nlmsg_append(msg, &err, sizeof(err), NLMSG_ALIGNTO);
+	lm_nl_finish_cb(msg, &req);
+	nlmsg_free(msg);
+	tap_ok(req.status == 0, "errors: a complete dump ends the request");
+}
+
+static int count_cb(struct nl_msg *msg, void *arg)
+{
+	struct lm_nl_req *req = arg;
+
+	(void)msg;
+	(*(int *)req->arg)++;
+	return NL_SKIP;
+}
+
+/* lm_nl_request() with what it prints to stderr in @buf */
+static int capture(struct lm_nl *nl, struct nl_msg *msg, struct lm_nl_req *req, char *buf,
+		   size_t len)
+{
+	FILE *cap = tmpfile();
+	int saved = dup(2), ret;
+	size_t n;
+
+	fflush(stderr);
+	dup2(fileno(cap), 2);
+	ret = lm_nl_request(nl, msg, count_cb, req);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(cap);
+	n = fread(buf, 1, len - 1, cap);
+	buf[n] = '\0';
+	fclose(cap);
+	return ret;
+}
+
+/*
+ * lm_nl_request() against this kernel's generic netlink controller, which
+ * every kernel has: a do with its reply and ACK, a dump to NLMSG_DONE, and
+ * errors, with the extended ACK of the kernel's strict validation.
+ */
+static void test_real_kernel(void)
+{
+	struct lm_nl nl = { 0 };
+	struct lm_nl_req req;
+	struct nl_msg *msg;
+	int one = 1, n, ret;
+	char buf[512];
+
+	nl.sk = nl_socket_alloc();
+	if (!nl.sk || genl_connect(nl.sk) < 0) {
+		puts("ok - kernel: the request loop # SKIP no generic netlink here");
+		lm_nl_close(&nl);
+		return;
+	}
+	setsockopt(nl_socket_get_fd(nl.sk), SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	nl_socket_enable_msg_peek(nl.sk);
+	nl.family = GENL_ID_CTRL;
+
+	n = 0;
+	req = (struct lm_nl_req){ .arg = &n };
+	msg = lm_nl_msg(&nl, CTRL_CMD_GETFAMILY, 0);
+	nla_put_string(msg, CTRL_ATTR_FAMILY_NAME, "nlctrl");
+	ret = lm_nl_request(&nl, msg, count_cb, &req);
+	tap_ok(ret == 0 && n == 1, "kernel: a do request: one reply, then the ACK");
+
+	n = 0;
+	req = (struct lm_nl_req){ .arg = &n };
+	msg = lm_nl_msg(&nl, CTRL_CMD_GETFAMILY, NLM_F_DUMP);
+	ret = lm_nl_request(&nl, msg, count_cb, &req);
+	tap_ok(ret == 0 && n > 1, "kernel: a dump: %d replies, then NLMSG_DONE", n);
+
+	n = 0;
+	req = (struct lm_nl_req){ .arg = &n };
+	msg = lm_nl_msg(&nl, CTRL_CMD_GETFAMILY, 0);
+	nla_put_string(msg, CTRL_ATTR_FAMILY_NAME, "nosuchfam-ls");
+	ret = capture(&nl, msg, &req, buf, sizeof(buf));
+	tap_ok(ret == LM_EXIT_ERR && req.status == -ENOENT && n == 0 &&
+	       strstr(buf, "No such file or directory"), "kernel: an error reply is an error");
+
+	/* a family name longer than GENL_NAMSIZ fails the controller's policy */
+	n = 0;
+	req = (struct lm_nl_req){ .arg = &n };
+	msg = lm_nl_msg(&nl, CTRL_CMD_GETFAMILY, 0);
+	nla_put_string(msg, CTRL_ATTR_FAMILY_NAME, "a-family-name-far-too-long-for-genl");
+	ret = capture(&nl, msg, &req, buf, sizeof(buf));
+	tap_ok(ret == LM_EXIT_ERR && req.status == -EINVAL, "kernel: a policy violation is an error");
+	tap_ok(strstr(buf, "lockstat: kernel: ") != NULL,
+	       "kernel: its extended ACK message is printed");
+	if (!strstr(buf, "lockstat: kernel: "))
+		printf("# stderr: %s\n", buf);
+
+	n = 0;
+	req = (struct lm_nl_req){ .arg = &n };
+	msg = lm_nl_msg(&nl, CTRL_CMD_GETFAMILY, 0);
+	nla_put_string(msg, CTRL_ATTR_FAMILY_NAME, "nlctrl");
+	ret = lm_nl_request(&nl, msg, count_cb, &req);
+	tap_ok(ret == 0 && n == 1, "kernel: the socket still works after errors");
+	lm_nl_close(&nl);
+}
+
+static void test_close(void)
+{
+	struct lm_nl nl = { 0 };
+
+	lm_nl_close(&nl);
+	lm_nl_close(&nl);
+	tap_ok(nl.sk == NULL, "socket: lm_nl_close() is idempotent");
+}
+
+int main(void)
+{
+	test_status();
+	test_rows();
+	test_ext_ack(true);
+	test_ext_ack(false);
+	test_finish();
+	test_real_kernel();
+	test_close();
+	return tap_done();
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * lockstat: renderers of a view: the lockmeter table (view_table.c), JSON
+ * and CSV with raw ns and counts (view_json.c).
+ */
+#ifndef LOCKSTAT_VIEW_H
+#define LOCKSTAT_VIEW_H
+
+#include <stdio.h>
+
+#include "model.h"
+
+enum lm_fmt {
+	LM_FMT_TABLE,
+	LM_FMT_JSON,
+	LM_FMT_CSV,
+};
+
+void lm_table_header(FILE *f, const struct lm_header *h);
+void lm_table_losses(FILE *f, const struct lm_header *h);
+void lm_table_print(FILE *f, const struct lm_view *v);
+void lm_site_short(char *buf, size_t len, const char *site);
+void lm_json_print(FILE *f, const struct lm_view *v);
+void lm_json_header(FILE *f, const struct lm_header *h, int indent);
+void lm_csv_print(FILE *f, const struct lm_view *v);
+
+int lm_render(FILE *f, const struct lm_snapshot *s, const struct lm_filter *flt,
+	      enum lm_fmt fmt);
+
+#endif /* LOCKSTAT_VIEW_H */

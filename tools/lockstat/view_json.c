@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lockstat: JSON and CSV renderings of a view, for scripts: raw ns and
+ * counts, full names (sites keep their /0xsize), no humanizing.  Rows
+ * come in the order, and after the filters, of the table.
+ *
+ * JSON: { "format": 1, "header": {...}, "sort": {...}, "sections": [ {
+ *   "type", "title", "rows", "total": {counts}, "locks": [ { "lock",
+ *   "class", ["site" for a [heap] or *overflow* lock], counts,
+ *   "sites": [ { "site", counts } ] } ] } ] }
+ *
+ * CSV: a header line, then kind,type,lock,site and the 16 numbers of
+ * /proc/lockmeter per line; kind is total, lock or site, each lock line
+ * followed by its site lines.
+ */
+#include <string.h>
+
+#include "lockstat.h"
+#include "view.h"
+
+/* printable ASCII without quote or backslash: copied as it is */
+static bool lm_json_plain(const char *s)
+{
+	for (; *s; s++)
+		if (*s < ' ' || *s > '~' || *s == '"' || *s == '\\')
+			return false;
+	return true;
+}
+
+static void lm_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	if (lm_json_plain(s)) {
+		fputs(s, f);
+		fputc('"', f);
+		return;
+	}
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c > 0x7e)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void lm_json_fields(FILE *f, const struct lm_row *r)
+{
+	char num[24];
+	int i;
+
+	for (i = 0; i < LM_NR_FIELDS; i++) {
+		lm_u64_str(num, r->v[i]);
+		fputs(", \"", f);
+		fputs(lm_field_names[i], f);
+		fputs("\": ", f);
+		fputs(num, f);
+	}
+}
+
+void lm_json_header(FILE *f, const struct lm_header *h, int indent)
+{
+	const char *sep = "";
+	int bit;
+
+	fputc('{', f);
+	for (bit = 0; bit < LM_NR_HDR; bit++) {
+		const struct lm_hdr_key *k = &lm_hdr_keys[bit];
+		const char *p = (const char *)h + k->off;
+		const struct timespec *ts = (const struct timespec *)p;
+
+		if (!lm_has(h, bit))
+			continue;
+		fprintf(f, "%s\n%*s\"%s\": ", sep, indent + 2, "", k->name);
+		sep = ",";
+		switch (k->kind) {
+		case LM_HK_STR:
+			lm_json_str(f, p);
+			break;
+		case LM_HK_U32:
+			fprintf(f, "%u", *(const uint32_t *)p);
+			break;
+		case LM_HK_U64:
+			fprintf(f, "%llu", (unsigned long long)*(const uint64_t *)p);
+			break;
+		case LM_HK_TIME:
+			fprintf(f, "{ \"sec\": %lld, \"nsec\": %ld }", (long long)ts->tv_sec,
+				ts->tv_nsec);
+			break;
+		case LM_HK_STATE:
+			fprintf(f, "\"%s\"", *(const uint32_t *)p ? "on" : "off");
+			break;
+		}
+	}
+	fprintf(f, "\n%*s}", indent, "");
+}
+
+static void lm_json_lock(FILE *f, const struct lm_lock *lk)
+{
+	size_t j;
+
+	fputs("        { \"lock\": ", f);
+	lm_json_str(f, lk->agg.lock);
+	fprintf(f, ", \"class\": \"%s\"", lm_class_name(lk->agg.class));
+	if (lk->agg.site) {
+		fputs(", \"site\": ", f);
+		lm_json_str(f, lk->agg.site);
+	}
+	lm_json_fields(f, &lk->agg);
+	fputs(",\n          \"sites\": [", f);
+	for (j = 0; j < lk->nr_sites; j++) {
+		fprintf(f, "%s\n            { \"site\": ", j ? "," : "");
+		lm_json_str(f, lk->sites[j]->site);
+		lm_json_fields(f, lk->sites[j]);
+		fputs(" }", f);
+	}
+	fputs(lk->nr_sites ? "\n          ] }" : "] }", f);
+}
+
+void lm_json_print(FILE *f, const struct lm_view *v)
+{
+	const char *sep = "";
+	size_t i;
+	int t;
+
+	fputs("{\n  \"format\": 1,\n  \"header\": ", f);
+	lm_json_header(f, v->h, 2);
+	fprintf(f, ",\n  \"sort\": { \"key\": \"%s\", \"reverse\": %s },\n  \"sections\": [",
+		v->filter->key->name, v->filter->reverse ? "true" : "false");
+	for (t = LM_TYPE_NONE + 1; t < LM_NR_TYPES; t++) {
+		const struct lm_section *sec = &v->sec[t];
+
+		if (!sec->nr_rows)
+			continue;
+		fprintf(f, "%s\n    { \"type\": \"%s\", \"title\": \"%s\", \"rows\": %zu,\n", sep,
+			lm_type_name(t), lm_type_title(t), sec->nr_rows);
+		sep = ",";
+		fputs("      \"total\": { \"lock\": \"*TOTAL*\"", f);
+		lm_json_fields(f, &sec->total);
+		fputs(" },\n      \"locks\": [", f);
+		for (i = 0; i < sec->nr_locks; i++) {
+			fputs(i ? ",\n" : "\n", f);
+			lm_json_lock(f, &sec->locks[i]);
+		}
+		fputs(sec->nr_locks ? "\n      ] }" : "] }", f);
+	}
+	fputs(*sep ? "\n  ]\n}\n" : "]\n}\n", f);
+}
+
+/* RFC 4180: quote a field with a comma, quote or line break in it */
+static void lm_csv_str(FILE *f, const char *s)
+{
+	if (!s[strcspn(s, ",\"\r\n")]) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void lm_csv_row(FILE *f, const char *kind, uint32_t type, const char *lock,
+		       const char *site, const struct lm_row *r)
+{
+	char num[24];
+	int i;
+
+	fprintf(f, "%s,%s,", kind, lm_type_name(type));
+	lm_csv_str(f, lock);
+	fputc(',', f);
+	lm_csv_str(f, site ? site : "");
+	for (i = 0; i < LM_NR_FIELDS; i++) {
+		num[0] = ',';
+		lm_u64_str(num + 1, r->v[i]);
+		fputs(num, f);
+	}
+	fputc('\n', f);
+}
+
+void lm_csv_print(FILE *f, const struct lm_view *v)
+{
+	size_t i, j;
+	int t;
+
+	fputs("kind,type,lock,site", f);
+	for (i = 0; i < LM_NR_FIELDS; i++)
+		fprintf(f, ",%s", lm_field_names[i]);
+	fputc('\n', f);
+	for (t = LM_TYPE_NONE + 1; t < LM_NR_TYPES; t++) {
+		const struct lm_section *sec = &v->sec[t];
+
+		if (!sec->nr_rows)
+			continue;
+		lm_csv_row(f, "total", t, "*TOTAL*", NULL, &sec->total);
+		for (i = 0; i < sec->nr_locks; i++) {
+			const struct lm_lock *lk = &sec->locks[i];
+
+			lm_csv_row(f, "lock", t, lk->agg.lock, lk->agg.site, &lk->agg);
+			for (j = 0; j < lk->nr_sites; j++)
+				lm_csv_row(f, "site", t, lk->agg.lock, lk->sites[j]->site,
+					   lk->sites[j]);
+		}
+	}
+}

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lockstat: the lockmeter table, laid out as the historic lockstat printed
+ * it (DESIGN.md section 4):
+ *
+ *   SPINLOCKS         HOLD            WAIT
+ *     UTIL  CON    MEAN(  MAX )   MEAN(  MAX )(% CPU)     TOTAL NOWAIT SPIN RJECT  NAME
+ *
+ *          13.7%  2.4us(  51ms)  1.1us(  22ms)(0.15%)   6360789 86.3% 11.2%  2.6%  *TOTAL*
+ *    0.59% 0.82%   13us(  51ms)   89us(  22ms)(0.02%)    126172 99.2% 0.82%    0%  kernel_flag
+ *    0.02%    0%   26ms(  51ms)    0us                        2  100%    0%    0%    ext3_delete_inode+0x34
+ *
+ * One section per lock type, *TOTAL* first, each lock followed by its call
+ * sites indented by two.  Mutex and rwsem sections add ABORT, and the hold
+ * split into ONCPU and BLOCKED MEAN(MAX).  Cells come from the key table
+ * (model.c), so a column prints the same value its --sort key compares.
+ * A [heap] row has no lock name, only its site: it is a lock of its own,
+ * named "[heap] site (N instances)", with no site line beneath.
+ */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include "lockstat.h"
+#include "view.h"
+
+static const char lm_rule[] =
+	"___________________________________________________________________________________________";
+
+enum lm_row_kind {
+	LM_ROW_TOTAL,
+	LM_ROW_LOCK,
+	LM_ROW_SITE,
+};
+
+/* "func+0xoff/0xsize[mod]" -> "func+0xoff[mod]", as the historic report */
+void lm_site_short(char *buf, size_t len, const char *site)
+{
+	const char *slash = strchr(site, '/'), *end;
+
+	if (slash && !strncmp(slash + 1, "0x", 2)) {
+		for (end = slash + 3; *end && strchr("0123456789abcdef", *end); end++)
+			;
+		if (end > slash + 3 && (!*end || *end == '[')) {
+			snprintf(buf, len, "%.*s%s", (int)(slash - site), site, end);
+			return;
+		}
+	}
+	snprintf(buf, len, "%s", site);
+}
+
+/* one output line, built without printf: the table has a line per row */
+struct lm_line {
+	char b[2048];
+	size_t n;
+};
+
+static void lm_put(struct lm_line *l, const char *s)
+{
+	size_t k = strlen(s);
+
+	if (k > sizeof(l->b) - 2 - l->n)
+		k = sizeof(l->b) - 2 - l->n;
+	memcpy(l->b + l->n, s, k);
+	l->n += k;
+}
+
+/* @s right-aligned in @width */
+static void lm_put_pad(struct lm_line *l, int width, const char *s)
+{
+	int k = (int)strlen(s);
+
+	for (; k < width && l->n < sizeof(l->b) - 2; k++)
+		l->b[l->n++] = ' ';
+	lm_put(l, s);
+}
+
+static void lm_cell(struct lm_line *l, const char *pre, enum lm_key_id id,
+		    const struct lm_row *r, const struct lm_ctx *c, const char *post)
+{
+	const struct lm_key *k = &lm_keys[id];
+	char buf[48];
+
+	k->print(buf, sizeof(buf), r, c);
+	lm_put(l, pre);
+	lm_put_pad(l, k->width, buf);
+	lm_put(l, post);
+}
+
+static void lm_cell_mean(struct lm_line *l, uint64_t total, uint64_t n)
+{
+	char buf[48];
+
+	lm_fmt_time(buf, sizeof(buf), n ? (double)total / (double)n : 0);
+	lm_put(l, " ");
+	lm_put_pad(l, 6, buf);
+	lm_put(l, "(");
+}
+
+static void lm_row_name(struct lm_line *l, const struct lm_row *r, enum lm_row_kind kind)
+{
+	unsigned long long inst = r->v[LM_F_INSTANCES];
+	char site[1024], num[24];
+
+	if (kind == LM_ROW_TOTAL) {
+		lm_put(l, "*TOTAL*");
+	} else if (kind == LM_ROW_SITE) {
+		lm_site_short(site, sizeof(site), r->site);
+		lm_put(l, "  ");
+		lm_put(l, site);
+	} else if (r->class == LM_CLASS_HEAP) {
+		lm_site_short(site, sizeof(site), r->site);
+		lm_u64_str(num, inst);
+		lm_put(l, "[heap] ");
+		lm_put(l, site);
+		lm_put(l, " (");
+		lm_put(l, num);
+		lm_put(l, inst == 1 ? " instance)" : " instances)");
+	} else {
+		lm_put(l, r->lock);
+	}
+}
+
+static void lm_table_row(FILE *f, const struct lm_view *v, const struct lm_row *r,
+			 enum lm_row_kind kind, bool sleeping)
+{
+	const struct lm_ctx *c = &v->ctx;
+	struct lm_line l;
+
+	l.n = 0;
+	if (kind == LM_ROW_TOTAL)
+		lm_put_pad(&l, lm_keys[LM_K_UTIL].width, "");
+	else
+		lm_cell(&l, "", LM_K_UTIL, r, c, "");
+	lm_cell(&l, " ", LM_K_CON, r, c, "");
+	lm_cell(&l, " ", LM_K_MEANHOLD, r, c, "(");
+	lm_cell(&l, "", LM_K_MAXHOLD, r, c, ")");
+	if (r->v[LM_F_SPIN]) {
+		lm_cell(&l, " ", LM_K_MEANWAIT, r, c, "(");
+		lm_cell(&l, "", LM_K_MAXWAIT, r, c, ")(");
+		lm_cell(&l, "", LM_K_WAITCPU, r, c, ")");
+	} else {
+		/* no waits: "0us" and the rest blank, as the historic report */
+		lm_put(&l, "    0us               ");
+	}
+	lm_cell(&l, "", LM_K_TOTAL, r, c, "");
+	lm_cell(&l, " ", LM_K_NOWAIT, r, c, "");
+	lm_cell(&l, " ", LM_K_SPIN, r, c, "");
+	lm_cell(&l, " ", LM_K_REJECT, r, c, "");
+	if (sleeping) {
+		lm_cell(&l, " ", LM_K_ABORT, r, c, "");
+		lm_cell_mean(&l, r->v[LM_F_ONCPU_TOTAL], r->v[LM_F_ACQUIRED]);
+		lm_cell(&l, "", LM_K_ONCPU, r, c, ")");
+		lm_cell_mean(&l, r->v[LM_F_BLOCKED_TOTAL], r->v[LM_F_ACQUIRED]);
+		lm_cell(&l, "", LM_K_BLOCKED, r, c, ")");
+	}
+	lm_put(&l, "  ");
+	lm_row_name(&l, r, kind);
+	l.b[l.n++] = '\n';
+	fwrite(l.b, 1, l.n, f);
+}
+
+static void lm_table_section(FILE *f, const struct lm_view *v, const struct lm_section *sec)
+{
+	bool sleeping = lm_type_sleeping(sec->type);
+	size_t i, j;
+
+	fprintf(f, "\n%s\n", lm_rule);
+	if (sleeping) {
+		fprintf(f, "%-18s%-16s%-54s%-14s%s\n", lm_type_title(sec->type), "HOLD", "WAIT",
+			"ONCPU", "BLOCKED");
+		fprintf(f, "  UTIL  CON    MEAN(  MAX )   MEAN(  MAX )(%% CPU)     TOTAL NOWAIT SPIN RJECT  ABORT   MEAN(  MAX )   MEAN(  MAX )  NAME\n");
+	} else {
+		fprintf(f, "%-18s%-16s%s\n", lm_type_title(sec->type), "HOLD", "WAIT");
+		fprintf(f, "  UTIL  CON    MEAN(  MAX )   MEAN(  MAX )(%% CPU)     TOTAL NOWAIT SPIN RJECT  NAME\n");
+	}
+	fputc('\n', f);
+	lm_table_row(f, v, &sec->total, LM_ROW_TOTAL, sleeping);
+	for (i = 0; i < sec->nr_locks; i++) {
+		const struct lm_lock *lk = &sec->locks[i];
+
+		lm_table_row(f, v, &lk->agg, LM_ROW_LOCK, sleeping);
+		if (lm_lock_per_site(lk->agg.class))
+			continue;
+		for (j = 0; j < lk->nr_sites; j++)
+			lm_table_row(f, v, lk->sites[j], LM_ROW_SITE, sleeping);
+	}
+}
+
+static void lm_table_time(FILE *f, const char *label, const struct timespec *ts)
+{
+	time_t t = ts->tv_sec;
+	char buf[64];
+	struct tm tm;
+
+	if (!localtime_r(&t, &tm) || !strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm)) {
+		fprintf(f, "%s%lld.%09ld\n", label, (long long)ts->tv_sec, ts->tv_nsec);
+		return;
+	}
+	fprintf(f, "%s%s.%03ld", label, buf, ts->tv_nsec / 1000000);
+	if (strftime(buf, sizeof(buf), "%Z", &tm))
+		fprintf(f, " %s", buf);
+	fputc('\n', f);
+}
+
+static double lm_ts_diff(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static void lm_table_system(FILE *f, const struct lm_header *h)
+{
+	static const int parts[] = { LM_H_SYSTEM, LM_H_NODE, LM_H_RELEASE, LM_H_UVERSION,
+				     LM_H_MACHINE };
+	const char *sep = "";
+	unsigned int i;
+
+	fputs("System: ", f);
+	for (i = 0; i < ARRAY_SIZE(parts); i++) {
+		if (!lm_has(h, parts[i]))
+			continue;
+		fprintf(f, "%s%s", sep, (const char *)h + lm_hdr_keys[parts[i]].off);
+		sep = " ";
+	}
+	if (lm_has(h, LM_H_KERNEL) && (!lm_has(h, LM_H_RELEASE) || strcmp(h->kernel, h->release)))
+		fprintf(f, "%slockmeter kernel %s", sep, h->kernel);
+	else if (!*sep)
+		fputs("unknown", f);
+	fputc('\n', f);
+}
+
+void lm_table_header(FILE *f, const struct lm_header *h)
+{
+	bool record = lm_has(h, LM_H_START) && lm_has(h, LM_H_END) &&
+		      !(lm_has(h, LM_H_COMMAND) && !strcmp(h->command, "get"));
+	double metered = lm_has(h, LM_H_METERED_NS) ? (double)h->metered_ns / 1e9 : 0;
+
+	fprintf(f, "%s\n", lm_rule);
+	lm_table_system(f, h);
+	if (lm_has(h, LM_H_CPU))
+		fprintf(f, "CPU %u only (of %u)", h->cpu, h->cpus);
+	else
+		fprintf(f, "All (%u) CPUs", lm_has(h, LM_H_CPUS) ? h->cpus : 0);
+	if (lm_has(h, LM_H_STATE))
+		fprintf(f, ", metering %s", h->on ? "on" : "off");
+	if (lm_has(h, LM_H_SOURCE))
+		fprintf(f, ", from %s", h->source);
+	fputs("\n\n", f);
+	if (record) {
+		lm_table_time(f, "Start time: ", &h->start);
+		lm_table_time(f, "End   time: ", &h->end);
+		fprintf(f, "Delta Time: %.3f sec, metered %.3f sec (%llu ns)", lm_ts_diff(&h->start, &h->end),
+			metered, (unsigned long long)h->metered_ns);
+	} else {
+		if (lm_has(h, LM_H_END))
+			lm_table_time(f, "Snapshot:   ", &h->end);
+		fprintf(f, "Metered Time: %.3f sec (%llu ns)", metered,
+			(unsigned long long)h->metered_ns);
+	}
+	if (lm_has(h, LM_H_SLOTS_USED) && lm_has(h, LM_H_SLOTS_PER_CPU))
+		fprintf(f, ", slots in use: %u / %u (%.1f%%)", h->slots_used, h->slots_per_cpu,
+			h->slots_per_cpu ? 100.0 * h->slots_used / h->slots_per_cpu : 0);
+	fputc('\n', f);
+	lm_table_losses(f, h);
+}
+
+/* the banner: what each non-zero loss counter means for the numbers */
+void lm_table_losses(FILE *f, const struct lm_header *h)
+{
+	static const struct {
+		const char *lead;
+		const char *one;
+		const char *many;
+		const char *meaning;
+	} msg[LM_NR_LOSSES] = {
+		[LM_L_DROPPED] = { "WARNING", "acquisition was", "acquisitions were",
+			"not metered: a CPU's held-lock stack was full (CONFIG_LOCKMETER_STACK_DEPTH); counts and holds are low" },
+		[LM_L_UNMATCHED] = { "note", "release had", "releases had",
+			"no recorded acquisition; normal right after 'on', for locks taken before it" },
+		[LM_L_RECURSION] = { "WARNING", "lock operation", "lock operations",
+			"re-entered the lockmeter hook on one CPU and were not metered" },
+		[LM_L_TABLE_FULL] = { "WARNING", "event found", "events found",
+			"the table full; rows are missing, totals are exact (see the *overflow* rows)" },
+		[LM_L_EVICTED] = { "WARNING", "sleeping-lock record was", "sleeping-lock records were",
+			"evicted: a task held more than CONFIG_LOCKMETER_TASK_DEPTH; those releases count as unmatched" },
+	};
+	int i;
+
+	for (i = 0; i < LM_NR_LOSSES; i++) {
+		unsigned long long n = h->loss[i];
+
+		if (!lm_has(h, LM_H_LOSS + i) || !n)
+			continue;
+		fprintf(f, "%s: %llu %s %s\n", msg[i].lead, n, n == 1 ? msg[i].one : msg[i].many,
+			msg[i].meaning);
+	}
+}
+
+void lm_table_print(FILE *f, const struct lm_view *v)
+{
+	int t, shown = 0;
+
+	lm_table_header(f, v->h);
+	for (t = LM_TYPE_NONE + 1; t < LM_NR_TYPES; t++) {
+		if (!v->sec[t].nr_rows)
+			continue;
+		lm_table_section(f, v, &v->sec[t]);
+		shown++;
+	}
+	if (!shown)
+		fprintf(f, "\n%s\n", v->h->rows ? "No rows match the filters." :
+			"No lock activity was metered.");
+}
+
+int lm_render(FILE *f, const struct lm_snapshot *s, const struct lm_filter *flt,
+	      enum lm_fmt fmt)
+{
+	struct lm_view v;
+
+	if (lm_view_build(&v, s, flt)) {
+		lm_err("out of memory");
+		return LM_EXIT_ERR;
+	}
+	switch (fmt) {
+	case LM_FMT_TABLE:
+		lm_table_print(f, &v);
+		break;
+	case LM_FMT_JSON:
+		lm_json_print(f, &v);
+		break;
+	case LM_FMT_CSV:
+		lm_csv_print(f, &v);
+		break;
+	}
+	lm_view_free(&v);
+	errno = 0;
+	if (fflush(f) || ferror(f)) {
+		lm_err("write error: %s", strerror(errno ? errno : EIO));
+		return LM_EXIT_ERR;
+	}
+	return 0;
+}
