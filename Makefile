@@ -2,7 +2,8 @@
 #
 # lockmeter: build an instrumented Linux 6.12, boot it in QEMU, test it.
 #
-#   make demo     build what is missing, boot, meter a workload, print it
+#   make demo     build what is missing, boot, meter a workload, print the
+#                 lockstat report
 #   make check    host unit tests, then boot and run KUnit + kselftests
 #
 # Everything produced goes under build/.  See README.md.
@@ -14,6 +15,7 @@ MODROOT    := $(BUILD)/modroot
 KSFT_DIR   := $(BUILD)/kselftest
 INITRD     := $(BUILD)/initramfs.cpio.gz
 BZIMAGE    := $(KOBJ)/arch/x86/boot/bzImage
+LOCKSTAT   := $(BUILD)/lockstat/lockstat
 SMP        ?= 2
 TIMEOUT    ?= 1200
 CMDLINE    ?=
@@ -25,7 +27,7 @@ else
 Q := @
 endif
 
-.PHONY: all deps tree install-kernel-tree kernel selftests initramfs check \
+.PHONY: all deps tree install-kernel-tree kernel selftests lockstat initramfs check \
 	host-check guest-check demo shell patch checkpatch clean help
 
 all: kernel
@@ -56,14 +58,24 @@ selftests: kernel
 		O=$(KOBJ) KSFT_INSTALL_PATH=$(KSFT_DIR) install >$(BUILD)/kselftest-build.log 2>&1 || \
 		{ cat $(BUILD)/kselftest-build.log; echo 'selftests: build failed'; exit 1; }
 
-initramfs: selftests
-	@echo '  CPIO    $(INITRD)'
-	$(Q)scripts/mkinitramfs.sh $(INITRD) $(BUILD)/initramfs $(MODROOT) $(KSFT_DIR)
+# The guest has no libc: lockstat is linked statically for it.
+lockstat: deps
+	@echo '  LOCKSTAT $(LOCKSTAT) (static)'
+	$(Q)$(MAKE) -s -C tools/lockstat O=$(BUILD)/lockstat STATIC=1 >$(BUILD)/lockstat-build.log 2>&1 || \
+		{ cat $(BUILD)/lockstat-build.log; echo 'lockstat: build failed'; exit 1; }
 
-host-check:
+initramfs: selftests lockstat
+	@echo '  CPIO    $(INITRD)'
+	$(Q)scripts/mkinitramfs.sh $(INITRD) $(BUILD)/initramfs $(MODROOT) $(KSFT_DIR) $(LOCKSTAT)
+
+host-check: deps
 	@echo '  HOST    scripts/tests (results in $(BUILD)/host.tap)'
 	$(Q)mkdir -p $(BUILD)
 	$(Q)scripts/tests/run.py $(BUILD)/host.tap
+	@echo '  HOST    tools/lockstat check (results in $(BUILD)/lockstat.tap)'
+	$(Q)$(MAKE) -s -C tools/lockstat O=$(BUILD)/lockstat-host check \
+		TAP_OUT=$(BUILD)/lockstat.tap >$(BUILD)/lockstat-check.log 2>&1 || \
+		{ grep -v '^ok' $(BUILD)/lockstat-check.log; echo 'lockstat: host tests failed'; exit 1; }
 
 # Two boots: metering switched on by the tests, and on from boot.
 guest-check: host-check initramfs
@@ -73,6 +85,7 @@ guest-check: host-check initramfs
 	scripts/run-guest.sh $(BZIMAGE) $(INITRD) $(BUILD)/check-boot-on.log $(TIMEOUT) check \
 		lockmeter=on $(CMDLINE); \
 	scripts/guest-verdict.py --mode check --cpus $(SMP) --tap $(BUILD)/host.tap \
+		--tap $(BUILD)/lockstat.tap \
 		$(BUILD)/check.log $(BUILD)/check-boot-on.log
 
 check: guest-check
@@ -81,7 +94,7 @@ demo: initramfs
 	@echo '  QEMU    demo: -smp $(SMP), log in $(BUILD)/demo.log'
 	$(Q)scripts/run-guest.sh $(BZIMAGE) $(INITRD) $(BUILD)/demo.log $(TIMEOUT) demo $(CMDLINE); \
 		sed -n '/^LM-GUEST: report begin/,/^LM-GUEST: report end/p' $(BUILD)/demo.log | \
-		sed '1d;$$d'; \
+		sed '1d;$$d' | grep -v '^\[ *[0-9]*\.[0-9]*\] '; \
 		scripts/guest-verdict.py --mode demo --cpus $(SMP) $(BUILD)/demo.log
 
 shell: initramfs

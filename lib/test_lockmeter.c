@@ -63,7 +63,7 @@
 
 #define LMT_MAX_THREADS	8
 #define LMT_MANY	16384
-#define LMT_MAX_HOLD_US	100000
+#define LMT_MAX_HOLD_US	1000000
 
 static DEFINE_SPINLOCK(lmt_static_lock);
 static DEFINE_SPINLOCK(lmt_irq_lock);
@@ -105,6 +105,14 @@ struct lmt_result {
 	bool has_held;
 };
 
+/* udelay() overflows past a few ms: busy-wait in 1 ms steps. */
+static void lmt_delay(unsigned int us)
+{
+	for (; us > 1000; us -= 1000)
+		udelay(1000);
+	udelay(us);
+}
+
 static struct lmt_result lmt_res;
 static DEFINE_SPINLOCK(lmt_res_lock);	/* guards lmt_res against the kthreads */
 static atomic_t lmt_readers_in;
@@ -135,7 +143,7 @@ static noinline void lmt_hold(unsigned int n, unsigned int us)
 	while (n--) {
 		spin_lock(&lmt_static_lock);
 		t0 = local_clock();
-		udelay(us);
+		lmt_delay(us);
 		t1 = local_clock();
 		spin_unlock(&lmt_static_lock);
 		lmt_account(t0, t1);
@@ -151,7 +159,7 @@ static noinline void lmt_hold_irqsave(unsigned int n, unsigned int us)
 	while (n--) {
 		spin_lock_irqsave(&lmt_irq_lock, flags);
 		t0 = local_clock();
-		udelay(us);
+		lmt_delay(us);
 		t1 = local_clock();
 		spin_unlock_irqrestore(&lmt_irq_lock, flags);
 		lmt_account(t0, t1);
@@ -166,7 +174,7 @@ static noinline void lmt_hold_bh(unsigned int n, unsigned int us)
 	while (n--) {
 		spin_lock_bh(&lmt_bh_lock);
 		t0 = local_clock();
-		udelay(us);
+		lmt_delay(us);
 		t1 = local_clock();
 		spin_unlock_bh(&lmt_bh_lock);
 		lmt_account(t0, t1);
@@ -208,7 +216,7 @@ static noinline void lmt_writer(unsigned int n, unsigned int us)
 	while (n--) {
 		write_lock(&lmt_rwlock);
 		t0 = local_clock();
-		udelay(us);
+		lmt_delay(us);
 		t1 = local_clock();
 		write_unlock(&lmt_rwlock);
 		lmt_account(t0, t1);
@@ -221,9 +229,9 @@ static noinline void lmt_nonlifo(unsigned int n)
 	while (n--) {
 		spin_lock(&lmt_nl_a);
 		spin_lock(&lmt_nl_b);
-		udelay(5);
+		lmt_delay(5);
 		spin_unlock(&lmt_nl_a);
-		udelay(5);
+		lmt_delay(5);
 		spin_unlock(&lmt_nl_b);
 		lmt_res.count++;
 		cond_resched();
@@ -302,7 +310,7 @@ static noinline void lmt_rwsem_writer(unsigned int n, unsigned int us)
 	while (n--) {
 		down_write(&lmt_rwsem);
 		t0 = local_clock();
-		udelay(us);
+		lmt_delay(us);
 		t1 = local_clock();
 		up_write(&lmt_rwsem);
 		lmt_account(t0, t1);
@@ -314,9 +322,9 @@ static noinline void lmt_downgrade(unsigned int n, unsigned int us)
 {
 	while (n--) {
 		down_write(&lmt_rwsem);
-		udelay(us);
+		lmt_delay(us);
 		downgrade_write(&lmt_rwsem);
-		udelay(us);
+		lmt_delay(us);
 		up_read(&lmt_rwsem);
 		lmt_res.count++;
 		cond_resched();
@@ -393,7 +401,7 @@ static noinline void lmt_contend(struct lmt_thread *t)
 	while (n--) {
 		spin_lock(&lmt_contended_lock);
 		t0 = local_clock();
-		udelay(t->us);
+		lmt_delay(t->us);
 		t1 = local_clock();
 		spin_unlock(&lmt_contended_lock);
 		lmt_account(t0, t1);
@@ -412,7 +420,7 @@ static noinline void lmt_reader(struct lmt_thread *t)
 		read_lock(&lmt_rwlock);
 		t0 = local_clock();
 		in = atomic_inc_return(&lmt_readers_in);
-		udelay(t->us);
+		lmt_delay(t->us);
 		atomic_dec(&lmt_readers_in);
 		t1 = local_clock();
 		read_unlock(&lmt_rwlock);
@@ -433,7 +441,7 @@ static noinline void lmt_mutex_contend(struct lmt_thread *t)
 	while (n--) {
 		mutex_lock(&lmt_contended_mutex);
 		t0 = local_clock();
-		udelay(t->us);
+		lmt_delay(t->us);
 		t1 = local_clock();
 		mutex_unlock(&lmt_contended_mutex);
 		lmt_account(t0, t1);
@@ -452,7 +460,7 @@ static noinline void lmt_rwsem_reader(struct lmt_thread *t)
 		down_read(&lmt_rwsem);
 		t0 = local_clock();
 		in = atomic_inc_return(&lmt_readers_in);
-		udelay(t->us);
+		lmt_delay(t->us);
 		atomic_dec(&lmt_readers_in);
 		t1 = local_clock();
 		up_read(&lmt_rwsem);

@@ -473,12 +473,20 @@ static void __lockmeter_on(void)
 {
 	if (lm_on)
 		return;
-	/* stale entries from an earlier metered period would never match */
-	on_each_cpu(lm_clear_held_cpu, NULL, 1);
+	static_branch_enable(&lockmeter_key);
+	/*
+	 * The ~30 patched sites flip one by one: a lock taken through a site
+	 * already on and released through one still off leaves its record
+	 * behind, which a later release of the same lock would match and
+	 * charge a hold as long as the metering so far.  Drop every record
+	 * made up to now: per-CPU stacks here, task records by their epoch.
+	 * Holds that began during the switch are not metered; their releases
+	 * count as unmatched.
+	 */
 	WRITE_ONCE(lm_epoch, lm_epoch + 1);
+	on_each_cpu(lm_clear_held_cpu, NULL, 1);
 	lm_t_on = local_clock();
 	lm_on = true;
-	static_branch_enable(&lockmeter_key);
 }
 
 int lockmeter_control(enum lm_ctl op)

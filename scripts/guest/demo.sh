@@ -1,14 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Guest side of "make demo": meter a short workload and print the result.
+# Guest side of "make demo": meter a short workload with lockstat and print
+# its report (the raw /proc/lockmeter is in the log too, after it).
 echo "LM-GUEST: demo begin"
 if [ ! -e /proc/lockmeter ]; then
 	echo "demo: /proc/lockmeter missing: kernel without CONFIG_LOCKMETER"
 	exit 1
 fi
-echo reset > /proc/lockmeter 2>/dev/null
-echo on > /proc/lockmeter 2>/dev/null
-# A little of everything: fork/exec, pipes, tmpfs files, directory walks.
+# A little of everything: fork/exec, pipes, tmpfs files, directory walks,
+# and a mutex held across a sleep by the test module.
+cat > /tmp/workload <<'W'
 i=0
 while [ $i -lt 200 ]; do
 	echo "line $i" | cat > /tmp/f.$i
@@ -18,8 +19,16 @@ find / -xdev > /dev/null 2>&1
 dd if=/dev/zero of=/tmp/big bs=64k count=64 2>/dev/null
 cat /tmp/f.* | wc -l > /dev/null
 rm -f /tmp/f.* /tmp/big
-echo off > /proc/lockmeter 2>/dev/null
+[ -w /proc/test_lockmeter ] && echo "mutex_sleep 3 20" > /proc/test_lockmeter
+true
+W
+insmod /lib/modules/$(uname -r)/kernel/lib/test_lockmeter.ko 2>/dev/null
 echo "LM-GUEST: report begin"
-cat /proc/lockmeter
+lockstat record --top 8 -- sh /tmp/workload
+rc=$?
 echo "LM-GUEST: report end"
-echo "LM-GUEST: demo end"
+echo "LM-GUEST: raw begin"
+cat /proc/lockmeter
+echo "LM-GUEST: raw end"
+echo "LM-GUEST: demo end rc=$rc"
+exit $rc
