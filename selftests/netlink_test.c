@@ -37,6 +37,9 @@ struct nl_reply {
 	char msg[256];		/* NLMSGERR_ATTR_MSG, if any */
 	unsigned int messages;	/* data messages */
 	unsigned int rows;
+	__u64 attempts;		/* sum of acquired + reject over the rows */
+	int want_cpu;		/* rows must carry this LOCKMETER_R_CPU (>= 0) */
+	unsigned int bad_cpu;	/* rows that did not */
 	struct nlattr *attrs[LOCKMETER_A_MAX + 1];	/* into last[] */
 	char *buf;		/* receive buffer, NL_BUF bytes */
 	char last[4096];	/* a copy of the last data message */
@@ -106,6 +109,35 @@ static void nl_extack(struct nlmsghdr *nlh, struct nl_reply *r)
 			 (char *)tb[NLMSGERR_ATTR_MSG] + NLA_HDRLEN);
 }
 
+static __u64 nla_uint(const struct nlattr *a)
+{
+	__u64 v = 0;
+
+	if (a->nla_len == NLA_HDRLEN + 8)
+		memcpy(&v, (char *)a + NLA_HDRLEN, 8);
+	else if (a->nla_len == NLA_HDRLEN + 4)
+		v = *(__u32 *)((char *)a + NLA_HDRLEN);
+	return v;
+}
+
+/* Count one row: its attempts, and whether it names the wanted CPU. */
+static void nl_count_row(struct nl_reply *r, const struct nlattr *row_attr)
+{
+	struct nlattr *row[LOCKMETER_R_MAX + 1];
+
+	nl_parse_attrs((struct nlattr *)((char *)row_attr + NLA_HDRLEN),
+		       row_attr->nla_len - NLA_HDRLEN, row, LOCKMETER_R_MAX);
+	r->rows++;
+	if (row[LOCKMETER_R_ACQUIRED])
+		r->attempts += nla_uint(row[LOCKMETER_R_ACQUIRED]);
+	if (row[LOCKMETER_R_REJECT])
+		r->attempts += nla_uint(row[LOCKMETER_R_REJECT]);
+	if (r->want_cpu >= 0 &&
+	    (!row[LOCKMETER_R_CPU] ||
+	     *(__u32 *)((char *)row[LOCKMETER_R_CPU] + NLA_HDRLEN) != (__u32)r->want_cpu))
+		r->bad_cpu++;
+}
+
 /*
  * Read replies until the ACK, the error or the end of the dump; with
  * @max_messages, stop after that many data messages (mid-dump).
@@ -136,7 +168,8 @@ static int nl_recv(int fd, struct nl_reply *r, unsigned int max_messages)
 				       MIN(sizeof(r->last),
 					   nlh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN),
 				       r->attrs, LOCKMETER_A_MAX);
-			r->rows += !!r->attrs[LOCKMETER_A_ROW];
+			if (r->attrs[LOCKMETER_A_ROW])
+				nl_count_row(r, r->attrs[LOCKMETER_A_ROW]);
 		}
 		if (max_messages && r->messages >= max_messages)
 			return 0;
@@ -184,8 +217,13 @@ out:
 static int nl_do(__u16 family, const struct nl_req *req, struct nl_reply *r)
 {
 	int fd = nl_open(), ret;
+	unsigned int i;
 
 	memset(r, 0, sizeof(*r));
+	r->want_cpu = -1;
+	for (i = 0; i < 2; i++)
+		if (req->attr[i].type == LOCKMETER_A_CPU)
+			r->want_cpu = req->attr[i].val;
 	if (fd < 0)
 		return fd;
 	r->buf = malloc(NL_BUF);
@@ -194,17 +232,6 @@ static int nl_do(__u16 family, const struct nl_req *req, struct nl_reply *r)
 		ret = nl_recv(fd, r, 0);
 	close(fd);
 	return ret;
-}
-
-static __u64 nla_uint(const struct nlattr *a)
-{
-	__u64 v = 0;
-
-	if (a->nla_len == NLA_HDRLEN + 8)
-		memcpy(&v, (char *)a + NLA_HDRLEN, 8);
-	else if (a->nla_len == NLA_HDRLEN + 4)
-		v = *(__u32 *)((char *)a + NLA_HDRLEN);
-	return v;
 }
 
 /* Run @req as uid nobody in a child: returns the child's -error. */
@@ -372,30 +399,31 @@ TEST_F_TIMEOUT(nl, big_dump_has_every_row_once, 120)
 	ASSERT_EQ(0, lm_ctl("reset"));
 }
 
-/* One CPU's table: fewer or as many rows, each tagged with that CPU. */
-TEST_F(nl, per_cpu_dump)
+/*
+ * One CPU's table at a time: each row tagged with that CPU, and with
+ * metering off the attempts of all CPUs add up to the merged dump's.
+ */
+TEST_F(nl, per_cpu_dumps_add_up)
 {
-	static const struct nl_req dump = {
-		.cmd = LOCKMETER_CMD_STATS_GET, .flags = NLM_F_DUMP,
-		.attr = { { LOCKMETER_A_CPU, 4, 0 } },
-	};
-	struct nlattr *row[LOCKMETER_R_MAX + 1];
-	struct nlattr *a;
+	struct nl_req dump = { .cmd = LOCKMETER_CMD_STATS_GET, .flags = NLM_F_DUMP };
+	long cpu, ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	__u64 merged, sum = 0;
 
 	lm_setup(_metadata);
 	lm_metered(_metadata, "hold 5 10");
 	ASSERT_EQ(0, nl_do(self->family, &dump, &self->r));
 	ASSERT_EQ(0, self->r.error);
-	ASSERT_LT(0U, self->r.rows);
-	a = self->r.attrs[LOCKMETER_A_ROW];
-	nl_parse_attrs((struct nlattr *)((char *)a + NLA_HDRLEN), a->nla_len - NLA_HDRLEN,
-		       row, LOCKMETER_R_MAX);
-	ASSERT_NE(NULL, row[LOCKMETER_R_CPU]);
-	EXPECT_EQ(0U, *(__u32 *)((char *)row[LOCKMETER_R_CPU] + NLA_HDRLEN));
-	ASSERT_NE(NULL, row[LOCKMETER_R_ACQUIRED]);
-	EXPECT_LT(0ULL, nla_uint(row[LOCKMETER_R_ACQUIRED]) + nla_uint(row[LOCKMETER_R_REJECT]));
-	EXPECT_NE(NULL, row[LOCKMETER_R_LOCK]);
-	EXPECT_NE(NULL, row[LOCKMETER_R_SITE]);
+	merged = self->r.attempts;
+	ASSERT_LT(0ULL, merged);
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		dump.attr[0] = (struct nl_attr_req){ LOCKMETER_A_CPU, 4, cpu };
+		free(self->r.buf);
+		ASSERT_EQ(0, nl_do(self->family, &dump, &self->r));
+		ASSERT_EQ(0, self->r.error) TH_LOG("cpu %ld: %s", cpu, self->r.msg);
+		EXPECT_EQ(0U, self->r.bad_cpu) TH_LOG("cpu %ld", cpu);
+		sum += self->r.attempts;
+	}
+	EXPECT_EQ(merged, sum);
 	ASSERT_EQ(0, lm_ctl("reset"));
 }
 
