@@ -105,12 +105,11 @@ struct lmt_result {
 	bool has_held;
 };
 
-/* udelay() overflows past a few ms: busy-wait in 1 ms steps. */
+/* Busy-wait @us; udelay() alone overflows past a few ms. */
 static void lmt_delay(unsigned int us)
 {
-	for (; us > 1000; us -= 1000)
-		udelay(1000);
-	udelay(us);
+	mdelay(us / 1000);
+	udelay(us % 1000);
 }
 
 static struct lmt_result lmt_res;

@@ -8,12 +8,8 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
-add() {	# repo-path tree-path
-	n=$(wc -l < "$1")
-	echo "--- /dev/null"
-	echo "+++ b/$2"
-	echo "@@ -0,0 +1,$n @@"
-	sed 's/^/+/' "$1"
+add() {	# repo-path tree-path; diff(1) gets missing final newlines right
+	diff -u --label /dev/null --label "b/$2" /dev/null "$1" || true
 }
 
 echo "lockmeter: per-call-site hold and wait times of kernel locks"
