@@ -4,7 +4,6 @@
  * Netlink LOCKMETER_CMD_CONTROL, or a write to /proc/lockmeter; both need
  * root (CAP_SYS_ADMIN).
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,7 +13,7 @@
 struct ctl_params {
 	const char *word;
 	enum lm_ctl op;
-	enum lm_src source;
+	struct lm_opts opts;
 };
 
 static const char *ctl_word = "on";
@@ -27,21 +26,12 @@ static const char *const ctl_msg[] = {
 	"",
 	"  --source SRC  netlink, proc or auto (default)",
 	"  -h, --help    this text",
-	"",
 	NULL,
 };
 
 static void ctl_usage(int err)
 {
-	FILE *f = err ? stderr : stdout;
-
-	fprintf(f, "usage: lockstat %s [--source SRC]\n", ctl_word);
-	if (err) {
-		fprintf(f, "Try 'lockstat %s -h' for the options.\n", ctl_word);
-		return;
-	}
-	lm_print_lines(f, ctl_msg);
-	lm_print_lines(f, lm_exit_help);
+	lm_usage(err, ctl_word, "[--source SRC]", ctl_msg, 0);
 }
 
 static int ctl_parse_args(int argc, char **argv, struct ctl_params *p)
@@ -51,7 +41,7 @@ static int ctl_parse_args(int argc, char **argv, struct ctl_params *p)
 		{ "source", required_argument, NULL, LM_OPT_SOURCE },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int ret;
 
 	memset(p, 0, sizeof(*p));
 	p->word = argv[0];
@@ -61,24 +51,10 @@ static int ctl_parse_args(int argc, char **argv, struct ctl_params *p)
 		p->op = LM_CTL_OFF;
 	else
 		p->op = LM_CTL_RESET;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			return LM_HELP;
-		case LM_OPT_SOURCE:
-			if (lm_source_opt(optarg, &p->source))
-				return LM_EXIT_USAGE;
-			break;
-		default:
-			return lm_opt_error(c, argv);
-		}
-	}
-	if (optind < argc) {
-		lm_err("%s: unexpected argument '%s'", p->word, argv[optind]);
-		return LM_EXIT_USAGE;
-	}
-	return 0;
+	ret = lm_opts_parse(&p->opts, argc, argv, "+:h", opts);
+	if (ret)
+		return ret;
+	return lm_opts_no_operand(argc, argv);
 }
 
 int ctl_main(int argc, char **argv)
@@ -91,7 +67,7 @@ int ctl_main(int argc, char **argv)
 	ret = ctl_parse_args(argc, argv, &p);
 	if (ret)
 		return lm_usage_ret(ret, ctl_usage);
-	ret = lm_source_open(&src, p.source);
+	ret = lm_source_open(&src, p.opts.source);
 	if (ret)
 		goto out;
 	ret = lm_source_control(&src, p.op);

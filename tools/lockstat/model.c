@@ -550,26 +550,43 @@ static int lm_cmp_ratio(uint64_t an, uint64_t ad, uint64_t bn, uint64_t bd)
 
 #define F(r, f)	((r)->v[LM_F_##f])
 
-static int cmp_maxhold(const struct lm_row *a, const struct lm_row *b)
-{
-	return lm_cmp_u64(F(a, HOLD_MAX), F(b, HOLD_MAX));
+/*
+ * The keys on one field, and those on one field over another: a mean
+ * (over the acquisitions, or the waits) or a share of the attempts.
+ */
+#define CMP_FIELD(n, f)							\
+static int cmp_##n(const struct lm_row *a, const struct lm_row *b)	\
+{									\
+	return lm_cmp_u64(F(a, f), F(b, f));				\
 }
 
-static int cmp_meanhold(const struct lm_row *a, const struct lm_row *b)
-{
-	return lm_cmp_ratio(F(a, HOLD_TOTAL), F(a, ACQUIRED), F(b, HOLD_TOTAL), F(b, ACQUIRED));
+#define CMP_MEAN(n, f, per)						\
+static int cmp_##n(const struct lm_row *a, const struct lm_row *b)	\
+{									\
+	return lm_cmp_ratio(F(a, f), F(a, per), F(b, f), F(b, per));	\
 }
 
-static int cmp_totalhold(const struct lm_row *a, const struct lm_row *b)
-{
-	return lm_cmp_u64(F(a, HOLD_TOTAL), F(b, HOLD_TOTAL));
+#define CMP_SHARE(n, f)							\
+static int cmp_##n(const struct lm_row *a, const struct lm_row *b)	\
+{									\
+	return lm_cmp_ratio(F(a, f), lm_row_total(a), F(b, f), lm_row_total(b)); \
 }
 
-/* hold total over the metered time, which is the same for every row */
-static int cmp_util(const struct lm_row *a, const struct lm_row *b)
-{
-	return cmp_totalhold(a, b);
-}
+CMP_FIELD(maxhold, HOLD_MAX)
+CMP_MEAN(meanhold, HOLD_TOTAL, ACQUIRED)
+CMP_FIELD(totalhold, HOLD_TOTAL)
+/* util: hold total over the metered time, which is the same for every row */
+CMP_FIELD(util, HOLD_TOTAL)
+CMP_FIELD(maxwait, WAIT_MAX)
+CMP_MEAN(meanwait, WAIT_TOTAL, SPIN)
+/* waitcpu (%CPU): total wait over the same CPUs x elapsed for every row */
+CMP_FIELD(waitcpu, WAIT_TOTAL)
+CMP_SHARE(nowait, NOWAIT)
+CMP_SHARE(spin, SPIN)
+CMP_SHARE(reject, REJECT)
+CMP_FIELD(abort, ABORT)
+CMP_FIELD(blocked, BLOCKED_MAX)
+CMP_FIELD(oncpu, ONCPU_MAX)
 
 static int cmp_con(const struct lm_row *a, const struct lm_row *b)
 {
@@ -577,55 +594,9 @@ static int cmp_con(const struct lm_row *a, const struct lm_row *b)
 			    F(b, SPIN) + F(b, REJECT), lm_row_total(b));
 }
 
-static int cmp_maxwait(const struct lm_row *a, const struct lm_row *b)
-{
-	return lm_cmp_u64(F(a, WAIT_MAX), F(b, WAIT_MAX));
-}
-
-static int cmp_meanwait(const struct lm_row *a, const struct lm_row *b)
-{
-	return lm_cmp_ratio(F(a, WAIT_TOTAL), F(a, SPIN), F(b, WAIT_TOTAL), F(b, SPIN));
-}
-
-/* %CPU: total wait over the same CPUs x elapsed for every row */
-static int cmp_waitcpu(const struct lm_row *a, const struct lm_row *b)
-{
-	return lm_cmp_u64(F(a, WAIT_TOTAL), F(b, WAIT_TOTAL));
-}
-
 static int cmp_total(const struct lm_row *a, const struct lm_row *b)
 {
 	return lm_cmp_u64(lm_row_total(a), lm_row_total(b));
-}
-
-static int cmp_nowait(const struct lm_row *a, const struct lm_row *b)
-{
-	return lm_cmp_ratio(F(a, NOWAIT), lm_row_total(a), F(b, NOWAIT), lm_row_total(b));
-}
-
-static int cmp_spin(const struct lm_row *a, const struct lm_row *b)
-{
-	return lm_cmp_ratio(F(a, SPIN), lm_row_total(a), F(b, SPIN), lm_row_total(b));
-}
-
-static int cmp_reject(const struct lm_row *a, const struct lm_row *b)
-{
-	return lm_cmp_ratio(F(a, REJECT), lm_row_total(a), F(b, REJECT), lm_row_total(b));
-}
-
-static int cmp_abort(const struct lm_row *a, const struct lm_row *b)
-{
-	return lm_cmp_u64(F(a, ABORT), F(b, ABORT));
-}
-
-static int cmp_blocked(const struct lm_row *a, const struct lm_row *b)
-{
-	return lm_cmp_u64(F(a, BLOCKED_MAX), F(b, BLOCKED_MAX));
-}
-
-static int cmp_oncpu(const struct lm_row *a, const struct lm_row *b)
-{
-	return lm_cmp_u64(F(a, ONCPU_MAX), F(b, ONCPU_MAX));
 }
 
 static int cmp_name(const struct lm_row *a, const struct lm_row *b)
@@ -668,23 +639,46 @@ static void pr_count(char *buf, size_t len, uint64_t n)
 	lm_copy(buf, len, num);
 }
 
-static void pr_maxhold(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
-{
-	(void)c;
-	pr_time(buf, len, F(r, HOLD_MAX));
+/* the cells of one field: a time, a count, a mean, or a share of the attempts */
+#define PR_TIME(n, f)							\
+static void pr_##n(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c) \
+{									\
+	(void)c;							\
+	pr_time(buf, len, F(r, f));					\
 }
 
-static void pr_meanhold(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
-{
-	(void)c;
-	lm_fmt_time(buf, len, lm_ratio(F(r, HOLD_TOTAL), F(r, ACQUIRED)));
+#define PR_COUNT(n, f)							\
+static void pr_##n(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c) \
+{									\
+	(void)c;							\
+	pr_count(buf, len, F(r, f));					\
 }
 
-static void pr_totalhold(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
-{
-	(void)c;
-	pr_time(buf, len, F(r, HOLD_TOTAL));
+#define PR_MEAN(n, f, per)						\
+static void pr_##n(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c) \
+{									\
+	(void)c;							\
+	lm_fmt_time(buf, len, lm_ratio(F(r, f), F(r, per)));		\
 }
+
+#define PR_SHARE(n, f)							\
+static void pr_##n(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c) \
+{									\
+	(void)c;							\
+	pr_pct(buf, len, F(r, f), lm_row_total(r));			\
+}
+
+PR_TIME(maxhold, HOLD_MAX)
+PR_MEAN(meanhold, HOLD_TOTAL, ACQUIRED)
+PR_TIME(totalhold, HOLD_TOTAL)
+PR_TIME(maxwait, WAIT_MAX)
+PR_MEAN(meanwait, WAIT_TOTAL, SPIN)
+PR_SHARE(nowait, NOWAIT)
+PR_SHARE(spin, SPIN)
+PR_SHARE(reject, REJECT)
+PR_COUNT(abort, ABORT)
+PR_TIME(blocked, BLOCKED_MAX)
+PR_TIME(oncpu, ONCPU_MAX)
 
 static void pr_util(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
 {
@@ -695,18 +689,6 @@ static void pr_con(char *buf, size_t len, const struct lm_row *r, const struct l
 {
 	(void)c;
 	lm_fmt_pct(buf, len, lm_con_pct(r));
-}
-
-static void pr_maxwait(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
-{
-	(void)c;
-	pr_time(buf, len, F(r, WAIT_MAX));
-}
-
-static void pr_meanwait(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
-{
-	(void)c;
-	lm_fmt_time(buf, len, lm_ratio(F(r, WAIT_TOTAL), F(r, SPIN)));
 }
 
 static void pr_waitcpu(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
@@ -720,42 +702,6 @@ static void pr_total(char *buf, size_t len, const struct lm_row *r, const struct
 {
 	(void)c;
 	pr_count(buf, len, lm_row_total(r));
-}
-
-static void pr_nowait(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
-{
-	(void)c;
-	pr_pct(buf, len, F(r, NOWAIT), lm_row_total(r));
-}
-
-static void pr_spin(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
-{
-	(void)c;
-	pr_pct(buf, len, F(r, SPIN), lm_row_total(r));
-}
-
-static void pr_reject(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
-{
-	(void)c;
-	pr_pct(buf, len, F(r, REJECT), lm_row_total(r));
-}
-
-static void pr_abort(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
-{
-	(void)c;
-	pr_count(buf, len, F(r, ABORT));
-}
-
-static void pr_blocked(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
-{
-	(void)c;
-	pr_time(buf, len, F(r, BLOCKED_MAX));
-}
-
-static void pr_oncpu(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
-{
-	(void)c;
-	pr_time(buf, len, F(r, ONCPU_MAX));
 }
 
 static void pr_name(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)

@@ -44,10 +44,13 @@ const char *const lm_exit_help[] = {
 	NULL,
 };
 
-void lm_view_opts_init(struct lm_view_opts *o)
+void lm_opts_init(struct lm_opts *o)
 {
-	lm_filter_init(&o->filter);
-	o->fmt = LM_FMT_TABLE;
+	memset(o, 0, sizeof(*o));
+	lm_filter_init(&o->view.filter);
+	o->view.fmt = LM_FMT_TABLE;
+	o->source = LM_SRC_AUTO;
+	o->cpu = -1;
 }
 
 /* a percentage in [0, @max], "5" or "5%" */
@@ -96,7 +99,7 @@ static int lm_parse_size(const char *arg, size_t *out)
 }
 
 /* 0: taken; 1: not a view option; LM_EXIT_USAGE: bad argument */
-int lm_view_opt(struct lm_view_opts *o, int opt, const char *arg)
+static int lm_view_opt(struct lm_view_opts *o, int opt, const char *arg)
 {
 	struct lm_filter *f = &o->filter;
 	int i;
@@ -156,7 +159,7 @@ err_pct:
 	return LM_EXIT_USAGE;
 }
 
-int lm_source_opt(const char *arg, enum lm_src *src)
+static int lm_source_opt(const char *arg, enum lm_src *src)
 {
 	if (!strcmp(arg, "netlink"))
 		*src = LM_SRC_NETLINK;
@@ -171,7 +174,7 @@ int lm_source_opt(const char *arg, enum lm_src *src)
 	return 0;
 }
 
-int lm_cpu_opt(const char *arg, int *cpu)
+static int lm_cpu_opt(const char *arg, int *cpu)
 {
 	uint64_t v;
 
@@ -202,6 +205,94 @@ int lm_opt_error(int c, char **argv)
 		lm_err("%s: unknown option '-%c'", cmd, optopt < 256 ? optopt : '?');
 	}
 	return LM_EXIT_USAGE;
+}
+
+/*
+ * What getopt_long() (opterr 0, a ':' optstring) returned, for any option
+ * but the subcommand's own: 0 taken, LM_HELP for -h, else LM_EXIT_USAGE
+ * (said why)
+ */
+int lm_opt(struct lm_opts *o, int c, char **argv)
+{
+	switch (c) {
+	case 'h':
+		return LM_HELP;
+	case '?':
+	case ':':
+		return lm_opt_error(c, argv);
+	case LM_OPT_CPU:
+		return lm_cpu_opt(optarg, &o->cpu);
+	case LM_OPT_SOURCE:
+		return lm_source_opt(optarg, &o->source);
+	case 'o':
+		o->output = optarg;
+		return 0;
+	}
+	return lm_view_opt(&o->view, c, optarg) ? LM_EXIT_USAGE : 0;
+}
+
+/*
+ * The options of a subcommand that has none of its own (@longopts and
+ * @optstring, with a leading ':', say which of the shared ones it takes)
+ * into @o: 0, LM_HELP for -h, else LM_EXIT_USAGE (said why)
+ */
+int lm_opts_parse(struct lm_opts *o, int argc, char **argv, const char *optstring,
+		  const struct option *longopts)
+{
+	int c, ret;
+
+	lm_opts_init(o);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
+		ret = lm_opt(o, c, argv);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* after the options, of a subcommand that takes no operand */
+int lm_opts_no_operand(int argc, char **argv)
+{
+	if (optind < argc) {
+		lm_err("%s: unexpected argument '%s'", argv[0], argv[optind]);
+		return LM_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* what the options exclude together */
+int lm_opts_check(const struct lm_opts *o)
+{
+	if (o->cpu >= 0 && o->source == LM_SRC_PROC) {
+		lm_err("--cpu needs the netlink source: /proc/lockmeter has merged rows only");
+		return LM_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/*
+ * A subcommand's help: "usage: lockstat CMD SYNOPSIS", then with @err a
+ * hint, on stderr; else @msg, the shared sections in @parts
+ * (LM_USAGE_*) and the exit codes, on stdout.
+ */
+void lm_usage(int err, const char *cmd, const char *synopsis, const char *const *msg,
+	      unsigned int parts)
+{
+	FILE *f = err ? stderr : stdout;
+
+	fprintf(f, "usage: lockstat %s %s\n", cmd, synopsis);
+	if (err) {
+		fprintf(f, "Try 'lockstat %s -h' for the options.\n", cmd);
+		return;
+	}
+	lm_print_lines(f, msg);
+	if (parts & LM_USAGE_SOURCE)
+		lm_print_lines(f, lm_source_help);
+	if (parts & LM_USAGE_VIEW)
+		lm_print_lines(f, lm_view_help);
+	fputc('\n', f);
+	lm_print_lines(f, lm_exit_help);
 }
 
 /* what a subcommand's main returns for what its parse_args returned */

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * lockstat: the options several subcommands share: the view options of
- * print, record and report, --source and --cpu.
+ * print, record and report, --source and --cpu, -h; and their help.
  */
 #ifndef LOCKSTAT_OPTIONS_H
 #define LOCKSTAT_OPTIONS_H
+
+#include <getopt.h>
 
 #include "model.h"
 #include "source.h"
@@ -24,22 +26,50 @@ enum lm_opt {
 	LM_OPT_TYPE,
 };
 
+/* the view options, for a subcommand's struct option table */
+#define LM_VIEW_LONGOPTS						\
+	{ "csv", no_argument, NULL, LM_OPT_CSV },			\
+	{ "json", no_argument, NULL, LM_OPT_JSON },			\
+	{ "min-con", required_argument, NULL, LM_OPT_MIN_CON },		\
+	{ "min-util", required_argument, NULL, LM_OPT_MIN_UTIL },	\
+	{ "name", required_argument, NULL, LM_OPT_NAME },		\
+	{ "reverse", no_argument, NULL, 'r' },				\
+	{ "sort", required_argument, NULL, LM_OPT_SORT },		\
+	{ "top", required_argument, NULL, LM_OPT_TOP },			\
+	{ "type", required_argument, NULL, LM_OPT_TYPE }
+
 struct lm_view_opts {
 	struct lm_filter filter;
 	enum lm_fmt fmt;
 };
 
+/* what the shared options set; a subcommand's table says which it takes */
+struct lm_opts {
+	struct lm_view_opts view;
+	enum lm_src source;
+	int cpu;		/* -1: all CPUs, merged */
+	const char *output;	/* -o: where get and record save the snapshot */
+};
+
+/* the shared help sections lm_usage() prints after a subcommand's text */
+#define LM_USAGE_SOURCE		(1U << 0)
+#define LM_USAGE_VIEW		(1U << 1)
+
 extern const char *const lm_view_help[];
 extern const char *const lm_source_help[];
 extern const char *const lm_exit_help[];
 
-void lm_view_opts_init(struct lm_view_opts *o);
-int lm_view_opt(struct lm_view_opts *o, int opt, const char *arg);
-int lm_source_opt(const char *arg, enum lm_src *src);
-int lm_cpu_opt(const char *arg, int *cpu);
+void lm_opts_init(struct lm_opts *o);
+int lm_opt(struct lm_opts *o, int c, char **argv);
+int lm_opts_parse(struct lm_opts *o, int argc, char **argv, const char *optstring,
+		  const struct option *longopts);
+int lm_opts_no_operand(int argc, char **argv);
+int lm_opts_check(const struct lm_opts *o);
 int lm_parse_pct(const char *arg, double max, double *out);
 int lm_parse_types(const char *arg, unsigned int *mask);
 int lm_opt_error(int c, char **argv);
+void lm_usage(int err, const char *cmd, const char *synopsis, const char *const *msg,
+	      unsigned int parts);
 int lm_usage_ret(int ret, void (*usage)(int err));
 
 #endif /* LOCKSTAT_OPTIONS_H */

@@ -11,7 +11,6 @@
  * code for what failed.  Metering is switched off on every path after on.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -25,15 +24,11 @@
 #include "snapfile.h"
 
 struct record_params {
-	struct lm_view_opts view;
-	enum lm_src source;
-	int cpu;
-	const char *output;
+	struct lm_opts opts; /* .output: -o FILE */
 	char **cmd;
 };
 
 static const char *const record_msg[] = {
-	"usage: lockstat record [OPTIONS] [--] CMD [ARGS]",
 	"",
 	"Reset, switch metering on, run CMD, switch it off when CMD ends, print",
 	"the table.  The exit status is CMD's (128+N if signal N killed it, 127",
@@ -47,76 +42,33 @@ static const char *const record_msg[] = {
 
 static void record_usage(int err)
 {
-	FILE *f = stdout;
-
-	if (err) {
-		fprintf(stderr, "%s\nTry 'lockstat record -h' for the options.\n", record_msg[0]);
-		return;
-	}
-
-	lm_print_lines(f, record_msg);
-	lm_print_lines(f, lm_source_help);
-	lm_print_lines(f, lm_view_help);
-	fputc('\n', f);
-	lm_print_lines(f, lm_exit_help);
+	lm_usage(err, "record", "[OPTIONS] [--] CMD [ARGS]", record_msg,
+		 LM_USAGE_SOURCE | LM_USAGE_VIEW);
 }
 
 static int record_parse_args(int argc, char **argv, struct record_params *p)
 {
 	static const struct option opts[] = {
 		{ "cpu", required_argument, NULL, LM_OPT_CPU },
-		{ "csv", no_argument, NULL, LM_OPT_CSV },
 		{ "help", no_argument, NULL, 'h' },
-		{ "json", no_argument, NULL, LM_OPT_JSON },
-		{ "min-con", required_argument, NULL, LM_OPT_MIN_CON },
-		{ "min-util", required_argument, NULL, LM_OPT_MIN_UTIL },
-		{ "name", required_argument, NULL, LM_OPT_NAME },
 		{ "output", required_argument, NULL, 'o' },
-		{ "reverse", no_argument, NULL, 'r' },
-		{ "sort", required_argument, NULL, LM_OPT_SORT },
 		{ "source", required_argument, NULL, LM_OPT_SOURCE },
-		{ "top", required_argument, NULL, LM_OPT_TOP },
-		{ "type", required_argument, NULL, LM_OPT_TYPE },
+		LM_VIEW_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int ret;
 
 	memset(p, 0, sizeof(*p));
-	lm_view_opts_init(&p->view);
-	p->cpu = -1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:ho:r", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			return LM_HELP;
-		case 'o':
-			p->output = optarg;
-			break;
-		case LM_OPT_CPU:
-			if (lm_cpu_opt(optarg, &p->cpu))
-				return LM_EXIT_USAGE;
-			break;
-		case LM_OPT_SOURCE:
-			if (lm_source_opt(optarg, &p->source))
-				return LM_EXIT_USAGE;
-			break;
-		case '?':
-		case ':':
-			return lm_opt_error(c, argv);
-		default:
-			if (lm_view_opt(&p->view, c, optarg))
-				return LM_EXIT_USAGE;
-			break;
-		}
-	}
+	ret = lm_opts_parse(&p->opts, argc, argv, "+:ho:r", opts);
+	if (ret)
+		return ret;
 	if (optind == argc) {
 		lm_err("record: no CMD to run");
 		return LM_EXIT_USAGE;
 	}
-	if (p->cpu >= 0 && p->source == LM_SRC_PROC) {
-		lm_err("--cpu needs the netlink source: /proc/lockmeter has merged rows only");
-		return LM_EXIT_USAGE;
-	}
+	ret = lm_opts_check(&p->opts);
+	if (ret)
+		return ret;
 	p->cmd = argv + optind;
 	return 0;
 }
@@ -188,7 +140,7 @@ int record_main(int argc, char **argv)
 	ret = record_parse_args(argc, argv, &p);
 	if (ret)
 		return lm_usage_ret(ret, record_usage);
-	ret = lm_source_open(&src, p.source);
+	ret = lm_source_open(&src, p.opts.source);
 	if (ret)
 		goto out;
 	lm_snap_init(&snap);
@@ -207,7 +159,7 @@ int record_main(int argc, char **argv)
 		ret = ret ? ret : off;
 		goto out_close;
 	}
-	ret = lm_source_read(&src, p.cpu, &snap);
+	ret = lm_source_read(&src, p.opts.cpu, &snap);
 	if (ret)
 		goto out_free_snap;
 	snap.h.start = start;
@@ -215,12 +167,12 @@ int record_main(int argc, char **argv)
 	lm_set(&snap.h, LM_H_START);
 	lm_set(&snap.h, LM_H_END);
 	lm_hdr_put_str(&snap.h, LM_H_COMMAND, "record");
-	if (p.output) {
-		ret = lm_snap_save(p.output, &snap);
+	if (p.opts.output) {
+		ret = lm_snap_save(p.opts.output, &snap);
 		if (ret)
 			goto out_free_snap;
 	}
-	ret = lm_render(stdout, &snap, &p.view.filter, p.view.fmt);
+	ret = lm_render(stdout, &snap, &p.opts.view.filter, p.opts.view.fmt);
 out_free_snap:
 	lm_snap_free(&snap);
 out_close:

@@ -4,7 +4,6 @@
  * machine.  FILE is a lockstat snapshot (lockstat get, record -o) or a
  * saved copy of /proc/lockmeter; "-" reads standard input.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,12 +12,11 @@
 #include "snapfile.h"
 
 struct report_params {
-	struct lm_view_opts view;
+	struct lm_opts opts;
 	const char *file;
 };
 
 static const char *const report_msg[] = {
-	"usage: lockstat report [OPTIONS] FILE",
 	"",
 	"The table of a snapshot saved by 'lockstat get' or 'lockstat record -o',",
 	"or of a saved copy of /proc/lockmeter.  FILE '-' is standard input.",
@@ -29,52 +27,22 @@ static const char *const report_msg[] = {
 
 static void report_usage(int err)
 {
-	FILE *f = stdout;
-
-	if (err) {
-		fprintf(stderr, "%s\nTry 'lockstat report -h' for the options.\n", report_msg[0]);
-		return;
-	}
-
-	lm_print_lines(f, report_msg);
-	lm_print_lines(f, lm_view_help);
-	fputc('\n', f);
-	lm_print_lines(f, lm_exit_help);
+	lm_usage(err, "report", "[OPTIONS] FILE", report_msg, LM_USAGE_VIEW);
 }
 
 static int report_parse_args(int argc, char **argv, struct report_params *p)
 {
 	static const struct option opts[] = {
-		{ "csv", no_argument, NULL, LM_OPT_CSV },
 		{ "help", no_argument, NULL, 'h' },
-		{ "json", no_argument, NULL, LM_OPT_JSON },
-		{ "min-con", required_argument, NULL, LM_OPT_MIN_CON },
-		{ "min-util", required_argument, NULL, LM_OPT_MIN_UTIL },
-		{ "name", required_argument, NULL, LM_OPT_NAME },
-		{ "reverse", no_argument, NULL, 'r' },
-		{ "sort", required_argument, NULL, LM_OPT_SORT },
-		{ "top", required_argument, NULL, LM_OPT_TOP },
-		{ "type", required_argument, NULL, LM_OPT_TYPE },
+		LM_VIEW_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int ret;
 
 	memset(p, 0, sizeof(*p));
-	lm_view_opts_init(&p->view);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":hr", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			return LM_HELP;
-		case '?':
-		case ':':
-			return lm_opt_error(c, argv);
-		default:
-			if (lm_view_opt(&p->view, c, optarg))
-				return LM_EXIT_USAGE;
-			break;
-		}
-	}
+	ret = lm_opts_parse(&p->opts, argc, argv, ":hr", opts);
+	if (ret)
+		return ret;
 	if (optind != argc - 1) {
 		lm_err(optind == argc ? "report: no snapshot FILE given" :
 		       "report: one snapshot FILE only");
@@ -97,7 +65,7 @@ int report_main(int argc, char **argv)
 	ret = lm_snap_load(p.file, &snap);
 	if (ret)
 		goto out_free_snap;
-	ret = lm_render(stdout, &snap, &p.view.filter, p.view.fmt);
+	ret = lm_render(stdout, &snap, &p.opts.view.filter, p.opts.view.fmt);
 out_free_snap:
 	lm_snap_free(&snap);
 	return ret;

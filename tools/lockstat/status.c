@@ -3,7 +3,6 @@
  * lockstat status: is metering on, for how long, how full the tables
  * are, and the loss counters with what they mean.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,33 +10,23 @@
 #include "options.h"
 
 struct status_params {
-	enum lm_src source;
+	struct lm_opts opts;
 	bool json;
 };
 
 static const char *const status_msg[] = {
-	"usage: lockstat status [--json] [--source SRC]",
 	"",
 	"The lockmeter state: on or off, metered time, table use, loss counters.",
 	"",
 	"  --json        as a JSON object (the \"header\" of print --json)",
 	"  --source SRC  netlink, proc or auto (default)",
 	"  -h, --help    this text",
-	"",
 	NULL,
 };
 
 static void status_usage(int err)
 {
-	FILE *f = stdout;
-
-	if (err) {
-		fprintf(stderr, "%s\nTry 'lockstat status -h' for the options.\n", status_msg[0]);
-		return;
-	}
-
-	lm_print_lines(f, status_msg);
-	lm_print_lines(f, lm_exit_help);
+	lm_usage(err, "status", "[--json] [--source SRC]", status_msg, 0);
 }
 
 static int status_parse_args(int argc, char **argv, struct status_params *p)
@@ -48,30 +37,24 @@ static int status_parse_args(int argc, char **argv, struct status_params *p)
 		{ "source", required_argument, NULL, LM_OPT_SOURCE },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int c, ret;
 
 	memset(p, 0, sizeof(*p));
+	lm_opts_init(&p->opts);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'h':
-			return LM_HELP;
-		case LM_OPT_JSON:
+		case LM_OPT_JSON: /* status's own, not the view's */
 			p->json = true;
 			break;
-		case LM_OPT_SOURCE:
-			if (lm_source_opt(optarg, &p->source))
-				return LM_EXIT_USAGE;
-			break;
 		default:
-			return lm_opt_error(c, argv);
+			ret = lm_opt(&p->opts, c, argv);
+			if (ret)
+				return ret;
+			break;
 		}
 	}
-	if (optind < argc) {
-		lm_err("status: unexpected argument '%s'", argv[optind]);
-		return LM_EXIT_USAGE;
-	}
-	return 0;
+	return lm_opts_no_operand(argc, argv);
 }
 
 static void status_print(const struct lm_header *h)
@@ -103,7 +86,7 @@ int status_main(int argc, char **argv)
 	ret = status_parse_args(argc, argv, &p);
 	if (ret)
 		return lm_usage_ret(ret, status_usage);
-	ret = lm_source_open(&src, p.source);
+	ret = lm_source_open(&src, p.opts.source);
 	if (ret)
 		goto out;
 	lm_snap_init(&snap);
