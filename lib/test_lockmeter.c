@@ -408,26 +408,42 @@ static noinline void lmt_contend(struct lmt_thread *t)
 	}
 }
 
+/* Inside a read section: busy @us, measured; returns the readers inside. */
+static int lmt_read_section(unsigned int us, u64 *t0, u64 *t1)
+{
+	int in;
+
+	*t0 = local_clock();
+	in = atomic_inc_return(&lmt_readers_in);
+	lmt_delay(us);
+	atomic_dec(&lmt_readers_in);
+	*t1 = local_clock();
+	return in;
+}
+
+/* After the read section: its hold, and the most readers seen at once. */
+static void lmt_account_reader(u64 t0, u64 t1, int in)
+{
+	unsigned long flags;
+
+	lmt_account(t0, t1);
+	spin_lock_irqsave(&lmt_res_lock, flags);
+	if (in > lmt_res.max_readers)
+		lmt_res.max_readers = in;
+	spin_unlock_irqrestore(&lmt_res_lock, flags);
+}
+
 static noinline void lmt_reader(struct lmt_thread *t)
 {
 	unsigned int n = t->n;
-	unsigned long flags;
 	u64 t0, t1;
 	int in;
 
 	while (n--) {
 		read_lock(&lmt_rwlock);
-		t0 = local_clock();
-		in = atomic_inc_return(&lmt_readers_in);
-		lmt_delay(t->us);
-		atomic_dec(&lmt_readers_in);
-		t1 = local_clock();
+		in = lmt_read_section(t->us, &t0, &t1);
 		read_unlock(&lmt_rwlock);
-		lmt_account(t0, t1);
-		spin_lock_irqsave(&lmt_res_lock, flags);
-		if (in > lmt_res.max_readers)
-			lmt_res.max_readers = in;
-		spin_unlock_irqrestore(&lmt_res_lock, flags);
+		lmt_account_reader(t0, t1, in);
 		cond_resched();
 	}
 }
@@ -451,23 +467,14 @@ static noinline void lmt_mutex_contend(struct lmt_thread *t)
 static noinline void lmt_rwsem_reader(struct lmt_thread *t)
 {
 	unsigned int n = t->n;
-	unsigned long flags;
 	u64 t0, t1;
 	int in;
 
 	while (n--) {
 		down_read(&lmt_rwsem);
-		t0 = local_clock();
-		in = atomic_inc_return(&lmt_readers_in);
-		lmt_delay(t->us);
-		atomic_dec(&lmt_readers_in);
-		t1 = local_clock();
+		in = lmt_read_section(t->us, &t0, &t1);
 		up_read(&lmt_rwsem);
-		lmt_account(t0, t1);
-		spin_lock_irqsave(&lmt_res_lock, flags);
-		if (in > lmt_res.max_readers)
-			lmt_res.max_readers = in;
-		spin_unlock_irqrestore(&lmt_res_lock, flags);
+		lmt_account_reader(t0, t1, in);
 		cond_resched();
 	}
 }
