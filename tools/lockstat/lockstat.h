@@ -38,6 +38,8 @@ enum lm_ctl {
 #define LOCKSTAT_VERSION	"1.0"
 
 void lm_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* lm_err() appends to @buf (a status line) until called with @len 0 */
+void lm_err_capture(char *buf, size_t len);
 void lm_print_lines(FILE *f, const char *const *lines);
 
 int ctl_main(int argc, char **argv);	/* on, off, reset */
@@ -46,5 +48,6 @@ int print_main(int argc, char **argv);
 int record_main(int argc, char **argv);
 int get_main(int argc, char **argv);
 int report_main(int argc, char **argv);
+int top_main(int argc, char **argv);
 
 #endif /* LOCKSTAT_H */

@@ -5,10 +5,12 @@
  * kernel (CONFIG_LOCKMETER, Documentation/locking/lockmeter.rst).
  *
  * This file only dispatches: each subcommand parses its own options in
- * its own file (ctl.c, status.c, print.c, record.c, get.c, report.c).
+ * its own file (ctl.c, status.c, print.c, record.c, get.c, report.c,
+ * top.c).
  * Data comes from the "lockmeter" netlink family (nl.c), /proc/lockmeter
  * (procfs.c) or a snapshot file (snapfile.c); model.c merges and sorts,
- * view_table.c and view_json.c render.
+ * view_table.c and view_json.c render; top draws with view_top.c
+ * (curses) or view_batch.c.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -29,6 +31,7 @@ static const char *const msg[] = {
 	"                       reset, on, run CMD, off, print the table",
 	"  get -o FILE          save a snapshot of the statistics to FILE",
 	"  report FILE          the table of a saved snapshot (offline)",
+	"  top                  live view of the busiest locks, per interval",
 	"",
 	"  lockstat COMMAND -h  the options of COMMAND",
 	"  lockstat -V          the version",
@@ -48,6 +51,7 @@ static const struct {
 	{ "report", report_main },
 	{ "reset", ctl_main },
 	{ "status", status_main },
+	{ "top", top_main },
 };
 
 static void usage(int err)

@@ -376,6 +376,14 @@ void lm_row_add(struct lm_row *dst, const struct lm_row *src)
 		case LM_F_WAIT_MAX:
 		case LM_F_ONCPU_MAX:
 		case LM_F_BLOCKED_MAX:
+			/* a maximum is as fresh as the row it comes from */
+			if (s[f] > d[f]) {
+				d[f] = s[f];
+				dst->fresh &= ~(1U << f);
+			}
+			if (s[f] == d[f])
+				dst->fresh |= src->fresh & (1U << f);
+			break;
 		case LM_F_INSTANCES:
 			if (s[f] > d[f])
 				d[f] = s[f];
@@ -514,6 +522,27 @@ void lm_fmt_pct(char *buf, size_t len, double pct)
 		lm_fixed(buf, len, pct, 0, "%");
 }
 
+void lm_fmt_rate(char *buf, size_t len, double per_s)
+{
+	static const char *const units[] = { "", "k", "M", "G" };
+	unsigned int i;
+
+	if (!(per_s > 0)) {
+		lm_fixed(buf, len, 0, 0, "");
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(units); i++, per_s /= 1000) {
+		if (per_s < 9.95) {
+			lm_fixed(buf, len, per_s, 1, units[i]);
+			return;
+		}
+		if (per_s < 999.5 || i == ARRAY_SIZE(units) - 1) {
+			lm_fixed(buf, len, per_s, 0, units[i]);
+			return;
+		}
+	}
+}
+
 /* ---- sort keys ---- */
 
 static int lm_cmp_u64(uint64_t a, uint64_t b)
@@ -587,6 +616,8 @@ CMP_SHARE(reject, REJECT)
 CMP_FIELD(abort, ABORT)
 CMP_FIELD(blocked, BLOCKED_MAX)
 CMP_FIELD(oncpu, ONCPU_MAX)
+/* rate: acquisitions over the metered time, which is the same for every row */
+CMP_FIELD(rate, ACQUIRED)
 
 static int cmp_con(const struct lm_row *a, const struct lm_row *b)
 {
@@ -606,6 +637,13 @@ static int cmp_name(const struct lm_row *a, const struct lm_row *b)
 	if (!c)
 		c = strcmp(a->site ? a->site : "", b->site ? b->site : "");
 	return (c > 0) - (c < 0);
+}
+
+static int cmp_type(const struct lm_row *a, const struct lm_row *b)
+{
+	int c = lm_cmp_u64(a->type, b->type);
+
+	return c ? c : cmp_name(a, b);
 }
 
 static void pr_time(char *buf, size_t len, uint64_t ns)
@@ -704,6 +742,17 @@ static void pr_total(char *buf, size_t len, const struct lm_row *r, const struct
 	pr_count(buf, len, lm_row_total(r));
 }
 
+static void pr_rate(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
+{
+	lm_fmt_rate(buf, len, c->elapsed_ns > 0 ? 1e9 * (double)F(r, ACQUIRED) / c->elapsed_ns : 0);
+}
+
+static void pr_type(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
+{
+	(void)c;
+	lm_copy(buf, len, lm_type_name(r->type));
+}
+
 static void pr_name(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
 {
 	(void)c;
@@ -730,6 +779,8 @@ const struct lm_key lm_keys[LM_NR_KEYS] = {
 	KEY(ABORT, abort, "ABORT", 6, true, "sleeping waits ended by a signal (ABORT)"),
 	KEY(BLOCKED, blocked, "BLOCKED", 6, true, "longest blocked part of one hold (BLOCKED MAX)"),
 	KEY(ONCPU, oncpu, "ONCPU", 6, true, "longest on-CPU part of one hold (ONCPU MAX)"),
+	KEY(RATE, rate, "ACQ/s", 6, true, "acquisitions per second of metered time"),
+	KEY(TYPE, type, "TYPE", 11, false, "lock type, then name"),
 	KEY(NAME, name, "NAME", 0, false, "lock name, then site, alphabetically"),
 };
 
@@ -761,7 +812,7 @@ static int lm_sort_cmp(const struct lm_row *a, const struct lm_row *b)
 {
 	int c = lm_sort_key->cmp(a, b) * lm_sort_dir;
 
-	return c ? c : cmp_name(a, b);
+	return c ? c : cmp_type(a, b);
 }
 
 static int lm_sort_rowp(const void *pa, const void *pb)
@@ -927,4 +978,200 @@ void lm_view_free(struct lm_view *v)
 	v->rowv = NULL;
 	v->merged = NULL;
 	v->lockv = NULL;
+}
+
+/* ---- deltas, for top ---- */
+
+/* the rows of @s sorted by (type, lock, site), equal ones merged; NULL: no memory */
+static struct lm_row *lm_rows_canon(const struct lm_snapshot *s, size_t *nr)
+{
+	const struct lm_row **rowv;
+	struct lm_row *out;
+	size_t i, n = 0;
+
+	*nr = 0;
+	rowv = malloc((s->nr ? s->nr : 1) * sizeof(*rowv));
+	out = malloc((s->nr ? s->nr : 1) * sizeof(*out));
+	if (!rowv || !out) {
+		free(rowv);
+		free(out);
+		return NULL;
+	}
+	for (i = 0; i < s->nr; i++)
+		rowv[i] = &s->rows[i];
+	qsort(rowv, s->nr, sizeof(*rowv), lm_group_cmp);
+	for (i = 0; i < s->nr; i++) {
+		if (n && lm_group_cmp(&rowv[i - 1], &rowv[i]) == 0)
+			lm_row_add(&out[n - 1], rowv[i]);
+		else
+			out[n++] = *rowv[i];
+	}
+	free(rowv);
+	*nr = n;
+	return out;
+}
+
+/* the fields that only grow while a row lives */
+static bool lm_field_counts(int f)
+{
+	switch (f) {
+	case LM_F_HOLD_MIN:
+	case LM_F_HOLD_MAX:
+	case LM_F_WAIT_MIN:
+	case LM_F_WAIT_MAX:
+	case LM_F_ONCPU_MAX:
+	case LM_F_BLOCKED_MAX:
+	case LM_F_INSTANCES:
+		return false;
+	default:
+		return true;
+	}
+}
+
+#define LM_MAX_FIELDS	((1U << LM_F_HOLD_MAX) | (1U << LM_F_WAIT_MAX) | \
+			 (1U << LM_F_ONCPU_MAX) | (1U << LM_F_BLOCKED_MAX))
+
+/* @d = @c - @p; false when @p is not an earlier state of @c's row */
+static bool lm_row_sub(struct lm_row *d, const struct lm_row *c, const struct lm_row *p)
+{
+	int f;
+
+	*d = *c;
+	d->fresh = 0;
+	for (f = 0; f < LM_NR_FIELDS; f++) {
+		if (!lm_field_counts(f))
+			continue;
+		if (c->v[f] < p->v[f])
+			return false;
+		d->v[f] = c->v[f] - p->v[f];
+	}
+	for (f = 0; f < LM_NR_FIELDS; f++)
+		if ((LM_MAX_FIELDS & (1U << f)) && c->v[f] > p->v[f])
+			d->fresh |= 1U << f;
+	/* a minimum is the interval's only when it went down */
+	if (c->v[LM_F_HOLD_MIN] == p->v[LM_F_HOLD_MIN])
+		d->v[LM_F_HOLD_MIN] = 0;
+	if (c->v[LM_F_WAIT_MIN] == p->v[LM_F_WAIT_MIN])
+		d->v[LM_F_WAIT_MIN] = 0;
+	return true;
+}
+
+static bool lm_row_active(const struct lm_row *r)
+{
+	return r->v[LM_F_ACQUIRED] || lm_row_total(r) || r->v[LM_F_ABORT] ||
+	       r->v[LM_F_HOLD_TOTAL] || r->v[LM_F_WAIT_TOTAL];
+}
+
+int lm_snap_delta(struct lm_snapshot *out, const struct lm_snapshot *cur,
+		  const struct lm_snapshot *prev)
+{
+	struct lm_row *cv, *pv = NULL;
+	size_t cn, pn = 0, i, j = 0;
+	bool reset;
+	int ret = -1;
+
+	lm_snap_init(out);
+	out->h = cur->h;
+	reset = !prev || (lm_has(&cur->h, LM_H_METERED_NS) && lm_has(&prev->h, LM_H_METERED_NS) &&
+			  cur->h.metered_ns < prev->h.metered_ns);
+	if (!reset)
+		out->h.metered_ns = cur->h.metered_ns - prev->h.metered_ns;
+	cv = lm_rows_canon(cur, &cn);
+	if (!cv)
+		return -1;
+	if (!reset) {
+		pv = lm_rows_canon(prev, &pn);
+		if (!pv)
+			goto out_free;
+	}
+	for (i = 0; i < cn; i++) {
+		const struct lm_row *c = &cv[i];
+		struct lm_row *d;
+		int k = 1;
+
+		while (j < pn && (k = cmp_type(&pv[j], c)) < 0)
+			j++;
+		d = lm_snap_add_row(out);
+		if (!d)
+			goto out_free;
+		if (k || !lm_row_sub(d, c, &pv[j])) {
+			*d = *c;
+			d->fresh = LM_MAX_FIELDS;
+		}
+		if (!lm_row_active(d))
+			out->nr--;
+	}
+	out->h.rows = out->nr;
+	ret = reset;
+out_free:
+	free(cv);
+	free(pv);
+	if (ret < 0)
+		lm_snap_free(out);
+	return ret;
+}
+
+/* ---- the flat list of top ---- */
+
+static bool lm_flat_pass(const struct lm_row *r, const struct lm_filter *f,
+			 const struct lm_ctx *c)
+{
+	if (f->min_con >= 0 && lm_con_pct(r) < f->min_con)
+		return false;
+	return f->min_util < 0 || lm_util_pct(r, c) >= f->min_util;
+}
+
+int lm_flat_build(struct lm_flat *fl, const struct lm_snapshot *s, const struct lm_filter *f,
+		  bool by_site)
+{
+	struct lm_filter all = *f;
+	size_t n = 0, i, k;
+	int t;
+
+	memset(fl, 0, sizeof(*fl));
+	all.top = 0;
+	all.min_con = -1;
+	all.min_util = -1;
+	if (lm_view_build(&fl->v, s, &all))
+		return -1;
+	for (i = 0; i < s->nr; i++)
+		if (s->rows[i].type > LM_TYPE_NONE && s->rows[i].type < LM_NR_TYPES)
+			fl->nr_all++;
+	for (t = LM_TYPE_NONE + 1; t < LM_NR_TYPES; t++)
+		n += by_site ? fl->v.sec[t].nr_rows : fl->v.sec[t].nr_locks;
+	fl->rows = malloc((n ? n : 1) * sizeof(*fl->rows));
+	if (!fl->rows) {
+		lm_flat_free(fl);
+		return -1;
+	}
+	for (t = LM_TYPE_NONE + 1; t < LM_NR_TYPES; t++) {
+		const struct lm_section *sec = &fl->v.sec[t];
+
+		for (i = 0; i < sec->nr_locks; i++) {
+			const struct lm_lock *lk = &sec->locks[i];
+
+			if (!by_site) {
+				if (lm_flat_pass(&lk->agg, f, &fl->v.ctx))
+					fl->rows[fl->nr++] = &lk->agg;
+				continue;
+			}
+			for (k = 0; k < lk->nr_sites; k++)
+				if (lm_flat_pass(lk->sites[k], f, &fl->v.ctx))
+					fl->rows[fl->nr++] = lk->sites[k];
+		}
+	}
+	lm_sort_key = f->key;
+	lm_sort_dir = (f->key->desc != f->reverse) ? -1 : 1;
+	qsort(fl->rows, fl->nr, sizeof(*fl->rows), lm_sort_rowp);
+	if (f->top && fl->nr > f->top)
+		fl->nr = f->top;
+	return 0;
+}
+
+void lm_flat_free(struct lm_flat *fl)
+{
+	lm_view_free(&fl->v);
+	free(fl->rows);
+	fl->rows = NULL;
+	fl->nr = 0;
 }

@@ -91,6 +91,8 @@ enum lm_loss {
 struct lm_row {
 	uint32_t type;		/* enum lm_type */
 	uint32_t class;		/* enum lm_class */
+	uint32_t fresh;		/* deltas: 1 << LM_F_*_MAX of maxima set in
+				 * the interval; the others are older */
 	uint64_t v[LM_NR_FIELDS];
 	const char *lock;
 	const char *site;
@@ -222,6 +224,8 @@ double lm_con_pct(const struct lm_row *r);
 size_t lm_u64_str(char *buf, uint64_t n);
 void lm_fmt_time(char *buf, size_t len, double ns);
 void lm_fmt_pct(char *buf, size_t len, double pct);
+/* a count per second: "0", "0.5", "12", "345", "1.2k", "12k", "3.4M" */
+void lm_fmt_rate(char *buf, size_t len, double per_s);
 
 /*
  * Sort keys and columns, one table: name (for --sort), column header,
@@ -245,6 +249,8 @@ enum lm_key_id {
 	LM_K_ABORT,
 	LM_K_BLOCKED,
 	LM_K_ONCPU,
+	LM_K_RATE,
+	LM_K_TYPE,
 	LM_K_NAME,
 	LM_NR_KEYS
 };
@@ -307,5 +313,35 @@ bool lm_lock_per_site(uint32_t class);
 int lm_view_build(struct lm_view *v, const struct lm_snapshot *s,
 		  const struct lm_filter *f);
 void lm_view_free(struct lm_view *v);
+
+/*
+ * What happened between two snapshots of the same kernel: per (type,
+ * lock, site) the counts and totals of @cur minus those of @prev, the
+ * maxima of @cur with ->fresh saying which were set in the interval, and
+ * the header of @cur with the metered time of the interval.  A row that
+ * did nothing in the interval is left out.  A row whose counts went down
+ * was evicted or reset and counted again: its @cur values are the
+ * interval's.  When the metered time went down the kernel was reset and
+ * @out is all of @cur; lm_snap_delta() then returns 1.  @out's names
+ * point into @cur: free @out first.  -1: out of memory.
+ */
+int lm_snap_delta(struct lm_snapshot *out, const struct lm_snapshot *cur,
+		  const struct lm_snapshot *prev);
+
+/*
+ * One list across the lock types, for top: every lock (a lock's sites
+ * summed) or, @by_site, every (lock, site), after the filter, sorted by
+ * its key and cut at its --top.  The rows point into @s.
+ */
+struct lm_flat {
+	struct lm_view v;
+	const struct lm_row **rows;
+	size_t nr;
+	size_t nr_all;		/* before the name and type filters */
+};
+
+int lm_flat_build(struct lm_flat *fl, const struct lm_snapshot *s, const struct lm_filter *f,
+		  bool by_site);
+void lm_flat_free(struct lm_flat *fl);
 
 #endif /* LOCKSTAT_MODEL_H */

@@ -16,7 +16,7 @@ const char *const lm_view_help[] = {
 	"view options:",
 	"  --sort KEY        sort locks, and sites under them, by KEY (default maxhold):",
 	"                    maxhold meanhold totalhold util con maxwait meanwait waitcpu",
-	"                    total nowait spin reject abort blocked oncpu name",
+	"                    total nowait spin reject abort blocked oncpu rate type name",
 	"  -r, --reverse     reverse the order (smallest first; name: Z to A)",
 	"  --top N           the first N locks of each section, N sites under each",
 	"  --name SUBSTR     only rows whose lock or site name contains SUBSTR",

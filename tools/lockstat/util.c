@@ -5,15 +5,39 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "lockstat.h"
+
+/* where lm_err() writes while a screen is up, instead of stderr */
+static char *lm_err_buf;
+static size_t lm_err_len;
+
+void lm_err_capture(char *buf, size_t len)
+{
+	lm_err_buf = len ? buf : NULL;
+	lm_err_len = len;
+}
 
 void lm_err(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("lockstat: ", stderr);
 	va_start(ap, fmt);
+	if (lm_err_buf) {
+		/* the messages of one failure, on one line */
+		size_t n = strlen(lm_err_buf);
+
+		if (n && n + 2 < lm_err_len) {
+			memcpy(lm_err_buf + n, "; ", 3);
+			n += 2;
+		}
+		if (n + 1 < lm_err_len)
+			vsnprintf(lm_err_buf + n, lm_err_len - n, fmt, ap);
+		va_end(ap);
+		return;
+	}
+	fputs("lockstat: ", stderr);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);

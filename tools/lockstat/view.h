@@ -22,6 +22,8 @@ void lm_table_print(FILE *f, const struct lm_view *v);
 void lm_site_short(char *buf, size_t len, const char *site);
 void lm_json_print(FILE *f, const struct lm_view *v);
 void lm_json_header(FILE *f, const struct lm_header *h, int indent);
+void lm_json_str(FILE *f, const char *s);
+void lm_json_fields(FILE *f, const struct lm_row *r);
 void lm_csv_print(FILE *f, const struct lm_view *v);
 
 int lm_render(FILE *f, const struct lm_snapshot *s, const struct lm_filter *flt,

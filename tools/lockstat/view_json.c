@@ -27,7 +27,7 @@ static bool lm_json_plain(const char *s)
 	return true;
 }
 
-static void lm_json_str(FILE *f, const char *s)
+void lm_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	if (lm_json_plain(s)) {
@@ -48,7 +48,8 @@ static void lm_json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void lm_json_fields(FILE *f, const struct lm_row *r)
+/* , "name": n for each of the 16 numbers */
+void lm_json_fields(FILE *f, const struct lm_row *r)
 {
 	char num[24];
 	int i;

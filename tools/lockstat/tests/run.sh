@@ -162,6 +162,63 @@ rc "report: standard input" 0 report - <"$fx/demo.snap"
 [ $? -eq 1 ] && grep -q "write error" "$tmp/stderr" && pass "report: a closed standard output is an error: exit 1" ||
 	fail "report: a closed standard output is an error: exit 1" "$tmp/stderr"
 
+# ---- top: batch mode over replayed snapshots ----
+# top-1..3.snap: one kernel a second apart; top-4.snap: after a reset
+replay="$fx/top-1.snap $fx/top-2.snap $fx/top-3.snap $fx/top-4.snap"
+# shellcheck disable=SC2086
+golden "top -b --replay: the frames as text" top-replay.txt top -b --replay $replay
+# shellcheck disable=SC2086
+golden "top -b --json --by-site --sort rate" top-site.json top -b --json --by-site --sort rate \
+	--replay $replay
+# shellcheck disable=SC2086
+"$LOCKSTAT" top -b --json --by-site --replay $replay >"$tmp/top.json" 2>&1
+ok "top --json: every line is a JSON object, one per file" "$PYTHON" -c '
+import json, sys
+frames = [json.loads(l) for l in open(sys.argv[1])]
+assert [f["frame"] for f in frames] == [1, 2, 3, 4], frames
+' "$tmp/top.json"
+ok "top --json: the deltas of the interval" "$PYTHON" -c '
+import json, sys
+f = [json.loads(l) for l in open(sys.argv[1])]
+def row(n, site):
+    return [r for r in f[n]["rows"] if r["site"].startswith(site)][0]
+assert f[0]["since_start"] and not f[1]["since_start"], "since_start"
+assert f[1]["interval_ns"] == 1000000000 and f[1]["wall_s"] == 1.0, f[1]["interval_ns"]
+r = row(1, "lmt_contend")
+assert (r["acquired"], r["spin"], r["hold_total_ns"]) == (2000, 400, 200000000), r
+assert r["rate"] == 2000 and r["util_pct"] == 20 and r["con_pct"] == 20, r
+assert r["hold_max_new"] and r["hold_max_ns"] == 400000, r
+r = row(2, "lmt_contend")
+assert r["acquired"] == 100 and not r["hold_max_new"] and r["hold_max_ns"] == 400000, r
+sites = [r["site"] for r in f[1]["rows"]]
+assert not any(s.startswith("lmt_trylock") or s.startswith("lmt_mutex") for s in sites), sites
+assert f[1]["losses_new"]["dropped"] == 3 and f[2]["losses_new"]["dropped"] == 0, "losses"
+assert f[3]["since_start"] and f[3]["interval_ns"] == 500000000, "reset"
+' "$tmp/top.json"
+rc "top -b -n 2: two frames" 0 top -b -n 2 --json --replay $replay
+[ "$(wc -l <"$tmp/stdout")" -eq 2 ] && pass "top -b -n 2: stops after two frames" ||
+	fail "top -b -n 2: stops after two frames" "$tmp/stdout"
+rc "top --type mutex --name lmt" 0 top -b --type mutex --name lmt --replay $replay
+if grep -q "lmt_mutex" "$tmp/stdout" && ! grep -q "runqueues\|lmt_static" "$tmp/stdout" &&
+   grep -q "(no rows match the filters)" "$tmp/stdout"; then
+	pass "top: type and name filters, and an interval with nothing to show"
+else
+	fail "top: type and name filters, and an interval with nothing to show" "$tmp/stdout"
+fi
+rc "top: -d 0" 2 top -b -d 0 --replay "$fx/top-1.snap"
+rc "top: -d x" 2 top -b -d x --replay "$fx/top-1.snap"
+rc "top: -n 0" 2 top -b -n 0 --replay "$fx/top-1.snap"
+rc "top: --csv" 2 top -b --csv --replay "$fx/top-1.snap"
+rc "top: --json without -b" 2 top --json --replay "$fx/top-1.snap"
+rc "top: --replay without files" 2 top -b --replay
+rc "top: --replay with --cpu" 2 top -b --cpu 0 --replay "$fx/top-1.snap"
+rc "top: a file without --replay" 2 top -b "$fx/top-1.snap"
+rc "top: a missing replay file" 6 top -b --replay "$fx/top-1.snap" "$tmp/nope.snap"
+rc "top: a corrupt replay file" 7 top -b --replay "$fx/truncated-rows.snap"
+rc "top: no terminal" 2 top --replay "$fx/top-1.snap" </dev/null
+grep -q "terminal" "$tmp/stderr" && pass "top: no terminal: says to use -b" ||
+	fail "top: no terminal: says to use -b" "$tmp/stderr"
+
 # ---- the command line ----
 rc "no command" 2
 rc "unknown command" 2 frobnicate
@@ -169,7 +226,7 @@ rc "lockstat -h" 0 -h
 rc "lockstat --help" 0 --help
 rc "lockstat help" 0 help
 rc "lockstat -V" 0 -V
-for cmd in on off reset status print record get report; do
+for cmd in on off reset status print record get report top; do
 	rc "$cmd: unknown option" 2 "$cmd" --bogus
 	rc "$cmd -h" 0 "$cmd" -h
 	grep -q "^usage: lockstat $cmd" "$tmp/stdout" && pass "$cmd -h: usage on stdout" ||
@@ -218,6 +275,14 @@ else
 	"$LOCKSTAT" print --source=proc | grep -v "^System: " >"$tmp/b"
 	ok "print --source=proc is report of the same file" diff -u "$tmp/a" "$tmp/b"
 	rc "print --cpu needs netlink" 5 print --cpu 0
+	rc "top -b from /proc" 0 top -b -n 2 -d 0.05 --json
+	ok "top -b from /proc: since start, then an interval with nothing new" "$PYTHON" -c '
+import json, sys
+f = [json.loads(l) for l in open(sys.argv[1])]
+assert len(f) == 2 and f[0]["since_start"] and f[0]["rows"] and f[0]["source"] == "proc", f[0]
+assert not f[1]["since_start"] and f[1]["rows"] == [], f[1]
+' "$tmp/stdout"
+	rc "top -b --cpu needs netlink" 5 top -b -n 1 --cpu 0
 	rc "status from /proc" 0 status
 	grep -q "^lockmeter: on (from proc)" "$tmp/stdout" && grep -q "^unmatched: 8" "$tmp/stdout" &&
 		pass "status from /proc: state and counters" || fail "status from /proc: state and counters" "$tmp/stdout"

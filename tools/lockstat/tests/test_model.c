@@ -2,7 +2,8 @@
 /*
  * Unit tests of the model: units, percentages, the merge of sites under
  * locks, sort keys and directions, filters, the key table, row and
- * header parsing, option parsing.  No kernel, no files.
+ * header parsing, option parsing, the deltas and flat lists of top.  No
+ * kernel, no files.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -464,6 +465,166 @@ static void test_site_short(void)
 	tap_str(buf, "a/b", "names: other slashes stay");
 }
 
+static void test_rate(void)
+{
+	static const struct {
+		double v;
+		const char *want;
+	} t[] = {
+		{ 0, "0" }, { 0.04, "0.0" }, { 0.5, "0.5" }, { 9.94, "9.9" }, { 9.95, "10" },
+		{ 345, "345" }, { 999.4, "999" }, { 999.6, "1.0k" }, { 1234, "1.2k" },
+		{ 12345, "12k" }, { 3.4e6, "3.4M" }, { 5e12, "5000G" },
+	};
+	char buf[32], what[64];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		lm_fmt_rate(buf, sizeof(buf), t[i].v);
+		snprintf(what, sizeof(what), "rate: %g/s", t[i].v);
+		tap_str(buf, t[i].want, what);
+	}
+}
+
+static const struct lm_row *find_row(const struct lm_snapshot *s, int type, const char *lock,
+				     const char *site)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr; i++)
+		if ((int)s->rows[i].type == type && !strcmp(s->rows[i].lock, lock) &&
+		    !strcmp(s->rows[i].site, site))
+			return &s->rows[i];
+	return NULL;
+}
+
+static void test_delta(void)
+{
+	struct lm_snapshot prev, cur, d;
+	const struct lm_row *r;
+	struct lm_row *c;
+	int ret;
+
+	fixture(&prev);
+	fixture(&cur);
+	cur.h.metered_ns = 3000000000ULL;
+	/* lock_a f2: 7 more acquisitions, a longer hold, the same longest wait */
+	c = (struct lm_row *)find_row(&cur, LM_TYPE_SPIN, "lock_a", "f2+0x20/0x80");
+	c->v[LM_F_ACQUIRED] += 7;
+	c->v[LM_F_NOWAIT] += 4;
+	c->v[LM_F_SPIN] += 3;
+	c->v[LM_F_HOLD_TOTAL] += 7000;
+	c->v[LM_F_HOLD_MAX] = 2500;
+	c->v[LM_F_WAIT_TOTAL] += 90;
+	/* zeta_mutex went down: evicted and counted again; a new row */
+	c = (struct lm_row *)find_row(&cur, LM_TYPE_MUTEX, "zeta_mutex", "f8+0x1/0x2");
+	c->v[LM_F_ACQUIRED] = 1;
+	c->v[LM_F_NOWAIT] = 1;
+	c->v[LM_F_SPIN] = 0;
+	add(&cur, LM_TYPE_READ, "tasklist_lock", "do_wait+0x5/0x9", 2, 0, 0, 60, 20, 40, 0, 0, 0);
+
+	ret = lm_snap_delta(&d, &cur, &prev);
+	tap_num(ret, 0, "delta: no reset");
+	tap_num(d.h.metered_ns, 2000000000ULL, "delta: metered time of the interval");
+	tap_num(d.nr, 3, "delta: only the rows that did something");
+	r = find_row(&d, LM_TYPE_SPIN, "lock_a", "f2+0x20/0x80");
+	tap_ok(r != NULL, "delta: the changed row is there");
+	if (r) {
+		tap_num(r->v[LM_F_ACQUIRED], 7, "delta: acquired difference");
+		tap_num(r->v[LM_F_SPIN], 3, "delta: spin difference");
+		tap_num(r->v[LM_F_HOLD_TOTAL], 7000, "delta: hold total difference");
+		tap_num(r->v[LM_F_HOLD_MAX], 2500, "delta: the new longest hold");
+		tap_ok(r->fresh & (1U << LM_F_HOLD_MAX), "delta: the longest hold is fresh");
+		tap_num(r->v[LM_F_WAIT_MAX], 400, "delta: the longest wait stays the row's");
+		tap_ok(!(r->fresh & (1U << LM_F_WAIT_MAX)), "delta: the longest wait is not fresh");
+		tap_num(r->v[LM_F_HOLD_MIN], 0, "delta: an unchanged minimum is unknown (0)");
+	}
+	r = find_row(&d, LM_TYPE_MUTEX, "zeta_mutex", "f8+0x1/0x2");
+	tap_ok(r && r->v[LM_F_ACQUIRED] == 1 && r->v[LM_F_HOLD_TOTAL] == 40 &&
+	       (r->fresh & (1U << LM_F_HOLD_MAX)),
+	       "delta: a row whose counts went down is all new");
+	r = find_row(&d, LM_TYPE_READ, "tasklist_lock", "do_wait+0x5/0x9");
+	tap_ok(r && r->v[LM_F_ACQUIRED] == 2 && (r->fresh & (1U << LM_F_HOLD_MAX)),
+	       "delta: a new row is all new");
+	lm_snap_free(&d);
+
+	/* the two CPUs' rows of lock_a f1 are one row in either snapshot */
+	c = (struct lm_row *)find_row(&cur, LM_TYPE_SPIN, "lock_a", "f1+0x10/0x40");
+	c->v[LM_F_ACQUIRED] += 1;
+	c->v[LM_F_NOWAIT] += 1;
+	lm_snap_delta(&d, &cur, &prev);
+	r = find_row(&d, LM_TYPE_SPIN, "lock_a", "f1+0x10/0x40");
+	tap_ok(r && r->v[LM_F_ACQUIRED] == 1 && r->v[LM_F_HOLD_MAX] == 500,
+	       "delta: duplicate rows merge before they subtract");
+	lm_snap_free(&d);
+
+	/* the metered time went down: a reset, everything is the interval's */
+	cur.h.metered_ns = 1000;
+	ret = lm_snap_delta(&d, &cur, &prev);
+	tap_num(ret, 1, "delta: a reset is reported");
+	tap_num(d.h.metered_ns, 1000, "delta: after a reset, the metered time since");
+	tap_num(d.nr, cur.nr - 1, "delta: after a reset, every row (duplicates merged)");
+	lm_snap_free(&d);
+
+	ret = lm_snap_delta(&d, &cur, NULL);
+	tap_num(ret, 1, "delta: no previous snapshot is since start");
+	lm_snap_free(&d);
+	lm_snap_free(&cur);
+	lm_snap_free(&prev);
+}
+
+static void test_flat(void)
+{
+	struct lm_snapshot s;
+	struct lm_filter f;
+	struct lm_flat fl;
+
+	fixture(&s);
+	lm_filter_init(&f);
+	f.key = lm_key_find("rate");
+	tap_ok(f.key != NULL, "flat: the rate key exists");
+	if (!f.key)
+		return;
+	lm_flat_build(&fl, &s, &f, false);
+	/* locks: spin lock_a, 2 heap, overflow; mutex lock_a, zeta_mutex */
+	tap_num(fl.nr, 6, "flat: one row per lock across types");
+	tap_str(fl.rows[0]->lock, "[heap]", "flat: by rate, the busiest first");
+	tap_num(fl.rows[0]->v[LM_F_ACQUIRED], 150, "flat: the busiest is d_alloc's heap lock");
+	tap_str(fl.rows[1]->lock, "lock_a", "flat: then lock_a's sites summed");
+	tap_num(fl.rows[1]->v[LM_F_ACQUIRED], 25, "flat: lock_a's acquisitions summed");
+	lm_flat_free(&fl);
+
+	lm_flat_build(&fl, &s, &f, true);
+	/* nine rows, two of them one (type, lock, site) */
+	tap_num(fl.nr, 8, "flat: by site, one row per (lock, site)");
+	lm_flat_free(&fl);
+
+	f.types = 1U << LM_TYPE_MUTEX;
+	f.key = lm_key_find("type");
+	lm_flat_build(&fl, &s, &f, false);
+	tap_num(fl.nr, 2, "flat: the type filter");
+	tap_num(fl.nr_all, s.nr, "flat: the rows before the filters");
+	tap_str(fl.rows[0]->lock, "lock_a", "flat: by type, then name");
+	lm_flat_free(&fl);
+
+	f.types = 0;
+	f.name = "zeta";
+	f.key = lm_key_find("name");
+	f.reverse = true;
+	f.top = 1;
+	lm_flat_build(&fl, &s, &f, true);
+	tap_ok(fl.nr == 1 && !strcmp(fl.rows[0]->lock, "zeta_mutex"), "flat: name filter, --top");
+	lm_flat_free(&fl);
+
+	f.name = NULL;
+	f.top = 0;
+	f.min_con = 50;
+	lm_flat_build(&fl, &s, &f, true);
+	/* CON >= 50%: f2 (7 of 12), f3 (3 rejects), zeta (2 of 4), overflow (1 of 2) */
+	tap_num(fl.nr, 4, "flat: --min-con per site");
+	lm_flat_free(&fl);
+	lm_snap_free(&s);
+}
+
 int main(void)
 {
 	test_units();
@@ -478,5 +639,8 @@ int main(void)
 	test_header();
 	test_options();
 	test_site_short();
+	test_rate();
+	test_delta();
+	test_flat();
 	return tap_done();
 }

@@ -1,0 +1,760 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lockstat top: every interval, a snapshot of the running kernel (or the
+ * next of the --replay files), minus the one before, as a sortable list of
+ * the locks, or (lock, site) pairs, that did something in the interval.
+ *
+ * This file collects: it owns the source, the snapshots, the deltas and
+ * what each key means.  The screen (view_top.c) and batch mode
+ * (view_batch.c) only render a frame; curses never sees the source and
+ * this file never calls curses.  Signal handlers only set flags.  The loop
+ * sleeps in the screen's key wait, at most until the next sample is due,
+ * so an idle top costs a few wakeups a second.
+ */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lockstat.h"
+#include "options.h"
+#include "snapfile.h"
+#include "top.h"
+
+/* long-only options of top */
+enum {
+	TOP_OPT_BY_SITE = 512,
+	TOP_OPT_REPLAY,
+};
+
+struct top_params {
+	struct lm_opts opts;
+	double delay_s;		/* -d */
+	unsigned long count;	/* -n; 0: until q or ^C */
+	bool batch;		/* -b */
+	bool by_site;
+	char **replay;		/* --replay: the operands */
+	size_t nr_replay;
+};
+
+static volatile sig_atomic_t top_quit, top_winch, top_cont;
+
+static void top_signal(int sig)
+{
+	switch (sig) {
+	case SIGWINCH:
+		top_winch = 1;
+		break;
+	case SIGCONT:
+		top_cont = 1;
+		break;
+	default:
+		top_quit = 1;
+		break;
+	}
+}
+
+static const char *const top_msg[] = {
+	"",
+	"Every interval, what each lock did in it: acquisitions per second, UTIL,",
+	"CON, mean and longest hold and wait, and the wait's share of the CPUs.",
+	"HMAX and WMAX are the longest since the row appeared (bold on the",
+	"screen when set in the interval).  The first frame shows everything",
+	"since metering started.",
+	"",
+	"  -b, --batch        print frames to standard output, no screen",
+	"  -d, --delay SECS   the interval (default 1; 0.05 to 86400)",
+	"  -n, --iterations N stop after N frames (default: until q or ^C)",
+	"  --by-site          a row per (lock, call site), not per lock (key g)",
+	"  --replay FILE...   frames from saved snapshots (lockstat get), in order,",
+	"                     one per interval, instead of the running kernel",
+	"  -h, --help         this text",
+	"",
+	"With -b, --json prints one JSON object per frame and line; --top N",
+	"limits the rows of a frame.  Keys on the screen: h.",
+	NULL,
+};
+
+static const char *const top_keys_help[] = {
+	"lockstat top: keys",
+	"",
+	"  < > (left, right)  sort by the column left or right of the current one",
+	"  s                  sort by a key by name: rate util con meanhold maxhold",
+	"                     meanwait maxwait waitcpu type name total totalhold ...",
+	"  R                  reverse the sort",
+	"  /                  show only locks or sites containing a string (empty: all)",
+	"  t                  cycle the lock type shown: all, spin, read, write, ...",
+	"  g                  group by lock, or a row per (lock, site)",
+	"  c                  cycle all CPUs merged, CPU 0, CPU 1, ... (netlink)",
+	"  p                  pause; again to go on",
+	"  space              a new sample now (replay: the next file)",
+	"  d                  change the interval",
+	"  r                  reset all statistics (root)",
+	"  o                  switch metering on or off (root)",
+	"  up down PgUp PgDn Home  scroll",
+	"  ^L                 repaint",
+	"  q                  quit",
+	"",
+	"Columns: ACQ/s acquisitions per second of metered time; UTIL hold time",
+	"over metered time; CON share of attempts that waited or failed; HMEAN",
+	"mean hold; HMAX longest hold; WMEAN mean wait of those that waited; WMAX",
+	"longest wait; %CPU total wait over CPUs x metered time.  HMAX and WMAX",
+	"are the longest since the row appeared, bold when set in this interval.",
+	NULL,
+};
+
+static void top_usage(int err)
+{
+	lm_usage(err, "top", "[OPTIONS] [--replay FILE...]", top_msg,
+		 LM_USAGE_SOURCE | LM_USAGE_VIEW);
+}
+
+static int top_parse_delay(const char *arg, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(v) || v < 0.05 || v > 86400)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int top_parse_args(int argc, char **argv, struct top_params *p)
+{
+	static const struct option opts[] = {
+		{ "batch", no_argument, NULL, 'b' },
+		{ "by-site", no_argument, NULL, TOP_OPT_BY_SITE },
+		{ "cpu", required_argument, NULL, LM_OPT_CPU },
+		{ "delay", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "iterations", required_argument, NULL, 'n' },
+		{ "replay", no_argument, NULL, TOP_OPT_REPLAY },
+		{ "source", required_argument, NULL, LM_OPT_SOURCE },
+		LM_VIEW_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	bool replay = false;
+	uint64_t n;
+	int c, ret;
+
+	memset(p, 0, sizeof(*p));
+	lm_opts_init(&p->opts);
+	p->delay_s = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":bd:hn:r", opts, NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			p->batch = true;
+			break;
+		case 'd':
+			if (top_parse_delay(optarg, &p->delay_s)) {
+				lm_err("top: -d '%s': the interval is 0.05 to 86400 seconds",
+				       optarg);
+				return LM_EXIT_USAGE;
+			}
+			break;
+		case 'n':
+			if (lm_parse_u64(optarg, &n) || !n || n > 1000000000) {
+				lm_err("top: -n '%s' is not a positive count", optarg);
+				return LM_EXIT_USAGE;
+			}
+			p->count = n;
+			break;
+		case TOP_OPT_BY_SITE:
+			p->by_site = true;
+			break;
+		case TOP_OPT_REPLAY:
+			replay = true;
+			break;
+		default:
+			ret = lm_opt(&p->opts, c, argv);
+			if (ret)
+				return ret;
+		}
+	}
+	if (p->opts.view.fmt == LM_FMT_CSV) {
+		lm_err("top: no --csv; -b prints text, or JSON with --json");
+		return LM_EXIT_USAGE;
+	}
+	if (p->opts.view.fmt == LM_FMT_JSON && !p->batch) {
+		lm_err("top: --json needs -b");
+		return LM_EXIT_USAGE;
+	}
+	if (replay) {
+		if (optind == argc) {
+			lm_err("top: --replay needs snapshot files");
+			return LM_EXIT_USAGE;
+		}
+		if (p->opts.cpu >= 0 || p->opts.source != LM_SRC_AUTO) {
+			lm_err("top: --cpu and --source read the kernel; --replay reads files");
+			return LM_EXIT_USAGE;
+		}
+		p->replay = argv + optind;
+		p->nr_replay = argc - optind;
+	} else {
+		ret = lm_opts_no_operand(argc, argv);
+		if (ret)
+			return ret;
+	}
+	return lm_opts_check(&p->opts);
+}
+
+/* ---- collection ---- */
+
+struct top {
+	const struct top_params *p;
+	struct lm_source src;
+	bool live;
+	size_t next_file;		/* replay: the next file to read */
+	struct lm_snapshot prev, cur, delta;
+	bool have_prev, have_cur;
+	struct timespec t_prev, t_cur;	/* CLOCK_MONOTONIC of the samples */
+	struct lm_flat flat;
+	struct lm_top_frame frame;
+	struct lm_top_state st;
+	bool have_frame;
+	double delay_s;
+	struct timespec due;		/* of the next sample */
+};
+
+static double top_ts_diff(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static void top_ts_add(struct timespec *ts, double s)
+{
+	double whole = floor(s);
+
+	ts->tv_sec += (time_t)whole;
+	ts->tv_nsec += (long)((s - whole) * 1e9);
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+/* sort and filter the delta into the frame again, after a key */
+static int top_build(struct top *t)
+{
+	struct lm_top_frame *f = &t->frame;
+
+	lm_flat_free(&t->flat);
+	if (lm_flat_build(&t->flat, &t->delta, &t->st.filter, t->st.by_site)) {
+		lm_err("out of memory");
+		t->have_frame = false;
+		return LM_EXIT_ERR;
+	}
+	f->rows = t->flat.rows;
+	f->nr = t->flat.nr;
+	f->nr_active = t->flat.nr_all;
+	return 0;
+}
+
+/* the frame of cur against prev (none: since start) */
+static int top_frame(struct top *t)
+{
+	struct lm_top_frame *f = &t->frame;
+	unsigned long seq = f->seq;
+	int ret, i;
+
+	lm_flat_free(&t->flat);
+	lm_snap_free(&t->delta);
+	ret = lm_snap_delta(&t->delta, &t->cur, t->have_prev ? &t->prev : NULL);
+	if (ret < 0) {
+		lm_err("out of memory");
+		t->have_frame = false;
+		return LM_EXIT_ERR;
+	}
+	memset(f, 0, sizeof(*f));
+	f->h = &t->delta.h;
+	lm_ctx_init(&f->ctx, &t->delta.h);
+	f->since_start = ret == 1;
+	f->metered_ns = t->cur.h.metered_ns;
+	f->seq = seq + 1;
+	if (t->live) {
+		f->origin = t->cur.h.source;
+	} else {
+		f->origin = strrchr(t->p->replay[t->next_file - 1], '/');
+		f->origin = f->origin ? f->origin + 1 : t->p->replay[t->next_file - 1];
+	}
+	f->replay_end = !t->live && t->next_file == t->p->nr_replay;
+	if (!f->since_start) {
+		if (t->live)
+			f->wall_s = top_ts_diff(&t->t_prev, &t->t_cur);
+		else if (lm_has(&t->prev.h, LM_H_END) && lm_has(&t->cur.h, LM_H_END))
+			f->wall_s = top_ts_diff(&t->prev.h.end, &t->cur.h.end);
+	}
+	for (i = 0; i < LM_NR_LOSSES; i++) {
+		uint64_t c = t->cur.h.loss[i], p = t->prev.h.loss[i];
+
+		f->loss_new[i] = f->since_start || c < p ? c : c - p;
+	}
+	t->have_frame = true;
+	return top_build(t);
+}
+
+/* the next snapshot into cur, the old cur into prev; 1: replay ended */
+static int top_sample(struct top *t)
+{
+	struct lm_snapshot next;
+	int ret;
+
+	lm_snap_init(&next);
+	if (t->live) {
+		ret = lm_source_read(&t->src, t->st.cpu, &next);
+		clock_gettime(CLOCK_REALTIME, &next.h.end);
+		lm_set(&next.h, LM_H_END);
+	} else {
+		if (t->next_file == t->p->nr_replay)
+			return 1;
+		ret = lm_snap_load(t->p->replay[t->next_file], &next);
+		if (!ret)
+			t->next_file++;
+	}
+	if (ret) {
+		lm_snap_free(&next);
+		return ret;
+	}
+	/* the frame points into delta, delta into cur: both go first */
+	lm_flat_free(&t->flat);
+	lm_snap_free(&t->delta);
+	t->have_frame = false;
+	lm_snap_free(&t->prev);
+	t->prev = t->cur;
+	t->have_prev = t->have_cur;
+	t->cur = next;
+	t->have_cur = true;
+	t->t_prev = t->t_cur;
+	clock_gettime(CLOCK_MONOTONIC, &t->t_cur);
+	t->due = t->t_cur;
+	top_ts_add(&t->due, t->delay_s);
+	return top_frame(t);
+}
+
+/* forget the samples: the next frame is since start (the old one stays) */
+static void top_rebase(struct top *t)
+{
+	lm_flat_free(&t->flat);
+	lm_snap_free(&t->delta);
+	t->have_frame = false;
+	lm_snap_free(&t->prev);
+	lm_snap_free(&t->cur);
+	t->have_cur = false;
+	t->have_prev = false;
+}
+
+static int top_open(struct top *t, const struct top_params *p)
+{
+	memset(t, 0, sizeof(*t));
+	t->p = p;
+	t->live = !p->nr_replay;
+	t->delay_s = p->delay_s;
+	t->st.filter = p->opts.view.filter;
+	t->st.cpu = p->opts.cpu;
+	t->st.by_site = p->by_site;
+	t->st.help_text = top_keys_help;
+	if (t->st.filter.name) {
+		snprintf(t->st.name, sizeof(t->st.name), "%s", t->st.filter.name);
+		t->st.filter.name = t->st.name;
+	}
+	lm_snap_init(&t->prev);
+	lm_snap_init(&t->cur);
+	lm_snap_init(&t->delta);
+	return t->live ? lm_source_open(&t->src, p->opts.source) : 0;
+}
+
+static void top_close(struct top *t)
+{
+	lm_flat_free(&t->flat);
+	lm_snap_free(&t->delta);
+	lm_snap_free(&t->cur);
+	lm_snap_free(&t->prev);
+	if (t->live)
+		lm_source_close(&t->src);
+}
+
+static void top_signals(bool screen)
+{
+	struct sigaction sa = { .sa_handler = top_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	if (screen) {
+		sigaction(SIGWINCH, &sa, NULL);
+		sigaction(SIGCONT, &sa, NULL);
+	}
+}
+
+/* ---- batch ---- */
+
+static void top_print(struct top *t)
+{
+	size_t top = t->p->opts.view.filter.top;
+
+	if (t->p->opts.view.fmt == LM_FMT_JSON)
+		lm_batch_json(stdout, &t->frame, &t->st, top);
+	else
+		lm_batch_text(stdout, &t->frame, &t->st, top);
+}
+
+/* sleep until @due, or a signal */
+static void top_sleep_until(const struct timespec *due)
+{
+	while (!top_quit &&
+	       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, due, NULL) == EINTR)
+		;
+}
+
+static int top_batch(struct top *t)
+{
+	unsigned long n;
+	int ret = 0;
+
+	for (n = 0; !top_quit && (!t->p->count || n < t->p->count); n++) {
+		if (n && t->live)
+			top_sleep_until(&t->due);
+		if (top_quit)
+			break;
+		ret = top_sample(t);
+		if (ret == 1)
+			return 0;	/* the replay files ran out */
+		if (ret)
+			return ret;
+		top_print(t);
+		if (ferror(stdout)) {
+			lm_err("write error on standard output");
+			return LM_EXIT_ERR;
+		}
+	}
+	return 0;
+}
+
+/* ---- the screen's keys ---- */
+
+static void top_say(struct top *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void top_say(struct top *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(t->st.msg, sizeof(t->st.msg), fmt, ap);
+	va_end(ap);
+}
+
+/* a new sample now; errors land in the status line */
+static void top_refresh(struct top *t)
+{
+	int ret = top_sample(t);
+
+	if (ret == 1)
+		top_say(t, "end of the replay: %zu files", t->p->nr_replay);
+	else if (ret && !t->st.msg[0])
+		top_say(t, "sampling failed");
+}
+
+static void top_sort_step(struct top *t, int dir)
+{
+	unsigned int i, n = lm_top_nr_cols;
+	int at = dir > 0 ? -1 : 0;
+
+	for (i = 0; i < n; i++)
+		if (&lm_keys[lm_top_cols[i]] == t->st.filter.key)
+			at = (int)i;
+	at = (at + dir + (int)n) % (int)n;
+	t->st.filter.key = &lm_keys[lm_top_cols[at]];
+	t->st.filter.reverse = false;
+	top_say(t, "sort: %s", t->st.filter.key->name);
+}
+
+static void top_sort_prompt(struct top *t)
+{
+	char buf[32] = "";
+	const struct lm_key *k;
+
+	if (!lm_screen_prompt("sort key: ", buf, sizeof(buf)) || !buf[0])
+		return;
+	k = lm_key_find(buf);
+	if (!k) {
+		top_say(t, "no sort key '%s' (h lists them)", buf);
+		return;
+	}
+	t->st.filter.key = k;
+	t->st.filter.reverse = false;
+	top_say(t, "sort: %s", k->name);
+}
+
+static void top_name_prompt(struct top *t)
+{
+	char buf[sizeof(t->st.name)];
+
+	snprintf(buf, sizeof(buf), "%s", t->st.name);
+	if (!lm_screen_prompt("show names containing: ", buf, sizeof(buf)))
+		return;
+	memcpy(t->st.name, buf, sizeof(buf));
+	t->st.filter.name = t->st.name[0] ? t->st.name : NULL;
+	top_say(t, t->st.name[0] ? "filter: \"%s\"" : "filter: none%s", t->st.name);
+}
+
+static void top_delay_prompt(struct top *t)
+{
+	char buf[32];
+	double d;
+
+	snprintf(buf, sizeof(buf), "%g", t->delay_s);
+	if (!lm_screen_prompt("interval in seconds: ", buf, sizeof(buf)))
+		return;
+	if (top_parse_delay(buf, &d)) {
+		top_say(t, "interval '%s': 0.05 to 86400 seconds", buf);
+		return;
+	}
+	t->delay_s = d;
+	clock_gettime(CLOCK_MONOTONIC, &t->due);
+	top_ts_add(&t->due, d);
+	top_say(t, "interval: %gs", d);
+}
+
+/* all types, then each in turn, then all again */
+static void top_type_step(struct top *t)
+{
+	unsigned int m = t->st.filter.types;
+	int ty = LM_TYPE_NONE;
+
+	if (m && !(m & (m - 1)))
+		ty = __builtin_ctz(m);
+	ty++;
+	t->st.filter.types = ty < LM_NR_TYPES ? 1U << ty : 0;
+	top_say(t, "type: %s", t->st.filter.types ? lm_type_name(ty) : "all");
+}
+
+static void top_cpu_step(struct top *t)
+{
+	unsigned int cpus = t->have_cur ? t->cur.h.cpus : 0;
+
+	if (!t->live || t->src.used != LM_SRC_NETLINK) {
+		top_say(t, "per-CPU tables need the netlink source%s",
+			t->live ? "" : ", not a replay");
+		return;
+	}
+	t->st.cpu = t->st.cpu + 1 < (int)cpus ? t->st.cpu + 1 : -1;
+	top_rebase(t);
+	top_refresh(t);
+	if (t->st.cpu >= 0)
+		top_say(t, "cpu %d: since start first, then per interval", t->st.cpu);
+	else
+		top_say(t, "all cpus: since start first, then per interval");
+}
+
+static void top_control(struct top *t, enum lm_ctl op, const char *what)
+{
+	if (!t->live) {
+		top_say(t, "%s: a replay has no kernel to control", what);
+		return;
+	}
+	t->st.msg[0] = '\0';
+	if (lm_source_control(&t->src, op))
+		return;		/* lm_err() said why in the status line */
+	if (op == LM_CTL_RESET)
+		top_rebase(t);
+	top_refresh(t);
+	top_say(t, "%s: done", what);
+}
+
+/* what a key does; false: quit */
+static bool top_key(struct top *t, int key, size_t *scroll)
+{
+	if (t->st.help) {
+		t->st.help = false;
+		return key != 'q';
+	}
+	t->st.msg[0] = '\0';
+	switch (key) {
+	case 'q':
+	case 'Q':
+		return false;
+	case 'h':
+	case '?':
+		t->st.help = true;
+		break;
+	case '<':
+	case ',':
+	case LM_TK_LEFT:
+		top_sort_step(t, -1);
+		break;
+	case '>':
+	case '.':
+	case LM_TK_RIGHT:
+		top_sort_step(t, 1);
+		break;
+	case 'R':
+		t->st.filter.reverse = !t->st.filter.reverse;
+		top_say(t, "sort: %s%s", t->st.filter.key->name,
+			t->st.filter.reverse ? ", reversed" : "");
+		break;
+	case 's':
+		top_sort_prompt(t);
+		break;
+	case '/':
+		top_name_prompt(t);
+		break;
+	case 't':
+		top_type_step(t);
+		break;
+	case 'g':
+		t->st.by_site = !t->st.by_site;
+		top_say(t, "a row per %s", t->st.by_site ? "(lock, site)" : "lock");
+		break;
+	case 'c':
+		top_cpu_step(t);
+		break;
+	case 'p':
+		t->st.paused = !t->st.paused;
+		if (!t->st.paused)
+			top_refresh(t);
+		break;
+	case ' ':
+		top_refresh(t);
+		break;
+	case 'd':
+		top_delay_prompt(t);
+		break;
+	case 'r':
+		top_control(t, LM_CTL_RESET, "reset");
+		break;
+	case 'o':
+		if (t->have_cur && lm_has(&t->cur.h, LM_H_STATE) && t->cur.h.on)
+			top_control(t, LM_CTL_OFF, "metering off");
+		else
+			top_control(t, LM_CTL_ON, "metering on");
+		break;
+	case LM_TK_UP:
+		*scroll -= *scroll ? 1 : 0;
+		break;
+	case LM_TK_DOWN:
+		(*scroll)++;
+		break;
+	case LM_TK_PGUP:
+		*scroll -= *scroll > 10 ? 10 : *scroll;
+		break;
+	case LM_TK_PGDN:
+		*scroll += 10;
+		break;
+	case LM_TK_HOME:
+		*scroll = 0;
+		break;
+	case 'L' - '@':		/* ^L */
+		lm_screen_redraw();
+		break;
+	case LM_TK_RESIZE:
+		lm_screen_resize();
+		break;
+	default:
+		top_say(t, "unknown key (h: help)");
+		break;
+	}
+	if (t->have_frame && top_build(t))
+		return false;
+	return true;
+}
+
+/* ms until the next sample is due, at most 500 so that flags are seen */
+static int top_wait_ms(const struct top *t)
+{
+	struct timespec now;
+	double ms;
+
+	if (t->st.paused || (!t->live && t->next_file == t->p->nr_replay))
+		return 500;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = top_ts_diff(&now, &t->due) * 1000;
+	if (ms <= 0)
+		return 0;
+	return ms > 500 ? 500 : (int)ceil(ms);
+}
+
+static bool top_due(const struct top *t)
+{
+	struct timespec now;
+
+	if (!t->live && t->next_file == t->p->nr_replay)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return top_ts_diff(&t->due, &now) >= 0;
+}
+
+static int top_screen(struct top *t)
+{
+	unsigned long frames = 0;
+	size_t scroll = 0;
+	bool draw = true;
+	int ret, key;
+
+	ret = lm_screen_open();
+	if (ret)
+		return ret;
+	lm_err_capture(t->st.msg, sizeof(t->st.msg));
+	clock_gettime(CLOCK_MONOTONIC, &t->due);
+	while (!top_quit) {
+		if (top_winch) {
+			top_winch = 0;
+			lm_screen_resize();
+			draw = true;
+		}
+		if (top_cont) {
+			top_cont = 0;
+			lm_screen_redraw();
+			draw = true;
+		}
+		if (!t->st.paused && top_due(t)) {
+			if (t->p->count && frames == t->p->count)
+				break;
+			t->st.msg[0] = '\0';
+			top_refresh(t);
+			if (t->have_frame)
+				frames++;
+			else
+				top_ts_add(&t->due, t->delay_s);
+			draw = true;
+		}
+		if (draw)
+			lm_screen_draw(t->have_frame ? &t->frame : NULL, &t->st, &scroll);
+		key = lm_screen_key(top_wait_ms(t));
+		draw = key != LM_TK_NONE;
+		if (draw && !top_key(t, key, &scroll))
+			break;
+	}
+	lm_err_capture(NULL, 0);
+	lm_screen_close();
+	return 0;
+}
+
+int top_main(int argc, char **argv)
+{
+	struct top_params p;
+	struct top t;
+	int ret;
+
+	ret = top_parse_args(argc, argv, &p);
+	if (ret)
+		return lm_usage_ret(ret, top_usage);
+	ret = top_open(&t, &p);
+	if (ret)
+		goto out_close;
+	top_signals(!p.batch);
+	ret = p.batch ? top_batch(&t) : top_screen(&t);
+out_close:
+	top_close(&t);
+	return ret;
+}

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * lockstat top: what the collector (top.c: sources, replay, deltas, the
+ * meaning of keys) hands its two renderers, the curses screen
+ * (view_top.c) and the batch text and JSON (view_batch.c).
+ *
+ * A frame is one interval: the rows of the current snapshot minus those
+ * of the previous one (lm_snap_delta()), filtered and sorted flat across
+ * lock types (lm_flat_build()).  The first frame has no previous
+ * snapshot and shows everything since metering started.  The renderers
+ * only read a frame and the state; they never fetch, and top.c never
+ * calls curses.
+ */
+#ifndef LOCKSTAT_TOP_H
+#define LOCKSTAT_TOP_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "model.h"
+
+/* the columns of top, left to right, as lm_keys[] ids; NAME is last */
+extern const enum lm_key_id lm_top_cols[];
+extern const unsigned int lm_top_nr_cols;
+
+/* What the keys change; the screen's header shows it. */
+struct lm_top_state {
+	struct lm_filter filter;	/* .key, .reverse, .name, .types */
+	int cpu;			/* -1: all CPUs merged */
+	bool by_site;			/* a row per (lock, site), not per lock */
+	bool paused;			/* p: no fetching */
+	bool help;			/* h, ?: the help screen is up */
+	char name[128];			/* storage of filter.name */
+	char msg[160];			/* status line: what the last key did */
+	const char *const *help_text;	/* the help screen: lines, NULL-ended */
+};
+
+struct lm_top_frame {
+	const struct lm_header *h;	/* of the current snapshot */
+	struct lm_ctx ctx;		/* .elapsed_ns: metered ns of the interval */
+	bool since_start;		/* no previous snapshot: totals so far */
+	double wall_s;			/* wall time between the samples; 0: none */
+	uint64_t metered_ns;		/* since reset (.ctx has the interval's) */
+	uint64_t loss_new[LM_NR_LOSSES];	/* losses within the interval */
+	const struct lm_row *const *rows;	/* shown rows, sorted */
+	size_t nr;
+	size_t nr_active;		/* rows before the name/type filters */
+	unsigned long seq;		/* frames so far, from 1 */
+	const char *origin;		/* "netlink", "proc", or the replay file */
+	bool replay_end;		/* the last replay file is shown */
+};
+
+/*
+ * A cell of column @k for row @r: the key's printer, but NAME is the lock
+ * and, for a per-site row, its site (func+0xoff, without the /0xsize).
+ */
+void lm_top_cell(char *buf, size_t len, enum lm_key_id k, const struct lm_row *r,
+		 const struct lm_top_frame *f);
+/* "MAX" and "MEAN" are ambiguous in one line: HMAX, WMEAN */
+const char *lm_top_header(enum lm_key_id k);
+/* a column's width: the key's, or its header's if wider (NAME: 0, the rest) */
+int lm_top_width(enum lm_key_id k);
+/* TYPE and NAME are left-aligned, numbers right-aligned */
+bool lm_top_left(enum lm_key_id k);
+/* the header line: "12:00:01 on 2 cpus interval 1.00s metered 1.00s ..." */
+void lm_top_summary(char *buf, size_t len, const struct lm_top_frame *f,
+		    const struct lm_top_state *st);
+/* the loss line, "" when nothing was lost */
+void lm_top_losses(char *buf, size_t len, const struct lm_top_frame *f);
+
+/* batch mode (-b), view_batch.c; @top: rows per frame, 0 all */
+void lm_batch_text(FILE *out, const struct lm_top_frame *f, const struct lm_top_state *st,
+		   size_t top);
+void lm_batch_json(FILE *out, const struct lm_top_frame *f, const struct lm_top_state *st,
+		   size_t top);
+
+/* the screen (view_top.c) */
+enum {
+	LM_TK_NONE = -1,	/* timeout, or a signal interrupted the wait */
+	LM_TK_RESIZE = 0x1000,	/* the terminal changed size */
+	LM_TK_LEFT,		/* arrow keys: the sort column */
+	LM_TK_RIGHT,
+	LM_TK_UP,		/* scroll */
+	LM_TK_DOWN,
+	LM_TK_PGUP,
+	LM_TK_PGDN,
+	LM_TK_HOME,
+};
+
+int lm_screen_open(void);	/* 0, or an exit code (not a terminal) */
+void lm_screen_close(void);
+void lm_screen_resize(void);	/* after SIGWINCH: new size, full redraw */
+void lm_screen_redraw(void);	/* after SIGCONT: repaint everything */
+/* draw a frame (NULL: nothing fetched yet); @scroll: rows skipped at the top */
+void lm_screen_draw(const struct lm_top_frame *f, const struct lm_top_state *st,
+		    size_t *scroll);
+/* wait up to @timeout_ms for a key: a character, LM_TK_*, or LM_TK_NONE */
+int lm_screen_key(int timeout_ms);
+/* read a line at the bottom: 1 entered (maybe empty), 0 cancelled (Esc) */
+int lm_screen_prompt(const char *prompt, char *buf, size_t len);
+
+#endif /* LOCKSTAT_TOP_H */

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lockstat top: what both renderers of a frame share (its columns, cells,
+ * summary and loss lines), and batch mode (-b), which prints each frame
+ * to a stream: as text, the screen's table without the screen, or as one
+ * JSON object per line with raw counts and ns for scripts.
+ *
+ * A row is one interval's delta (lm_snap_delta()): counts, totals, means
+ * and rates are the interval's; HMAX and WMAX are the longest since the
+ * row appeared, which is the interval's own when ->fresh says so.
+ *
+ * JSON, one line per frame:
+ *   { "frame": N, "since_start": bool, "time": unix seconds,
+ *     "interval_ns": metered ns of the interval, "wall_s": s,
+ *     "metered_ns": since reset, "state": "on", "cpus": N, "cpu": N|null,
+ *     "source": "netlink", "sort": { "key", "reverse" }, "group": "lock",
+ *     "losses": { name: total }, "losses_new": { name: in the interval },
+ *     "rows_active": N, "rows": [ { "type", "lock", "class", ["site"],
+ *       the 16 numbers, "rate": acquisitions/s, "util_pct", "con_pct",
+ *       "wait_cpu_pct", "hold_max_new", "wait_max_new" } ] }
+ */
+#include <string.h>
+#include <time.h>
+
+#include "lockstat.h"
+#include "top.h"
+#include "view.h"
+
+const enum lm_key_id lm_top_cols[] = {
+	LM_K_RATE, LM_K_UTIL, LM_K_CON, LM_K_MEANHOLD, LM_K_MAXHOLD,
+	LM_K_MEANWAIT, LM_K_MAXWAIT, LM_K_WAITCPU, LM_K_TYPE, LM_K_NAME,
+};
+const unsigned int lm_top_nr_cols = ARRAY_SIZE(lm_top_cols);
+
+const char *lm_top_header(enum lm_key_id k)
+{
+	switch (k) {
+	case LM_K_MEANHOLD:
+		return "HMEAN";
+	case LM_K_MAXHOLD:
+		return "HMAX";
+	case LM_K_MEANWAIT:
+		return "WMEAN";
+	case LM_K_MAXWAIT:
+		return "WMAX";
+	case LM_K_WAITCPU:
+		return "%CPU";
+	default:
+		return lm_keys[k].header;
+	}
+}
+
+void lm_top_cell(char *buf, size_t len, enum lm_key_id k, const struct lm_row *r,
+		 const struct lm_top_frame *f)
+{
+	char site[256];
+
+	if (k != LM_K_NAME || !r->site) {
+		lm_keys[k].print(buf, len, r, &f->ctx);
+		return;
+	}
+	lm_site_short(site, sizeof(site), r->site);
+	snprintf(buf, len, "%s %s", r->lock, site);
+}
+
+static double lm_secs(uint64_t ns)
+{
+	return (double)ns / 1e9;
+}
+
+void lm_top_summary(char *buf, size_t len, const struct lm_top_frame *f,
+		    const struct lm_top_state *st)
+{
+	const struct lm_header *h = f->h;
+	char clock[16] = "", cpus[40], span[64], slots[40] = "";
+	struct tm tm;
+
+	if (lm_has(h, LM_H_END) && localtime_r(&h->end.tv_sec, &tm))
+		strftime(clock, sizeof(clock), "%H:%M:%S ", &tm);
+	if (st->cpu >= 0)
+		snprintf(cpus, sizeof(cpus), "cpu %d of %u", st->cpu, h->cpus);
+	else
+		snprintf(cpus, sizeof(cpus), "%u cpus", h->cpus);
+	if (f->since_start)
+		snprintf(span, sizeof(span), "since start");
+	else
+		snprintf(span, sizeof(span), "interval %.2fs", f->wall_s);
+	if (lm_has(h, LM_H_SLOTS_USED) && lm_has(h, LM_H_SLOTS_PER_CPU))
+		snprintf(slots, sizeof(slots), "  slots %u/%u", h->slots_used, h->slots_per_cpu);
+	snprintf(buf, len, "lockstat top - %smetering %s  %s  %s, metered %.2fs of %.1fs%s  %s%s%s",
+		 clock, lm_has(h, LM_H_STATE) ? (h->on ? "on" : "off") : "?", cpus, span,
+		 lm_secs((uint64_t)f->ctx.elapsed_ns), lm_secs(f->metered_ns), slots,
+		 f->origin ? f->origin : "", f->replay_end ? " [end]" : "",
+		 st->paused ? "  PAUSED" : "");
+}
+
+void lm_top_losses(char *buf, size_t len, const struct lm_top_frame *f)
+{
+	size_t n = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < LM_NR_LOSSES; i++) {
+		int k;
+
+		if (!lm_has(f->h, LM_H_LOSS + i) || !f->h->loss[i])
+			continue;
+		k = snprintf(buf + n, len - n, "%s%s %llu (+%llu)", n ? "  " : "LOST: ",
+			     lm_loss_names[i], (unsigned long long)f->h->loss[i],
+			     (unsigned long long)f->loss_new[i]);
+		if (k < 0 || (size_t)k >= len - n)
+			return;
+		n += k;
+	}
+}
+
+int lm_top_width(enum lm_key_id k)
+{
+	int w = (int)strlen(lm_top_header(k));
+
+	return lm_keys[k].width > w ? lm_keys[k].width : w;
+}
+
+bool lm_top_left(enum lm_key_id k)
+{
+	return k == LM_K_TYPE || k == LM_K_NAME;
+}
+
+static size_t lm_batch_rows(const struct lm_top_frame *f, size_t top)
+{
+	return top && f->nr > top ? top : f->nr;
+}
+
+void lm_batch_text(FILE *out, const struct lm_top_frame *f, const struct lm_top_state *st,
+		   size_t top)
+{
+	char line[512], cell[512];
+	unsigned int c;
+	size_t i, n = lm_batch_rows(f, top);
+
+	lm_top_summary(line, sizeof(line), f, st);
+	fprintf(out, "%s\n", line);
+	lm_top_losses(line, sizeof(line), f);
+	if (*line)
+		fprintf(out, "%s\n", line);
+	fputc('\n', out);
+	for (c = 0; c < lm_top_nr_cols; c++) {
+		enum lm_key_id k = lm_top_cols[c];
+
+		if (k == LM_K_NAME)
+			fprintf(out, "%s\n", lm_top_header(k));
+		else
+			fprintf(out, lm_top_left(k) ? "%-*s " : "%*s ", lm_top_width(k),
+				lm_top_header(k));
+	}
+	for (i = 0; i < n; i++) {
+		for (c = 0; c < lm_top_nr_cols; c++) {
+			enum lm_key_id k = lm_top_cols[c];
+
+			lm_top_cell(cell, sizeof(cell), k, f->rows[i], f);
+			if (k == LM_K_NAME)
+				fprintf(out, "%s\n", cell);
+			else
+				fprintf(out, lm_top_left(k) ? "%-*s " : "%*s ", lm_top_width(k),
+					cell);
+		}
+	}
+	if (!f->nr)
+		fprintf(out, "%s\n", f->nr_active ? "(no rows match the filters)" :
+			"(no lock activity)");
+	fputc('\n', out);
+	fflush(out);
+}
+
+static double lm_pct(double num, double den)
+{
+	return den > 0 ? 100.0 * num / den : 0;
+}
+
+static void lm_batch_json_row(FILE *out, const struct lm_row *r, const struct lm_ctx *c)
+{
+	const uint64_t *v = r->v;
+
+	fprintf(out, "{ \"type\": \"%s\", \"lock\": ", lm_type_name(r->type));
+	lm_json_str(out, r->lock);
+	fprintf(out, ", \"class\": \"%s\"", lm_class_name(r->class));
+	if (r->site) {
+		fputs(", \"site\": ", out);
+		lm_json_str(out, r->site);
+	}
+	lm_json_fields(out, r);
+	fprintf(out, ", \"rate\": %.3f, \"util_pct\": %.4f, \"con_pct\": %.4f, \"wait_cpu_pct\": %.4f",
+		c->elapsed_ns > 0 ? 1e9 * (double)v[LM_F_ACQUIRED] / c->elapsed_ns : 0,
+		lm_util_pct(r, c), lm_con_pct(r),
+		lm_pct((double)v[LM_F_WAIT_TOTAL], c->cpus * c->elapsed_ns));
+	fprintf(out, ", \"hold_max_new\": %s, \"wait_max_new\": %s }",
+		r->fresh & (1U << LM_F_HOLD_MAX) ? "true" : "false",
+		r->fresh & (1U << LM_F_WAIT_MAX) ? "true" : "false");
+}
+
+static void lm_batch_json_losses(FILE *out, const char *name, const struct lm_header *h,
+				 const uint64_t *loss)
+{
+	const char *sep = "";
+	int i;
+
+	fprintf(out, ", \"%s\": {", name);
+	for (i = 0; i < LM_NR_LOSSES; i++) {
+		if (!lm_has(h, LM_H_LOSS + i))
+			continue;
+		fprintf(out, "%s \"%s\": %llu", sep, lm_loss_names[i], (unsigned long long)loss[i]);
+		sep = ",";
+	}
+	fputs(" }", out);
+}
+
+void lm_batch_json(FILE *out, const struct lm_top_frame *f, const struct lm_top_state *st,
+		   size_t top)
+{
+	const struct lm_header *h = f->h;
+	size_t i, n = lm_batch_rows(f, top);
+
+	fprintf(out, "{ \"frame\": %lu, \"since_start\": %s", f->seq,
+		f->since_start ? "true" : "false");
+	if (lm_has(h, LM_H_END))
+		fprintf(out, ", \"time\": %lld.%09ld", (long long)h->end.tv_sec, h->end.tv_nsec);
+	fprintf(out, ", \"interval_ns\": %.0f, \"wall_s\": %.6f, \"metered_ns\": %llu",
+		f->ctx.elapsed_ns, f->wall_s, (unsigned long long)f->metered_ns);
+	if (lm_has(h, LM_H_STATE))
+		fprintf(out, ", \"state\": \"%s\"", h->on ? "on" : "off");
+	fprintf(out, ", \"cpus\": %u", h->cpus);
+	if (st->cpu >= 0)
+		fprintf(out, ", \"cpu\": %d", st->cpu);
+	else
+		fputs(", \"cpu\": null", out);
+	if (f->origin) {
+		fputs(", \"source\": ", out);
+		lm_json_str(out, f->origin);
+	}
+	fprintf(out, ", \"sort\": { \"key\": \"%s\", \"reverse\": %s }, \"group\": \"%s\"",
+		st->filter.key->name, st->filter.reverse ? "true" : "false",
+		st->by_site ? "site" : "lock");
+	lm_batch_json_losses(out, "losses", h, h->loss);
+	lm_batch_json_losses(out, "losses_new", h, f->loss_new);
+	fprintf(out, ", \"rows_active\": %zu, \"rows\": [", f->nr_active);
+	for (i = 0; i < n; i++) {
+		fputs(i ? ", " : " ", out);
+		lm_batch_json_row(out, f->rows[i], &f->ctx);
+	}
+	fputs(n ? " ] }\n" : "] }\n", out);
+	fflush(out);
+}

@@ -1,0 +1,472 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lockstat top: the curses screen.  It draws what the collector (top.c)
+ * hands it, a frame and the state of the keys, laid out as top(1) does:
+ *
+ *   lockstat top - 12:00:01 metering on  2 cpus ...   the summary
+ *   sort: HMAX desc  filter: none  type: all ...      what is shown, in what order
+ *   LOST: unmatched 8 (+0)                            the losses, when there are any
+ *   filter: "rtnl"                                    what the last key did
+ *     ACQ/s   UTIL   CON  HMEAN  *HMAX ...  NAME     the sort column has a *
+ *      12.3k  0.59% 0.82%   13us   51ms ...  rtnl    a max new in the interval: bold
+ *   -- 12 more rows (Down/PgDn) --
+ *
+ * and reads keys and prompted lines.  It never fetches data, never calls
+ * netlink or the sources, never sleeps but in getch(), and prints nothing
+ * to stdout or stderr while curses is up.  Attributes are bold and
+ * reverse only, so it works on a vt100; colour is used when there is some.
+ * The only state is the curses screen itself.
+ */
+#include <curses.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "lockstat.h"
+#include "top.h"
+
+#define LM_MIN_COLS	60
+#define LM_MIN_LINES	8
+#define LM_HEAD_LINES	5	/* summary, sort, losses (if any), message, columns */
+#define LM_PAIR_WARN	1
+
+static SCREEN *lm_scr;		/* NULL: the screen is closed */
+
+int lm_screen_open(void)
+{
+	const char *term = getenv("TERM");
+
+	if (lm_scr)
+		return 0;
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		lm_err("top needs a terminal; use -b for batch mode");
+		return LM_EXIT_USAGE;
+	}
+	/* not initscr(): it exits when the terminal is unknown */
+	lm_scr = newterm(NULL, stdout, stdin);
+	if (!lm_scr) {
+		lm_err("cannot drive terminal type '%s' (TERM); use -b for batch mode",
+		       term ? term : "");
+		return LM_EXIT_ERR;
+	}
+	set_term(lm_scr);
+	cbreak();
+	noecho();
+	nonl();
+	intrflush(stdscr, FALSE);
+	keypad(stdscr, TRUE);
+	set_escdelay(25);
+	curs_set(0);
+	if (has_colors() && start_color() == OK) {
+		short bg = use_default_colors() == OK ? -1 : COLOR_BLACK;
+
+		init_pair(LM_PAIR_WARN, COLOR_RED, bg);
+	}
+	return 0;
+}
+
+void lm_screen_close(void)
+{
+	if (!lm_scr)
+		return;
+	curs_set(1);
+	endwin();
+	delscreen(lm_scr);
+	lm_scr = NULL;
+}
+
+/* the terminal's size as the tty has it; false: unknown */
+static bool lm_tty_size(struct winsize *ws)
+{
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, ws) && ioctl(STDIN_FILENO, TIOCGWINSZ, ws))
+		return false;
+	return ws->ws_row && ws->ws_col;
+}
+
+/*
+ * resizeterm() queues a KEY_RESIZE, even for the same size: only a new
+ * size is passed on, so the LM_TK_RESIZE that follows may come back here
+ * without starting a loop.
+ */
+void lm_screen_resize(void)
+{
+	struct winsize ws;
+
+	if (!lm_scr)
+		return;
+	if (lm_tty_size(&ws) && (ws.ws_row != LINES || ws.ws_col != COLS))
+		resizeterm(ws.ws_row, ws.ws_col);
+	clearok(curscr, TRUE);
+}
+
+void lm_screen_redraw(void)
+{
+	if (!lm_scr)
+		return;
+	/* a SIGSTOP'ed job gets the shell's tty modes back */
+	reset_prog_mode();
+	clearok(curscr, TRUE);
+}
+
+/* @s from column @x of line @y up to the right edge, odd bytes as '?'; the next x */
+static int lm_put(int y, int x, const char *s, attr_t a)
+{
+	int cols = getmaxx(stdscr);
+
+	if (x >= cols)
+		return x;
+	move(y, x);
+	attron(a);
+	for (; *s && x < cols; s++, x++)
+		addch(*s >= ' ' && *s < 0x7f ? (chtype)*s : '?');
+	attroff(a);
+	return x;
+}
+
+/* @s in a field of @w, right-aligned (or left-aligned when @w < 0) */
+static int lm_put_field(int y, int x, int w, const char *s, attr_t a)
+{
+	int n = (int)strlen(s), pad = abs(w) - n;
+
+	if (w > 0)
+		for (; pad > 0; pad--)
+			x = lm_put(y, x, " ", a);
+	x = lm_put(y, x, s, a);
+	for (; pad > 0; pad--)
+		x = lm_put(y, x, " ", a);
+	return x;
+}
+
+/* the rest of line @y from @x: blank, in @a */
+static void lm_fill(int y, int x, attr_t a)
+{
+	for (; x < getmaxx(stdscr); x++)
+		lm_put(y, x, " ", a);
+}
+
+/* a column's width: the key's, or its header's, right-aligned but TYPE */
+static int lm_col_width(enum lm_key_id k)
+{
+	int w = (int)strlen(lm_top_header(k));
+
+	if (lm_keys[k].width > w)
+		w = lm_keys[k].width;
+	return k == LM_K_TYPE ? -w : w;
+}
+
+static bool lm_col_sorted(enum lm_key_id k, const struct lm_top_state *st)
+{
+	return st->filter.key == &lm_keys[k];
+}
+
+/* the max a cell shows, as a bit of ->fresh; 0: not a max */
+static uint32_t lm_col_fresh(enum lm_key_id k)
+{
+	switch (k) {
+	case LM_K_MAXHOLD:
+		return 1U << LM_F_HOLD_MAX;
+	case LM_K_MAXWAIT:
+		return 1U << LM_F_WAIT_MAX;
+	case LM_K_BLOCKED:
+		return 1U << LM_F_BLOCKED_MAX;
+	case LM_K_ONCPU:
+		return 1U << LM_F_ONCPU_MAX;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Every column is a blank and its field; the sort column's * goes in the
+ * blank, so the columns stay put when the sort changes.  NAME is the rest.
+ */
+static void lm_draw_colhdr(int y, const struct lm_top_state *st)
+{
+	unsigned int i;
+	char hdr[64];
+	int x = 0;
+
+	for (i = 0; i < lm_top_nr_cols; i++) {
+		enum lm_key_id k = lm_top_cols[i];
+		bool sorted = lm_col_sorted(k, st);
+		attr_t a = A_REVERSE | (sorted ? A_BOLD : 0);
+		int w = lm_col_width(k);
+
+		snprintf(hdr, sizeof(hdr), "%s%s", sorted ? "*" : " ", lm_top_header(k));
+		if (k == LM_K_NAME) {
+			x = lm_put(y, x, " ", A_REVERSE);
+			x = lm_put(y, x, hdr, a);
+			break;
+		}
+		if (w < 0)
+			x = lm_put_field(y, x, w - 1, hdr, a);
+		else
+			x = lm_put_field(y, x, w + 1, hdr, a);
+	}
+	lm_fill(y, x, A_REVERSE);
+}
+
+static void lm_draw_row(int y, const struct lm_row *r, const struct lm_top_frame *f)
+{
+	unsigned int i;
+	char cell[512];
+	int x = 0;
+
+	for (i = 0; i < lm_top_nr_cols; i++) {
+		enum lm_key_id k = lm_top_cols[i];
+		attr_t a = r->fresh & lm_col_fresh(k) ? A_BOLD : A_NORMAL;
+
+		lm_top_cell(cell, sizeof(cell), k, r, f);
+		x = lm_put(y, x, " ", A_NORMAL);
+		if (k == LM_K_NAME) {
+			x = lm_put(y, x, " ", A_NORMAL);
+			lm_put(y, x, cell, a);
+			break;
+		}
+		x = lm_put_field(y, x, lm_col_width(k), cell, a);
+	}
+}
+
+/* line 2 without losses: what the rows are and how they are sorted */
+static void lm_draw_sort(int y, const struct lm_top_state *st)
+{
+	const struct lm_key *key = st->filter.key;
+	const char *name = st->filter.name;
+	char types[96] = "", cpu[16] = "all", line[512];
+	size_t n = 0;
+	int t;
+
+	for (t = LM_TYPE_NONE + 1; t < LM_NR_TYPES && n < sizeof(types); t++)
+		if (st->filter.types & (1U << t))
+			n += snprintf(types + n, sizeof(types) - n, "%s%s", n ? "," : "",
+				      lm_type_name(t));
+	if (st->cpu >= 0)
+		snprintf(cpu, sizeof(cpu), "%d", st->cpu);
+	snprintf(line, sizeof(line), "sort: %s %s  filter: %s%s%s  type: %s  cpu: %s  group: %s",
+		 key ? lm_top_header((enum lm_key_id)(key - lm_keys)) : "?",
+		 key && key->desc != st->filter.reverse ? "desc" : "asc",
+		 name && *name ? "\"" : "", name && *name ? name : "none",
+		 name && *name ? "\"" : "", *types ? types : "all", cpu,
+		 st->by_site ? "site" : "lock");
+	lm_put(y, 0, line, A_NORMAL);
+}
+
+/* rows *@scroll.. on @avail lines, the last page full; how many rows are shown */
+static size_t lm_clamp(size_t nr, size_t avail, size_t *scroll)
+{
+	if (nr <= avail) {
+		*scroll = 0;
+		return nr;
+	}
+	if (*scroll >= nr - avail) {
+		*scroll = nr - avail;
+		return avail;
+	}
+	return avail - 1;	/* and the "more" line */
+}
+
+static void lm_draw_rows(int y, int lines, const struct lm_top_frame *f, size_t *scroll)
+{
+	size_t i, shown;
+	char more[80];
+
+	if (!f->nr) {
+		lm_put(y, 0, f->nr_active ? "no rows match the filter" :
+		       f->since_start ? "no lock activity metered" :
+		       "no lock activity in this interval", A_NORMAL);
+		return;
+	}
+	shown = lm_clamp(f->nr, (size_t)(lines - y), scroll);
+	for (i = 0; i < shown; i++)
+		lm_draw_row(y + (int)i, f->rows[*scroll + i], f);
+	if (*scroll + shown < f->nr) {
+		snprintf(more, sizeof(more), "-- %zu more rows (Down/PgDn) --",
+			 f->nr - *scroll - shown);
+		lm_put(y + (int)shown, 0, more, A_BOLD);
+	}
+}
+
+static void lm_draw_help(int lines, const struct lm_top_state *st)
+{
+	const char *const *l = st->help_text;
+	int y = 2;
+
+	lm_put(0, 0, "lockstat top: keys - press any key to return", A_REVERSE | A_BOLD);
+	lm_fill(0, (int)strlen("lockstat top: keys - press any key to return"), A_REVERSE);
+	for (; l && *l && y < lines; l++, y++)
+		lm_put(y, 0, *l, A_NORMAL);
+}
+
+void lm_screen_draw(const struct lm_top_frame *f, const struct lm_top_state *st,
+		    size_t *scroll)
+{
+	attr_t warn = A_BOLD | A_REVERSE | (has_colors() ? COLOR_PAIR(LM_PAIR_WARN) : 0);
+	int lines, cols, y = 2;
+	char buf[512];
+
+	if (!lm_scr)
+		return;
+	getmaxyx(stdscr, lines, cols);
+	erase();
+	if (lines < LM_MIN_LINES || cols < LM_MIN_COLS) {
+		snprintf(buf, sizeof(buf), "screen too small: %dx%d, need %dx%d", cols, lines,
+			 LM_MIN_COLS, LM_MIN_LINES);
+		lm_put(0, 0, buf, A_BOLD);
+		refresh();
+		return;
+	}
+	if (st->help) {
+		lm_draw_help(lines, st);
+		refresh();
+		return;
+	}
+	if (f)
+		lm_top_summary(buf, sizeof(buf), f, st);
+	else
+		snprintf(buf, sizeof(buf), "lockstat top - collecting the first sample...%s",
+			 st->paused ? "  PAUSED" : "");
+	lm_put(0, 0, buf, st->paused ? A_BOLD : A_NORMAL);
+	lm_draw_sort(1, st);
+	buf[0] = '\0';
+	if (f)
+		lm_top_losses(buf, sizeof(buf), f);
+	if (*buf) {
+		lm_fill(y, lm_put(y, 0, buf, warn), warn);
+		y++;
+	}
+	lm_put(y++, 0, st->msg, A_BOLD);
+	lm_draw_colhdr(y++, st);
+	if (f)
+		lm_draw_rows(y, lines, f, scroll);
+	refresh();
+}
+
+/* rows on a page of the current size, for PgUp/PgDn (not in top.h yet) */
+size_t lm_screen_page(void)
+{
+	int lines = lm_scr ? getmaxy(stdscr) : 0;
+
+	return lines > LM_HEAD_LINES + 2 ? (size_t)(lines - LM_HEAD_LINES - 1) : 1;
+}
+
+int lm_screen_key(int timeout_ms)
+{
+	int c;
+
+	if (!lm_scr)
+		return LM_TK_NONE;
+	timeout(timeout_ms < 0 ? -1 : timeout_ms);
+	c = getch();
+	switch (c) {
+	case ERR:
+		return LM_TK_NONE;
+	case KEY_RESIZE:
+		return LM_TK_RESIZE;
+	case KEY_LEFT:
+		return LM_TK_LEFT;
+	case KEY_RIGHT:
+		return LM_TK_RIGHT;
+	case KEY_UP:
+		return LM_TK_UP;
+	case KEY_DOWN:
+		return LM_TK_DOWN;
+	case KEY_PPAGE:
+		return LM_TK_PGUP;
+	case KEY_NPAGE:
+		return LM_TK_PGDN;
+	case KEY_HOME:
+		return LM_TK_HOME;
+	case KEY_ENTER:
+		return '\r';
+	}
+	return c >= 0 && c <= 255 ? c : LM_TK_NONE;
+}
+
+/* on the last line: the prompt and the end of the line being edited, the cursor after it */
+static void lm_prompt_draw(const char *prompt, const char *line, size_t n, int *py)
+{
+	int y = getmaxy(stdscr) - 1, cols = getmaxx(stdscr);
+	int room = cols - (int)strlen(prompt) - 1;
+	int x;
+
+	if (*py >= 0 && *py < y) {
+		move(*py, 0);
+		clrtoeol();
+	}
+	*py = y;
+	move(y, 0);
+	clrtoeol();
+	x = lm_put(y, 0, prompt, A_BOLD);
+	if (room > 0)
+		x = lm_put(y, x, line + (n > (size_t)room ? n - (size_t)room : 0), A_NORMAL);
+	move(y, x < cols ? x : cols - 1);
+	refresh();
+}
+
+int lm_screen_prompt(const char *prompt, char *buf, size_t len)
+{
+	struct winsize ws;
+	char line[256];
+	size_t n, cap = len < sizeof(line) ? len : sizeof(line);
+	int c, py = -1, ret = -1;
+
+	if (!lm_scr || !len)
+		return 0;
+	n = strlen(buf);
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(line, buf, n);
+	line[n] = '\0';
+	curs_set(1);
+	timeout(-1);
+	while (ret < 0) {
+		lm_prompt_draw(prompt, line, n, &py);
+		c = getch();
+		switch (c) {
+		case ERR:
+			/*
+			 * A signal.  WINCH (the collector's handler, not
+			 * ncurses'): the new size, and go on editing.  Any other
+			 * (INT, CONT): cancel, the collector's flags decide.
+			 */
+			if (lm_tty_size(&ws) && (ws.ws_row != LINES || ws.ws_col != COLS))
+				resizeterm(ws.ws_row, ws.ws_col);
+			else
+				ret = 0;
+			break;
+		case KEY_RESIZE:
+			break;
+		case 27:
+			ret = 0;
+			break;
+		case '\n':
+		case '\r':
+		case KEY_ENTER:
+			ret = 1;
+			break;
+		case KEY_BACKSPACE:
+		case 127:
+		case 8:
+			if (n)
+				line[--n] = '\0';
+			break;
+		case 21:	/* ^U */
+			n = 0;
+			line[0] = '\0';
+			break;
+		default:
+			if (c >= ' ' && c < 0x7f && n + 1 < cap) {
+				line[n++] = (char)c;
+				line[n] = '\0';
+			}
+		}
+	}
+	curs_set(0);
+	move(getmaxy(stdscr) - 1, 0);
+	clrtoeol();
+	refresh();
+	if (ret == 1)
+		memcpy(buf, line, n + 1);
+	return ret;
+}
