@@ -3,7 +3,7 @@
 #
 # lockstat, the reader, against the live kernel: the data source, record
 # around a workload of the test module, get then report, the /proc
-# fallback, exit codes.  Prints KTAP; exits 4 (skip) without lockstat,
+# fallback, top in batch mode during a workload, exit codes.  Prints KTAP; exits 4 (skip) without lockstat,
 # lockmeter or the test module.
 KSFT_SKIP=4
 MOD=test_lockmeter
@@ -30,7 +30,7 @@ if [ ! -e $MODPROC ]; then
 	insmod /lib/modules/$(uname -r)/kernel/lib/$MOD.ko 2>/dev/null
 	[ -e $MODPROC ] || { echo "1..0 # SKIP $MOD.ko not loadable"; exit $KSFT_SKIP; }
 fi
-echo "1..8"
+echo "1..12"
 
 # 1: the default source is netlink, and it says so
 lockstat status > "$T/status" 2>&1
@@ -93,5 +93,59 @@ head -c 200 "$T/snap" > "$T/cut"
 lockstat report "$T/cut" > /dev/null 2>&1
 rc=$?
 ok "report of a truncated snapshot: exit 7" $(( rc != 7 ))
+
+# 9: top -b while the module's threads contend: an interval frame (not
+# the first, which is since start) has the contended lock at lmt_contend
+# with a positive rate and waiters
+lockstat on
+(echo 'contend 2 3000 100' > $MODPROC) &
+wl=$!
+lockstat top -b -n 4 -d 0.5 --json --by-site > "$T/top.json" 2> "$T/top.err"
+rc=$?
+wait $wl
+# per frame after the first: the lock's row, then its rate and spin count
+awk -v lock="lmt_contended_lock[$MOD]" '
+	!/"since_start": false/ { next }
+	{
+		n = split($0, rows, "}, [{]")
+		for (i = 1; i <= n; i++) {
+			if (index(rows[i], "\"lock\": \"" lock "\"") == 0 ||
+			    rows[i] !~ /"site": "lmt_contend\+/)
+				continue
+			r = rows[i]; sub(/.*"rate": /, "", r); sub(/,.*/, "", r)
+			sp = rows[i]; sub(/.*"spin": /, "", sp); sub(/,.*/, "", sp)
+			if (r + 0 > 0 && sp + 0 > 0) found = 1
+			print "rate " r " spin " sp
+		}
+	}
+	END { exit !found }' "$T/top.json" > "$T/top.found"
+r=$(( rc | $? ))
+[ $r -ne 0 ] && { echo "exit $rc"; cat "$T/top.err" "$T/top.found"; cut -c1-300 "$T/top.json"; } | diag
+[ $r -eq 0 ] && diag < "$T/top.found"
+ok "top -b: the contended lock in an interval, with a rate and waiters" $r
+
+# 10: the text frames: a header per frame, the column line, the lock
+lockstat top -b -n 2 -d 0.2 --type spin > "$T/top.txt" 2>&1
+rc=$?
+[ "$(grep -c '^lockstat top - ' "$T/top.txt")" -eq 2 ] &&
+	grep -q '^ ACQ/s   UTIL' "$T/top.txt" && grep -q "since start" "$T/top.txt"
+r=$(( rc | $? ))
+[ $r -ne 0 ] && head -20 "$T/top.txt" | diag
+ok "top -b: two text frames, since start first" $r
+
+# 11: one CPU's table
+lockstat top -b -n 1 --cpu 0 --json > "$T/top0.json" 2>&1
+rc=$?
+grep -q '"cpu": 0,' "$T/top0.json"
+r=$(( rc | $? ))
+[ $r -ne 0 ] && cut -c1-300 "$T/top0.json" | diag
+ok "top -b --cpu 0: that CPU's table" $r
+echo off > /proc/lockmeter
+
+# 12: the statistics are root's: an unprivileged top is refused
+su -s /bin/sh nobody -c 'lockstat top -b -n 1' > "$T/nobody" 2>&1
+rc=$?
+[ $rc -ne 3 ] && { echo "exit $rc"; cat "$T/nobody"; } | diag
+ok "unprivileged top: exit 3" $(( rc != 3 ))
 
 [ $fails -eq 0 ]
