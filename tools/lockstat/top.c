@@ -96,15 +96,13 @@ static const char *const top_keys_help[] = {
 	"  d                  change the interval",
 	"  r                  reset all statistics (root)",
 	"  o                  switch metering on or off (root)",
-	"  up down PgUp PgDn Home  scroll",
-	"  ^L                 repaint",
-	"  q                  quit",
+	"  up down PgUp PgDn Home  scroll      ^L  repaint      q  quit",
 	"",
-	"Columns: ACQ/s acquisitions per second of metered time; UTIL hold time",
-	"over metered time; CON share of attempts that waited or failed; HMEAN",
-	"mean hold; HMAX longest hold; WMEAN mean wait of those that waited; WMAX",
-	"longest wait; %CPU total wait over CPUs x metered time.  HMAX and WMAX",
-	"are the longest since the row appeared, bold when set in this interval.",
+	"ACQ/s acquisitions a second; UTIL hold time / metered time; CON share",
+	"of attempts that waited or failed; HMEAN, HMAX mean and longest hold;",
+	"WMEAN, WMAX mean and longest wait of those that waited; %CPU total wait",
+	"/ (CPUs x metered time).  HMAX, WMAX: since the row appeared; bold when",
+	"set in this interval.  man lockstat: the rest.",
 	NULL,
 };
 
@@ -646,10 +644,10 @@ static bool top_key(struct top *t, int key, size_t *scroll)
 		(*scroll)++;
 		break;
 	case LM_TK_PGUP:
-		*scroll -= *scroll > 10 ? 10 : *scroll;
+		*scroll -= *scroll > lm_screen_page() ? lm_screen_page() : *scroll;
 		break;
 	case LM_TK_PGDN:
-		*scroll += 10;
+		*scroll += lm_screen_page();
 		break;
 	case LM_TK_HOME:
 		*scroll = 0;

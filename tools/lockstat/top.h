@@ -94,6 +94,8 @@ void lm_screen_redraw(void);	/* after SIGCONT: repaint everything */
 /* draw a frame (NULL: nothing fetched yet); @scroll: rows skipped at the top */
 void lm_screen_draw(const struct lm_top_frame *f, const struct lm_top_state *st,
 		    size_t *scroll);
+/* the rows a page holds at the current size */
+size_t lm_screen_page(void);
 /* wait up to @timeout_ms for a key: a character, LM_TK_*, or LM_TK_NONE */
 int lm_screen_key(int timeout_ms);
 /* read a line at the bottom: 1 entered (maybe empty), 0 cancelled (Esc) */

@@ -87,11 +87,12 @@ void lm_top_summary(char *buf, size_t len, const struct lm_top_frame *f,
 		snprintf(span, sizeof(span), "interval %.2fs", f->wall_s);
 	if (lm_has(h, LM_H_SLOTS_USED) && lm_has(h, LM_H_SLOTS_PER_CPU))
 		snprintf(slots, sizeof(slots), "  slots %u/%u", h->slots_used, h->slots_per_cpu);
-	snprintf(buf, len, "lockstat top - %smetering %s  %s  %s, metered %.2fs of %.1fs%s  %s%s%s",
-		 clock, lm_has(h, LM_H_STATE) ? (h->on ? "on" : "off") : "?", cpus, span,
+	/* what matters most first: narrow screens cut the end */
+	snprintf(buf, len, "lockstat top - %s%s%smetering %s  %s  %s, metered %.2fs of %.1fs%s  %s",
+		 clock, st->paused ? "PAUSED " : "", f->replay_end ? "[end] " : "",
+		 lm_has(h, LM_H_STATE) ? (h->on ? "on" : "off") : "?", cpus, span,
 		 lm_secs((uint64_t)f->ctx.elapsed_ns), lm_secs(f->metered_ns), slots,
-		 f->origin ? f->origin : "", f->replay_end ? " [end]" : "",
-		 st->paused ? "  PAUSED" : "");
+		 f->origin ? f->origin : "");
 }
 
 void lm_top_losses(char *buf, size_t len, const struct lm_top_frame *f)

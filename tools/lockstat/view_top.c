@@ -30,8 +30,27 @@
 #define LM_MIN_LINES	8
 #define LM_HEAD_LINES	5	/* summary, sort, losses (if any), message, columns */
 #define LM_PAIR_WARN	1
+#define LM_PROMPT_LEN	256	/* the longest line a prompt edits, with its NUL */
 
 static SCREEN *lm_scr;		/* NULL: the screen is closed */
+
+/* a terminal that can move the cursor: dumb ones would scroll the screen away */
+static bool lm_can_address(void)
+{
+	const char *cup = tigetstr("cup");
+
+	return cup && cup != (const char *)-1;
+}
+
+void lm_screen_close(void)
+{
+	if (!lm_scr)
+		return;
+	curs_set(1);
+	endwin();
+	delscreen(lm_scr);
+	lm_scr = NULL;
+}
 
 int lm_screen_open(void)
 {
@@ -43,11 +62,19 @@ int lm_screen_open(void)
 		lm_err("top needs a terminal; use -b for batch mode");
 		return LM_EXIT_USAGE;
 	}
+	if (!term || !*term) {
+		lm_err("TERM is not set; set it, or use -b for batch mode");
+		return LM_EXIT_ERR;
+	}
 	/* not initscr(): it exits when the terminal is unknown */
 	lm_scr = newterm(NULL, stdout, stdin);
+	if (lm_scr && !lm_can_address()) {
+		lm_screen_close();
+		lm_err("terminal type '%s' cannot move the cursor; use -b for batch mode", term);
+		return LM_EXIT_ERR;
+	}
 	if (!lm_scr) {
-		lm_err("cannot drive terminal type '%s' (TERM); use -b for batch mode",
-		       term ? term : "");
+		lm_err("unknown terminal type '%s' (TERM); use -b for batch mode", term);
 		return LM_EXIT_ERR;
 	}
 	set_term(lm_scr);
@@ -64,16 +91,6 @@ int lm_screen_open(void)
 		init_pair(LM_PAIR_WARN, COLOR_RED, bg);
 	}
 	return 0;
-}
-
-void lm_screen_close(void)
-{
-	if (!lm_scr)
-		return;
-	curs_set(1);
-	endwin();
-	delscreen(lm_scr);
-	lm_scr = NULL;
 }
 
 /* the terminal's size as the tty has it; false: unknown */
@@ -127,11 +144,10 @@ static int lm_put(int y, int x, const char *s, attr_t a)
 /* @s in a field of @w, right-aligned (or left-aligned when @w < 0) */
 static int lm_put_field(int y, int x, int w, const char *s, attr_t a)
 {
-	int n = (int)strlen(s), pad = abs(w) - n;
+	int pad = abs(w) - (int)strlen(s);
 
-	if (w > 0)
-		for (; pad > 0; pad--)
-			x = lm_put(y, x, " ", a);
+	for (; w > 0 && pad > 0; pad--)
+		x = lm_put(y, x, " ", a);
 	x = lm_put(y, x, s, a);
 	for (; pad > 0; pad--)
 		x = lm_put(y, x, " ", a);
@@ -145,19 +161,10 @@ static void lm_fill(int y, int x, attr_t a)
 		lm_put(y, x, " ", a);
 }
 
-/* a column's width: the key's, or its header's, right-aligned but TYPE */
+/* a column's width for lm_put_field(): negative when left-aligned */
 static int lm_col_width(enum lm_key_id k)
 {
-	int w = (int)strlen(lm_top_header(k));
-
-	if (lm_keys[k].width > w)
-		w = lm_keys[k].width;
-	return k == LM_K_TYPE ? -w : w;
-}
-
-static bool lm_col_sorted(enum lm_key_id k, const struct lm_top_state *st)
-{
-	return st->filter.key == &lm_keys[k];
+	return lm_top_left(k) ? -lm_top_width(k) : lm_top_width(k);
 }
 
 /* the max a cell shows, as a bit of ->fresh; 0: not a max */
@@ -189,7 +196,7 @@ static void lm_draw_colhdr(int y, const struct lm_top_state *st)
 
 	for (i = 0; i < lm_top_nr_cols; i++) {
 		enum lm_key_id k = lm_top_cols[i];
-		bool sorted = lm_col_sorted(k, st);
+		bool sorted = st->filter.key == &lm_keys[k];
 		attr_t a = A_REVERSE | (sorted ? A_BOLD : 0);
 		int w = lm_col_width(k);
 
@@ -199,10 +206,7 @@ static void lm_draw_colhdr(int y, const struct lm_top_state *st)
 			x = lm_put(y, x, hdr, a);
 			break;
 		}
-		if (w < 0)
-			x = lm_put_field(y, x, w - 1, hdr, a);
-		else
-			x = lm_put_field(y, x, w + 1, hdr, a);
+		x = lm_put_field(y, x, w < 0 ? w - 1 : w + 1, hdr, a);
 	}
 	lm_fill(y, x, A_REVERSE);
 }
@@ -233,7 +237,7 @@ static void lm_draw_sort(int y, const struct lm_top_state *st)
 {
 	const struct lm_key *key = st->filter.key;
 	const char *name = st->filter.name;
-	char types[96] = "", cpu[16] = "all", line[512];
+	char types[96] = "", cpu[16] = "all", filt[160] = "none", line[512];
 	size_t n = 0;
 	int t;
 
@@ -243,12 +247,12 @@ static void lm_draw_sort(int y, const struct lm_top_state *st)
 				      lm_type_name(t));
 	if (st->cpu >= 0)
 		snprintf(cpu, sizeof(cpu), "%d", st->cpu);
-	snprintf(line, sizeof(line), "sort: %s %s  filter: %s%s%s  type: %s  cpu: %s  group: %s",
+	if (name && *name)
+		snprintf(filt, sizeof(filt), "\"%s\"", name);
+	snprintf(line, sizeof(line), "sort: %s %s  filter: %s  type: %s  cpu: %s  group: %s",
 		 key ? lm_top_header((enum lm_key_id)(key - lm_keys)) : "?",
-		 key && key->desc != st->filter.reverse ? "desc" : "asc",
-		 name && *name ? "\"" : "", name && *name ? name : "none",
-		 name && *name ? "\"" : "", *types ? types : "all", cpu,
-		 st->by_site ? "site" : "lock");
+		 key && key->desc != st->filter.reverse ? "desc" : "asc", filt,
+		 *types ? types : "all", cpu, st->by_site ? "site" : "lock");
 	lm_put(y, 0, line, A_NORMAL);
 }
 
@@ -272,6 +276,7 @@ static void lm_draw_rows(int y, int lines, const struct lm_top_frame *f, size_t 
 	char more[80];
 
 	if (!f->nr) {
+		*scroll = 0;
 		lm_put(y, 0, f->nr_active ? "no rows match the filter" :
 		       f->since_start ? "no lock activity metered" :
 		       "no lock activity in this interval", A_NORMAL);
@@ -287,15 +292,16 @@ static void lm_draw_rows(int y, int lines, const struct lm_top_frame *f, size_t 
 	}
 }
 
+/* the collector's lines, and how to leave on the last line */
 static void lm_draw_help(int lines, const struct lm_top_state *st)
 {
 	const char *const *l = st->help_text;
-	int y = 2;
+	int y;
 
-	lm_put(0, 0, "lockstat top: keys - press any key to return", A_REVERSE | A_BOLD);
-	lm_fill(0, (int)strlen("lockstat top: keys - press any key to return"), A_REVERSE);
-	for (; l && *l && y < lines; l++, y++)
+	for (y = 0; l && *l && y < lines - 1; l++, y++)
 		lm_put(y, 0, *l, A_NORMAL);
+	lm_fill(lines - 1, lm_put(lines - 1, 0, "-- press any key to return --", A_REVERSE),
+		A_REVERSE);
 }
 
 void lm_screen_draw(const struct lm_top_frame *f, const struct lm_top_state *st,
@@ -342,7 +348,7 @@ void lm_screen_draw(const struct lm_top_frame *f, const struct lm_top_state *st,
 	refresh();
 }
 
-/* rows on a page of the current size, for PgUp/PgDn (not in top.h yet) */
+/* rows on a page of the current size, for PgUp/PgDn */
 size_t lm_screen_page(void)
 {
 	int lines = lm_scr ? getmaxy(stdscr) : 0;
@@ -352,34 +358,21 @@ size_t lm_screen_page(void)
 
 int lm_screen_key(int timeout_ms)
 {
+	static const int map[][2] = {
+		{ KEY_RESIZE, LM_TK_RESIZE }, { KEY_LEFT, LM_TK_LEFT }, { KEY_RIGHT, LM_TK_RIGHT },
+		{ KEY_UP, LM_TK_UP }, { KEY_DOWN, LM_TK_DOWN }, { KEY_PPAGE, LM_TK_PGUP },
+		{ KEY_NPAGE, LM_TK_PGDN }, { KEY_HOME, LM_TK_HOME }, { KEY_ENTER, '\r' },
+	};
+	unsigned int i;
 	int c;
 
 	if (!lm_scr)
 		return LM_TK_NONE;
 	timeout(timeout_ms < 0 ? -1 : timeout_ms);
-	c = getch();
-	switch (c) {
-	case ERR:
-		return LM_TK_NONE;
-	case KEY_RESIZE:
-		return LM_TK_RESIZE;
-	case KEY_LEFT:
-		return LM_TK_LEFT;
-	case KEY_RIGHT:
-		return LM_TK_RIGHT;
-	case KEY_UP:
-		return LM_TK_UP;
-	case KEY_DOWN:
-		return LM_TK_DOWN;
-	case KEY_PPAGE:
-		return LM_TK_PGUP;
-	case KEY_NPAGE:
-		return LM_TK_PGDN;
-	case KEY_HOME:
-		return LM_TK_HOME;
-	case KEY_ENTER:
-		return '\r';
-	}
+	c = getch();	/* ERR: the timeout, or a signal */
+	for (i = 0; i < ARRAY_SIZE(map); i++)
+		if (c == map[i][0])
+			return map[i][1];
 	return c >= 0 && c <= 255 ? c : LM_TK_NONE;
 }
 
@@ -404,12 +397,52 @@ static void lm_prompt_draw(const char *prompt, const char *line, size_t n, int *
 	refresh();
 }
 
-int lm_screen_prompt(const char *prompt, char *buf, size_t len)
+/* one key of the prompt: 1 entered, 0 cancelled, -1 go on */
+static int lm_prompt_key(int c, char *line, size_t *n, size_t cap)
 {
 	struct winsize ws;
-	char line[256];
-	size_t n, cap = len < sizeof(line) ? len : sizeof(line);
-	int c, py = -1, ret = -1;
+
+	switch (c) {
+	case ERR:
+		/* a signal: with the collector's WINCH handler, the only resize notice */
+		if (lm_tty_size(&ws) && (ws.ws_row != LINES || ws.ws_col != COLS))
+			resizeterm(ws.ws_row, ws.ws_col);
+		return -1;
+	case '\n':
+	case '\r':
+	case KEY_ENTER:
+		return 1;
+	case 27:	/* Esc */
+	case 3:		/* ^C: raw mode, no SIGINT */
+		return 0;
+	case KEY_BACKSPACE:
+	case 127:
+	case 8:
+		if (*n)
+			line[--*n] = '\0';
+		return -1;
+	case 21:	/* ^U */
+		*n = 0;
+		line[0] = '\0';
+		return -1;
+	}
+	if (c >= ' ' && c < 0x7f && *n + 1 < cap) {
+		line[(*n)++] = (char)c;
+		line[*n] = '\0';
+	}
+	return -1;
+}
+
+/*
+ * Raw mode while editing, so ^C cancels the line instead of quitting and
+ * ^Z does not suspend: the only signals left are WINCH and CONT, after
+ * which the line goes on, and an outside TERM, seen when the prompt ends.
+ */
+int lm_screen_prompt(const char *prompt, char *buf, size_t len)
+{
+	size_t n, cap = len < LM_PROMPT_LEN ? len : LM_PROMPT_LEN;
+	char line[LM_PROMPT_LEN];
+	int py = -1, ret = -1;
 
 	if (!lm_scr || !len)
 		return 0;
@@ -418,52 +451,17 @@ int lm_screen_prompt(const char *prompt, char *buf, size_t len)
 		n = cap - 1;
 	memcpy(line, buf, n);
 	line[n] = '\0';
+	raw();
 	curs_set(1);
 	timeout(-1);
 	while (ret < 0) {
 		lm_prompt_draw(prompt, line, n, &py);
-		c = getch();
-		switch (c) {
-		case ERR:
-			/*
-			 * A signal.  WINCH (the collector's handler, not
-			 * ncurses'): the new size, and go on editing.  Any other
-			 * (INT, CONT): cancel, the collector's flags decide.
-			 */
-			if (lm_tty_size(&ws) && (ws.ws_row != LINES || ws.ws_col != COLS))
-				resizeterm(ws.ws_row, ws.ws_col);
-			else
-				ret = 0;
-			break;
-		case KEY_RESIZE:
-			break;
-		case 27:
-			ret = 0;
-			break;
-		case '\n':
-		case '\r':
-		case KEY_ENTER:
-			ret = 1;
-			break;
-		case KEY_BACKSPACE:
-		case 127:
-		case 8:
-			if (n)
-				line[--n] = '\0';
-			break;
-		case 21:	/* ^U */
-			n = 0;
-			line[0] = '\0';
-			break;
-		default:
-			if (c >= ' ' && c < 0x7f && n + 1 < cap) {
-				line[n++] = (char)c;
-				line[n] = '\0';
-			}
-		}
+		ret = lm_prompt_key(getch(), line, &n, cap);
 	}
 	curs_set(0);
-	move(getmaxy(stdscr) - 1, 0);
+	noraw();
+	cbreak();
+	move(py, 0);
 	clrtoeol();
 	refresh();
 	if (ret == 1)

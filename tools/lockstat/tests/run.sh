@@ -218,6 +218,9 @@ rc "top: a corrupt replay file" 7 top -b --replay "$fx/truncated-rows.snap"
 rc "top: no terminal" 2 top --replay "$fx/top-1.snap" </dev/null
 grep -q "terminal" "$tmp/stderr" && pass "top: no terminal: says to use -b" ||
 	fail "top: no terminal: says to use -b" "$tmp/stderr"
+# the screen, in tmux
+LOCKSTAT="$LOCKSTAT" FIXTURES="$fx" sh "$here/top_screen.sh" >>"$results" 2>&1 ||
+	fail "top_screen.sh exited with $?"
 
 # ---- the command line ----
 rc "no command" 2

@@ -1,0 +1,198 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# top_screen.sh: lockstat top on a real terminal.  A private tmux server
+# runs 'lockstat top --replay' over the fixture series top-1..4.snap in a
+# 120x30 pane; the test sends keys, captures the pane as text and checks
+# sorting, filtering, grouping, the help screen, resizing, quitting, and
+# that an idle top sleeps.  Prints "ok - " / "not ok - " lines for run.sh;
+# a skip line when tmux is missing.
+#
+# Environment: LOCKSTAT (the binary), FIXTURES (tests/fixtures).
+set -u
+
+LOCKSTAT=${LOCKSTAT:?}
+FIXTURES=${FIXTURES:?}
+if ! command -v tmux >/dev/null 2>&1; then
+	echo "ok - top on a terminal # SKIP tmux is not installed"
+	exit 0
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/lockstat-screen.XXXXXX") || exit 1
+sock=$tmp/tmux.sock
+tm() {
+	tmux -S "$sock" -f /dev/null "$@"
+}
+trap 'tm kill-server 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
+
+pass() {
+	echo "ok - top screen: $1"
+}
+
+# fail NAME: with the last capture as diagnostics
+fail() {
+	echo "not ok - top screen: $1"
+	grep -v '^ *$' "$tmp/pane" 2>/dev/null | sed 's/^/# /' | head -n 30
+}
+
+capture() {
+	tm capture-pane -p -t lt >"$tmp/pane" 2>/dev/null
+}
+
+# until PATTERN: capture until a line matches the extended regex (5 s)
+until_seen() {
+	i=0
+	while [ $i -lt 50 ]; do
+		capture
+		grep -Eq -- "$1" "$tmp/pane" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# check NAME PATTERN: the pane shows PATTERN (waiting for it)
+check() {
+	if until_seen "$2"; then pass "$1"; else fail "$1"; fi
+}
+
+# row N: the Nth table row (after the column line) of the last capture
+row() {
+	awk -v n="$1" 'f && ++i == n { print; exit } /ACQ\/s .*NAME/ { f = 1 }' "$tmp/pane"
+}
+
+# first_row NAME PATTERN: the first table row matches PATTERN (waiting for it)
+first_row() {
+	i=0
+	while [ $i -lt 50 ]; do
+		capture
+		row 1 | grep -Eq -- "$2" && { pass "$1"; return; }
+		sleep 0.1
+		i=$((i + 1))
+	done
+	fail "$1"
+}
+
+rows() {
+	awk 'f && NF { n++ } /ACQ\/s .*NAME/ { f = 1 } END { print n + 0 }' "$tmp/pane"
+}
+
+keys() {
+	tm send-keys -t lt "$@"
+}
+
+fx=$FIXTURES
+# -d 3600: the frames move on space only
+tm new-session -d -s lt -x 120 -y 30 \
+	"TZ=UTC TERM=screen '$LOCKSTAT' top -d 3600 --replay '$fx/top-1.snap' '$fx/top-2.snap' \
+	'$fx/top-3.snap' '$fx/top-4.snap'; echo top-exited-\$?; sleep 30"
+check "the first frame is since start" "^lockstat top - 12:00:00 .*since start.*top-1\\.snap"
+check "the column line marks the sort column" "^ *ACQ/s +UTIL +CON +HMEAN +\\*HMAX +WMEAN +WMAX +%CPU +TYPE +NAME"
+first_row "sorted by the longest hold: the 11 ms mutex first" "11ms .*mutex +lmt_mutex\\[test_lockmeter\\]"
+check "the loss counters, with their increase" "^LOST: unmatched 4 \\(\\+4\\)"
+
+keys Space
+check "space: the next file, an interval" "^lockstat top - 12:00:01 .*interval 1\\.00s.*top-2\\.snap"
+first_row "the interval's rates: 2000 acquisitions a second" "^ +2\\.0k +20\\.0% +20\\.0% .*lmt_static_lock"
+capture
+[ "$(rows)" -eq 4 ] && pass "a lock idle in the interval is not shown" || fail "a lock idle in the interval is not shown"
+
+keys '>'
+check "> sorts by the next column" "\\*WMEAN"
+first_row "by mean wait: the 200 us waits first" "200us .*lmt_static_lock"
+keys R
+check "R reverses the sort" "WMEAN asc"
+first_row "reversed: no waits first, read before rwsem_read" "0us +0us +0% +read +tasklist_lock"
+keys '<' '<' '<' '<' '<'
+check "< five times: sorted by ACQ/s" "^ *\\*ACQ/s"
+first_row "by rate: the busiest first" "^ +2\\.0k .*lmt_static_lock"
+
+keys / r u n q Enter
+first_row "/ filters by name" "percpu:runqueues"
+capture
+[ "$(rows)" -eq 1 ] && pass "the filter leaves one lock" || fail "the filter leaves one lock"
+check "the filter is shown" "filter: \"runq\""
+keys / C-u Enter
+check "an empty filter shows all again" "filter: none"
+
+keys t
+check "t: spin locks only" "type: spin"
+capture
+[ "$(rows)" -eq 2 ] && ! grep -q "rwsem_read\|tasklist" "$tmp/pane" && pass "t: only the two spin locks" ||
+	fail "t: only the two spin locks"
+keys t
+check "t again: rwlock reads" "type: read"
+keys t t t t t
+check "t cycles back to all types" "type: all"
+
+keys g
+check "g: a row per (lock, site)" "lmt_static_lock\\[test_lockmeter\\] lmt_contend\\+0x40"
+keys g
+check "g again: a row per lock" "group: lock"
+
+keys r
+check "r in a replay says there is no kernel" "no kernel"
+keys c
+check "c in a replay says why not" "netlink"
+
+keys h
+check "h: the help screen" "lockstat top: keys"
+keys x
+first_row "any key leaves the help screen" "lmt_static_lock"
+
+tm resize-window -t lt -x 50 -y 6 2>/dev/null || tm resize-pane -t lt -x 50 -y 6
+check "a screen too small says so" "too small"
+tm resize-window -t lt -x 120 -y 30 2>/dev/null || tm resize-pane -t lt -x 120 -y 30
+first_row "growing again redraws the table" "lmt_static_lock"
+
+keys Space
+check "space: the third file" "12:00:02 .*top-3\\.snap"
+first_row "the third interval's busiest: the runqueues at 3000 a second" "^ +3\\.0k .*percpu:runqueues"
+check "the mutex is back: its 25 ms hold is new" "25ms .*mutex +lmt_mutex"
+keys Space
+check "the fourth file: after a reset, since start again" "12:00:03 \\[end\\] .*since start.*top-4\\.snap"
+keys Space
+check "space at the end says so" "end of the replay"
+keys p
+check "p pauses, and the summary says so first" "^lockstat top - 12:00:03 PAUSED "
+keys p
+check "p again goes on" "^lockstat top - 12:00:03 \\[end\\]"
+keys d C-u 0 . 0 1 Enter
+check "d: a bad interval is refused" "interval '0.01': 0.05 to 86400 seconds"
+keys d C-u 2 5 Enter
+check "d: a new interval" "^interval: 25s"
+
+# idle: the replay is over; in 2 s top may wake 4 times a second
+pid=$(pgrep -f "lockstat top -d 3600 --replay $fx/top-1.snap" | head -n 1)
+if [ -n "$pid" ] && [ -r "/proc/$pid/stat" ]; then
+	t0=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
+	sleep 2
+	t1=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
+	hz=$(getconf CLK_TCK)
+	# under 5% of a CPU
+	if [ $((t1 - t0)) -le $((hz / 10)) ]; then
+		pass "idle: $((t1 - t0)) ticks of CPU in 2 s"
+	else
+		fail "idle: $((t1 - t0)) ticks of CPU in 2 s"
+	fi
+else
+	fail "idle: the process is there"
+fi
+
+keys q
+check "q quits with exit 0" "^top-exited-0"
+tm kill-session -t lt 2>/dev/null
+
+# SIGTERM restores the terminal and exits 0
+tm new-session -d -s lt -x 100 -y 30 \
+	"TERM=screen '$LOCKSTAT' top --replay '$fx/top-1.snap'; echo top-exited-\$?; sleep 30"
+until_seen "lmt_static_lock" >/dev/null
+pkill -TERM -f "lockstat top --replay $fx/top-1.snap"
+check "SIGTERM quits with exit 0" "^top-exited-0"
+tm kill-session -t lt 2>/dev/null
+
+# a terminal type curses does not know is an error, not a crash
+tm new-session -d -s lt -x 100 -y 30 \
+	"TERM=no-such-terminal '$LOCKSTAT' top --replay '$fx/top-1.snap'; echo top-exited-\$?; sleep 30"
+check "an unknown TERM: an error, exit 1" "^top-exited-1"
+check "an unknown TERM: the message names it" "no-such-terminal"
+exit 0
