@@ -32,13 +32,18 @@ printf 'root:x:0:\nnogroup:x:65534:\n' > "$stage"/etc/group
 for b in "$@"; do
 	cp "$b" "$stage"/bin/
 done
-# A terminfo entry for curses programs (lockstat top).
-for t in /usr/share/terminfo/l/linux /lib/terminfo/l/linux; do
-	if [ -f "$t" ]; then
-		mkdir -p "$stage"/usr/share/terminfo/l
-		cp "$t" "$stage"/usr/share/terminfo/l/
-		break
-	fi
+# terminfo entries for curses programs (lockstat top): the console, and
+# what a serial console behind tmux or an xterm calls itself
+for name in linux vt100 vt102 vt220 screen screen-256color tmux tmux-256color xterm \
+	    xterm-256color; do
+	d=$(printf %.1s "$name")
+	for t in /usr/share/terminfo/$d/$name /lib/terminfo/$d/$name; do
+		if [ -f "$t" ]; then
+			mkdir -p "$stage"/usr/share/terminfo/$d
+			cp "$t" "$stage"/usr/share/terminfo/$d/
+			break
+		fi
+	done
 done
 
 (cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) | gzip -1 > "$out.tmp"

@@ -3,7 +3,9 @@
  * What lockmeter reports for the known lock behaviour test_lockmeter.ko
  * creates: exact counts at the right (lock, site) rows, hold times that
  * bracket the module's own measurements, contention where it must be and
- * none where it cannot be; reset empties the table and off freezes it.
+ * none where it cannot be; reset empties the table and off freezes it;
+ * switching metering off and on under load charges no hold longer than
+ * the longest the module measured.
  *
  * Each test meters its own work: reset, on, one module command, off, read.
  */
@@ -314,6 +316,63 @@ TEST_F(meter, off_freezes_report)
 	EXPECT_EQ(5ULL, row->acquired);
 	free(before);
 	free(after);
+}
+
+/*
+ * Off and on, again and again, while two threads hammer one lock.  The
+ * static key flips site by site: a lock taken metered just before "off"
+ * and released unmetered leaves a record, and a release metered during
+ * the next "on" must not match it and charge the whole off time as one
+ * hold.  Every reported hold must stay within the slack of the longest
+ * hold the module measured itself.
+ */
+#define FLIP_N		4000
+#define FLIP_CMD	"contend 2 4000 100"
+#define FLIP_MAX	200
+
+TEST_F(meter, flips_charge_no_stale_holds)
+{
+	const struct lm_row *row;
+	unsigned int flips = 0;
+	int status = -1;
+	uint64_t mod_max;
+	pid_t pid, done = 0;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "contention needs two CPUs");
+	ASSERT_EQ(0, lm_ctl("reset"));
+	ASSERT_EQ(0, lm_ctl("on"));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(lm_mod_write(FLIP_CMD) ? 1 : 0);
+	while (flips < FLIP_MAX) {
+		done = waitpid(pid, &status, WNOHANG);
+		if (done)
+			break;
+		ASSERT_EQ(0, lm_ctl("off"));
+		ASSERT_EQ(0, lm_ctl("on"));
+		flips++;
+	}
+	if (!done)
+		status = lm_wait_child(pid);
+	else
+		status = done == pid && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	ASSERT_EQ(0, lm_ctl("off"));
+	ASSERT_EQ(0, status) TH_LOG("'%s' failed", FLIP_CMD);
+	TH_LOG("%u flips during the contention", flips);
+	EXPECT_LE(10U, flips) TH_LOG("the workload ended too soon to test anything");
+	lm_mod_done(_metadata, "contend");
+	mod_max = lm_mod_value(_metadata, "hold_max_ns");
+
+	lm_report_read(_metadata, &self->rep);
+	row = lm_find_row(&self->rep, "spin", "lmt_contended_lock", "lmt_contend");
+	ASSERT_NE(NULL, row);
+	lm_row_check(_metadata, row);
+	EXPECT_GE(mod_max + HOLD_SLACK_MAX_NS, row->hold_max)
+		TH_LOG("a hold of %" PRIu64 " ns, the module's longest %" PRIu64 " ns",
+		       row->hold_max, mod_max);
+	EXPECT_GT(2ULL * FLIP_N, row->acquired) TH_LOG("some acquisitions fell in the switches");
 }
 
 TEST_HARNESS_MAIN

@@ -107,11 +107,19 @@ static DEFINE_MUTEX(lm_mod_mutex);
 static DEFINE_MUTEX(lm_ctl_mutex);
 static bool lm_on;
 /*
- * Bumped by every "on".  A sleeping lock taken while metering was on and
- * released after "off" leaves a record behind in its task; records of an
- * earlier period are stale and never match, so such a lock, taken again
- * unmetered and released metered, is not charged a hold since that "off".
+ * The static key flips site by site, so while it flips some lock
+ * operations are metered and others not: a lock taken through a site
+ * already on and released through one still off would leave its record
+ * behind, and a later metered release of that lock would charge a hold
+ * as long as the time since.  So nothing is recorded or charged unless
+ * lm_live, which is set only once every site is on and cleared before any
+ * is switched off: records are made and used only while all sites meter.
+ * Records left by releases that raced the clearing are dropped before
+ * the next "on": per-CPU stacks by clearing them, task records by the
+ * epoch, bumped by every "on", since a record of an earlier epoch never
+ * matches.
  */
+static bool lm_live;
 static u32 lm_epoch;
 static u64 lm_t_on;		/* local_clock() when last switched on */
 static u64 lm_metered;		/* ns metered before lm_t_on since reset */
@@ -214,6 +222,12 @@ static void lm_charge(struct lm_stat *s, bool waited, u64 wait, u64 hold)
  * @lock was just acquired at @site.  @t_wait is when the wait began if
  * the first trylock failed, else 0.
  */
+/* Meter this lock operation: not in NMI, and only while every site meters */
+static __always_inline bool lm_gate(void)
+{
+	return !in_nmi() && READ_ONCE(lm_live);
+}
+
 void lm_acquire(void *lock, unsigned long site, u32 type, u64 t_wait)
 {
 	unsigned long flags;
@@ -221,7 +235,7 @@ void lm_acquire(void *lock, unsigned long site, u32 type, u64 t_wait)
 	struct lm_cpu *c;
 	u64 now;
 
-	if (in_nmi())
+	if (!lm_gate())
 		return;
 	now = local_clock();
 	c = lm_enter(&flags);
@@ -255,7 +269,7 @@ void lm_release(void *lock, u32 type, u64 now)
 	struct lm_cpu *c;
 	int i;
 
-	if (in_nmi())
+	if (!lm_gate())
 		return;
 	c = lm_enter(&flags);
 	if (!c)
@@ -286,7 +300,7 @@ void lm_reject(void *lock, unsigned long site, u32 type)
 	unsigned long flags;
 	struct lm_cpu *c;
 
-	if (in_nmi())
+	if (!lm_gate())
 		return;
 	c = lm_enter(&flags);
 	if (!c)
@@ -342,6 +356,8 @@ void lm_sleep_acquired(void *lock, unsigned long site, u32 type,
 	struct lm_task_held *h;
 	struct lm_stamp now;
 
+	if (!lm_gate())
+		return;
 	lm_stamp(&now);
 	if (lt->depth == CONFIG_LOCKMETER_TASK_DEPTH)
 		lm_task_purge(lt, epoch);
@@ -370,6 +386,8 @@ void lm_sleep_abort(void *lock, unsigned long site, u32 type)
 	unsigned long flags;
 	struct lm_cpu *c;
 
+	if (!lm_gate())
+		return;
 	c = lm_enter(&flags);
 	if (!c)
 		return;
@@ -389,6 +407,8 @@ void lm_sleep_release(void *lock, u32 type, const struct lm_stamp *rel)
 	struct lm_cpu *c;
 	int i;
 
+	if (!lm_gate())
+		return;
 	for (i = lt->depth - 1; i >= 0; i--)
 		if (lt->held[i].lock == (unsigned long)lock && lt->held[i].type == type)
 			break;
@@ -473,20 +493,28 @@ static void __lockmeter_on(void)
 {
 	if (lm_on)
 		return;
-	static_branch_enable(&lockmeter_key);
 	/*
-	 * The ~30 patched sites flip one by one: a lock taken through a site
-	 * already on and released through one still off leaves its record
-	 * behind, which a later release of the same lock would match and
-	 * charge a hold as long as the metering so far.  Drop every record
-	 * made up to now: per-CPU stacks here, task records by their epoch.
-	 * Holds that began during the switch are not metered; their releases
+	 * Not live: nothing records.  Drop what releases that raced the last
+	 * "off" left behind, switch every site on, then go live (see
+	 * lm_live).  Holds that began before are not metered; their releases
 	 * count as unmatched.
 	 */
-	WRITE_ONCE(lm_epoch, lm_epoch + 1);
 	on_each_cpu(lm_clear_held_cpu, NULL, 1);
+	WRITE_ONCE(lm_epoch, lm_epoch + 1);
+	static_branch_enable(&lockmeter_key);
 	lm_t_on = local_clock();
+	WRITE_ONCE(lm_live, true);
 	lm_on = true;
+}
+
+static void __lockmeter_off(void)
+{
+	if (!lm_on)
+		return;
+	WRITE_ONCE(lm_live, false);
+	lm_metered += local_clock() - lm_t_on;
+	static_branch_disable(&lockmeter_key);
+	lm_on = false;
 }
 
 int lockmeter_control(enum lm_ctl op)
@@ -498,11 +526,7 @@ int lockmeter_control(enum lm_ctl op)
 		__lockmeter_on();
 		break;
 	case LM_CTL_OFF:
-		if (lm_on) {
-			static_branch_disable(&lockmeter_key);
-			lm_metered += local_clock() - lm_t_on;
-			lm_on = false;
-		}
+		__lockmeter_off();
 		break;
 	case LM_CTL_RESET:
 		lm_reset_all();

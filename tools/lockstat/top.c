@@ -564,8 +564,12 @@ static void top_control(struct top *t, enum lm_ctl op, const char *what)
 	t->st.msg[0] = '\0';
 	if (lm_source_control(&t->src, op))
 		return;		/* lm_err() said why in the status line */
-	if (op == LM_CTL_RESET)
+	if (op == LM_CTL_RESET) {
+		/* a frame of the first few ms after a reset says nothing: wait */
 		top_rebase(t);
+		top_say(t, "reset: done; the next frame counts from the reset");
+		return;
+	}
 	top_refresh(t);
 	top_say(t, "%s: done", what);
 }
