@@ -28,7 +28,7 @@ Q := @
 endif
 
 .PHONY: all deps tree install-kernel-tree kernel selftests lockstat initramfs check \
-	host-check guest-check demo shell patch checkpatch clean help
+	host-check guest-check demo bench shell patch checkpatch clean help
 
 all: kernel
 
@@ -39,6 +39,7 @@ help:
 	@echo 'make install-kernel-tree KSRC=~/linux   copy files and apply patches only'
 	@echo 'make patch            write build/lockmeter-6.12.patch (everything, one patch)'
 	@echo 'make checkpatch       scripts/checkpatch.pl --strict on kernel files and patches'
+	@echo 'make bench            baseline vs lockmeter off/on vs LOCK_STAT kernels, ratios'
 	@echo 'make shell            boot the guest with an interactive shell'
 	@echo 'variables: SMP=2 TIMEOUT=1200 CMDLINE="lockmeter=on" V=1 KSRC=... KOBJ=...'
 
@@ -96,6 +97,11 @@ demo: initramfs
 		sed -n '/^LM-GUEST: report begin/,/^LM-GUEST: report end/p' $(BUILD)/demo.log | \
 		sed '1d;$$d' | grep -v '^\[ *[0-9]*\.[0-9]*\] '; \
 		scripts/guest-verdict.py --mode demo --cpus $(SMP) $(BUILD)/demo.log
+
+# Two more kernels from the same tree (baseline, LOCK_STAT) next to the
+# lockmeter one, the same benchmarks in each: build/bench/report.txt.
+bench: kernel
+	$(Q)SMP=$(SMP) TIMEOUT=$(TIMEOUT) scripts/bench.sh $(KSRC) $(KOBJ) $(MODROOT)
 
 shell: initramfs
 	$(Q)scripts/run-guest.sh $(BZIMAGE) $(INITRD) /dev/null 0 shell $(CMDLINE)

@@ -24,6 +24,9 @@
  *   overflow M          M distinct static locks lmt_many[], once    lmt_overflow()
  *   bench N             N uncontended lock/unlock pairs: ns_per_pair
  *   bench_contended N   2 kthreads x N pairs on one lock: ns_per_pair
+ *   bench_mutex N       N uncontended mutex_lock/unlock pairs: ns_per_pair
+ *   bench_clock N       N local_clock() reads: ns_per_pair is ns per read
+ *   bench_irq N         N local_irq_save/restore pairs: ns_per_pair
  *
  * Sleeping locks:
  *
@@ -44,6 +47,10 @@
  *                       holding it                                  lmt_fork_hold()
  *   held                held: sleeping locks lockmeter records for the caller
  *   fork_release        the fork_hold caller unlocks lmt_fork_mutex
+ *
+ * Without CONFIG_LOCKMETER only the bench commands and the commands that
+ * just take locks mean anything (make bench runs them on kernels without
+ * lockmeter); fork_hold, held and fork_release fail with EOPNOTSUPP.
  */
 #include <linux/completion.h>
 #include <linux/cpumask.h>
@@ -80,6 +87,7 @@ static DEFINE_MUTEX(lmt_contended_mutex);
 static DEFINE_MUTEX(lmt_try_mutex);
 static DEFINE_MUTEX(lmt_abort_mutex);
 static DEFINE_MUTEX(lmt_fork_mutex);
+static DEFINE_MUTEX(lmt_bench_mutex);
 static DECLARE_RWSEM(lmt_rwsem);
 static struct task_struct *lmt_fork_holder;
 
@@ -260,6 +268,51 @@ static noinline u64 lmt_bench_loop(unsigned int n)
 	for (i = 0; i < n; i++) {
 		spin_lock(&lmt_bench_lock);
 		spin_unlock(&lmt_bench_lock);
+	}
+	t1 = local_clock();
+	return t1 - t0;
+}
+
+/* what metering costs per lock operation at least: a clock read ... */
+static noinline u64 lmt_bench_clock_loop(unsigned int n)
+{
+	u64 t0, t1, sink = 0;
+	unsigned int i;
+
+	t0 = local_clock();
+	for (i = 0; i < n; i++)
+		sink += local_clock();
+	t1 = local_clock();
+	barrier_data(&sink);
+	return t1 - t0;
+}
+
+/* ... and interrupts off around its bookkeeping */
+static noinline u64 lmt_bench_irq_loop(unsigned int n)
+{
+	unsigned long flags;
+	unsigned int i;
+	u64 t0, t1;
+
+	t0 = local_clock();
+	for (i = 0; i < n; i++) {
+		local_irq_save(flags);
+		barrier();
+		local_irq_restore(flags);
+	}
+	t1 = local_clock();
+	return t1 - t0;
+}
+
+static noinline u64 lmt_bench_mutex_loop(unsigned int n)
+{
+	u64 t0, t1;
+	unsigned int i;
+
+	t0 = local_clock();
+	for (i = 0; i < n; i++) {
+		mutex_lock(&lmt_bench_mutex);
+		mutex_unlock(&lmt_bench_mutex);
 	}
 	t1 = local_clock();
 	return t1 - t0;
@@ -625,6 +678,15 @@ static int lmt_cmd_bench(const unsigned int *a)
 	if (!strcmp(lmt_res.cmd, "bench")) {
 		lmt_res.count = a[0];
 		elapsed = lmt_bench_loop(a[0]);
+	} else if (!strcmp(lmt_res.cmd, "bench_mutex")) {
+		lmt_res.count = a[0];
+		elapsed = lmt_bench_mutex_loop(a[0]);
+	} else if (!strcmp(lmt_res.cmd, "bench_clock")) {
+		lmt_res.count = a[0];
+		elapsed = lmt_bench_clock_loop(a[0]);
+	} else if (!strcmp(lmt_res.cmd, "bench_irq")) {
+		lmt_res.count = a[0];
+		elapsed = lmt_bench_irq_loop(a[0]);
 	} else {
 		lmt_res.count = 2ULL * a[0];
 		ret = lmt_run_threads(2, LMT_BENCH, a[0], 0, &elapsed);
@@ -661,6 +723,8 @@ static int lmt_cmd_downgrade(const unsigned int *a)
 /* fork_hold, held, fork_release: a sleeping lock across fork() */
 static int lmt_cmd_fork(const unsigned int *a)
 {
+	if (!IS_ENABLED(CONFIG_LOCKMETER))
+		return -EOPNOTSUPP;
 	if (!strcmp(lmt_res.cmd, "fork_hold")) {
 		if (lmt_fork_holder)
 			return -EBUSY;
@@ -672,7 +736,9 @@ static int lmt_cmd_fork(const unsigned int *a)
 		mutex_unlock(&lmt_fork_mutex);
 	}
 	lmt_res.has_held = true;
+#ifdef CONFIG_LOCKMETER
 	lmt_res.held = lockmeter_current_held();
+#endif
 	return 0;
 }
 
@@ -683,6 +749,9 @@ static const struct lmt_cmd {
 } lmt_cmds[] = {
 	{ "bench",		1, lmt_cmd_bench },
 	{ "bench_contended",	1, lmt_cmd_bench },
+	{ "bench_clock",	1, lmt_cmd_bench },
+	{ "bench_irq",		1, lmt_cmd_bench },
+	{ "bench_mutex",	1, lmt_cmd_bench },
 	{ "contend",		3, lmt_cmd_threads },
 	{ "downgrade",		2, lmt_cmd_downgrade },
 	{ "fork_hold",		0, lmt_cmd_fork },

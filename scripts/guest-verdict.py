@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Judge a lockmeter guest run from its serial log.
 
-Usage: guest-verdict.py --mode check|demo [--cpus N] LOG [LOG...]
+Usage: guest-verdict.py --mode check|demo|bench [--cpus N] LOG [LOG...]
 
 Fails when the kernel panicked, oopsed, hit BUG/WARNING or a lockdep
 report, when fewer CPUs than asked came up, when the guest did not reach
@@ -202,7 +202,7 @@ def judge(path, mode, cpus, tally):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('logs', nargs='+', metavar='LOG')
-    ap.add_argument('--mode', choices=('check', 'demo'), required=True)
+    ap.add_argument('--mode', choices=('check', 'demo', 'bench'), required=True)
     ap.add_argument('--cpus', type=int, default=2)
     ap.add_argument('--tap', action='append', default=[],
                     help='a plain TAP file (host tests) to count as well')

@@ -29,6 +29,21 @@ static __always_inline bool lockmeter_active(void)
 	return static_branch_unlikely(&lockmeter_key);
 }
 
+#else /* !CONFIG_LOCKMETER */
+
+static __always_inline bool lockmeter_active(void)
+{
+	return false;
+}
+
+#endif /* CONFIG_LOCKMETER */
+
+/*
+ * Declared whatever the configuration: the hooks call these behind
+ * lockmeter_active(), constant false without CONFIG_LOCKMETER, so the
+ * calls compile away and nothing needs to define them.
+ */
+
 /* Metered variants: lockmeter_spin.c; @ip is the caller of the lock op. */
 void lm_spin_lock(raw_spinlock_t *lock, unsigned long ip);
 void lm_spin_lock_irq(raw_spinlock_t *lock, unsigned long ip);
@@ -92,14 +107,5 @@ void lm_downgrade_write(struct rw_semaphore *sem, unsigned long ip);
 
 /* For tests: sleeping locks the current task holds, as metered. */
 int lockmeter_current_held(void);
-
-#else /* !CONFIG_LOCKMETER */
-
-static __always_inline bool lockmeter_active(void)
-{
-	return false;
-}
-
-#endif /* CONFIG_LOCKMETER */
 
 #endif /* _LINUX_LOCKMETER_H */

@@ -1,0 +1,45 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench.sh KSRC LOCKMETER_KOBJ LOCKMETER_MODROOT: the guest side of
+# "make bench".  Builds two more kernels from the same tree KSRC, a
+# baseline without lockmeter and one with upstream CONFIG_LOCK_STAT (the
+# lockmeter kernel is make check's, already built in LOCKMETER_KOBJ),
+# boots each in the same QEMU guest with lmguest=bench
+# (scripts/guest/bench.sh), and writes build/bench/report.txt: the
+# medians and their ratios to the baseline (scripts/bench-report.py).
+#
+# Environment: SMP (2), TIMEOUT (1200 s per boot).
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+ksrc=$1 lm_kobj=$2 lm_modroot=$3
+out=$top/build/bench
+smp=${SMP:-2}
+tmo=${TIMEOUT:-1200}
+mkdir -p "$out"
+
+echo "  CC      $out/workload (static)"
+gcc -static -O2 -Wall -Wextra -Werror -o "$out/workload" "$top/scripts/bench/workload.c"
+
+logs=""
+for v in baseline lockmeter lockstat; do
+	case $v in
+	lockmeter)
+		kobj=$lm_kobj modroot=$lm_modroot ;;
+	*)
+		kobj=$out/$v/obj modroot=$out/$v/modroot
+		"$top/scripts/build-kernel.sh" "$ksrc" "$kobj" "$modroot" \
+			"$top/config/qemu-6.12.config" "$top/config/bench-$v.config" ;;
+	esac
+	"$top/scripts/mkinitramfs.sh" "$out/$v.cpio.gz" "$out/$v.stage" "$modroot" \
+		/nonexistent "$out/workload"
+	echo "  QEMU    bench on the $v kernel: -smp $smp, log in $out/$v.log"
+	SMP=$smp "$top/scripts/run-guest.sh" "$kobj/arch/x86/boot/bzImage" "$out/$v.cpio.gz" \
+		"$out/$v.log" "$tmo" bench || true
+	"$top/scripts/guest-verdict.py" --mode bench --cpus "$smp" "$out/$v.log"
+	logs="$logs $v=$out/$v.log"
+done
+# shellcheck disable=SC2086
+"$top/scripts/bench-report.py" $logs > "$out/report.txt"
+cat "$out/report.txt"
