@@ -237,7 +237,7 @@ void lm_acquire(void *lock, unsigned long site, u32 type, u64 t_wait)
 
 	if (!lm_gate())
 		return;
-	now = local_clock();
+	now = lm_clock();
 	c = lm_enter(&flags);
 	if (!c)
 		return;
@@ -326,7 +326,7 @@ void lm_stamp(struct lm_stamp *st)
 	u64 sum, start;
 
 	raw_local_irq_save(flags);
-	st->t = local_clock();
+	st->t = lm_clock();
 	sum = READ_ONCE(p->se.sum_exec_runtime);
 	start = READ_ONCE(p->se.exec_start);
 	raw_local_irq_restore(flags);
@@ -345,11 +345,10 @@ static void lm_task_purge(struct lm_task *lt, u32 epoch)
 }
 
 /*
- * Current acquired @lock at @site; @entry was stamped when it asked for
- * it, @waited tells whether the first attempt failed.
+ * Current acquired @lock at @site.  @t_wait is when the wait began if the
+ * first attempt failed (local_clock()), else 0.
  */
-void lm_sleep_acquired(void *lock, unsigned long site, u32 type,
-		       const struct lm_stamp *entry, bool waited)
+void lm_sleep_acquired(void *lock, unsigned long site, u32 type, u64 t_wait)
 {
 	struct lm_task *lt = &current->lockmeter;
 	u32 epoch = READ_ONCE(lm_epoch);
@@ -375,8 +374,8 @@ void lm_sleep_acquired(void *lock, unsigned long site, u32 type,
 	h->epoch = epoch;
 	h->t_acq = now.t;
 	h->oncpu_acq = now.oncpu;
-	h->waited = waited;
-	h->wait = waited ? lm_delta(entry->t, now.t) : 0;
+	h->waited = t_wait != 0;
+	h->wait = t_wait ? lm_delta(t_wait, now.t) : 0;
 	lt->depth++;
 }
 

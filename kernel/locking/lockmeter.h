@@ -23,6 +23,7 @@
 #include <linux/kallsyms.h>
 #include <linux/minmax.h>
 #include <linux/module.h>
+#include <linux/sched/clock.h>
 #include <linux/types.h>
 #include <asm/barrier.h>
 
@@ -241,8 +242,16 @@ struct lm_stamp {
 };
 
 void lm_stamp(struct lm_stamp *s);
-void lm_sleep_acquired(void *lock, unsigned long site, u32 type,
-		       const struct lm_stamp *entry, bool waited);
+void lm_sleep_acquired(void *lock, unsigned long site, u32 type, u64 t_wait);
+
+/*
+ * The clock of the spinning locks' paths, which run with preemption off:
+ * local_clock() without its preempt_disable()/enable() and call.
+ */
+static __always_inline u64 lm_clock(void)
+{
+	return local_clock_noinstr();
+}
 void lm_sleep_abort(void *lock, unsigned long site, u32 type);
 void lm_sleep_release(void *lock, u32 type, const struct lm_stamp *rel);
 

@@ -7,9 +7,9 @@
  * helpers.  Each variant does what the entry point does, with the caller's
  * @ip passed down (the slow paths would otherwise record their own), and:
  *
- *   entry:    stamp; first attempt with the fast trylock; if it fails the
- *             acquisition is contended and takes the slow path (optimistic
- *             spinning, then sleeping);
+ *   entry:    first attempt with the fast trylock; if it fails the
+ *             acquisition is contended: stamp the start of the wait and
+ *             take the slow path (optimistic spinning, then sleeping);
  *   acquired: the wait is entry to acquisition; a record goes to the task;
  *   -EINTR:   a wait ended by a signal or a kill is an abort;
  *   release:  stamp, unlock, then charge hold, on-CPU and blocked time.
@@ -31,23 +31,21 @@ int __sched lm_mutex_lock(struct mutex *lock, unsigned int state,
 			  unsigned int subclass, struct lockdep_map *nest,
 			  unsigned long ip)
 {
-	struct lm_stamp entry;
-	bool waited = false;
+	u64 t_wait = 0;
 	int ret = 0;
 
 	might_sleep();
-	lm_stamp(&entry);
 	if (lm_mutex_trylock_first(lock)) {
 		mutex_acquire_nest(&lock->dep_map, subclass, 0, nest, ip);
 		lock_acquired(&lock->dep_map, ip);
 	} else {
-		waited = true;
+		t_wait = local_clock();
 		ret = __mutex_lock(lock, state, subclass, nest, ip);
 	}
 	if (ret)
 		lm_sleep_abort(lock, ip, LM_mutex);
 	else
-		lm_sleep_acquired(lock, ip, LM_mutex, &entry, waited);
+		lm_sleep_acquired(lock, ip, LM_mutex, t_wait);
 	return ret;
 }
 
@@ -63,16 +61,14 @@ void __sched lm_mutex_lock_io(struct mutex *lock, unsigned int subclass,
 
 int __sched lm_mutex_trylock(struct mutex *lock, unsigned long ip)
 {
-	struct lm_stamp entry;
 	bool locked;
 
 	MUTEX_WARN_ON(lock->magic != lock);
 
-	lm_stamp(&entry);
 	locked = __mutex_trylock(lock);
 	if (locked) {
 		mutex_acquire(&lock->dep_map, 0, 1, ip);
-		lm_sleep_acquired(lock, ip, LM_mutex, &entry, false);
+		lm_sleep_acquired(lock, ip, LM_mutex, 0);
 	} else {
 		lm_reject(lock, ip, LM_mutex);
 	}

@@ -18,15 +18,13 @@
 int __sched lm_down_read(struct rw_semaphore *sem, int state, int subclass,
 			 unsigned long ip)
 {
-	struct lm_stamp entry;
-	bool waited = false;
+	u64 t_wait = 0;
 
 	might_sleep();
-	lm_stamp(&entry);
 	rwsem_acquire_read(&sem->dep_map, subclass, 0, ip);
 	if (!__down_read_trylock(sem)) {
 		lock_contended(&sem->dep_map, ip);
-		waited = true;
+		t_wait = local_clock();
 		if (__down_read_common(sem, state)) {
 			rwsem_release(&sem->dep_map, ip);
 			lm_sleep_abort(sem, ip, LM_rwsem_read);
@@ -34,22 +32,20 @@ int __sched lm_down_read(struct rw_semaphore *sem, int state, int subclass,
 		}
 	}
 	lock_acquired(&sem->dep_map, ip);
-	lm_sleep_acquired(sem, ip, LM_rwsem_read, &entry, waited);
+	lm_sleep_acquired(sem, ip, LM_rwsem_read, t_wait);
 	return 0;
 }
 
 int __sched lm_down_write(struct rw_semaphore *sem, int state, int subclass,
 			  struct lockdep_map *nest, unsigned long ip)
 {
-	struct lm_stamp entry;
-	bool waited = false;
+	u64 t_wait = 0;
 
 	might_sleep();
-	lm_stamp(&entry);
 	rwsem_acquire_nest(&sem->dep_map, subclass, 0, nest, ip);
 	if (!__down_write_trylock(sem)) {
 		lock_contended(&sem->dep_map, ip);
-		waited = true;
+		t_wait = local_clock();
 		if (__down_write_common(sem, state)) {
 			rwsem_release(&sem->dep_map, ip);
 			lm_sleep_abort(sem, ip, LM_rwsem_write);
@@ -57,20 +53,18 @@ int __sched lm_down_write(struct rw_semaphore *sem, int state, int subclass,
 		}
 	}
 	lock_acquired(&sem->dep_map, ip);
-	lm_sleep_acquired(sem, ip, LM_rwsem_write, &entry, waited);
+	lm_sleep_acquired(sem, ip, LM_rwsem_write, t_wait);
 	return 0;
 }
 
 int lm_down_read_trylock(struct rw_semaphore *sem, unsigned long ip)
 {
-	struct lm_stamp entry;
 	int ret;
 
-	lm_stamp(&entry);
 	ret = __down_read_trylock(sem);
 	if (ret == 1) {
 		rwsem_acquire_read(&sem->dep_map, 0, 1, ip);
-		lm_sleep_acquired(sem, ip, LM_rwsem_read, &entry, false);
+		lm_sleep_acquired(sem, ip, LM_rwsem_read, 0);
 	} else {
 		lm_reject(sem, ip, LM_rwsem_read);
 	}
@@ -79,14 +73,12 @@ int lm_down_read_trylock(struct rw_semaphore *sem, unsigned long ip)
 
 int lm_down_write_trylock(struct rw_semaphore *sem, unsigned long ip)
 {
-	struct lm_stamp entry;
 	int ret;
 
-	lm_stamp(&entry);
 	ret = __down_write_trylock(sem);
 	if (ret == 1) {
 		rwsem_acquire(&sem->dep_map, 0, 1, ip);
-		lm_sleep_acquired(sem, ip, LM_rwsem_write, &entry, false);
+		lm_sleep_acquired(sem, ip, LM_rwsem_write, 0);
 	} else {
 		lm_reject(sem, ip, LM_rwsem_write);
 	}
@@ -121,5 +113,5 @@ void lm_downgrade_write(struct rw_semaphore *sem, unsigned long ip)
 	lock_downgrade(&sem->dep_map, ip);
 	__downgrade_write(sem);
 	lm_sleep_release(sem, LM_rwsem_write, &now);
-	lm_sleep_acquired(sem, ip, LM_rwsem_read, &now, false);
+	lm_sleep_acquired(sem, ip, LM_rwsem_read, 0);
 }

@@ -53,7 +53,7 @@ static __always_inline void lm_##op##_take(typeof(locktype##_t) *lock,	\
 									\
 	if (!do_raw_##op##_trylock(lock)) {				\
 		lock_contended(&lock->dep_map, ip);			\
-		t_wait = local_clock();					\
+		t_wait = lm_clock();					\
 		do_raw_##op##_lock(lock);				\
 	}								\
 	lock_acquired(&lock->dep_map, ip);				\
@@ -63,7 +63,7 @@ static __always_inline void lm_##op##_take(typeof(locktype##_t) *lock,	\
 static __always_inline void lm_##op##_drop(typeof(locktype##_t) *lock,	\
 					   unsigned long ip)		\
 {									\
-	u64 now = local_clock();					\
+	u64 now = lm_clock();						\
 									\
 	lm_dep_release_##op(lock, ip);					\
 	do_raw_##op##_unlock(lock);					\
