@@ -241,9 +241,6 @@ struct lm_stamp {
 	u64 oncpu;
 };
 
-void lm_stamp(struct lm_stamp *s);
-void lm_sleep_acquired(void *lock, unsigned long site, u32 type, u64 t_wait);
-
 /*
  * The clock of the spinning locks' paths, which run with preemption off:
  * local_clock() without its preempt_disable()/enable() and call.
@@ -252,6 +249,9 @@ static __always_inline u64 lm_clock(void)
 {
 	return local_clock_noinstr();
 }
+
+void lm_stamp(struct lm_stamp *s);
+void lm_sleep_acquired(void *lock, unsigned long site, u32 type, u64 t_wait);
 void lm_sleep_abort(void *lock, unsigned long site, u32 type);
 void lm_sleep_release(void *lock, u32 type, const struct lm_stamp *rel);
 
