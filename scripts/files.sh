@@ -11,7 +11,8 @@ cd "$(dirname "$0")/.."
 echo "Kconfig.lockstat kernel/Kconfig.lockstat"
 for f in kernel/locking/lockmeter*.[ch] include/linux/lockmeter*.h \
 	 include/uapi/linux/lockmeter*.h lib/test_lockmeter.c \
-	 Documentation/locking/lockmeter.rst; do
+	 Documentation/locking/lockmeter.rst \
+	 Documentation/netlink/specs/lockmeter.yaml; do
 	[ -f "$f" ] && echo "$f $f"
 done
 [ "${1:-}" = --kernel ] && exit 0

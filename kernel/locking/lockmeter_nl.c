@@ -9,8 +9,13 @@
  *
  * The dump takes its snapshot in .start and frees it in .done (which also
  * runs when the socket closes mid-dump); the cursor lives in cb->ctx.
- * Attributes carry u32/uint values and strings only.  The UAPI header
- * include/uapi/linux/lockmeter.h is the reference.
+ * Attributes carry u32/uint values and strings only.
+ *
+ * Documentation/netlink/specs/lockmeter.yaml is the reference.  The UAPI
+ * header, the request policies and the split ops (lockmeter_nl_gen.c) are
+ * generated from it; the handlers those ops name are here.  So is the
+ * family: YNL writes one only for "genetlink" specs, and that one is
+ * netns-aware, which this family is not.
  */
 #include <linux/capability.h>
 #include <linux/cpumask.h>
@@ -22,6 +27,7 @@
 #include <uapi/linux/lockmeter.h>
 
 #include "lockmeter.h"
+#include "lockmeter_nl_gen.h"
 
 /* The UAPI numbers are the internal ones. */
 #define LM_SAME(uapi, internal)	static_assert((int)(uapi) == (int)(internal))
@@ -36,8 +42,6 @@ LM_SAME(LOCKMETER_CLASS_STATIC, LM_STATIC);
 LM_SAME(LOCKMETER_CLASS_PERCPU, LM_PERCPU);
 LM_SAME(LOCKMETER_CLASS_HEAP, LM_HEAP);
 LM_SAME(LOCKMETER_CLASS_OVERFLOW, LM_OVERFLOW);
-
-static struct genl_family lm_nl_family;
 
 struct lm_nl_dump {
 	struct lm_snapshot snap;
@@ -76,7 +80,7 @@ static int lm_nl_status_put(struct sk_buff *skb, const struct lm_snapshot *s)
 	return 0;
 }
 
-static int lm_nl_status_get_doit(struct sk_buff *skb, struct genl_info *info)
+int lockmeter_nl_status_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct lm_snapshot snap;
 	struct sk_buff *msg;
@@ -150,7 +154,7 @@ err_cancel:
 	return -EMSGSIZE;
 }
 
-static int lm_nl_stats_get_start(struct netlink_callback *cb)
+int lockmeter_nl_stats_get_start(struct netlink_callback *cb)
 {
 	const struct genl_info *info = genl_info_dump(cb);
 	struct nlattr *cpu_attr = info->attrs[LOCKMETER_A_CPU];
@@ -182,7 +186,8 @@ err_free:
 	return ret;
 }
 
-static int lm_nl_stats_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+int lockmeter_nl_stats_get_dumpit(struct sk_buff *skb,
+				  struct netlink_callback *cb)
 {
 	struct lm_nl_dump *d = lm_nl_ctx(cb)->d;
 
@@ -203,7 +208,7 @@ static int lm_nl_stats_get_dumpit(struct sk_buff *skb, struct netlink_callback *
 	return skb->len;
 }
 
-static int lm_nl_stats_get_done(struct netlink_callback *cb)
+int lockmeter_nl_stats_get_done(struct netlink_callback *cb)
 {
 	struct lm_nl_dump *d = lm_nl_ctx(cb)->d;
 
@@ -215,7 +220,7 @@ static int lm_nl_stats_get_done(struct netlink_callback *cb)
 	return 0;
 }
 
-static int lm_nl_control_doit(struct sk_buff *skb, struct genl_info *info)
+int lockmeter_nl_control_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	static const enum lm_ctl ops[] = {
 		[LOCKMETER_CONTROL_ON] = LM_CTL_ON,
@@ -244,51 +249,19 @@ static int lm_nl_control_doit(struct sk_buff *skb, struct genl_info *info)
 	return lockmeter_control(ops[op]);
 }
 
-static const struct nla_policy lm_nl_stats_get_policy[LOCKMETER_A_CPU + 1] = {
-	[LOCKMETER_A_CPU] = { .type = NLA_U32 },
-};
-
-static const struct nla_policy lm_nl_control_policy[LOCKMETER_A_CONTROL + 1] = {
-	[LOCKMETER_A_CONTROL] = { .type = NLA_U32 },
-};
-
-static const struct genl_split_ops lm_nl_ops[] = {
-	{
-		.cmd	= LOCKMETER_CMD_STATUS_GET,
-		.doit	= lm_nl_status_get_doit,
-		.flags	= GENL_CMD_CAP_DO,
-	},
-	{
-		.cmd	= LOCKMETER_CMD_STATS_GET,
-		.start	= lm_nl_stats_get_start,
-		.dumpit	= lm_nl_stats_get_dumpit,
-		.done	= lm_nl_stats_get_done,
-		.policy	= lm_nl_stats_get_policy,
-		.maxattr = LOCKMETER_A_CPU,
-		.flags	= GENL_ADMIN_PERM | GENL_CMD_CAP_DUMP,
-	},
-	{
-		.cmd	= LOCKMETER_CMD_CONTROL,
-		.doit	= lm_nl_control_doit,
-		.policy	= lm_nl_control_policy,
-		.maxattr = LOCKMETER_A_CONTROL,
-		.flags	= GENL_ADMIN_PERM | GENL_CMD_CAP_DO,
-	},
-};
-
-static struct genl_family lm_nl_family __ro_after_init = {
+static struct genl_family lockmeter_nl_family __ro_after_init = {
 	.name		= LOCKMETER_FAMILY_NAME,
 	.version	= LOCKMETER_FAMILY_VERSION,
 	.netnsok	= false,	/* metering is global: the initial netns only */
 	.parallel_ops	= true,
 	.module		= THIS_MODULE,
-	.split_ops	= lm_nl_ops,
-	.n_split_ops	= ARRAY_SIZE(lm_nl_ops),
+	.split_ops	= lockmeter_nl_ops,
+	.n_split_ops	= ARRAY_SIZE(lockmeter_nl_ops),
 	.resv_start_op	= LOCKMETER_CMD_CONTROL + 1,
 };
 
 static int __init lockmeter_nl_init(void)
 {
-	return genl_register_family(&lm_nl_family);
+	return genl_register_family(&lockmeter_nl_family);
 }
 device_initcall(lockmeter_nl_init);
