@@ -264,16 +264,20 @@ TEST_F(meter, reset_zeroes)
 		"table_full", "evicted",
 	};
 	const struct lm_report *rep = &self->rep;
+	uint64_t resets;
 	size_t i;
 
 	lm_metered(_metadata, "hold 10 50");
 	lm_report_read(_metadata, &self->rep);
 	ASSERT_NE(NULL, lm_find_row(rep, "spin", "lmt_static_lock", "lmt_hold"));
+	resets = lm_header_u64(_metadata, rep->text, "resets");
 	lm_report_free(&self->rep);
 
 	ASSERT_EQ(0, lm_ctl("reset"));
 	lm_report_read(_metadata, &self->rep);
 	EXPECT_FALSE(lm_is_on(_metadata));
+	/* the count of resets is what tells readers apart the periods */
+	EXPECT_EQ(resets + 1, lm_header_u64(_metadata, rep->text, "resets"));
 	EXPECT_EQ(0U, lm_nr_mod_rows(rep));
 	for (i = 0; i < ARRAY_SIZE(zero); i++) {
 		uint64_t v = lm_header_u64(_metadata, rep->text, zero[i]);

@@ -62,9 +62,9 @@ TEST_F(proc, header_matches_system)
 TEST_F(proc, header_order)
 {
 	static const char * const keys[] = {
-		"kernel", "cpus", "clock", "state", "metered_ns", "slots_used",
-		"slots_per_cpu", "rows", "dropped", "unmatched", "recursion",
-		"table_full", "evicted",
+		"kernel", "cpus", "clock", "state", "metered_ns", "resets",
+		"slots_used", "slots_per_cpu", "rows", "dropped", "unmatched",
+		"recursion", "table_full", "evicted",
 	};
 	const char *end = strstr(self->text, "\n\n"), *prev = self->text, *p;
 	char pat[32];
@@ -85,8 +85,8 @@ TEST_F(proc, header_order)
 TEST_F(proc, header_counters)
 {
 	static const char * const keys[] = {
-		"cpus", "metered_ns", "slots_used", "slots_per_cpu", "rows",
-		"dropped", "unmatched", "recursion", "table_full", "evicted",
+		"cpus", "metered_ns", "resets", "slots_used", "slots_per_cpu",
+		"rows", "dropped", "unmatched", "recursion", "table_full", "evicted",
 	};
 	uint64_t cpus, used, per_cpu;
 	size_t i;

@@ -123,6 +123,7 @@ static bool lm_live;
 static u32 lm_epoch;
 static u64 lm_t_on;		/* local_clock() when last switched on */
 static u64 lm_metered;		/* ns metered before lm_t_on since reset */
+static u64 lm_resets;		/* resets since boot: readers tell intervals apart */
 static bool lm_boot_on __initdata;
 
 static bool lm_in_range(unsigned long a, unsigned long start, unsigned long end)
@@ -529,6 +530,7 @@ int lockmeter_control(enum lm_ctl op)
 		break;
 	case LM_CTL_RESET:
 		lm_reset_all();
+		lm_resets++;
 		lm_metered = 0;
 		lm_t_on = local_clock();
 		break;
@@ -670,6 +672,7 @@ int lm_snapshot(struct lm_snapshot *snap, int cpu, bool rows)
 	mutex_lock(&lm_ctl_mutex);
 	snap->on = lm_on;
 	snap->metered_ns = lm_metered + (lm_on ? local_clock() - lm_t_on : 0);
+	snap->resets = lm_resets;
 	mutex_unlock(&lm_ctl_mutex);
 	return 0;
 }

@@ -223,6 +223,8 @@ struct lm_snapshot {
 	unsigned int slots_per_cpu;
 	bool on;
 	u64 metered_ns;
+	/* since boot: snapshots with equal counts lie in one period */
+	u64 resets;
 };
 
 enum lm_ctl {

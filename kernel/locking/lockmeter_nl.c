@@ -75,7 +75,8 @@ static int lm_nl_status_put(struct sk_buff *skb, const struct lm_snapshot *s)
 	    nla_put_uint(skb, LOCKMETER_A_UNMATCHED, s->loss.unmatched) ||
 	    nla_put_uint(skb, LOCKMETER_A_RECURSION, s->loss.recursion) ||
 	    nla_put_uint(skb, LOCKMETER_A_TABLE_FULL, s->loss.table_full) ||
-	    nla_put_uint(skb, LOCKMETER_A_EVICTED, s->loss.evicted))
+	    nla_put_uint(skb, LOCKMETER_A_EVICTED, s->loss.evicted) ||
+	    nla_put_uint(skb, LOCKMETER_A_RESETS, s->resets))
 		return -EMSGSIZE;
 	return 0;
 }

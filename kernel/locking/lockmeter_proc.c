@@ -49,6 +49,7 @@ static void lm_show_header(struct seq_file *m, struct lm_proc *p)
 	seq_puts(m, "clock: local_clock\n");
 	seq_printf(m, "state: %s\n", s->on ? "on" : "off");
 	seq_printf(m, "metered_ns: %llu\n", s->metered_ns);
+	seq_printf(m, "resets: %llu\n", s->resets);
 	seq_printf(m, "slots_used: %u\n", s->slots_used);
 	seq_printf(m, "slots_per_cpu: %u\n", s->slots_per_cpu);
 	seq_printf(m, "rows: %zu\n", s->nr);

@@ -132,6 +132,7 @@ const struct lm_hdr_key lm_hdr_keys[LM_NR_HDR] = {
 	HK(LM_H_START, "start", LM_HK_TIME, start),
 	HK(LM_H_END, "end", LM_HK_TIME, end),
 	HK(LM_H_METERED_NS, "metered_ns", LM_HK_U64, metered_ns),
+	HK(LM_H_RESETS, "resets", LM_HK_U64, resets),
 	HK(LM_H_SLOTS_USED, "slots_used", LM_HK_U32, slots_used),
 	HK(LM_H_SLOTS_PER_CPU, "slots_per_cpu", LM_HK_U32, slots_per_cpu),
 	HK(LM_H_ROWS, "rows", LM_HK_U64, rows),
@@ -1074,6 +1075,8 @@ int lm_snap_delta(struct lm_snapshot *out, const struct lm_snapshot *cur,
 	out->h = cur->h;
 	reset = !prev || (lm_has(&cur->h, LM_H_METERED_NS) && lm_has(&prev->h, LM_H_METERED_NS) &&
 			  cur->h.metered_ns < prev->h.metered_ns);
+	if (prev && lm_has(&cur->h, LM_H_RESETS) && lm_has(&prev->h, LM_H_RESETS))
+		reset = reset || cur->h.resets != prev->h.resets;
 	if (!reset)
 		out->h.metered_ns = cur->h.metered_ns - prev->h.metered_ns;
 	cv = lm_rows_canon(cur, &cn);

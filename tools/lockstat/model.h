@@ -115,6 +115,7 @@ enum lm_hdr_bit {
 	LM_H_START,		/* wall clock */
 	LM_H_END,
 	LM_H_METERED_NS,
+	LM_H_RESETS,		/* since boot: equal counts, one period */
 	LM_H_SLOTS_USED,
 	LM_H_SLOTS_PER_CPU,
 	LM_H_ROWS,
@@ -141,6 +142,7 @@ struct lm_header {
 	struct timespec start;
 	struct timespec end;
 	uint64_t metered_ns;
+	uint64_t resets;
 	uint32_t slots_used;
 	uint32_t slots_per_cpu;
 	uint64_t rows;
@@ -321,8 +323,9 @@ void lm_view_free(struct lm_view *v);
  * the header of @cur with the metered time of the interval.  A row that
  * did nothing in the interval is left out.  A row whose counts went down
  * was evicted or reset and counted again: its @cur values are the
- * interval's.  When the metered time went down the kernel was reset and
- * @out is all of @cur; lm_snap_delta() then returns 1.  @out's names
+ * interval's.  When the kernel was reset in between (the reset counts
+ * differ, or without them the metered time went down) @out is all of
+ * @cur; lm_snap_delta() then returns 1.  @out's names
  * point into @cur: free @out first.  -1: out of memory.
  */
 int lm_snap_delta(struct lm_snapshot *out, const struct lm_snapshot *cur,

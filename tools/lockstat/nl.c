@@ -68,6 +68,7 @@ static const struct nla_policy lm_nl_policy[LOCKMETER_A_MAX + 1] = {
 	[LOCKMETER_A_CONTROL]		= LM_NLA_U32,
 	[LOCKMETER_A_CPU]		= LM_NLA_U32,
 	[LOCKMETER_A_ROW]		= { .type = NLA_NESTED },
+	[LOCKMETER_A_RESETS]		= LM_NLA_UINT,
 };
 
 static const struct nla_policy lm_nl_row_policy[LOCKMETER_R_MAX + 1] = {
@@ -367,6 +368,13 @@ static int lm_nl_status_cb(struct nl_msg *msg, void *arg)
 	lm_set(h, LM_H_STATE);
 	if (tb[LOCKMETER_A_KERNEL] && lm_nla_str(tb[LOCKMETER_A_KERNEL]))
 		lm_hdr_put_str(h, LM_H_KERNEL, lm_nla_str(tb[LOCKMETER_A_KERNEL]));
+	if (tb[LOCKMETER_A_RESETS]) {
+		if (lm_nla_get_uint(tb[LOCKMETER_A_RESETS], &h->resets)) {
+			lm_nl_bad(req, "reset count is neither 4 nor 8 bytes", LOCKMETER_A_RESETS);
+			return NL_SKIP;
+		}
+		lm_set(h, LM_H_RESETS);
+	}
 	if (tb[LOCKMETER_A_SLOTS_USED]) {
 		h->slots_used = nla_get_u32(tb[LOCKMETER_A_SLOTS_USED]);
 		lm_set(h, LM_H_SLOTS_USED);

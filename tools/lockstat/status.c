@@ -67,6 +67,8 @@ static void status_print(const struct lm_header *h)
 	printf("cpus: %u\n", h->cpus);
 	printf("metered: %.3f sec (%llu ns)\n", (double)h->metered_ns / 1e9,
 	       (unsigned long long)h->metered_ns);
+	if (lm_has(h, LM_H_RESETS))
+		printf("resets: %llu since boot\n", (unsigned long long)h->resets);
 	if (lm_has(h, LM_H_SLOTS_USED) && lm_has(h, LM_H_SLOTS_PER_CPU))
 		printf("slots in use: %u / %u per CPU (fullest CPU)\n", h->slots_used,
 		       h->slots_per_cpu);

@@ -568,6 +568,22 @@ static void test_delta(void)
 	ret = lm_snap_delta(&d, &cur, NULL);
 	tap_num(ret, 1, "delta: no previous snapshot is since start");
 	lm_snap_free(&d);
+
+	/* the kernel's reset count tells even when the metered time grew */
+	cur.h.metered_ns = 5000000000ULL;
+	cur.h.resets = 8;
+	prev.h.resets = 7;
+	lm_set(&cur.h, LM_H_RESETS);
+	lm_set(&prev.h, LM_H_RESETS);
+	ret = lm_snap_delta(&d, &cur, &prev);
+	tap_num(ret, 1, "delta: a reset count that moved is a reset");
+	tap_num(d.h.metered_ns, 5000000000ULL, "delta: after it, the metered time since");
+	lm_snap_free(&d);
+	prev.h.resets = 8;
+	ret = lm_snap_delta(&d, &cur, &prev);
+	tap_num(ret, 0, "delta: the same reset count is one period");
+	tap_num(d.h.metered_ns, 4000000000ULL, "delta: the interval's metered time");
+	lm_snap_free(&d);
 	lm_snap_free(&cur);
 	lm_snap_free(&prev);
 }
