@@ -295,10 +295,11 @@ out:
 
 NOKPROBE_SYMBOL(lm_release);
 
-/* A trylock of @lock at @site failed. */
-void lm_reject(void *lock, unsigned long site, u32 type)
+/* An attempt on @lock at @site that got nothing: a failed trylock or wait */
+static __always_inline void lm_miss(void *lock, unsigned long site, u32 type, bool abort)
 {
 	unsigned long flags;
+	struct lm_stat *s;
 	struct lm_cpu *c;
 
 	if (!lm_gate())
@@ -306,8 +307,18 @@ void lm_reject(void *lock, unsigned long site, u32 type)
 	c = lm_enter(&flags);
 	if (!c)
 		return;
-	lm_slot(c, (unsigned long)lock, site, type)->reject++;
+	s = lm_slot(c, (unsigned long)lock, site, type);
+	if (abort)
+		s->abort++;
+	else
+		s->reject++;
 	lm_exit(c, flags);
+}
+
+/* A trylock of @lock at @site failed. */
+void lm_reject(void *lock, unsigned long site, u32 type)
+{
+	lm_miss(lock, site, type, false);
 }
 
 NOKPROBE_SYMBOL(lm_reject);
@@ -383,16 +394,7 @@ void lm_sleep_acquired(void *lock, unsigned long site, u32 type, u64 t_wait)
 /* A wait for @lock at @site ended without it (signal, kill). */
 void lm_sleep_abort(void *lock, unsigned long site, u32 type)
 {
-	unsigned long flags;
-	struct lm_cpu *c;
-
-	if (!lm_gate())
-		return;
-	c = lm_enter(&flags);
-	if (!c)
-		return;
-	lm_slot(c, (unsigned long)lock, site, type)->abort++;
-	lm_exit(c, flags);
+	lm_miss(lock, site, type, true);
 }
 
 /* Current released @lock; @rel was stamped just before the release. */
