@@ -52,7 +52,8 @@ struct lm_top_frame {
 
 /*
  * A cell of column @k for row @r: the key's printer, but NAME is the lock
- * and, for a per-site row, its site (func+0xoff, without the /0xsize).
+ * and, for a per-site row, its site (func+0xoff, without the /0xsize; a
+ * module's name once, after the site).
  */
 void lm_top_cell(char *buf, size_t len, enum lm_key_id k, const struct lm_row *r,
 		 const struct lm_top_frame *f);

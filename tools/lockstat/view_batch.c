@@ -50,6 +50,21 @@ const char *lm_top_header(enum lm_key_id k)
 	}
 }
 
+/* the length of @lock without the "[module]" that ends @site too */
+static int lm_lock_len(const char *lock, const char *site)
+{
+	const char *mod = strrchr(lock, '[');
+	size_t n = strlen(lock), m, k;
+
+	if (!mod || lock[n - 1] != ']')
+		return (int)n;
+	m = n - (size_t)(mod - lock);
+	k = strlen(site);
+	if (k > m && !strcmp(site + k - m, mod))
+		return (int)(mod - lock);
+	return (int)n;
+}
+
 void lm_top_cell(char *buf, size_t len, enum lm_key_id k, const struct lm_row *r,
 		 const struct lm_top_frame *f)
 {
@@ -59,8 +74,9 @@ void lm_top_cell(char *buf, size_t len, enum lm_key_id k, const struct lm_row *r
 		lm_keys[k].print(buf, len, r, &f->ctx);
 		return;
 	}
+	/* "lmt_lock[mod] lmt_take+0x1e[mod]" says the module once: at the site */
 	lm_site_short(site, sizeof(site), r->site);
-	snprintf(buf, len, "%s %s", r->lock, site);
+	snprintf(buf, len, "%.*s %s", lm_lock_len(r->lock, site), r->lock, site);
 }
 
 static double lm_secs(uint64_t ns)

@@ -125,7 +125,7 @@ keys t t t t t
 check "t cycles back to all types" "type: all"
 
 keys g
-check "g: a row per (lock, site)" "lmt_static_lock\\[test_lockmeter\\] lmt_contend\\+0x40"
+check "g: a row per (lock, site), the module named once" "lmt_static_lock lmt_contend\\+0x40\\[test_lockmeter\\]$"
 keys g
 check "g again: a row per lock" "group: lock"
 
