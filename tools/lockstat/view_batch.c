@@ -184,7 +184,8 @@ void lm_batch_text(FILE *out, const struct lm_top_frame *f, const struct lm_top_
 	}
 	if (!f->nr)
 		fprintf(out, "%s\n", f->nr_active ? "(no rows match the filters)" :
-			"(no lock activity)");
+			lm_has(f->h, LM_H_STATE) && !f->h->on ?
+			"(no lock activity: metering is off)" : "(no lock activity)");
 	fputc('\n', out);
 	fflush(out);
 }

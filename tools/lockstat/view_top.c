@@ -270,6 +270,16 @@ static size_t lm_clamp(size_t nr, size_t avail, size_t *scroll)
 	return avail - 1;	/* and the "more" line */
 }
 
+/* why a frame has no rows */
+static const char *lm_empty_why(const struct lm_top_frame *f)
+{
+	if (f->nr_active)
+		return "no rows match the filter";
+	if (lm_has(f->h, LM_H_STATE) && !f->h->on)
+		return "no lock activity: metering is off (o switches it on)";
+	return f->since_start ? "no lock activity metered" : "no lock activity in this interval";
+}
+
 static void lm_draw_rows(int y, int lines, const struct lm_top_frame *f, size_t *scroll)
 {
 	size_t i, shown;
@@ -277,9 +287,7 @@ static void lm_draw_rows(int y, int lines, const struct lm_top_frame *f, size_t 
 
 	if (!f->nr) {
 		*scroll = 0;
-		lm_put(y, 0, f->nr_active ? "no rows match the filter" :
-		       f->since_start ? "no lock activity metered" :
-		       "no lock activity in this interval", A_NORMAL);
+		lm_put(y, 0, lm_empty_why(f), A_NORMAL);
 		return;
 	}
 	shown = lm_clamp(f->nr, (size_t)(lines - y), scroll);
