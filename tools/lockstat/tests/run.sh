@@ -205,6 +205,10 @@ if grep -q "lmt_mutex" "$tmp/stdout" && ! grep -q "runqueues\|lmt_static" "$tmp/
 else
 	fail "top: type and name filters, and an interval with nothing to show" "$tmp/stdout"
 fi
+rc "top: the same snapshot twice" 0 top -b --replay "$fx/demo.snap" "$fx/demo.snap"
+grep -q "^(no lock activity: metering is off)$" "$tmp/stdout" &&
+	pass "top: an empty interval says that metering is off" ||
+	fail "top: an empty interval says that metering is off" "$tmp/stdout"
 rc "top: -d 0" 2 top -b -d 0 --replay "$fx/top-1.snap"
 rc "top: -d x" 2 top -b -d x --replay "$fx/top-1.snap"
 rc "top: -n 0" 2 top -b -n 0 --replay "$fx/top-1.snap"
