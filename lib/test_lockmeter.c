@@ -44,15 +44,30 @@
  *   downgrade N H       N x down_write, H us, downgrade_write, H us,
  *                       up_read on lmt_rwsem                        lmt_downgrade()
  *   fork_hold           mutex_lock(lmt_fork_mutex) and return to user space
- *                       holding it                                  lmt_fork_hold()
+ *                       holding it (lockdep is told it was handed
+ *                       off, as for a frozen superblock)            lmt_fork_hold()
  *   held                held: sleeping locks lockmeter records for the caller
  *   fork_release        the fork_hold caller unlocks lmt_fork_mutex
+ *   irq_sleeping N      hold lmt_irq_held[] until the task has CONFIG_LOCKMETER_TASK_DEPTH
+ *                       - 1 records, then churn lmt_irq_churn while a
+ *                       hardirq and a softirq hrtimer each run N times,
+ *                       each time two nested rwsem trylocks + releases:
+ *                       count (churns), irq_ops, held (records then)  lmt_irq_sleeping()
+ *   mutex_migrate N M   N x mutex_lock(lmt_migrate_mutex), move to the
+ *                       next CPU, msleep(M ms)                       lmt_mutex_migrate()
+ *   ww N                N x ww_mutex_lock(lmt_ww_a, lmt_ww_b) in one
+ *                       acquire context, then ww_mutex_trylock(lmt_ww_a)
+ *                       with none                                    lmt_ww()
+ *
+ * Loading the module takes lmt_init_lock once, in __init code: that site
+ * has no name once the init code is freed.
  *
  * Without CONFIG_LOCKMETER only the bench commands and the commands that
  * just take locks mean anything (make bench runs them on kernels without
  * lockmeter); fork_hold, held and fork_release fail with EOPNOTSUPP.
  */
 #include <linux/completion.h>
+#include <linux/hrtimer.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/err.h>
@@ -67,6 +82,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/uaccess.h>
+#include <linux/ww_mutex.h>
 
 #define LMT_MAX_THREADS	8
 #define LMT_MANY	16384
@@ -90,6 +106,20 @@ static DEFINE_MUTEX(lmt_fork_mutex);
 static DEFINE_MUTEX(lmt_bench_mutex);
 static DECLARE_RWSEM(lmt_rwsem);
 static struct task_struct *lmt_fork_holder;
+static DEFINE_SPINLOCK(lmt_init_lock);
+static DEFINE_MUTEX(lmt_irq_churn);
+static DEFINE_MUTEX(lmt_migrate_mutex);
+static DECLARE_RWSEM(lmt_hirq_a);
+static DECLARE_RWSEM(lmt_hirq_b);
+static DECLARE_RWSEM(lmt_sirq_a);
+static DECLARE_RWSEM(lmt_sirq_b);
+static DEFINE_WD_CLASS(lmt_ww_class);
+static struct ww_mutex lmt_ww_a, lmt_ww_b;
+
+/* Held together, so each needs a lockdep class of its own. */
+#define LMT_IRQ_HELD	32
+static struct mutex lmt_irq_held[LMT_IRQ_HELD];
+static struct lock_class_key lmt_irq_held_keys[LMT_IRQ_HELD];
 
 /* One command at a time; its results stay readable until the next. */
 static DEFINE_MUTEX(lmt_mutex);
@@ -103,6 +133,8 @@ struct lmt_result {
 	u64 ns_per_pair;
 	u64 rejects;
 	u64 aborted;
+	u64 irq_ops;
+	int task_depth;
 	int held;
 	int max_readers;
 	bool has_hold;
@@ -111,6 +143,7 @@ struct lmt_result {
 	bool has_rejects;
 	bool has_aborted;
 	bool has_held;
+	bool has_irq;
 };
 
 /* Busy-wait @us; udelay() alone overflows past a few ms. */
@@ -425,10 +458,157 @@ static noinline int lmt_mutex_abort(unsigned int ms)
 	return 0;
 }
 
+/*
+ * The mutex stays held across the return to user space, which lockdep
+ * does not allow a lock it tracks: tell it the lock was handed off, and
+ * taken back in fork_release, as the VFS does for frozen superblocks.
+ */
 static noinline void lmt_fork_hold(void)
 {
 	mutex_lock(&lmt_fork_mutex);
+	mutex_release(&lmt_fork_mutex.dep_map, _THIS_IP_);
 	lmt_fork_holder = current;
+}
+
+/* ---- sleeping locks in interrupts, while a task edits its records ---- */
+
+#define LMT_IRQ_PERIOD_NS	(200 * NSEC_PER_USEC)
+#define LMT_IRQ_TIMEOUT_MS	60000
+
+struct lmt_irq {
+	struct hrtimer timer;
+	struct rw_semaphore *a, *b;
+	atomic_t runs;
+	atomic_t ops;		/* sleeping-lock operations done */
+	bool stop;
+};
+
+static struct lmt_irq lmt_hirq = { .a = &lmt_hirq_a, .b = &lmt_hirq_b };
+static struct lmt_irq lmt_sirq = { .a = &lmt_sirq_a, .b = &lmt_sirq_b };
+
+/* Two nested trylocks and their releases, in the timer's context. */
+static enum hrtimer_restart lmt_irq_fn(struct hrtimer *timer)
+{
+	struct lmt_irq *q = container_of(timer, struct lmt_irq, timer);
+
+	/* only this timer takes these, so the trylocks cannot fail */
+	if (down_read_trylock(q->a)) {
+		if (down_write_trylock(q->b)) {
+			up_write(q->b);
+			atomic_add(2, &q->ops);
+		}
+		up_read(q->a);
+		atomic_add(2, &q->ops);
+	}
+	atomic_inc(&q->runs);
+	if (READ_ONCE(q->stop))
+		return HRTIMER_NORESTART;
+	hrtimer_forward_now(timer, ns_to_ktime(LMT_IRQ_PERIOD_NS));
+	return HRTIMER_RESTART;
+}
+
+static void lmt_irq_start(struct lmt_irq *q, enum hrtimer_mode mode)
+{
+	hrtimer_init(&q->timer, CLOCK_MONOTONIC, mode);
+	q->timer.function = lmt_irq_fn;
+	atomic_set(&q->runs, 0);
+	atomic_set(&q->ops, 0);
+	WRITE_ONCE(q->stop, false);
+	hrtimer_start(&q->timer, ns_to_ktime(LMT_IRQ_PERIOD_NS), mode);
+}
+
+static void lmt_irq_stop(struct lmt_irq *q)
+{
+	WRITE_ONCE(q->stop, true);
+	hrtimer_cancel(&q->timer);
+}
+
+static noinline int lmt_irq_sleeping(unsigned int n)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(LMT_IRQ_TIMEOUT_MS);
+	int want = 0, i, ret = 0;
+
+#ifdef CONFIG_LOCKMETER
+	/* the command mutex is one record already */
+	lmt_res.task_depth = CONFIG_LOCKMETER_TASK_DEPTH;
+	want = CONFIG_LOCKMETER_TASK_DEPTH - 1 - lockmeter_current_held();
+#endif
+	if (want < 0 || want > LMT_IRQ_HELD)
+		return -EINVAL;
+	for (i = 0; i < want; i++)
+		mutex_lock(&lmt_irq_held[i]);
+	lmt_irq_start(&lmt_hirq, HRTIMER_MODE_REL_HARD);
+	lmt_irq_start(&lmt_sirq, HRTIMER_MODE_REL_SOFT);
+	while (atomic_read(&lmt_hirq.runs) < n || atomic_read(&lmt_sirq.runs) < n) {
+		if (time_after(jiffies, deadline)) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		/* the top record comes and goes while the timers fire */
+		mutex_lock(&lmt_irq_churn);
+		lmt_delay(20);
+		mutex_unlock(&lmt_irq_churn);
+		lmt_delay(20);
+		lmt_res.count++;
+		cond_resched();
+	}
+	lmt_irq_stop(&lmt_hirq);
+	lmt_irq_stop(&lmt_sirq);
+	lmt_res.irq_ops = atomic_read(&lmt_hirq.ops) + atomic_read(&lmt_sirq.ops);
+#ifdef CONFIG_LOCKMETER
+	lmt_res.held = lockmeter_current_held();
+#endif
+	while (i--)
+		mutex_unlock(&lmt_irq_held[i]);
+	return ret;
+}
+
+/* A mutex holder that moves to another CPU while it sleeps. */
+static noinline int lmt_mutex_migrate(unsigned int n, unsigned int ms)
+{
+	cpumask_var_t saved;
+	unsigned int cpu;
+	u64 t0, t1;
+	int ret = 0;
+
+	if (!alloc_cpumask_var(&saved, GFP_KERNEL))
+		return -ENOMEM;
+	cpumask_copy(saved, current->cpus_ptr);
+	while (n-- && !ret) {
+		mutex_lock(&lmt_migrate_mutex);
+		t0 = local_clock();
+		cpu = cpumask_next(raw_smp_processor_id(), cpu_online_mask);
+		if (cpu >= nr_cpu_ids)
+			cpu = cpumask_first(cpu_online_mask);
+		ret = set_cpus_allowed_ptr(current, cpumask_of(cpu));
+		msleep(ms);
+		t1 = local_clock();
+		mutex_unlock(&lmt_migrate_mutex);
+		lmt_account(t0, t1);
+	}
+	set_cpus_allowed_ptr(current, saved);
+	free_cpumask_var(saved);
+	return ret;
+}
+
+/* ww_mutexes in an acquire context, and a trylock without one. */
+static noinline void lmt_ww(unsigned int n)
+{
+	struct ww_acquire_ctx ctx;
+
+	while (n--) {
+		ww_acquire_init(&ctx, &lmt_ww_class);
+		/* nobody else takes them: no -EDEADLK to back off from */
+		if (!ww_mutex_lock(&lmt_ww_a, &ctx)) {
+			if (!ww_mutex_lock(&lmt_ww_b, &ctx))
+				ww_mutex_unlock(&lmt_ww_b);
+			ww_mutex_unlock(&lmt_ww_a);
+		}
+		ww_acquire_fini(&ctx);
+		lmt_res.count++;
+	}
+	if (ww_mutex_trylock(&lmt_ww_a, NULL))
+		ww_mutex_unlock(&lmt_ww_a);
 }
 
 /* ---- kthread scenarios ---- */
@@ -733,12 +913,36 @@ static int lmt_cmd_fork(const unsigned int *a)
 		if (lmt_fork_holder != current)
 			return -EPERM;
 		lmt_fork_holder = NULL;
+		mutex_acquire(&lmt_fork_mutex.dep_map, 0, 0, _THIS_IP_);
 		mutex_unlock(&lmt_fork_mutex);
 	}
 	lmt_res.has_held = true;
 #ifdef CONFIG_LOCKMETER
 	lmt_res.held = lockmeter_current_held();
 #endif
+	return 0;
+}
+
+static int lmt_cmd_irq_sleeping(const unsigned int *a)
+{
+	if (!IS_ENABLED(CONFIG_LOCKMETER))
+		return -EOPNOTSUPP;
+	lmt_res.has_held = true;
+	lmt_res.has_irq = true;
+	return lmt_irq_sleeping(a[0]);
+}
+
+static int lmt_cmd_mutex_migrate(const unsigned int *a)
+{
+	if (a[1] > LMT_MAX_HOLD_US / 1000)
+		return -EINVAL;
+	lmt_res.has_hold = true;
+	return lmt_mutex_migrate(a[0], a[1]);
+}
+
+static int lmt_cmd_ww(const unsigned int *a)
+{
+	lmt_ww(a[0]);
 	return 0;
 }
 
@@ -760,8 +964,10 @@ static const struct lmt_cmd {
 	{ "hold",		2, lmt_cmd_hold },
 	{ "hold_bh",		2, lmt_cmd_hold },
 	{ "hold_irqsave",	2, lmt_cmd_hold },
+	{ "irq_sleeping",	1, lmt_cmd_irq_sleeping },
 	{ "mutex_abort",	1, lmt_cmd_mutex_abort },
 	{ "mutex_contend",	3, lmt_cmd_threads },
+	{ "mutex_migrate",	2, lmt_cmd_mutex_migrate },
 	{ "mutex_sleep",	2, lmt_cmd_mutex_sleep },
 	{ "mutex_trylock",	1, lmt_cmd_trylock },
 	{ "nonlifo",		1, lmt_cmd_nonlifo },
@@ -771,6 +977,7 @@ static const struct lmt_cmd {
 	{ "rwsem_writer",	2, lmt_cmd_hold },
 	{ "trylock",		1, lmt_cmd_trylock },
 	{ "writer",		2, lmt_cmd_hold },
+	{ "ww",			1, lmt_cmd_ww },
 };
 
 static int lmt_run(char *line)
@@ -829,6 +1036,9 @@ static int lmt_show(struct seq_file *m, void *v)
 		seq_printf(m, "aborted: %llu\n", lmt_res.aborted);
 	if (lmt_res.has_held)
 		seq_printf(m, "held: %d\n", lmt_res.held);
+	if (lmt_res.has_irq)
+		seq_printf(m, "irq_ops: %llu\ntask_depth: %d\n", lmt_res.irq_ops,
+			   lmt_res.task_depth);
 	if (lmt_res.has_readers)
 		seq_printf(m, "max_readers: %d\n", lmt_res.max_readers);
 	if (lmt_res.has_bench)
@@ -851,12 +1061,24 @@ static const struct proc_ops lmt_proc_ops = {
 
 static struct proc_dir_entry *lmt_proc;
 
+/* A site in init code, which has no name once the module is up. */
+static noinline void __init lmt_init_touch(void)
+{
+	spin_lock(&lmt_init_lock);
+	spin_unlock(&lmt_init_lock);
+}
+
 static int __init test_lockmeter_init(void)
 {
 	unsigned int i;
 
 	for (i = 0; i < LMT_MANY; i++)
 		spin_lock_init(&lmt_many[i]);
+	for (i = 0; i < LMT_IRQ_HELD; i++)
+		__mutex_init(&lmt_irq_held[i], "lmt_irq_held", &lmt_irq_held_keys[i]);
+	ww_mutex_init(&lmt_ww_a, &lmt_ww_class);
+	ww_mutex_init(&lmt_ww_b, &lmt_ww_class);
+	lmt_init_touch();
 	lmt_proc = proc_create("test_lockmeter", 0600, NULL, &lmt_proc_ops);
 	return lmt_proc ? 0 : -ENOMEM;
 }

@@ -13,6 +13,8 @@
 #include <sys/param.h>
 #include <sys/socket.h>
 
+#include <linux/capability.h>
+
 #include "lockmeter_lib.h"
 
 #define NOBODY		65534
@@ -234,8 +236,25 @@ static int nl_do(__u16 family, const struct nl_req *req, struct nl_reply *r)
 	return ret;
 }
 
-/* Run @req as uid nobody in a child: returns the child's -error. */
-static int nl_do_as_nobody(__u16 family, const struct nl_req *req)
+/* Drop CAP_SYS_ADMIN from this (root) process; CAP_NET_ADMIN stays. */
+static int drop_sys_admin(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	d[0].effective &= ~(1U << CAP_SYS_ADMIN);
+	d[0].permitted &= ~(1U << CAP_SYS_ADMIN);
+	d[0].inheritable &= ~(1U << CAP_SYS_ADMIN);
+	return syscall(SYS_capset, &h, d);
+}
+
+/*
+ * Run @req in a child as uid nobody, or (@nobody false) as root without
+ * CAP_SYS_ADMIN: returns the child's -error.
+ */
+static int nl_do_as(__u16 family, const struct nl_req *req, bool nobody)
 {
 	pid_t pid = fork();
 
@@ -244,7 +263,7 @@ static int nl_do_as_nobody(__u16 family, const struct nl_req *req)
 	if (pid == 0) {
 		struct nl_reply r;
 
-		if (setgid(NOBODY) || setuid(NOBODY))
+		if (nobody ? setgid(NOBODY) || setuid(NOBODY) : drop_sys_admin())
 			_exit(255);
 		if (nl_do(family, req, &r))
 			_exit(254);
@@ -327,11 +346,15 @@ TEST_F(nl, unprivileged_is_refused)
 	static const struct nl_req status = { .cmd = LOCKMETER_CMD_STATUS_GET };
 
 	ASSERT_EQ(0, lm_ctl("off"));
-	EXPECT_EQ(-EPERM, nl_do_as_nobody(self->family, &on));
+	EXPECT_EQ(-EPERM, nl_do_as(self->family, &on, true));
 	EXPECT_FALSE(lm_is_on(_metadata));
-	EXPECT_EQ(-EPERM, nl_do_as_nobody(self->family, &dump));
+	EXPECT_EQ(-EPERM, nl_do_as(self->family, &dump, true));
 	/* the status is not secret */
-	EXPECT_EQ(0, nl_do_as_nobody(self->family, &status));
+	EXPECT_EQ(0, nl_do_as(self->family, &status, true));
+	/* the statistics need what /proc/lockmeter needs: CAP_SYS_ADMIN */
+	EXPECT_EQ(-EPERM, nl_do_as(self->family, &dump, false));
+	EXPECT_EQ(-EPERM, nl_do_as(self->family, &on, false));
+	EXPECT_EQ(0, nl_do_as(self->family, &status, false));
 }
 
 /* Strict policies: each bad request is refused, with a message. */

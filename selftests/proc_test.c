@@ -64,7 +64,8 @@ TEST_F(proc, header_order)
 	static const char * const keys[] = {
 		"kernel", "cpus", "clock", "state", "metered_ns", "resets",
 		"slots_used", "slots_per_cpu", "rows", "dropped", "unmatched",
-		"recursion", "table_full", "evicted",
+		"recursion", "table_full", "evicted", "irqctx", "truncated",
+		"stack_depth", "task_depth",
 	};
 	const char *end = strstr(self->text, "\n\n"), *prev = self->text, *p;
 	char pat[32];
@@ -87,6 +88,7 @@ TEST_F(proc, header_counters)
 	static const char * const keys[] = {
 		"cpus", "metered_ns", "resets", "slots_used", "slots_per_cpu",
 		"rows", "dropped", "unmatched", "recursion", "table_full", "evicted",
+		"irqctx", "truncated", "stack_depth", "task_depth",
 	};
 	uint64_t cpus, used, per_cpu;
 	size_t i;

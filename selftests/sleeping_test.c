@@ -475,4 +475,106 @@ TEST_F(sleep, fork_no_inherit)
 	ASSERT_EQ(0, lm_ctl("off"));
 }
 
+/*
+ * Sleeping-lock trylocks and releases in a hardirq and a softirq timer,
+ * while the interrupted task holds one record short of a full table and
+ * keeps taking and releasing one more.  Interrupts must leave the task's
+ * records alone (none evicted, none lost: it still has them all) and
+ * their operations are counted as outside task context, not metered.
+ */
+#define IRQ_RUNS		2000
+
+TEST_F(sleep, irq_context_leaves_task_records_alone)
+{
+	uint64_t evicted, irqctx, ops, churns, held, depth;
+	const struct lm_row *row;
+	size_t i;
+
+	lm_metered(_metadata, "irq_sleeping %u", IRQ_RUNS);
+	held = lm_mod_value(_metadata, "held");
+	depth = lm_mod_value(_metadata, "task_depth");
+	ops = lm_mod_value(_metadata, "irq_ops");
+	churns = lm_mod_value(_metadata, "count");
+	ASSERT_LT(0ULL, ops) TH_LOG("the timers took no lock");
+	EXPECT_EQ(depth - 1, held) TH_LOG("the task's records changed under it");
+
+	lm_report_read(_metadata, &self->rep);
+	evicted = lm_header_u64(_metadata, self->rep.text, "evicted");
+	EXPECT_EQ(0ULL, evicted) TH_LOG("interrupts evicted the task's records");
+	for (i = 0; i < self->rep.nr_rows; i++) {
+		row = &self->rep.rows[i];
+		EXPECT_FALSE(strstr(row->lock, "lmt_hirq_") || strstr(row->lock, "lmt_sirq_"))
+			TH_LOG("%s %s was metered in an interrupt", row->type, row->lock);
+	}
+	row = sole_row(_metadata, &self->rep, "mutex", "lmt_irq_churn", "lmt_irq_sleeping");
+	EXPECT_EQ(churns, row->acquired) TH_LOG("records of the task's own mutex were lost");
+	row = lm_find_row(&self->rep, "mutex", "lmt_irq_held", "lmt_irq_sleeping");
+	ASSERT_NE(NULL, row);
+	EXPECT_EQ(depth - 2, lm_count_rows(&self->rep, "mutex", "lmt_irq_held",
+					   "lmt_irq_sleeping"));
+	irqctx = lm_header_u64(_metadata, self->rep.text, "irqctx");
+	EXPECT_LE(ops, irqctx) TH_LOG("%" PRIu64 " operations in interrupts, %" PRIu64
+				      " counted", ops, irqctx);
+}
+
+/*
+ * A holder that moves to the next CPU and sleeps, each hold: the split
+ * into on-CPU and blocked time is made in one clock, so blocked time is
+ * the sleep, whichever CPUs the hold began and ended on.
+ */
+#define MIGRATE_N		5
+#define MIGRATE_MS		20
+
+TEST_F(sleep, mutex_migrate_split)
+{
+	const uint64_t n = MIGRATE_N, sleep_ns = MIGRATE_MS * 1000000ULL;
+	const struct lm_row *row;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "migration needs two CPUs");
+	lm_metered(_metadata, "mutex_migrate %u %u", MIGRATE_N, MIGRATE_MS);
+	ASSERT_EQ(n, lm_mod_value(_metadata, "count"));
+
+	lm_report_read(_metadata, &self->rep);
+	row = sole_row(_metadata, &self->rep, "mutex", "lmt_migrate_mutex",
+		       "lmt_mutex_migrate");
+	EXPECT_EQ(n, row->acquired);
+	EXPECT_EQ(row->hold_total, row->oncpu_total + row->blocked_total);
+	EXPECT_LE(row->blocked_max, row->hold_max);
+	EXPECT_LE(row->oncpu_max, row->hold_max);
+	EXPECT_TRUE(pct_at_least(row->blocked_total, row->hold_total, SLEEP_BLOCKED_MIN_PCT))
+		TH_LOG("blocked %" PRIu64 " of %" PRIu64 " ns", row->blocked_total,
+		       row->hold_total);
+	EXPECT_FALSE(pct_at_least(row->oncpu_total, row->hold_total, SLEEP_ONCPU_MAX_PCT))
+		TH_LOG("on a CPU %" PRIu64 " of %" PRIu64 " ns while sleeping",
+		       row->oncpu_total, row->hold_total);
+	EXPECT_TRUE(pct_at_least(row->blocked_total, n * sleep_ns, SLEEP_PER_HOLD_MIN_PCT))
+		TH_LOG("blocked %" PRIu64 " ns per hold, in sleeps of %u ms",
+		       row->blocked_total / n, MIGRATE_MS);
+}
+
+/* ww_mutexes are metered as mutexes, so their unlocks find their records. */
+#define WW_N			50
+
+TEST_F(sleep, ww_mutex)
+{
+	uint64_t unmatched;
+	const struct lm_row *a, *b;
+
+	lm_metered(_metadata, "ww %u", WW_N);
+	ASSERT_EQ((uint64_t)WW_N, lm_mod_value(_metadata, "count"));
+
+	lm_report_read(_metadata, &self->rep);
+	a = lm_find_row(&self->rep, "mutex", "lmt_ww_a", "lmt_ww");
+	b = lm_find_row(&self->rep, "mutex", "lmt_ww_b", "lmt_ww");
+	ASSERT_NE(NULL, a) TH_LOG("ww_mutex_lock() is not metered");
+	ASSERT_NE(NULL, b);
+	/* lmt_ww_a: two rows, ww_mutex_lock() and ww_mutex_trylock() */
+	EXPECT_EQ(2U, lm_count_rows(&self->rep, "mutex", "lmt_ww_a", "lmt_ww"));
+	EXPECT_EQ((uint64_t)WW_N, b->acquired);
+	EXPECT_EQ(0ULL, b->spin + b->reject + b->abort);
+	unmatched = lm_header_u64(_metadata, self->rep.text, "unmatched");
+	EXPECT_GT((uint64_t)WW_N, unmatched) TH_LOG("ww_mutex unlocks went unmatched");
+}
+
 TEST_HARNESS_MAIN

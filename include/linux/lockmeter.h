@@ -18,7 +18,15 @@
 
 #include <linux/atomic.h>
 #include <linux/jump_label.h>
+#include <linux/lockmeter_task.h>
+#include <linux/sched.h>
 #include <linux/spinlock_types.h>
+
+struct lm_task;
+
+/* The scheduler's side: lockmeter.c. */
+void lm_sched_out(struct lm_task *lt);
+void lm_sched_in(struct lm_task *lt);
 
 #ifdef CONFIG_LOCKMETER
 
@@ -29,12 +37,32 @@ static __always_inline bool lockmeter_active(void)
 	return static_branch_unlikely(&lockmeter_key);
 }
 
+/*
+ * Called by the scheduler with the runqueue locked and interrupts off,
+ * for the task switched out and the one switched in.  A task that holds
+ * no metered sleeping lock pays one load and a branch.
+ */
+static __always_inline void lockmeter_sched_out(struct task_struct *p)
+{
+	if (lockmeter_active() && p->lockmeter.depth)
+		lm_sched_out(&p->lockmeter);
+}
+
+static __always_inline void lockmeter_sched_in(struct task_struct *p)
+{
+	if (lockmeter_active() && p->lockmeter.t_out)
+		lm_sched_in(&p->lockmeter);
+}
+
 #else /* !CONFIG_LOCKMETER */
 
 static __always_inline bool lockmeter_active(void)
 {
 	return false;
 }
+
+static inline void lockmeter_sched_out(struct task_struct *p) { }
+static inline void lockmeter_sched_in(struct task_struct *p) { }
 
 #endif /* CONFIG_LOCKMETER */
 
@@ -85,6 +113,8 @@ void lm_write_lock_nested(rwlock_t *lock, int subclass, unsigned long ip);
 
 struct mutex;
 struct rw_semaphore;
+struct ww_mutex;
+struct ww_acquire_ctx;
 
 /* Sleeping locks: lockmeter_mutex.c and lockmeter_rwsem.c. */
 int lm_mutex_lock(struct mutex *lock, unsigned int state, unsigned int subclass,
@@ -94,6 +124,10 @@ int lm_mutex_trylock(struct mutex *lock, unsigned long ip);
 void lm_mutex_unlock(struct mutex *lock, unsigned long ip);
 int lm_atomic_dec_and_mutex_lock(atomic_t *cnt, struct mutex *lock,
 				 unsigned long ip);
+int lm_ww_mutex_lock(struct ww_mutex *ww, struct ww_acquire_ctx *ctx,
+		     unsigned int state, unsigned long ip);
+int lm_ww_mutex_trylock(struct ww_mutex *ww, struct ww_acquire_ctx *ctx,
+			unsigned long ip);
 
 int lm_down_read(struct rw_semaphore *sem, int state, int subclass,
 		 unsigned long ip);

@@ -47,6 +47,20 @@ enum lm_class {
 };
 
 /*
+ * Flags in lm_key::class above the class itself: the row's lock or site
+ * was in a module that has gone, and the field now points to a copy of
+ * its name (in a snapshot: an offset into lm_snapshot::gone).
+ */
+#define LM_CLASS_MASK	0xffU
+#define LM_GONE_LOCK	0x100U
+#define LM_GONE_SITE	0x200U
+
+static inline u32 lm_class(u32 class)
+{
+	return class & LM_CLASS_MASK;
+}
+
+/*
  * A statistics row is identified by (lock, site, type, class).  For heap
  * locks @lock is 0: all instances taken at one site share a row, and the
  * row counts how many distinct instances it saw.
@@ -213,6 +227,7 @@ struct lm_loss {
 	u64 recursion;		/* hook entered while already active */
 	u64 table_full;		/* no free slot: counted in the overflow row */
 	u64 evicted;		/* task's held records full: oldest dropped */
+	u64 irqctx;		/* sleeping-lock op outside task context: not metered */
 };
 
 struct lm_snapshot {
@@ -221,6 +236,8 @@ struct lm_snapshot {
 	struct lm_loss loss;
 	unsigned int slots_used;	/* fullest CPU's table */
 	unsigned int slots_per_cpu;
+	u64 truncated;		/* rows that did not fit the copy */
+	char *gone;		/* names of rows of unloaded modules */
 	bool on;
 	u64 metered_ns;
 	/* since boot: snapshots with equal counts lie in one period */
@@ -237,10 +254,10 @@ void lm_acquire(void *lock, unsigned long site, u32 type, u64 t_wait);
 void lm_release(void *lock, u32 type, u64 now);
 void lm_reject(void *lock, unsigned long site, u32 type);
 
-/* A moment in the current task's life: the clock and its time on a CPU. */
+/* A moment in the current task's life: the clock and its time off a CPU. */
 struct lm_stamp {
 	u64 t;
-	u64 oncpu;
+	u64 offcpu;
 };
 
 /*
@@ -272,8 +289,12 @@ struct lm_pcpu_name;
 struct lm_names {
 	struct lm_pcpu_name *pcpu;
 	unsigned int nr_pcpu;
+	const char *gone;	/* the snapshot's names of unloaded modules' rows */
 	char sym[KSYM_NAME_LEN];
 };
+
+const char *lm_addr_name(struct lm_names *n, unsigned long addr, bool site,
+			 char *buf, size_t len);
 
 void lm_names_init(struct lm_names *n, const struct lm_snapshot *snap);
 void lm_names_free(struct lm_names *n);

@@ -99,3 +99,58 @@ int lm_atomic_dec_and_mutex_lock(atomic_t *cnt, struct mutex *lock,
 	}
 	return 1;
 }
+
+/*
+ * ww_mutex: metered as the mutex it is built on, so that ww_mutex_unlock()
+ * (a mutex_unlock()) finds its record.  Whether it waited is judged by
+ * the lock's owner at entry: the acquire context logic lives in
+ * __ww_mutex_lock() and is not repeated here.  -EALREADY (the context
+ * holds it already) acquires nothing; -EDEADLK (back off) and -EINTR end
+ * a wait without the lock, as aborts.
+ */
+int __sched lm_ww_mutex_lock(struct ww_mutex *ww, struct ww_acquire_ctx *ctx,
+			     unsigned int state, unsigned long ip)
+{
+	struct mutex *lock = &ww->base;
+	u64 t_wait = 0;
+	int ret;
+
+	might_sleep();
+	if (mutex_is_locked(lock))
+		t_wait = local_clock();
+	ret = __ww_mutex_lock(lock, state, 0, ip, ctx);
+	if (ret == -EALREADY)
+		return ret;
+	if (ret) {
+		lm_sleep_abort(lock, ip, LM_mutex);
+		return ret;
+	}
+	lm_sleep_acquired(lock, ip, LM_mutex, t_wait);
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+	if (ctx && ctx->acquired > 1)
+		return ww_mutex_deadlock_injection(ww, ctx);
+#endif
+	return 0;
+}
+
+int __sched lm_ww_mutex_trylock(struct ww_mutex *ww, struct ww_acquire_ctx *ctx,
+				unsigned long ip)
+{
+	struct mutex *lock = &ww->base;
+
+	if (!ctx)
+		return lm_mutex_trylock(lock, ip);
+
+	MUTEX_WARN_ON(lock->magic != lock);
+	/* as ww_mutex_trylock(): no one can wound us while we hold nothing */
+	if (ctx->acquired == 0)
+		ctx->wounded = 0;
+	if (__mutex_trylock(lock)) {
+		ww_mutex_set_context_fastpath(ww, ctx);
+		mutex_acquire_nest(&lock->dep_map, 0, 1, &ctx->dep_map, ip);
+		lm_sleep_acquired(lock, ip, LM_mutex, 0);
+		return 1;
+	}
+	lm_reject(lock, ip, LM_mutex);
+	return 0;
+}

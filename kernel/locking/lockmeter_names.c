@@ -6,7 +6,12 @@
  * snapshot here.  Static locks and sites go through kallsyms.  A static
  * per-CPU lock is keyed by its per-CPU offset, which kallsyms_lookup()
  * does not know, so lm_names_init() finds the nearest per-CPU symbol for
- * all such rows in one pass over the symbol table.
+ * all such rows in one pass over the symbol table.  Rows of modules that
+ * have gone carry the names they had then (lm_snapshot() copies them).
+ *
+ * An address kallsyms cannot name (freed __init code, say) is printed with
+ * %pK: it follows kptr_restrict for the reader, so no reader learns more
+ * of the kernel's layout than /proc/kallsyms would tell it.
  */
 #include <linux/kallsyms.h>
 #include <linux/overflow.h>
@@ -47,8 +52,9 @@ void lm_names_init(struct lm_names *n, const struct lm_snapshot *snap)
 	size_t i;
 
 	memset(n, 0, sizeof(*n));
+	n->gone = snap->gone;
 	for (i = 0; i < snap->nr; i++)
-		count += snap->rows[i].key.class == LM_PERCPU;
+		count += lm_class(snap->rows[i].key.class) == LM_PERCPU;
 	if (!count)
 		return;
 	n->pcpu = vzalloc(array_size(count, sizeof(*n->pcpu)));
@@ -57,7 +63,7 @@ void lm_names_init(struct lm_names *n, const struct lm_snapshot *snap)
 	for (i = 0; i < snap->nr; i++) {
 		unsigned long lock = snap->rows[i].key.lock;
 
-		if (snap->rows[i].key.class != LM_PERCPU)
+		if (lm_class(snap->rows[i].key.class) != LM_PERCPU)
 			continue;
 		for (j = 0; j < n->nr_pcpu && n->pcpu[j].lock != lock; j++)
 			;
@@ -76,14 +82,14 @@ void lm_names_free(struct lm_names *n)
 }
 
 /* "sym", "sym+0xoff" or, with @size, "sym+0xoff/0xsize"; "[mod]" glued on. */
-static const char *lm_sym(struct lm_names *n, unsigned long addr, bool size,
-			  char *buf, size_t len)
+const char *lm_addr_name(struct lm_names *n, unsigned long addr, bool size,
+			 char *buf, size_t len)
 {
 	unsigned long symsize, off;
 	char *mod = NULL;
 
 	if (!kallsyms_lookup(addr, &symsize, &off, &mod, n->sym)) {
-		snprintf(buf, len, "0x%lx", addr);
+		snprintf(buf, len, "%pK", (void *)addr);
 		return buf;
 	}
 	if (size)
@@ -103,9 +109,11 @@ const char *lm_lock_name(struct lm_names *n, const struct lm_key *k,
 {
 	unsigned int i;
 
-	switch (k->class) {
+	if (k->class & LM_GONE_LOCK)
+		return n->gone ? n->gone + k->lock : "[unloaded module]";
+	switch (lm_class(k->class)) {
 	case LM_STATIC:
-		return lm_sym(n, k->lock, false, buf, len);
+		return lm_addr_name(n, k->lock, false, buf, len);
 	case LM_PERCPU:
 		for (i = 0; i < n->nr_pcpu; i++) {
 			if (n->pcpu[i].lock == k->lock && n->pcpu[i].name[0]) {
@@ -128,5 +136,7 @@ const char *lm_site_name(struct lm_names *n, const struct lm_key *k,
 {
 	if (k->class == LM_OVERFLOW)
 		return "*overflow*";
-	return lm_sym(n, k->site, true, buf, len);
+	if (k->class & LM_GONE_SITE)
+		return n->gone ? n->gone + k->site : "[unloaded module]";
+	return lm_addr_name(n, k->site, true, buf, len);
 }

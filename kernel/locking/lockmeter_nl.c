@@ -5,6 +5,7 @@
  *   LOCKMETER_CMD_STATUS_GET  do    state, metered time, table use, losses
  *   LOCKMETER_CMD_STATS_GET   dump  one message per row, merged over CPUs or
  *                                   (LOCKMETER_A_CPU) one CPU's table; admin
+ *                                   and CAP_SYS_ADMIN, as /proc/lockmeter
  *   LOCKMETER_CMD_CONTROL     do    on, off, reset; admin and CAP_SYS_ADMIN
  *
  * The dump takes its snapshot in .start and frees it in .done (which also
@@ -76,7 +77,8 @@ static int lm_nl_status_put(struct sk_buff *skb, const struct lm_snapshot *s)
 	    nla_put_uint(skb, LOCKMETER_A_RECURSION, s->loss.recursion) ||
 	    nla_put_uint(skb, LOCKMETER_A_TABLE_FULL, s->loss.table_full) ||
 	    nla_put_uint(skb, LOCKMETER_A_EVICTED, s->loss.evicted) ||
-	    nla_put_uint(skb, LOCKMETER_A_RESETS, s->resets))
+	    nla_put_uint(skb, LOCKMETER_A_RESETS, s->resets) ||
+	    nla_put_uint(skb, LOCKMETER_A_IRQCTX, s->loss.irqctx))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -126,7 +128,7 @@ static int lm_nl_row_put(struct sk_buff *skb, struct lm_nl_dump *d,
 		{ LOCKMETER_R_BLOCKED_TOTAL, r->blocked_total },
 		{ LOCKMETER_R_BLOCKED_MAX, r->blocked_max },
 		{ LOCKMETER_R_INSTANCES,
-		  r->key.class == LM_HEAP ? lm_inst_estimate(r->inst) : 1 },
+		  lm_class(r->key.class) == LM_HEAP ? lm_inst_estimate(r->inst) : 1 },
 	};
 	struct nlattr *nest;
 	unsigned int i;
@@ -135,7 +137,7 @@ static int lm_nl_row_put(struct sk_buff *skb, struct lm_nl_dump *d,
 	if (!nest)
 		return -EMSGSIZE;
 	if (nla_put_u32(skb, LOCKMETER_R_TYPE, r->key.type) ||
-	    nla_put_u32(skb, LOCKMETER_R_CLASS, r->key.class))
+	    nla_put_u32(skb, LOCKMETER_R_CLASS, lm_class(r->key.class)))
 		goto err_cancel;
 	for (i = 0; i < ARRAY_SIZE(v); i++)
 		if (nla_put_uint(skb, v[i].attr, v[i].val))
@@ -162,6 +164,11 @@ int lockmeter_nl_stats_get_start(struct netlink_callback *cb)
 	struct lm_nl_dump *d;
 	int ret;
 
+	/* the same privilege as reading /proc/lockmeter */
+	if (!capable(CAP_SYS_ADMIN)) {
+		NL_SET_ERR_MSG(cb->extack, "lockmeter statistics need CAP_SYS_ADMIN");
+		return -EPERM;
+	}
 	d = kvzalloc(sizeof(*d), GFP_KERNEL);
 	if (!d)
 		return -ENOMEM;
@@ -197,7 +204,8 @@ int lockmeter_nl_stats_get_dumpit(struct sk_buff *skb,
 
 		if (!hdr)
 			break;
-		if (lm_nl_row_put(skb, d, &d->snap.rows[d->pos])) {
+		if ((!d->pos && nla_put_uint(skb, LOCKMETER_A_TRUNCATED, d->snap.truncated)) ||
+		    lm_nl_row_put(skb, d, &d->snap.rows[d->pos])) {
 			genlmsg_cancel(skb, hdr);
 			break;
 		}

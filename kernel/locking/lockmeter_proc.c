@@ -2,11 +2,12 @@
 /*
  * /proc/lockmeter: the lockmeter report and control file.
  *
- * open() takes a snapshot of every CPU's table, merges equal keys, sorts
- * the rows by longest hold and resolves per-CPU lock names once
- * (lockmeter_names.c); read()
- * walks that snapshot; release() frees it.  Writing "on", "off", "reset"
- * or "0" (= reset) controls metering and needs CAP_SYS_ADMIN.
+ * open() for reading takes a snapshot of every CPU's table, merges equal
+ * keys, sorts the rows by longest hold and resolves per-CPU lock names
+ * once (lockmeter_names.c); read() walks that snapshot; release() frees
+ * it.  Writing "on", "off", "reset" or "0" (= reset) controls metering.
+ * Both need CAP_SYS_ADMIN (and the file is 0600), as the netlink stats
+ * dump and control do.
  *
  * The format (version line, "key: value" header, one row per
  * (type, lock, site) with raw ns and counts) is documented in
@@ -58,13 +59,17 @@ static void lm_show_header(struct seq_file *m, struct lm_proc *p)
 	seq_printf(m, "recursion: %llu\n", s->loss.recursion);
 	seq_printf(m, "table_full: %llu\n", s->loss.table_full);
 	seq_printf(m, "evicted: %llu\n", s->loss.evicted);
+	seq_printf(m, "irqctx: %llu\n", s->loss.irqctx);
+	seq_printf(m, "truncated: %llu\n", s->truncated);
+	seq_printf(m, "stack_depth: %d\n", CONFIG_LOCKMETER_STACK_DEPTH);
+	seq_printf(m, "task_depth: %d\n", CONFIG_LOCKMETER_TASK_DEPTH);
 	seq_puts(m, "\n# type acquired nowait spin reject abort hold_total_ns hold_min_ns hold_max_ns wait_total_ns wait_min_ns wait_max_ns oncpu_total_ns oncpu_max_ns blocked_total_ns blocked_max_ns instances lock site\n");
 }
 
 static void lm_show_row(struct seq_file *m, struct lm_proc *p,
 			const struct lm_stat *r)
 {
-	u64 inst = r->key.class == LM_HEAP ? lm_inst_estimate(r->inst) : 1;
+	u64 inst = lm_class(r->key.class) == LM_HEAP ? lm_inst_estimate(r->inst) : 1;
 
 	seq_printf(m, "%-5s %9llu %9llu %7llu %7llu %5llu %13llu %10llu %10llu %13llu %10llu %10llu ",
 		   lm_types[r->key.type].name, r->nowait + r->spin, r->nowait,
@@ -120,9 +125,15 @@ static int lm_proc_open(struct inode *inode, struct file *file)
 	struct lm_proc *p;
 	int ret;
 
+	/* the report names kernel symbols: as privileged as the control */
+	if ((file->f_mode & FMODE_READ) && !capable(CAP_SYS_ADMIN))
+		return -EPERM;
 	p = __seq_open_private(file, &lm_seq_ops, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
+	/* a writer only controls: no snapshot to take */
+	if (!(file->f_mode & FMODE_READ))
+		return 0;
 	ret = lm_snapshot(&p->snap, -1, true);
 	if (ret) {
 		seq_release_private(inode, file);

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lockmeter and modules: rows of a module that was unloaded keep their
+ * names and never merge with the rows of the same module loaded again at
+ * the same addresses; a site without a name (freed __init code) is
+ * printed as kptr_restrict allows the reader.
+ */
+#include <fcntl.h>
+
+#include "lockmeter_lib.h"
+
+#define KPTR	"/proc/sys/kernel/kptr_restrict"
+#define RELOADS	3
+#define HOLD_N	3
+
+static int mod_unload(void)
+{
+	return syscall(SYS_delete_module, LM_MOD_NAME, O_NONBLOCK) ? -errno : 0;
+}
+
+FIXTURE(mod)
+{
+	struct lm_report rep;
+	char kptr[8];
+};
+
+FIXTURE_SETUP(mod)
+{
+	char *text;
+
+	lm_setup(_metadata);
+	text = lm_read_file(KPTR);
+	ASSERT_NE(NULL, text);
+	snprintf(self->kptr, sizeof(self->kptr), "%.1s", text);
+	free(text);
+}
+
+FIXTURE_TEARDOWN(mod)
+{
+	EXPECT_EQ(0, lm_write(KPTR, self->kptr, strlen(self->kptr)));
+	EXPECT_EQ(0, lm_ctl("off"));
+	lm_report_free(&self->rep);
+	/* leave the module loaded for the other tests */
+	EXPECT_TRUE(lm_mod_ready(_metadata));
+}
+
+/* The site of lmt_init_lock's row, as the report names it now. */
+static void init_site(struct __test_metadata *_metadata, struct lm_report *rep,
+		      char *site, size_t len)
+{
+	const struct lm_row *row = NULL;
+	size_t i;
+
+	lm_report_free(rep);
+	lm_report_read(_metadata, rep);
+	for (i = 0; i < rep->nr_rows; i++)
+		if (lm_lock_is(rep->rows[i].lock, "lmt_init_lock"))
+			row = &rep->rows[i];
+	ASSERT_NE(NULL, row) TH_LOG("no row for the lock taken in module init");
+	snprintf(site, len, "%s", row->site);
+}
+
+/*
+ * Loading the module takes lmt_init_lock in __init code, freed once the
+ * module is up: the site has no symbol, and its address is printed as
+ * %pK prints it: zeros under kptr_restrict=2, the address for root under
+ * 1, a hashed value under 0 (or "(____ptrval____)" while the kernel has
+ * no key to hash with yet).
+ */
+TEST_F(mod, nameless_site_follows_kptr_restrict)
+{
+	char zero[64], raw[64], hashed[64];
+
+	ASSERT_EQ(0, mod_unload());
+	ASSERT_EQ(0, lm_ctl("reset"));
+	ASSERT_EQ(0, lm_ctl("on"));
+	ASSERT_TRUE(lm_mod_ready(_metadata));
+	ASSERT_EQ(0, lm_ctl("off"));
+
+	ASSERT_EQ(0, lm_write(KPTR, "2", 1));
+	init_site(_metadata, &self->rep, zero, sizeof(zero));
+	ASSERT_EQ(0, lm_write(KPTR, "1", 1));
+	init_site(_metadata, &self->rep, raw, sizeof(raw));
+	ASSERT_EQ(0, lm_write(KPTR, "0", 1));
+	init_site(_metadata, &self->rep, hashed, sizeof(hashed));
+	TH_LOG("kptr_restrict 2: %s, 1: %s, 0: %s", zero, raw, hashed);
+
+	EXPECT_STREQ("0000000000000000", zero);
+	EXPECT_EQ(0, strncmp(raw, "ffff", 4)) TH_LOG("not a kernel address: %s", raw);
+	EXPECT_STRNE(raw, hashed) TH_LOG("kptr_restrict=0 printed the address");
+	EXPECT_STRNE(zero, hashed);
+}
+
+/*
+ * Meter, unload and load again, RELOADS times: each load's holds stay in
+ * rows of their own, named as when the module was there, never filed as
+ * heap locks.
+ */
+TEST_F(mod, reload_keeps_rows_apart)
+{
+	const struct lm_row *row;
+	size_t i, rows = 0, heap = 0;
+	unsigned int r;
+
+	ASSERT_EQ(0, lm_ctl("reset"));
+	ASSERT_EQ(0, lm_ctl("on"));
+	for (r = 0; r < RELOADS; r++) {
+		lm_mod_cmd(_metadata, "hold %u 100", HOLD_N + r);
+		ASSERT_EQ(0, mod_unload());
+		ASSERT_TRUE(lm_mod_ready(_metadata));
+	}
+	ASSERT_EQ(0, lm_ctl("off"));
+
+	lm_report_read(_metadata, &self->rep);
+	for (i = 0; i < self->rep.nr_rows; i++) {
+		row = &self->rep.rows[i];
+		if (!lm_site_in(row->site, "lmt_hold"))
+			continue;
+		if (!strcmp(row->lock, "[heap]")) {
+			heap++;
+			continue;
+		}
+		if (!lm_lock_is(row->lock, "lmt_static_lock"))
+			continue;
+		EXPECT_TRUE(lm_ends_with(row->lock, LM_MOD_SUFFIX)) TH_LOG("lock %s", row->lock);
+		EXPECT_NE(NULL, strstr(row->site, LM_MOD_SUFFIX)) TH_LOG("site %s", row->site);
+		/* HOLD_N, HOLD_N + 1, ...: one row per load */
+		EXPECT_LE((uint64_t)HOLD_N, row->acquired);
+		EXPECT_GT((uint64_t)HOLD_N + RELOADS, row->acquired)
+			TH_LOG("%" PRIu64 " acquisitions: rows of two loads merged", row->acquired);
+		rows++;
+	}
+	EXPECT_EQ((size_t)RELOADS, rows) TH_LOG("%zu rows for %u loads", rows, RELOADS);
+	EXPECT_EQ(0U, heap) TH_LOG("module locks filed as heap locks");
+}
+
+TEST_HARNESS_MAIN
