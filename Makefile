@@ -28,7 +28,7 @@ Q := @
 endif
 
 .PHONY: all deps tree install-kernel-tree kernel selftests lockstat initramfs check \
-	host-check guest-check demo bench shell patch checkpatch clean help
+	host-check guest-check demo bench bench-quick shell patch checkpatch clean help
 
 all: kernel
 
@@ -40,6 +40,7 @@ help:
 	@echo 'make patch            write build/lockmeter-6.12.patch (everything, one patch)'
 	@echo 'make checkpatch       scripts/checkpatch.pl --strict on kernel files and patches'
 	@echo 'make bench            baseline vs lockmeter off/on vs LOCK_STAT kernels, ratios'
+	@echo 'make bench-quick      the lockmeter kernel alone, instructions per op (icount)'
 	@echo 'make shell            boot the guest with an interactive shell'
 	@echo 'variables: SMP=2 TIMEOUT=1200 CMDLINE="lockmeter=on" V=1 KSRC=... KOBJ=...'
 
@@ -102,6 +103,10 @@ demo: initramfs
 # lockmeter one, the same benchmarks in each: build/bench/report.txt.
 bench: kernel
 	$(Q)SMP=$(SMP) TIMEOUT=$(TIMEOUT) scripts/bench.sh $(KSRC) $(KOBJ) $(MODROOT)
+
+# The lockmeter kernel alone under -icount: instructions per operation.
+bench-quick: kernel
+	$(Q)SMP=$(SMP) TIMEOUT=$(TIMEOUT) scripts/bench-quick.sh $(KOBJ) $(MODROOT)
 
 shell: initramfs
 	$(Q)scripts/run-guest.sh $(BZIMAGE) $(INITRD) /dev/null 0 shell $(CMDLINE)

@@ -5,7 +5,8 @@
 #
 # Boot the test guest under QEMU/TCG with the serial console in LOG.
 # MODE is check, demo or shell (interactive, console on the terminal).
-# SMP (default 2) and MEM (default 512) select the machine size.  QEMU is
+# SMP (default 2) and MEM (default 512) select the machine size;
+# QEMU_EXTRA adds options.  QEMU is
 # single-threaded TCG: multi-threaded TCG crashes on run-time static-key
 # flips (see DESIGN.md, section 2).
 set -u
@@ -19,8 +20,10 @@ append="console=ttyS0 panic=-1 tsc=reliable oops=panic lmguest=$mode $*"
 command -v qemu-system-x86_64 >/dev/null ||
 	{ echo "run-guest: qemu-system-x86_64 missing (apt-get install qemu-system-x86)" >&2; exit 1; }
 
+# QEMU_EXTRA: more QEMU options, e.g. "-icount shift=0,sleep=off" (benchmarks)
+# shellcheck disable=SC2086
 set -- qemu-system-x86_64 -accel tcg,thread=single -M pc -smp "$smp" -m "$mem" \
-	-no-reboot -kernel "$kernel" -initrd "$initrd" -append "$append"
+	-no-reboot -kernel "$kernel" -initrd "$initrd" -append "$append" ${QEMU_EXTRA:-}
 
 if [ "$mode" = shell ]; then
 	exec "$@" -nographic

@@ -49,7 +49,8 @@ first_site=$(awk -F, '$1 == "site" { print $4; exit }' "$T/rec.csv")
 [ "$rc" -eq 0 ] && [ "$first_lock" = "lmt_static_lock[$MOD]" ] &&
 	case $first_site in lmt_hold+*"[$MOD]") true ;; *) false ;; esac
 r=$?
-[ $r -ne 0 ] && { echo "rc=$rc lock=$first_lock site=$first_site"; head -5 "$T/rec.csv"; cat "$T/rec.err"; } | diag
+[ $r -ne 0 ] && { echo "rc=$rc lock=$first_lock site=$first_site"; head -5 "$T/rec.csv"; cat "$T/rec.err"
+	sed -n '1,/^$/p' /proc/lockmeter; grep -F "[$MOD]" /proc/lockmeter | head -5; } | diag
 ok "record: the 300 ms hold is the first spin lock, at lmt_hold" $r
 
 # 3: the table form has it first too, in the SPINLOCKS section

@@ -1,0 +1,36 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench-quick.sh KOBJ MODROOT: "make bench-quick".  Boots the lockmeter
+# kernel of make check once under QEMU's -icount shift=0,sleep=off, where
+# the guest clock advances 1 ns per guest instruction, so every figure of
+# scripts/guest/bench.sh is an instruction count, the same from boot to
+# boot.  Prints them, off and on, for judging a change to the hot path as
+# it is made; "make bench" compares whole kernels.
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+kobj=$1 modroot=$2
+out=$top/build/bench
+mkdir -p "$out"
+
+gcc -static -O2 -Wall -Wextra -Werror -o "$out/workload" "$top/scripts/bench/workload.c"
+"$top/scripts/mkinitramfs.sh" "$out/quick.cpio.gz" "$out/quick.stage" "$modroot" \
+	/nonexistent "$out/workload"
+echo "  QEMU    bench, icount: log in $out/quick.log"
+QEMU_EXTRA="-icount shift=0,sleep=off" SMP=${SMP:-2} "$top/scripts/run-guest.sh" \
+	"$kobj/arch/x86/boot/bzImage" "$out/quick.cpio.gz" "$out/quick.log" \
+	"${TIMEOUT:-1200}" bench || true
+"$top/scripts/guest-verdict.py" --mode bench --cpus "${SMP:-2}" "$out/quick.log"
+echo "instructions per operation (icount), lockmeter kernel:"
+sed -n 's/.*LM-BENCH: state=\([a-z_]*\) test=\([a-z]*\) value=\([0-9]*\) unit=ns.*/\2 \1 \3/p' \
+	"$out/quick.log" | awk '
+	{ v[$1, $2] = $3; if (!($1 in seen)) { seen[$1] = 1; order[n++] = $1 } }
+	END {
+		printf "  %-10s %12s %12s %12s\n", "test", "off", "on", "on-off"
+		for (i = 0; i < n; i++) {
+			t = order[i]
+			printf "  %-10s %12d %12d %12d\n", t, v[t, "off"], v[t, "on"],
+				v[t, "on"] - v[t, "off"]
+		}
+	}'
