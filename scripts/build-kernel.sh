@@ -14,6 +14,10 @@ case $modroot in /*) ;; *) modroot=$(pwd)/$modroot ;; esac
 shift 3
 jobs=${JOBS:-$(nproc)}
 cc=${KCC:-ccache gcc}
+# Paths below the repository are hashed relative to it, so that a fresh
+# clone elsewhere (CI's) hits the same ccache entries.
+top=$(cd "$(dirname "$0")/.." && pwd)
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$top}" CCACHE_NOHASHDIR=1
 kmake() { make -s -C "$ksrc" O="$kobj" CC="$cc" HOSTCC="$cc" "$@"; }
 
 die() { echo "build-kernel: $*" >&2; exit 1; }
