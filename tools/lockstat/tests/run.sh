@@ -307,6 +307,49 @@ assert not f[1]["since_start"] and f[1]["rows"] == [], f[1]
 	ls "$tmp" | grep -q '\.tmp\.' && fail "get: no temporary file left behind" ||
 		pass "get: no temporary file left behind"
 
+	# what -o names is replaced only when it is a regular file
+	out=$tmp/out
+	mkdir "$out"
+	rc "get -o a new file" 0 get -o "$out/new.snap"
+	[ "$(stat -c %a "$out/new.snap")" = 600 ] && pass "get: a new snapshot is mode 0600" ||
+		fail "get: a new snapshot is mode 0600" "$tmp/stderr"
+	echo old >"$out/old.snap"
+	chmod 0640 "$out/old.snap"
+	[ "$(id -u)" -eq 0 ] && chown 65534:65534 "$out/old.snap"
+	stat -c '%a %u %g' "$out/old.snap" >"$tmp/before"
+	rc "get -o an existing file" 0 get -o "$out/old.snap"
+	stat -c '%a %u %g' "$out/old.snap" >"$tmp/after"
+	head -n 1 "$out/old.snap" | grep -qx "lockstat snapshot version 1" &&
+		diff "$tmp/before" "$tmp/after" >"$tmp/diff" && pass "get: an existing file keeps its mode and owner" ||
+		fail "get: an existing file keeps its mode and owner" "$tmp/diff"
+	echo target >"$out/target"
+	ln -s target "$out/link"
+	rc "get -o a symbolic link: refused" 1 get -o "$out/link"
+	[ -L "$out/link" ] && [ "$(cat "$out/target")" = target ] && grep -q "symbolic link" "$tmp/stderr" &&
+		pass "get: a symbolic link and its target are left alone" ||
+		fail "get: a symbolic link and its target are left alone" "$tmp/stderr"
+	rc "get -o a directory: refused" 1 get -o "$out"
+	mkfifo "$out/fifo"
+	timeout 20 cat "$out/fifo" >"$tmp/fifo.out" &
+	reader=$!
+	rc "get -o a FIFO" 0 get -o "$out/fifo"
+	wait $reader
+	[ -p "$out/fifo" ] && head -n 1 "$tmp/fifo.out" | grep -qx "lockstat snapshot version 1" &&
+		pass "get: a FIFO stays a FIFO, its reader gets the snapshot" ||
+		fail "get: a FIFO stays a FIFO, its reader gets the snapshot" "$tmp/fifo.out"
+	if mknod "$out/null" c 1 3 2>/dev/null && mknod "$out/blk" b 7 0 2>/dev/null; then
+		rc "get -o a character device" 0 get -o "$out/null"
+		[ -c "$out/null" ] && pass "get: a character device stays a device" ||
+			fail "get: a character device stays a device"
+		rc "get -o a block device: refused" 1 get -o "$out/blk"
+		[ -b "$out/blk" ] && pass "get: a block device is left alone" ||
+			fail "get: a block device is left alone"
+	else
+		echo "ok - get -o a device node # SKIP mknod not permitted" >>"$results"
+	fi
+	ls "$out" | grep -q '\.tmp\.' && fail "get: no temporary file left in the target's directory" ||
+		pass "get: no temporary file left in the target's directory"
+
 	# control words written to a stand-in file
 	printf 'xxxxxxxxxx\n' >"$tmp/ctl"
 	export LOCKSTAT_PROC="$tmp/ctl"
