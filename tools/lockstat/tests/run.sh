@@ -363,6 +363,18 @@ assert not f[1]["since_start"] and f[1]["rows"] == [], f[1]
 	[ -e "$tmp/ran" ] && head -c 3 "$tmp/ctl" | grep -qx off &&
 		pass "record ran CMD and switched metering off" ||
 		fail "record ran CMD and switched metering off" "$tmp/stderr"
+	# record -o: a file that cannot be written is refused before CMD runs
+	rm -f "$tmp/ran"
+	rc "record -o into a missing directory" 1 record -o "$tmp/no/such/dir.snap" -- touch "$tmp/ran"
+	[ ! -e "$tmp/ran" ] && grep -q "no/such/dir.snap" "$tmp/stderr" &&
+		pass "record -o into a missing directory: said so, CMD not run" ||
+		fail "record -o into a missing directory: said so, CMD not run" "$tmp/stderr"
+	rc "record -o a symbolic link" 1 record -o "$out/link" -- touch "$tmp/ran"
+	[ ! -e "$tmp/ran" ] && [ -L "$out/link" ] &&
+		pass "record -o a symbolic link: refused, CMD not run" ||
+		fail "record -o a symbolic link: refused, CMD not run" "$tmp/stderr"
+	ls "$tmp/no" "$out" 2>/dev/null | grep -q '\.tmp\.' && fail "record: no temporary file left behind" ||
+		pass "record: no temporary file left behind"
 	# permission: a root-only file, read and written by someone else
 	chmod 0600 "$tmp/ctl"
 	cp "$fx/proc.txt" "$tmp/proc.txt"
