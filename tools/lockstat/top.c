@@ -300,12 +300,18 @@ static int top_frame(struct top *t)
 	return top_build(t);
 }
 
-/* the next snapshot into cur, the old cur into prev; 1: replay ended */
+/*
+ * The next snapshot into cur, the old cur into prev; 1: replay ended.
+ * Whether it works or not, the next sample is due an interval later, and
+ * a replay file that cannot be read is not read again.
+ */
 static int top_sample(struct top *t)
 {
 	struct lm_snapshot next;
 	int ret;
 
+	clock_gettime(CLOCK_MONOTONIC, &t->due);
+	top_ts_add(&t->due, t->delay_s);
 	lm_snap_init(&next);
 	if (t->live) {
 		ret = lm_source_read(&t->src, t->st.cpu, &next);
@@ -314,9 +320,7 @@ static int top_sample(struct top *t)
 	} else {
 		if (t->next_file == t->p->nr_replay)
 			return 1;
-		ret = lm_snap_load(t->p->replay[t->next_file], &next);
-		if (!ret)
-			t->next_file++;
+		ret = lm_snap_load(t->p->replay[t->next_file++], &next);
 	}
 	if (ret) {
 		lm_snap_free(&next);
@@ -333,8 +337,6 @@ static int top_sample(struct top *t)
 	t->have_cur = true;
 	t->t_prev = t->t_cur;
 	clock_gettime(CLOCK_MONOTONIC, &t->t_cur);
-	t->due = t->t_cur;
-	top_ts_add(&t->due, t->delay_s);
 	return top_frame(t);
 }
 
@@ -452,15 +454,25 @@ static void top_say(struct top *t, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* a new sample now; errors land in the status line */
-static void top_refresh(struct top *t)
+/* a new sample now; errors land in the status line; true: a new frame */
+static bool top_refresh(struct top *t)
 {
+	char why[sizeof(t->st.msg)];
 	int ret = top_sample(t);
 
-	if (ret == 1)
+	if (!ret)
+		return true;
+	if (ret == 1) {
 		top_say(t, "end of the replay: %zu files", t->p->nr_replay);
-	else if (ret && !t->st.msg[0])
-		top_say(t, "sampling failed");
+		return false;
+	}
+	/* what lm_err() said, after what top does about it */
+	memcpy(why, t->st.msg, sizeof(why));
+	if (t->live)
+		top_say(t, "sampling failed, next try in %gs: %s", t->delay_s, why);
+	else
+		top_say(t, "file skipped: %s", why);
+	return false;
 }
 
 static void top_sort_step(struct top *t, int dir)
@@ -723,11 +735,8 @@ static int top_screen(struct top *t)
 			if (t->p->count && frames == t->p->count)
 				break;
 			t->st.msg[0] = '\0';
-			top_refresh(t);
-			if (t->have_frame)
-				frames++;
-			else
-				top_ts_add(&t->due, t->delay_s);
+			if (top_refresh(t))
+				frames++;	/* a failed sample is no frame */
 			draw = true;
 		}
 		if (draw)
