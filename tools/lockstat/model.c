@@ -241,6 +241,27 @@ int lm_hdr_set(struct lm_header *h, int bit, const char *val, const char **why)
 	return 0;
 }
 
+static bool lm_ts_before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/* why header field @bit, just set, cannot be true with the others, or NULL */
+const char *lm_hdr_impossible(const struct lm_header *h, int bit)
+{
+	switch (bit) {
+	case LM_H_CPUS:
+		return h->cpus ? NULL : "a kernel has at least one CPU";
+	case LM_H_START:
+	case LM_H_END:
+		if (lm_has(h, LM_H_START) && lm_has(h, LM_H_END) &&
+		    lm_ts_before(&h->end, &h->start))
+			return "end is before start";
+		return NULL;
+	}
+	return NULL;
+}
+
 /* a string field from a live source: cut to fit, unprintables as '?' */
 void lm_hdr_put_str(struct lm_header *h, int bit, const char *val)
 {
@@ -348,14 +369,43 @@ const char *lm_snap_strdup(struct lm_snapshot *s, const char *str)
 
 /* ---- rows ---- */
 
-uint64_t lm_row_total(const struct lm_row *r)
-{
-	return r->v[LM_F_NOWAIT] + r->v[LM_F_SPIN] + r->v[LM_F_REJECT];
-}
-
 static uint64_t lm_add_sat(uint64_t a, uint64_t b)
 {
 	return a + b < a ? UINT64_MAX : a + b;
+}
+
+/* attempts: nowait + spin + reject, saturated like the merged totals */
+uint64_t lm_row_total(const struct lm_row *r)
+{
+	return lm_add_sat(lm_add_sat(r->v[LM_F_NOWAIT], r->v[LM_F_SPIN]), r->v[LM_F_REJECT]);
+}
+
+/* attempts not satisfied at once: spin + reject, saturated */
+uint64_t lm_row_contended(const struct lm_row *r)
+{
+	return lm_add_sat(r->v[LM_F_SPIN], r->v[LM_F_REJECT]);
+}
+
+/*
+ * Why a row from a source or a file cannot be true, or NULL.  Only what
+ * holds in any copy of the kernel's counters, even one read while they
+ * change: acquired is nowait + spin (the kernel adds them), no count
+ * beyond 64 bits, and a minimum no larger than its maximum.
+ */
+const char *lm_row_impossible(const struct lm_row *r)
+{
+	const uint64_t *v = r->v;
+
+	if (v[LM_F_NOWAIT] + v[LM_F_SPIN] < v[LM_F_NOWAIT] ||
+	    v[LM_F_ACQUIRED] != v[LM_F_NOWAIT] + v[LM_F_SPIN])
+		return "acquired is not nowait + spin";
+	if (v[LM_F_ACQUIRED] + v[LM_F_REJECT] < v[LM_F_ACQUIRED])
+		return "nowait + spin + reject is more than 64 bits hold";
+	if (v[LM_F_ACQUIRED] && v[LM_F_HOLD_MIN] > v[LM_F_HOLD_MAX])
+		return "hold_min_ns is larger than hold_max_ns";
+	if (v[LM_F_SPIN] && v[LM_F_WAIT_MIN] > v[LM_F_WAIT_MAX])
+		return "wait_min_ns is larger than wait_max_ns";
+	return NULL;
 }
 
 /*
@@ -426,7 +476,7 @@ double lm_util_pct(const struct lm_row *r, const struct lm_ctx *c)
 
 double lm_con_pct(const struct lm_row *r)
 {
-	return 100.0 * lm_ratio(r->v[LM_F_SPIN] + r->v[LM_F_REJECT], lm_row_total(r));
+	return 100.0 * lm_ratio(lm_row_contended(r), lm_row_total(r));
 }
 
 /* @n in decimal; @buf holds at least 21 bytes; returns the length */
@@ -622,8 +672,8 @@ CMP_FIELD(rate, ACQUIRED)
 
 static int cmp_con(const struct lm_row *a, const struct lm_row *b)
 {
-	return lm_cmp_ratio(F(a, SPIN) + F(a, REJECT), lm_row_total(a),
-			    F(b, SPIN) + F(b, REJECT), lm_row_total(b));
+	return lm_cmp_ratio(lm_row_contended(a), lm_row_total(a),
+			    lm_row_contended(b), lm_row_total(b));
 }
 
 static int cmp_total(const struct lm_row *a, const struct lm_row *b)

@@ -209,6 +209,9 @@ extern const char *const lm_field_names[LM_NR_FIELDS];
 extern const char *const lm_loss_names[LM_NR_LOSSES];
 
 uint64_t lm_row_total(const struct lm_row *r);
+uint64_t lm_row_contended(const struct lm_row *r);
+const char *lm_row_impossible(const struct lm_row *r);
+const char *lm_hdr_impossible(const struct lm_header *h, int bit);
 void lm_row_add(struct lm_row *dst, const struct lm_row *src);
 bool lm_name_printable(const char *s);
 

@@ -135,6 +135,7 @@ int lm_row_parse(struct lm_snapshot *s, char *line, struct lm_perr *e)
 {
 	char *fld[LM_ROW_FIELDS], *p = line, q[48];
 	struct lm_row row = { 0 }, *r;
+	const char *why;
 	int n, f, type;
 
 	for (n = 0; n < LM_ROW_FIELDS && (fld[n] = lm_next_field(&p)); n++)
@@ -157,8 +158,9 @@ int lm_row_parse(struct lm_snapshot *s, char *line, struct lm_perr *e)
 			return LM_EXIT_CORRUPT;
 		}
 	}
-	if (row.v[LM_F_ACQUIRED] != row.v[LM_F_NOWAIT] + row.v[LM_F_SPIN]) {
-		lm_perr_set(e, 0, "acquired is not nowait + spin");
+	why = lm_row_impossible(&row);
+	if (why) {
+		lm_perr_set(e, 0, "impossible numbers: %s", why);
 		return LM_EXIT_CORRUPT;
 	}
 	for (f = LM_ROW_FIELDS - 2; f < LM_ROW_FIELDS; f++) {
@@ -249,6 +251,11 @@ static int lm_parse_header_line(struct lm_snapshot *s, char *line, struct lm_per
 			    lm_quote(q, sizeof(q), val));
 		return LM_EXIT_CORRUPT;
 	}
+	why = lm_hdr_impossible(&s->h, bit);
+	if (why) {
+		lm_perr_set(e, lineno, "header key '%s': impossible: %s", line, why);
+		return LM_EXIT_CORRUPT;
+	}
 	return 0;
 }
 
@@ -295,6 +302,10 @@ int lm_parse_body(struct lm_lines *l, struct lm_snapshot *s, struct lm_perr *e)
 			continue;
 		if (!*line) {
 			lm_perr_set(e, l->line, "an empty line among the rows");
+			return LM_EXIT_CORRUPT;
+		}
+		if (!s->h.metered_ns) {
+			lm_perr_set(e, l->line, "a row, but metered_ns is 0: nothing was metered");
 			return LM_EXIT_CORRUPT;
 		}
 		ret = lm_row_parse(s, line, e);

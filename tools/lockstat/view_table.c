@@ -249,8 +249,13 @@ void lm_table_header(FILE *f, const struct lm_header *h)
 	if (record) {
 		lm_table_time(f, "Start time: ", &h->start);
 		lm_table_time(f, "End   time: ", &h->end);
-		fprintf(f, "Delta Time: %.3f sec, metered %.3f sec (%llu ns)", lm_ts_diff(&h->start, &h->end),
-			metered, (unsigned long long)h->metered_ns);
+		/* record's own clock may go back (settimeofday): no negative time */
+		if (lm_ts_diff(&h->start, &h->end) >= 0)
+			fprintf(f, "Delta Time: %.3f sec", lm_ts_diff(&h->start, &h->end));
+		else
+			fputs("Delta Time: unknown (the wall clock went back)", f);
+		fprintf(f, ", metered %.3f sec (%llu ns)", metered,
+			(unsigned long long)h->metered_ns);
 	} else {
 		if (lm_has(h, LM_H_END))
 			lm_table_time(f, "Snapshot:   ", &h->end);

@@ -143,7 +143,7 @@ rc "report: a missing file" 6 report "$tmp/does-not-exist.snap"
 grep -q "does-not-exist.snap" "$tmp/stderr" && pass "report: the message names the missing file" ||
 	fail "report: the message names the missing file" "$tmp/stderr"
 rc "report: a directory" 6 report "$fx"
-for f in bad-version bad-header bad-fields bad-number bad-type truncated-rows truncated-line \
+for f in bad-version bad-header bad-fields bad-number bad-type bad-impossible truncated-rows truncated-line \
 	 truncated-header empty-file not-a-snapshot; do
 	rc "report: $f.snap is corrupt" 7 report "$fx/$f.snap"
 	if grep -Eq "^lockstat: .*/$f\.snap:[0-9]+: corrupt snapshot: " "$tmp/stderr" &&
