@@ -99,6 +99,9 @@ idle() {
 }
 
 fx=$FIXTURES
+# a session that outlives the others: killing the last one would make the
+# server exit while the next test's new-session connects to it
+tm new-session -d -s keep "sleep 3600"
 # -d 3600: the frames move on space only
 tm new-session -d -s lt -x 120 -y 30 \
 	"TZ=UTC TERM=screen '$LOCKSTAT' top -d 3600 --replay '$fx/top-1.snap' '$fx/top-2.snap' \
