@@ -345,36 +345,45 @@ int lm_proc_exists(const char *path)
 	return stat(path, &st) ? errno : 0;
 }
 
+/* a /proc/lockmeter text from @f into @s: 0, else LM_EXIT_* with @e set */
+int lm_proc_parse(FILE *f, struct lm_snapshot *s, struct lm_perr *e)
+{
+	struct lm_lines l;
+	unsigned long ver;
+	char *line;
+	int ret;
+
+	lm_lines_init(&l, f);
+	ret = lm_lines_next(&l, &line, e);
+	if (!ret && (!line || lm_parse_version(line, "lockmeter version", &ver))) {
+		lm_perr_set(e, 1, "not a lockmeter report");
+		ret = LM_EXIT_ERR;
+	} else if (!ret && ver != LM_PROC_VERSION) {
+		lm_perr_set(e, 1, "format version %lu, this lockstat reads version %d",
+			    ver, LM_PROC_VERSION);
+		ret = LM_EXIT_ERR;
+	}
+	if (!ret)
+		ret = lm_parse_body(&l, s, e);
+	lm_lines_free(&l);
+	return ret;
+}
+
 /* the live file, all of it, into @s */
 int lm_proc_read(const char *path, struct lm_snapshot *s)
 {
 	struct lm_perr e = { 0 };
-	struct lm_lines l;
-	unsigned long ver;
-	char *line;
 	FILE *f;
 	int ret;
 
 	f = fopen(path, "re");
 	if (!f)
 		return lm_proc_errno(path, "cannot open", errno);
-	lm_lines_init(&l, f);
-	ret = lm_lines_next(&l, &line, &e);
-	if (!ret && (!line || lm_parse_version(line, "lockmeter version", &ver))) {
-		lm_perr_set(&e, 1, "not a lockmeter report");
-		ret = LM_EXIT_ERR;
-	} else if (!ret && ver != LM_PROC_VERSION) {
-		lm_perr_set(&e, 1, "format version %lu, this lockstat reads version %d",
-			    ver, LM_PROC_VERSION);
-		ret = LM_EXIT_ERR;
-	}
-	if (!ret)
-		ret = lm_parse_body(&l, s, &e);
+	ret = lm_proc_parse(f, s, &e);
 	if (ret) {
 		lm_err("%s:%lu: %s", path, e.line, e.msg);
 		ret = LM_EXIT_ERR;
 	}
-	lm_lines_free(&l);
 	fclose(f);
 	if (!ret)
 		lm_hdr_put_str(&s->h, LM_H_SOURCE, "proc");
