@@ -681,6 +681,11 @@ static int cmp_total(const struct lm_row *a, const struct lm_row *b)
 	return lm_cmp_u64(lm_row_total(a), lm_row_total(b));
 }
 
+static int cmp_contended(const struct lm_row *a, const struct lm_row *b)
+{
+	return lm_cmp_u64(lm_row_contended(a), lm_row_contended(b));
+}
+
 static int cmp_name(const struct lm_row *a, const struct lm_row *b)
 {
 	int c = strcmp(a->lock, b->lock);
@@ -798,6 +803,12 @@ static void pr_rate(char *buf, size_t len, const struct lm_row *r, const struct 
 	lm_fmt_rate(buf, len, c->elapsed_ns > 0 ? 1e9 * (double)F(r, ACQUIRED) / c->elapsed_ns : 0);
 }
 
+static void pr_contended(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
+{
+	(void)c;
+	pr_count(buf, len, lm_row_contended(r));
+}
+
 static void pr_type(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
 {
 	(void)c;
@@ -831,17 +842,43 @@ const struct lm_key lm_keys[LM_NR_KEYS] = {
 	KEY(BLOCKED, blocked, "BLOCKED", 6, true, "longest blocked part of one hold (BLOCKED MAX)"),
 	KEY(ONCPU, oncpu, "ONCPU", 6, true, "longest on-CPU part of one hold (ONCPU MAX)"),
 	KEY(RATE, rate, "ACQ/s", 6, true, "acquisitions per second of metered time"),
+	KEY(CONTENDED, contended, "CONTND", 10, true, "attempts that waited or failed: spin + reject"),
 	KEY(TYPE, type, "TYPE", 11, false, "lock type, then name"),
 	KEY(NAME, name, "NAME", 0, false, "lock name, then site, alphabetically"),
 };
 
+/* perf lock's sort keys, for those who know them */
+static const struct {
+	const char *name;
+	enum lm_key_id id;
+} lm_key_aliases[] = {
+	{ "acquired", LM_K_RATE },
+	{ "avg_wait", LM_K_MEANWAIT },
+	{ "hold_total", LM_K_TOTALHOLD },
+	{ "wait_max", LM_K_MAXWAIT },
+	{ "wait_total", LM_K_WAITCPU },
+};
+
 const struct lm_key *lm_key_find(const char *name)
 {
-	int i;
+	size_t i;
 
 	for (i = 0; i < LM_NR_KEYS; i++)
 		if (!strcmp(name, lm_keys[i].name))
 			return &lm_keys[i];
+	for (i = 0; i < ARRAY_SIZE(lm_key_aliases); i++)
+		if (!strcmp(name, lm_key_aliases[i].name))
+			return &lm_keys[lm_key_aliases[i].id];
+	return NULL;
+}
+
+const char *lm_key_alias(const struct lm_key *k)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(lm_key_aliases); i++)
+		if (&lm_keys[lm_key_aliases[i].id] == k)
+			return lm_key_aliases[i].name;
 	return NULL;
 }
 

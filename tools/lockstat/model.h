@@ -255,6 +255,7 @@ enum lm_key_id {
 	LM_K_BLOCKED,
 	LM_K_ONCPU,
 	LM_K_RATE,
+	LM_K_CONTENDED,
 	LM_K_TYPE,
 	LM_K_NAME,
 	LM_NR_KEYS
@@ -273,6 +274,8 @@ struct lm_key {
 
 extern const struct lm_key lm_keys[LM_NR_KEYS];
 const struct lm_key *lm_key_find(const char *name);
+/* the other name of key @k users may know (perf lock's), or NULL */
+const char *lm_key_alias(const struct lm_key *k);
 
 /* What to show. */
 struct lm_filter {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * lockstat: the lockmeter table, laid out as the historic lockstat printed
- * it (DESIGN.md section 4):
+ * it (the lockmeter 1.5 report of 2003, lockstat(8)):
  *
  *   SPINLOCKS         HOLD            WAIT
  *     UTIL  CON    MEAN(  MAX )   MEAN(  MAX )(% CPU)     TOTAL NOWAIT SPIN RJECT  NAME

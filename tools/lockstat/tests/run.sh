@@ -113,7 +113,7 @@ golden "--json --type read --top 1" filter-read.json report --json --type read -
 "$LOCKSTAT" report "$fx/proc.txt" >/dev/null 2>&1 && pass "report: a saved /proc/lockmeter reads" ||
 	fail "report: a saved /proc/lockmeter reads"
 
-# the lines of the 2003 report in DESIGN.md section 4, verbatim and in one block
+# the lines of the 2003 lockmeter report (tests/fixtures/historic.expect), verbatim and in one block
 "$LOCKSTAT" report "$fx/historic.snap" >"$tmp/hist" 2>&1
 first=$(grep -n -x -F "$(head -n 1 "$fx/historic.expect")" "$tmp/hist" | head -n 1 | cut -d: -f1)
 n=$(wc -l <"$fx/historic.expect")
@@ -253,6 +253,35 @@ rc "--top x" 2 report --top x "$fx/demo.snap"
 rc "--min-con 200" 2 report --min-con 200 "$fx/demo.snap"
 rc "--min-util x" 2 report --min-util x "$fx/demo.snap"
 rc "--json --csv" 2 report --json --csv "$fx/demo.snap"
+rc "--min-con 0x10 (hex is no percentage)" 2 report --min-con 0x10 "$fx/demo.snap"
+rc "--min-con 1e1" 2 report --min-con 1e1 "$fx/demo.snap"
+rc "--min-con 5%" 0 report --min-con 5% "$fx/demo.snap"
+rc "--type spin,,mutex (an empty type)" 2 report --type spin,,mutex "$fx/demo.snap"
+rc "--type spin," 2 report --type spin, "$fx/demo.snap"
+rc "--min-util abc" 2 report --min-util abc "$fx/demo.snap"
+grep -q -- "--min-util: 'abc' is not a percentage" "$tmp/stderr" &&
+	pass "--min-util abc: the message names the option" ||
+	fail "--min-util abc: the message names the option" "$tmp/stderr"
+rc "--sort bogus lists the keys" 2 report --sort bogus "$fx/demo.snap"
+grep '^  [a-z]' "$tmp/stderr" | awk '{ print $1 }' | sort | uniq -d >"$tmp/dups"
+[ ! -s "$tmp/dups" ] && grep -q '^  maxwait .*also wait_max$' "$tmp/stderr" &&
+	pass "--sort bogus: each key named once, with its perf lock alias" ||
+	fail "--sort bogus: each key named once, with its perf lock alias" "$tmp/stderr"
+for pair in wait_max:maxwait avg_wait:meanwait wait_total:waitcpu acquired:rate hold_total:totalhold; do
+	"$LOCKSTAT" report --csv --sort "${pair%%:*}" "$fx/demo.snap" >"$tmp/a" 2>&1
+	"$LOCKSTAT" report --csv --sort "${pair#*:}" "$fx/demo.snap" >"$tmp/b" 2>&1
+	ok "--sort ${pair%%:*} is --sort ${pair#*:}" diff -u "$tmp/b" "$tmp/a"
+done
+"$LOCKSTAT" report --csv --sort contended "$fx/demo.snap" >"$tmp/c.csv" 2>&1
+ok "--sort contended: locks by spin + reject, most first" sh -c "awk -F, '
+	\$1 == \"total\" { sec = \$2; last = -1 }
+	\$1 == \"lock\" { n = \$7 + \$8; if (last >= 0 && n > last) bad = 1; last = n; locks++ }
+	END { exit bad || !locks }' '$tmp/c.csv'"
+"$LOCKSTAT" --help >/dev/full 2>"$tmp/stderr"
+[ $? -eq 1 ] && grep -q "write error" "$tmp/stderr" && pass "--help to a full disk: exit 1, says so" ||
+	fail "--help to a full disk: exit 1, says so" "$tmp/stderr"
+"$LOCKSTAT" report -h >/dev/full 2>/dev/null
+[ $? -eq 1 ] && pass "report -h to a full disk: exit 1" || fail "report -h to a full disk: exit 1"
 rc "--sort needs an argument" 2 report "$fx/demo.snap" --sort
 rc "--source: unknown" 2 print --source=sysfs
 rc "--cpu with --source=proc" 2 print --source=proc --cpu 1
