@@ -429,6 +429,25 @@ assert not f[1]["since_start"] and f[1]["rows"] == [], f[1]
 	unset LOCKSTAT_PROC
 fi
 
+# ---- the manual page, as man renders it ----
+man8=$here/../lockstat.8
+if LC_ALL=C grep -q '[[:cntrl:]]' "$man8"; then
+	fail "lockstat.8: no control characters in the source"
+else
+	pass "lockstat.8: no control characters in the source"
+fi
+if command -v groff >/dev/null; then
+	groff -man -Tutf8 -P-cbou "$man8" 2>"$tmp/groff.err" >"$tmp/man.txt"
+	if grep -q '^ *top \[OPTIONS\]' "$tmp/man.txt" && grep -q -- '--delay SECS$' "$tmp/man.txt" &&
+	   grep -q -- '--iterations N$' "$tmp/man.txt" && [ ! -s "$tmp/groff.err" ]; then
+		pass "lockstat.8: top's synopsis and options render"
+	else
+		fail "lockstat.8: top's synopsis and options render" "$tmp/groff.err"
+	fi
+else
+	echo "ok - lockstat.8 renders # SKIP no groff" >>"$results"
+fi
+
 # ---- TAP ----
 total=$(grep -cE '^(ok|not ok) ' "$results")
 failed=$(grep -c '^not ok ' "$results")
