@@ -65,7 +65,8 @@ static const char *const top_msg[] = {
 	"CON, mean and longest hold and wait, and the wait's share of the CPUs.",
 	"HMAX and WMAX are the longest since the row appeared (bold on the",
 	"screen when set in the interval).  The first frame shows everything",
-	"since metering started.",
+	"since metering started.  Rows sort by UTIL of the interval unless --sort",
+	"says otherwise (HMAX: key s, or > and <).",
 	"",
 	"  -b, --batch        print frames to standard output, no screen",
 	"  -d, --delay SECS   the interval (default 1; 0.05 to 86400)",
@@ -145,6 +146,7 @@ static int top_parse_args(int argc, char **argv, struct top_params *p)
 
 	memset(p, 0, sizeof(*p));
 	lm_opts_init(&p->opts);
+	p->opts.view.filter.key = NULL;	/* top's own default, below */
 	p->delay_s = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":bd:hn:r", opts, NULL)) != -1) {
@@ -178,6 +180,9 @@ static int top_parse_args(int argc, char **argv, struct top_params *p)
 				return ret;
 		}
 	}
+	/* what the interval did, not a maximum since the row appeared */
+	if (!p->opts.view.filter.key)
+		p->opts.view.filter.key = &lm_keys[LM_K_UTIL];
 	if (p->opts.view.fmt == LM_FMT_CSV) {
 		lm_err("top: no --csv; -b prints text, or JSON with --json");
 		return LM_EXIT_USAGE;

@@ -104,8 +104,8 @@ fx=$FIXTURES
 tm new-session -d -s keep "sleep 3600"
 # -d 3600: the frames move on space only
 tm new-session -d -s lt -x 120 -y 30 \
-	"TZ=UTC TERM=screen '$LOCKSTAT' top -d 3600 --replay '$fx/top-1.snap' '$fx/top-2.snap' \
-	'$fx/top-3.snap' '$fx/top-4.snap'; echo top-exited-\$?; sleep 30"
+	"TZ=UTC TERM=screen '$LOCKSTAT' top -d 3600 --sort maxhold --replay '$fx/top-1.snap' \
+	'$fx/top-2.snap' '$fx/top-3.snap' '$fx/top-4.snap'; echo top-exited-\$?; sleep 30"
 check "the first frame is since start" "^lockstat top - 12:00:00 .*since start.*top-1\\.snap"
 check "the column line marks the sort column" "^ *ACQ/s +UTIL +CON +HMEAN +\\*HMAX +WMEAN +WMAX +%CPU +TYPE +NAME"
 first_row "sorted by the longest hold: the 11 ms mutex first" "11ms .*mutex +lmt_mutex\\[test_lockmeter\\]"
@@ -183,10 +183,16 @@ keys d C-u 2 5 Enter
 check "d: a new interval" "^interval: 25s"
 
 # idle: the replay is over; in 2 s top may wake 4 times a second
-idle "idle" "lockstat top -d 3600 --replay $fx/top-1.snap"
+idle "idle" "lockstat top -d 3600 --sort maxhold --replay $fx/top-1.snap"
 
 keys q
 check "q quits with exit 0" "^top-exited-0"
+tm kill-session -t lt 2>/dev/null
+
+# without --sort, the rows sort by UTIL of the interval
+tm new-session -d -s lt -x 120 -y 30 \
+	"TZ=UTC TERM=screen '$LOCKSTAT' top -d 3600 --replay '$fx/top-1.snap'; sleep 30"
+check "the default sort is UTIL" "^ *ACQ/s +\\*UTIL +CON"
 tm kill-session -t lt 2>/dev/null
 
 # a bad replay file is named on the status line and skipped
