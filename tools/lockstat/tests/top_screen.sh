@@ -195,6 +195,21 @@ tm new-session -d -s lt -x 120 -y 30 \
 check "the default sort is UTIL" "^ *ACQ/s +\\*UTIL +CON"
 tm kill-session -t lt 2>/dev/null
 
+# the LOST banner is red, unless NO_COLOR is set (escapes captured with -e)
+for nc in "" 1; do
+	tm new-session -d -s lt -x 120 -y 30 \
+		"TZ=UTC TERM=screen-256color NO_COLOR=$nc '$LOCKSTAT' top -d 3600 --replay '$fx/top-1.snap'; sleep 30"
+	until_seen "^LOST" >/dev/null
+	tm capture-pane -e -p -t lt >"$tmp/pane.e"
+	grep '^.*LOST' "$tmp/pane.e" | grep -q "$(printf '\033')\\[[0-9;]*31[;m]" && red=1 || red=0
+	tm kill-session -t lt 2>/dev/null
+	if [ -z "$nc" ]; then
+		[ $red -eq 1 ] && pass "colors: the LOST banner is red" || fail "colors: the LOST banner is red"
+	else
+		[ $red -eq 0 ] && pass "NO_COLOR: no colors" || fail "NO_COLOR: no colors"
+	fi
+done
+
 # a bad replay file is named on the status line and skipped
 tm new-session -d -s lt -x 120 -y 30 \
 	"TZ=UTC TERM=screen '$LOCKSTAT' top -d 3600 --replay '$fx/top-1.snap' '$fx/bad-number.snap' \
