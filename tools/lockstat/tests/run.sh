@@ -195,6 +195,14 @@ assert not any(s.startswith("lmt_trylock") or s.startswith("lmt_mutex") for s in
 assert f[1]["losses_new"]["dropped"] == 3 and f[2]["losses_new"]["dropped"] == 0, "losses"
 assert f[3]["since_start"] and f[3]["interval_ns"] == 500000000, "reset"
 ' "$tmp/top.json"
+"$LOCKSTAT" report --json "$fx/top-2.snap" >"$tmp/r.json" 2>&1
+ok "JSON: times are {sec, nsec} in report and in top" "$PYTHON" -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+t = [json.loads(l) for l in open(sys.argv[2])]
+assert r["header"]["end"] == {"sec": 1732968001, "nsec": 0}, r["header"]["end"]
+assert t[1]["time"] == r["header"]["end"], t[1]["time"]
+' "$tmp/r.json" "$tmp/top.json"
 rc "top -b -n 2: two frames" 0 top -b -n 2 --json --replay $replay
 [ "$(wc -l <"$tmp/stdout")" -eq 2 ] && pass "top -b -n 2: stops after two frames" ||
 	fail "top -b -n 2: stops after two frames" "$tmp/stdout"
