@@ -457,14 +457,5 @@ else
 fi
 
 # ---- TAP ----
-total=$(grep -cE '^(ok|not ok) ' "$results")
-failed=$(grep -c '^not ok ' "$results")
-{
-	echo "TAP version 13"
-	echo "1..$total"
-	awk '/^ok / { sub(/^ok/, "ok " ++n) } /^not ok / { sub(/^not ok/, "not ok " ++n) } { print }' "$results"
-	echo "# $((total - failed)) passed, $failed failed"
-} >"$tmp/tap"
-cat "$tmp/tap"
-[ -n "$TAP_OUT" ] && cp "$tmp/tap" "$TAP_OUT"
-[ "$failed" -eq 0 ]
+. "$here/tap.sh"
+tap_summary "$results" "$TAP_OUT"

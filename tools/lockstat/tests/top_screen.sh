@@ -80,6 +80,13 @@ keys() {
 	tm send-keys -t lt "$@"
 }
 
+# start ENV ARGS: 'lockstat top ARGS' with ENV set, in a new 120x30 pane
+start() {
+	tm kill-session -t lt 2>/dev/null
+	tm new-session -d -s lt -x 120 -y 30 \
+		"TZ=UTC TERM=screen $1 '$LOCKSTAT' top $2; echo top-exited-\$?; sleep 30"
+}
+
 # idle NAME PATTERN: the lockstat process matching PATTERN uses under 5%
 # of a CPU for 2 s (a busy loop takes most of it, whatever the machine)
 idle() {
@@ -190,15 +197,13 @@ check "q quits with exit 0" "^top-exited-0"
 tm kill-session -t lt 2>/dev/null
 
 # without --sort, the rows sort by UTIL of the interval
-tm new-session -d -s lt -x 120 -y 30 \
-	"TZ=UTC TERM=screen '$LOCKSTAT' top -d 3600 --replay '$fx/top-1.snap'; sleep 30"
+start "" "-d 3600 --replay '$fx/top-1.snap'"
 check "the default sort is UTIL" "^ *ACQ/s +\\*UTIL +CON"
 tm kill-session -t lt 2>/dev/null
 
 # the LOST banner is red, unless NO_COLOR is set (escapes captured with -e)
 for nc in "" 1; do
-	tm new-session -d -s lt -x 120 -y 30 \
-		"TZ=UTC TERM=screen-256color NO_COLOR=$nc '$LOCKSTAT' top -d 3600 --replay '$fx/top-1.snap'; sleep 30"
+	start "TERM=screen-256color NO_COLOR=$nc" "-d 3600 --replay '$fx/top-1.snap'"
 	until_seen "^LOST" >/dev/null
 	tm capture-pane -e -p -t lt >"$tmp/pane.e"
 	grep '^.*LOST' "$tmp/pane.e" | grep -q "$(printf '\033')\\[[0-9;]*31[;m]" && red=1 || red=0
@@ -211,9 +216,8 @@ for nc in "" 1; do
 done
 
 # a bad replay file is named on the status line and skipped
-tm new-session -d -s lt -x 120 -y 30 \
-	"TZ=UTC TERM=screen '$LOCKSTAT' top -d 3600 --replay '$fx/top-1.snap' '$fx/bad-number.snap' \
-	'$fx/top-2.snap'; echo top-exited-\$?; sleep 30"
+bad="'$fx/top-1.snap' '$fx/bad-number.snap' '$fx/top-2.snap'"
+start "" "-d 3600 --replay $bad"
 until_seen "top-1\\.snap" >/dev/null
 keys Space
 check "a bad replay file: named, and skipped" "^file skipped: .*bad-number\\.snap:[0-9]+: corrupt snapshot"
@@ -222,18 +226,14 @@ check "after a bad replay file, the next one" "^lockstat top - .*top-2\\.snap"
 tm kill-session -t lt 2>/dev/null
 
 # ... at the interval, not in a busy loop
-tm new-session -d -s lt -x 120 -y 30 \
-	"TZ=UTC TERM=screen '$LOCKSTAT' top -d 0.2 --replay '$fx/top-1.snap' '$fx/bad-number.snap' \
-	'$fx/top-2.snap'; echo top-exited-\$?; sleep 30"
+start "" "-d 0.2 --replay $bad"
 check "a bad replay file at -d 0.2: top goes on to the end" "^lockstat top - .*\\[end\\].*top-2\\.snap"
 idle "after a bad replay file" "lockstat top -d 0.2 --replay $fx/top-1.snap"
 tm kill-session -t lt 2>/dev/null
 
 # a live source that fails: said so, tried again an interval later, not at once
 cp "$fx/proc.txt" "$tmp/proc.txt"
-tm new-session -d -s lt -x 120 -y 30 \
-	"TZ=UTC TERM=screen LOCKSTAT_PROC='$tmp/proc.txt' '$LOCKSTAT' top -d 0.2 --source proc; \
-	echo top-exited-\$?; sleep 30"
+start "LOCKSTAT_PROC='$tmp/proc.txt'" "-d 0.2 --source proc"
 until_seen "since start" >/dev/null
 rm "$tmp/proc.txt"
 check "a failed sample: on the status line, with the next try" \

@@ -88,3 +88,22 @@ void fuzz_render(const struct lm_snapshot *s)
 		fuzz_views(&delta);
 	lm_snap_free(&delta);
 }
+
+/* @data through @parse (a text parser), and what parses through fuzz_render() */
+int fuzz_text(const uint8_t *data, size_t size, fuzz_parser parse)
+{
+	struct lm_perr e = { 0 };
+	struct lm_snapshot s;
+	FILE *f;
+
+	fuzz_quiet();
+	f = fuzz_stream(data, size);
+	if (!f)
+		return 0;
+	lm_snap_init(&s);
+	if (!parse(f, &s, &e))
+		fuzz_render(&s);
+	lm_snap_free(&s);
+	fclose(f);
+	return 0;
+}

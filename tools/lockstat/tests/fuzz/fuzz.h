@@ -13,11 +13,15 @@
 #include <stdio.h>
 
 #include "model.h"
+#include "procfs.h"
+
+typedef int (*fuzz_parser)(FILE *f, struct lm_snapshot *s, struct lm_perr *e);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 FILE *fuzz_stream(const uint8_t *data, size_t size);
 void fuzz_quiet(void);
 void fuzz_render(const struct lm_snapshot *s);
+int fuzz_text(const uint8_t *data, size_t size, fuzz_parser parse);
 
 #endif /* LOCKSTAT_FUZZ_H */
