@@ -194,6 +194,10 @@ int lm_out_open(struct lm_out *o, const char *path)
 	memset(o, 0, sizeof(*o));
 	o->path = path;
 	o->fd = -1;
+	if (!*path) {
+		lm_err("-o: an empty file name");
+		return LM_EXIT_USAGE;
+	}
 	if (!strcmp(path, "-")) {
 		o->stream = true;
 		return 0;

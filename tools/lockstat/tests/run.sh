@@ -406,6 +406,9 @@ assert not f[1]["since_start"] and f[1]["rows"] == [], f[1]
 	[ ! -e "$tmp/ran" ] && grep -q "no/such/dir.snap" "$tmp/stderr" &&
 		pass "record -o into a missing directory: said so, CMD not run" ||
 		fail "record -o into a missing directory: said so, CMD not run" "$tmp/stderr"
+	rc "record -o ''" 2 record -o '' -- touch "$tmp/ran"
+	[ ! -e "$tmp/ran" ] && pass "record -o '': refused, CMD not run" ||
+		fail "record -o '': refused, CMD not run" "$tmp/stderr"
 	rc "record -o a symbolic link" 1 record -o "$out/link" -- touch "$tmp/ran"
 	[ ! -e "$tmp/ran" ] && [ -L "$out/link" ] &&
 		pass "record -o a symbolic link: refused, CMD not run" ||
