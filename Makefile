@@ -78,6 +78,10 @@ host-check: deps
 	$(Q)$(MAKE) -s -C tools/lockstat O=$(BUILD)/lockstat-host check \
 		TAP_OUT=$(BUILD)/lockstat.tap >$(BUILD)/lockstat-check.log 2>&1 || \
 		{ grep -v '^ok' $(BUILD)/lockstat-check.log; echo 'lockstat: host tests failed'; exit 1; }
+	@echo '  HOST    tools/lockstat fuzz-check (results in $(BUILD)/fuzz.tap)'
+	$(Q)$(MAKE) -s -C tools/lockstat O=$(BUILD)/lockstat-host fuzz-check \
+		FUZZ_TAP_OUT=$(BUILD)/fuzz.tap >$(BUILD)/fuzz-check.log 2>&1 || \
+		{ grep -v '^ok' $(BUILD)/fuzz-check.log | head -n 60; echo 'lockstat: fuzzing failed'; exit 1; }
 
 # Two boots: metering switched on by the tests, and on from boot.
 guest-check: host-check initramfs
@@ -87,7 +91,7 @@ guest-check: host-check initramfs
 	scripts/run-guest.sh $(BZIMAGE) $(INITRD) $(BUILD)/check-boot-on.log $(TIMEOUT) check \
 		lockmeter=on $(CMDLINE); \
 	scripts/guest-verdict.py --mode check --cpus $(SMP) --tap $(BUILD)/host.tap \
-		--tap $(BUILD)/lockstat.tap \
+		--tap $(BUILD)/lockstat.tap --tap $(BUILD)/fuzz.tap \
 		$(BUILD)/check.log $(BUILD)/check-boot-on.log
 
 check: guest-check

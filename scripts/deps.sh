@@ -7,7 +7,7 @@ set -eu
 
 PKGS="linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
 cpio xz-utils kmod ccache rsync python3 perl qemu-system-x86 busybox-static
-pkg-config libnl-3-dev libnl-genl-3-dev libncurses-dev tmux"
+pkg-config libnl-3-dev libnl-genl-3-dev libncurses-dev tmux clang libclang-rt-dev"
 
 missing=""
 for p in $PKGS; do

@@ -30,7 +30,7 @@ if [ ! -e $MODPROC ]; then
 	insmod /lib/modules/$(uname -r)/kernel/lib/$MOD.ko 2>/dev/null
 	[ -e $MODPROC ] || { echo "1..0 # SKIP $MOD.ko not loadable"; exit $KSFT_SKIP; }
 fi
-echo "1..12"
+echo "1..13"
 
 # 1: the default source is netlink, and it says so
 lockstat status > "$T/status" 2>&1
@@ -148,5 +148,15 @@ su -s /bin/sh nobody -c 'lockstat top -b -n 1' > "$T/nobody" 2>&1
 rc=$?
 [ $rc -ne 3 ] && { echo "exit $rc"; cat "$T/nobody"; } | diag
 ok "unprivileged top: exit 3" $(( rc != 3 ))
+
+# 13: record -o: a save that fails after CMD ran still prints the table
+# (CMD removes the directory lockstat checked and saves into)
+mkdir "$T/gone"
+lockstat record --type spin -o "$T/gone/rec.snap" -- rm -rf "$T/gone" > "$T/rec13.txt" 2> "$T/rec13.err"
+rc=$?
+[ $rc -eq 1 ] && grep -q '^SPINLOCKS' "$T/rec13.txt" && grep -q 'gone/rec.snap' "$T/rec13.err"
+r=$?
+[ $r -ne 0 ] && { echo "exit $rc"; head -5 "$T/rec13.txt"; cat "$T/rec13.err"; } | diag
+ok "record -o: the save failed after CMD, the table is printed, exit 1" $r
 
 [ $fails -eq 0 ]

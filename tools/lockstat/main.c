@@ -63,7 +63,24 @@ static void usage(int err)
 	fputs("  record: the exit status of CMD once the table is printed\n", f);
 }
 
+/* what main() returns: a write error on standard output is an error too */
+static int lm_exit(int ret)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		lm_err("write error on standard output");
+		return ret ? ret : LM_EXIT_ERR;
+	}
+	return ret;
+}
+
+static int lm_main(int argc, char **argv);
+
 int main(int argc, char **argv)
+{
+	return lm_exit(lm_main(argc, argv));
+}
+
+static int lm_main(int argc, char **argv)
 {
 	static char help[] = "-h";
 	char *help_argv[] = { NULL, help, NULL };

@@ -241,6 +241,27 @@ int lm_hdr_set(struct lm_header *h, int bit, const char *val, const char **why)
 	return 0;
 }
 
+static bool lm_ts_before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/* why header field @bit, just set, cannot be true with the others, or NULL */
+const char *lm_hdr_impossible(const struct lm_header *h, int bit)
+{
+	switch (bit) {
+	case LM_H_CPUS:
+		return h->cpus ? NULL : "a kernel has at least one CPU";
+	case LM_H_START:
+	case LM_H_END:
+		if (lm_has(h, LM_H_START) && lm_has(h, LM_H_END) &&
+		    lm_ts_before(&h->end, &h->start))
+			return "end is before start";
+		return NULL;
+	}
+	return NULL;
+}
+
 /* a string field from a live source: cut to fit, unprintables as '?' */
 void lm_hdr_put_str(struct lm_header *h, int bit, const char *val)
 {
@@ -348,14 +369,43 @@ const char *lm_snap_strdup(struct lm_snapshot *s, const char *str)
 
 /* ---- rows ---- */
 
-uint64_t lm_row_total(const struct lm_row *r)
-{
-	return r->v[LM_F_NOWAIT] + r->v[LM_F_SPIN] + r->v[LM_F_REJECT];
-}
-
 static uint64_t lm_add_sat(uint64_t a, uint64_t b)
 {
 	return a + b < a ? UINT64_MAX : a + b;
+}
+
+/* attempts: nowait + spin + reject, saturated like the merged totals */
+uint64_t lm_row_total(const struct lm_row *r)
+{
+	return lm_add_sat(lm_add_sat(r->v[LM_F_NOWAIT], r->v[LM_F_SPIN]), r->v[LM_F_REJECT]);
+}
+
+/* attempts not satisfied at once: spin + reject, saturated */
+uint64_t lm_row_contended(const struct lm_row *r)
+{
+	return lm_add_sat(r->v[LM_F_SPIN], r->v[LM_F_REJECT]);
+}
+
+/*
+ * Why a row from a source or a file cannot be true, or NULL.  Only what
+ * holds in any copy of the kernel's counters, even one read while they
+ * change: acquired is nowait + spin (the kernel adds them), no count
+ * beyond 64 bits, and a minimum no larger than its maximum.
+ */
+const char *lm_row_impossible(const struct lm_row *r)
+{
+	const uint64_t *v = r->v;
+
+	if (v[LM_F_NOWAIT] + v[LM_F_SPIN] < v[LM_F_NOWAIT] ||
+	    v[LM_F_ACQUIRED] != v[LM_F_NOWAIT] + v[LM_F_SPIN])
+		return "acquired is not nowait + spin";
+	if (v[LM_F_ACQUIRED] + v[LM_F_REJECT] < v[LM_F_ACQUIRED])
+		return "nowait + spin + reject is more than 64 bits hold";
+	if (v[LM_F_ACQUIRED] && v[LM_F_HOLD_MIN] > v[LM_F_HOLD_MAX])
+		return "hold_min_ns is larger than hold_max_ns";
+	if (v[LM_F_SPIN] && v[LM_F_WAIT_MIN] > v[LM_F_WAIT_MAX])
+		return "wait_min_ns is larger than wait_max_ns";
+	return NULL;
 }
 
 /*
@@ -426,7 +476,7 @@ double lm_util_pct(const struct lm_row *r, const struct lm_ctx *c)
 
 double lm_con_pct(const struct lm_row *r)
 {
-	return 100.0 * lm_ratio(r->v[LM_F_SPIN] + r->v[LM_F_REJECT], lm_row_total(r));
+	return 100.0 * lm_ratio(lm_row_contended(r), lm_row_total(r));
 }
 
 /* @n in decimal; @buf holds at least 21 bytes; returns the length */
@@ -622,13 +672,18 @@ CMP_FIELD(rate, ACQUIRED)
 
 static int cmp_con(const struct lm_row *a, const struct lm_row *b)
 {
-	return lm_cmp_ratio(F(a, SPIN) + F(a, REJECT), lm_row_total(a),
-			    F(b, SPIN) + F(b, REJECT), lm_row_total(b));
+	return lm_cmp_ratio(lm_row_contended(a), lm_row_total(a),
+			    lm_row_contended(b), lm_row_total(b));
 }
 
 static int cmp_total(const struct lm_row *a, const struct lm_row *b)
 {
 	return lm_cmp_u64(lm_row_total(a), lm_row_total(b));
+}
+
+static int cmp_contended(const struct lm_row *a, const struct lm_row *b)
+{
+	return lm_cmp_u64(lm_row_contended(a), lm_row_contended(b));
 }
 
 static int cmp_name(const struct lm_row *a, const struct lm_row *b)
@@ -748,6 +803,12 @@ static void pr_rate(char *buf, size_t len, const struct lm_row *r, const struct 
 	lm_fmt_rate(buf, len, c->elapsed_ns > 0 ? 1e9 * (double)F(r, ACQUIRED) / c->elapsed_ns : 0);
 }
 
+static void pr_contended(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
+{
+	(void)c;
+	pr_count(buf, len, lm_row_contended(r));
+}
+
 static void pr_type(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
 {
 	(void)c;
@@ -781,17 +842,43 @@ const struct lm_key lm_keys[LM_NR_KEYS] = {
 	KEY(BLOCKED, blocked, "BLOCKED", 6, true, "longest blocked part of one hold (BLOCKED MAX)"),
 	KEY(ONCPU, oncpu, "ONCPU", 6, true, "longest on-CPU part of one hold (ONCPU MAX)"),
 	KEY(RATE, rate, "ACQ/s", 6, true, "acquisitions per second of metered time"),
+	KEY(CONTENDED, contended, "CONTND", 10, true, "attempts that waited or failed: spin + reject"),
 	KEY(TYPE, type, "TYPE", 11, false, "lock type, then name"),
 	KEY(NAME, name, "NAME", 0, false, "lock name, then site, alphabetically"),
 };
 
+/* perf lock's sort keys, for those who know them */
+static const struct {
+	const char *name;
+	enum lm_key_id id;
+} lm_key_aliases[] = {
+	{ "acquired", LM_K_RATE },
+	{ "avg_wait", LM_K_MEANWAIT },
+	{ "hold_total", LM_K_TOTALHOLD },
+	{ "wait_max", LM_K_MAXWAIT },
+	{ "wait_total", LM_K_WAITCPU },
+};
+
 const struct lm_key *lm_key_find(const char *name)
 {
-	int i;
+	size_t i;
 
 	for (i = 0; i < LM_NR_KEYS; i++)
 		if (!strcmp(name, lm_keys[i].name))
 			return &lm_keys[i];
+	for (i = 0; i < ARRAY_SIZE(lm_key_aliases); i++)
+		if (!strcmp(name, lm_key_aliases[i].name))
+			return &lm_keys[lm_key_aliases[i].id];
+	return NULL;
+}
+
+const char *lm_key_alias(const struct lm_key *k)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(lm_key_aliases); i++)
+		if (&lm_keys[lm_key_aliases[i].id] == k)
+			return lm_key_aliases[i].name;
 	return NULL;
 }
 

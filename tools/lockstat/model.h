@@ -209,6 +209,9 @@ extern const char *const lm_field_names[LM_NR_FIELDS];
 extern const char *const lm_loss_names[LM_NR_LOSSES];
 
 uint64_t lm_row_total(const struct lm_row *r);
+uint64_t lm_row_contended(const struct lm_row *r);
+const char *lm_row_impossible(const struct lm_row *r);
+const char *lm_hdr_impossible(const struct lm_header *h, int bit);
 void lm_row_add(struct lm_row *dst, const struct lm_row *src);
 bool lm_name_printable(const char *s);
 
@@ -252,6 +255,7 @@ enum lm_key_id {
 	LM_K_BLOCKED,
 	LM_K_ONCPU,
 	LM_K_RATE,
+	LM_K_CONTENDED,
 	LM_K_TYPE,
 	LM_K_NAME,
 	LM_NR_KEYS
@@ -270,6 +274,8 @@ struct lm_key {
 
 extern const struct lm_key lm_keys[LM_NR_KEYS];
 const struct lm_key *lm_key_find(const char *name);
+/* the other name of key @k users may know (perf lock's), or NULL */
+const char *lm_key_alias(const struct lm_key *k);
 
 /* What to show. */
 struct lm_filter {

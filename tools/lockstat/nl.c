@@ -462,6 +462,10 @@ static int lm_nl_row(struct lm_nl_req *req, struct nlattr *nest)
 			return 0;
 		}
 	}
+	if (lm_row_impossible(&row)) {
+		lm_nl_bad(req, lm_row_impossible(&row), LOCKMETER_A_ROW);
+		return 0;
+	}
 	lock = lm_nla_str(tb[LOCKMETER_R_LOCK]);
 	site = lm_nla_str(tb[LOCKMETER_R_SITE]);
 	if (!lock || !site) {

@@ -16,7 +16,9 @@ const char *const lm_view_help[] = {
 	"view options:",
 	"  --sort KEY        sort locks, and sites under them, by KEY (default maxhold):",
 	"                    maxhold meanhold totalhold util con maxwait meanwait waitcpu",
-	"                    total nowait spin reject abort blocked oncpu rate type name",
+	"                    total nowait spin reject abort blocked oncpu rate contended",
+	"                    type name; perf lock's acquired avg_wait wait_max wait_total",
+	"                    hold_total are aliases",
 	"  -r, --reverse     reverse the order (smallest first; name: Z to A)",
 	"  --top N           the first N locks of each section, N sites under each",
 	"  --name SUBSTR     only rows whose lock or site name contains SUBSTR",
@@ -53,12 +55,14 @@ void lm_opts_init(struct lm_opts *o)
 	o->cpu = -1;
 }
 
-/* a percentage in [0, @max], "5" or "5%" */
+/* a percentage in [0, @max], "5", "0.5" or "5%": decimal digits only */
 int lm_parse_pct(const char *arg, double max, double *out)
 {
 	char *end;
 	double v;
 
+	if (strspn(arg, "0123456789.") != strcspn(arg, "%") || *arg == '.')
+		return -1;
 	errno = 0;
 	v = strtod(arg, &end);
 	if (end != arg && *end == '%')
@@ -69,23 +73,30 @@ int lm_parse_pct(const char *arg, double max, double *out)
 	return 0;
 }
 
-/* "spin,mutex" into a mask of 1 << type */
+/* "spin,mutex" into a mask of 1 << type; no empty item */
 int lm_parse_types(const char *arg, unsigned int *mask)
 {
-	char buf[256], *tok, *save = NULL;
-	int t, n = 0;
+	unsigned int m = 0;
+	char buf[32];
+	size_t n;
+	int t;
 
-	if (strlen(arg) >= sizeof(buf))
-		return -1;
-	strcpy(buf, arg);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		t = lm_type_parse(tok);
+	for (;;) {
+		n = strcspn(arg, ",");
+		if (!n || n >= sizeof(buf))
+			return -1;
+		memcpy(buf, arg, n);
+		buf[n] = '\0';
+		t = lm_type_parse(buf);
 		if (t < 0)
 			return -1;
-		*mask |= 1U << t;
-		n++;
+		m |= 1U << t;
+		if (!arg[n])
+			break;
+		arg += n + 1;
 	}
-	return n ? 0 : -1;
+	*mask |= m;
+	return 0;
 }
 
 static int lm_parse_size(const char *arg, size_t *out)
@@ -98,11 +109,23 @@ static int lm_parse_size(const char *arg, size_t *out)
 	return 0;
 }
 
+/* the sort keys, each with what it sorts by and its other name */
+static void lm_keys_list(FILE *f)
+{
+	const char *alias;
+	int i;
+
+	for (i = 0; i < LM_NR_KEYS; i++) {
+		alias = lm_key_alias(&lm_keys[i]);
+		fprintf(f, "  %-10s %s%s%s\n", lm_keys[i].name, lm_keys[i].help,
+			alias ? "; also " : "", alias ? alias : "");
+	}
+}
+
 /* 0: taken; 1: not a view option; LM_EXIT_USAGE: bad argument */
 static int lm_view_opt(struct lm_view_opts *o, int opt, const char *arg)
 {
 	struct lm_filter *f = &o->filter;
-	int i;
 
 	switch (opt) {
 	case 'r':
@@ -117,13 +140,15 @@ static int lm_view_opt(struct lm_view_opts *o, int opt, const char *arg)
 		o->fmt = opt == LM_OPT_CSV ? LM_FMT_CSV : LM_FMT_JSON;
 		return 0;
 	case LM_OPT_MIN_CON:
-		if (lm_parse_pct(arg, 100, &f->min_con))
-			goto err_pct;
-		return 0;
+		if (!lm_parse_pct(arg, 100, &f->min_con))
+			return 0;
+		lm_err("--min-con: '%s' is not a percentage (0 to 100)", arg);
+		return LM_EXIT_USAGE;
 	case LM_OPT_MIN_UTIL:
-		if (lm_parse_pct(arg, 1e9, &f->min_util))
-			goto err_pct;
-		return 0;
+		if (!lm_parse_pct(arg, 1e9, &f->min_util))
+			return 0;
+		lm_err("--min-util: '%s' is not a percentage", arg);
+		return LM_EXIT_USAGE;
 	case LM_OPT_NAME:
 		if (!*arg) {
 			lm_err("--name needs a non-empty string");
@@ -135,10 +160,8 @@ static int lm_view_opt(struct lm_view_opts *o, int opt, const char *arg)
 		f->key = lm_key_find(arg);
 		if (f->key)
 			return 0;
-		lm_err("--sort: unknown key '%s'; the keys (and their columns) are:", arg);
-		for (i = 0; i < LM_NR_KEYS; i++)
-			fprintf(stderr, "  %-10s %-8s %s\n", lm_keys[i].name, lm_keys[i].header,
-				lm_keys[i].help);
+		lm_err("--sort: unknown key '%s'; the keys are:", arg);
+		lm_keys_list(stderr);
 		return LM_EXIT_USAGE;
 	case LM_OPT_TOP:
 		if (!lm_parse_size(arg, &f->top))
@@ -153,10 +176,6 @@ static int lm_view_opt(struct lm_view_opts *o, int opt, const char *arg)
 		return LM_EXIT_USAGE;
 	}
 	return 1;
-
-err_pct:
-	lm_err("'%s' is not a percentage", arg);
-	return LM_EXIT_USAGE;
 }
 
 static int lm_source_opt(const char *arg, enum lm_src *src)

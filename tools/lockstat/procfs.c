@@ -135,6 +135,7 @@ int lm_row_parse(struct lm_snapshot *s, char *line, struct lm_perr *e)
 {
 	char *fld[LM_ROW_FIELDS], *p = line, q[48];
 	struct lm_row row = { 0 }, *r;
+	const char *why;
 	int n, f, type;
 
 	for (n = 0; n < LM_ROW_FIELDS && (fld[n] = lm_next_field(&p)); n++)
@@ -157,8 +158,9 @@ int lm_row_parse(struct lm_snapshot *s, char *line, struct lm_perr *e)
 			return LM_EXIT_CORRUPT;
 		}
 	}
-	if (row.v[LM_F_ACQUIRED] != row.v[LM_F_NOWAIT] + row.v[LM_F_SPIN]) {
-		lm_perr_set(e, 0, "acquired is not nowait + spin");
+	why = lm_row_impossible(&row);
+	if (why) {
+		lm_perr_set(e, 0, "impossible numbers: %s", why);
 		return LM_EXIT_CORRUPT;
 	}
 	for (f = LM_ROW_FIELDS - 2; f < LM_ROW_FIELDS; f++) {
@@ -249,6 +251,11 @@ static int lm_parse_header_line(struct lm_snapshot *s, char *line, struct lm_per
 			    lm_quote(q, sizeof(q), val));
 		return LM_EXIT_CORRUPT;
 	}
+	why = lm_hdr_impossible(&s->h, bit);
+	if (why) {
+		lm_perr_set(e, lineno, "header key '%s': impossible: %s", line, why);
+		return LM_EXIT_CORRUPT;
+	}
 	return 0;
 }
 
@@ -297,6 +304,10 @@ int lm_parse_body(struct lm_lines *l, struct lm_snapshot *s, struct lm_perr *e)
 			lm_perr_set(e, l->line, "an empty line among the rows");
 			return LM_EXIT_CORRUPT;
 		}
+		if (!s->h.metered_ns) {
+			lm_perr_set(e, l->line, "a row, but metered_ns is 0: nothing was metered");
+			return LM_EXIT_CORRUPT;
+		}
 		ret = lm_row_parse(s, line, e);
 		if (ret) {
 			e->line = l->line;
@@ -334,36 +345,45 @@ int lm_proc_exists(const char *path)
 	return stat(path, &st) ? errno : 0;
 }
 
+/* a /proc/lockmeter text from @f into @s: 0, else LM_EXIT_* with @e set */
+int lm_proc_parse(FILE *f, struct lm_snapshot *s, struct lm_perr *e)
+{
+	struct lm_lines l;
+	unsigned long ver;
+	char *line;
+	int ret;
+
+	lm_lines_init(&l, f);
+	ret = lm_lines_next(&l, &line, e);
+	if (!ret && (!line || lm_parse_version(line, "lockmeter version", &ver))) {
+		lm_perr_set(e, 1, "not a lockmeter report");
+		ret = LM_EXIT_ERR;
+	} else if (!ret && ver != LM_PROC_VERSION) {
+		lm_perr_set(e, 1, "format version %lu, this lockstat reads version %d",
+			    ver, LM_PROC_VERSION);
+		ret = LM_EXIT_ERR;
+	}
+	if (!ret)
+		ret = lm_parse_body(&l, s, e);
+	lm_lines_free(&l);
+	return ret;
+}
+
 /* the live file, all of it, into @s */
 int lm_proc_read(const char *path, struct lm_snapshot *s)
 {
 	struct lm_perr e = { 0 };
-	struct lm_lines l;
-	unsigned long ver;
-	char *line;
 	FILE *f;
 	int ret;
 
 	f = fopen(path, "re");
 	if (!f)
 		return lm_proc_errno(path, "cannot open", errno);
-	lm_lines_init(&l, f);
-	ret = lm_lines_next(&l, &line, &e);
-	if (!ret && (!line || lm_parse_version(line, "lockmeter version", &ver))) {
-		lm_perr_set(&e, 1, "not a lockmeter report");
-		ret = LM_EXIT_ERR;
-	} else if (!ret && ver != LM_PROC_VERSION) {
-		lm_perr_set(&e, 1, "format version %lu, this lockstat reads version %d",
-			    ver, LM_PROC_VERSION);
-		ret = LM_EXIT_ERR;
-	}
-	if (!ret)
-		ret = lm_parse_body(&l, s, &e);
+	ret = lm_proc_parse(f, s, &e);
 	if (ret) {
 		lm_err("%s:%lu: %s", path, e.line, e.msg);
 		ret = LM_EXIT_ERR;
 	}
-	lm_lines_free(&l);
 	fclose(f);
 	if (!ret)
 		lm_hdr_put_str(&s->h, LM_H_SOURCE, "proc");

@@ -40,6 +40,7 @@ void lm_row_write(FILE *f, const struct lm_row *r);
 void lm_rows_legend(FILE *f);
 int lm_parse_body(struct lm_lines *l, struct lm_snapshot *s, struct lm_perr *e);
 
+int lm_proc_parse(FILE *f, struct lm_snapshot *s, struct lm_perr *e);
 int lm_proc_read(const char *path, struct lm_snapshot *s);
 int lm_proc_control(const char *path, const char *word);
 int lm_proc_exists(const char *path);

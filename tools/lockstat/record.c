@@ -3,7 +3,8 @@
  * lockstat record [OPTIONS] -- CMD [ARGS]: reset, switch metering on,
  * run CMD (fork, execvp), wait for it, switch metering off, then print
  * the table (and with -o save the snapshot).  The start and end wall
- * times frame CMD.  While CMD runs, lockstat ignores SIGINT and SIGQUIT so
+ * times frame CMD.  -o FILE is checked, and its temporary file created,
+ * before CMD runs; the table is printed even when the save fails.  While CMD runs, lockstat ignores SIGINT and SIGQUIT so
  * that ^C stops CMD, not the recording.
  *
  * Exit status: CMD's once the table is printed (128 + N when a signal N
@@ -134,15 +135,22 @@ int record_main(int argc, char **argv)
 	struct record_params p;
 	struct lm_snapshot snap;
 	struct lm_source src;
-	int ret, off, status = 0;
+	struct lm_out out;
+	int ret, off, save, status = 0;
 	bool ran = false;
 
 	ret = record_parse_args(argc, argv, &p);
 	if (ret)
 		return lm_usage_ret(ret, record_usage);
+	/* a file that cannot be written is found before CMD runs, not after */
+	if (p.opts.output) {
+		ret = lm_out_open(&out, p.opts.output);
+		if (ret)
+			goto out_abort;
+	}
 	ret = lm_source_open(&src, p.opts.source);
 	if (ret)
-		goto out;
+		goto out_abort;
 	lm_snap_init(&snap);
 	ret = lm_source_control(&src, LM_CTL_RESET);
 	if (ret)
@@ -167,17 +175,19 @@ int record_main(int argc, char **argv)
 	lm_set(&snap.h, LM_H_START);
 	lm_set(&snap.h, LM_H_END);
 	lm_hdr_put_str(&snap.h, LM_H_COMMAND, "record");
-	if (p.opts.output) {
-		ret = lm_snap_save(p.opts.output, &snap);
-		if (ret)
-			goto out_free_snap;
-	}
+	/* the table first: a failed save must not lose it */
 	ret = lm_render(stdout, &snap, &p.opts.view.filter, p.opts.view.fmt);
+	if (p.opts.output) {
+		save = lm_out_commit(&out, &snap);
+		ret = ret ? ret : save;
+	}
 out_free_snap:
 	lm_snap_free(&snap);
 out_close:
 	lm_source_close(&src);
-out:
+out_abort:
+	if (p.opts.output)
+		lm_out_abort(&out);
 	/* how CMD ended, last, whatever happened after it */
 	if (ran) {
 		int cmd_ret = record_status(p.cmd[0], status, true);

@@ -132,53 +132,202 @@ static int lm_save_errno(const char *path, const char *what, int err)
 	return (err == EACCES || err == EPERM) ? LM_EXIT_PERM : LM_EXIT_ERR;
 }
 
-/* @s to @path ("-": standard output), through a temporary file and rename */
-int lm_snap_save(const char *path, const struct lm_snapshot *s)
+static bool lm_same_file(const struct stat *a, const struct stat *b)
 {
-	char *tmp;
-	FILE *f;
-	int fd, ret;
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
 
-	if (!strcmp(path, "-")) {
-		if (lm_snap_write(stdout, s) || fflush(stdout))
-			return lm_save_errno("<stdout>", "write", errno ? errno : EIO);
-		return 0;
-	}
-	if (asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0) {
+/* what @path is, when it is nothing a snapshot may be written to */
+static const char *lm_out_refuse(const struct stat *st)
+{
+	if (S_ISREG(st->st_mode) || S_ISFIFO(st->st_mode) || S_ISCHR(st->st_mode))
+		return NULL;
+	if (S_ISLNK(st->st_mode))
+		return "a symbolic link (give the path of its target)";
+	if (S_ISDIR(st->st_mode))
+		return "a directory";
+	if (S_ISBLK(st->st_mode))
+		return "a block device";
+	return "neither a regular file, a FIFO nor a character device";
+}
+
+/* a temporary file next to the target, mode 0600, or its existing mode and owner */
+static int lm_out_tmp(struct lm_out *o)
+{
+	int ret;
+
+	if (asprintf(&o->tmp, "%s.tmp.%ld", o->path, (long)getpid()) < 0) {
+		o->tmp = NULL;
 		lm_err("out of memory");
 		return LM_EXIT_ERR;
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		ret = lm_save_errno(tmp, "cannot create", errno);
-		goto out_free;
+	o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (o->fd < 0) {
+		ret = lm_save_errno(o->tmp, "cannot create a temporary file", errno);
+		free(o->tmp);
+		o->tmp = NULL;
+		return ret;
 	}
-	f = fdopen(fd, "w");
+	if (!o->exists)
+		return 0;
+	/* the owner first: fchown() clears the set-id bits */
+	if ((o->st.st_uid != geteuid() || o->st.st_gid != getegid()) &&
+	    fchown(o->fd, o->st.st_uid, o->st.st_gid))
+		return lm_save_errno(o->path, "cannot keep the file's owner", errno);
+	if (fchmod(o->fd, o->st.st_mode & 07777))
+		return lm_save_errno(o->path, "cannot keep the file's mode", errno);
+	return 0;
+}
+
+/*
+ * Get ready to write a snapshot to @path, before anything is read or run:
+ * standard output for "-"; a FIFO or a character device is written as a
+ * stream (opened by lm_out_commit()); a regular file, or a new one, is
+ * written to a temporary file next to it that replaces it at the end.
+ * Anything else (a symbolic link, a directory, a block device) is
+ * refused, and nothing is changed.
+ */
+int lm_out_open(struct lm_out *o, const char *path)
+{
+	const char *why;
+
+	memset(o, 0, sizeof(*o));
+	o->path = path;
+	o->fd = -1;
+	if (!*path) {
+		lm_err("-o: an empty file name");
+		return LM_EXIT_USAGE;
+	}
+	if (!strcmp(path, "-")) {
+		o->stream = true;
+		return 0;
+	}
+	if (lstat(path, &o->st)) {
+		if (errno != ENOENT)
+			return lm_save_errno(path, "cannot write the snapshot", errno);
+		return lm_out_tmp(o);
+	}
+	o->exists = true;
+	why = lm_out_refuse(&o->st);
+	if (why) {
+		lm_err("%s: will not write the snapshot to %s", path, why);
+		return LM_EXIT_ERR;
+	}
+	if (!S_ISREG(o->st.st_mode)) {
+		o->stream = true;
+		return 0;
+	}
+	return lm_out_tmp(o);
+}
+
+/* forget @o; a temporary file is removed */
+void lm_out_abort(struct lm_out *o)
+{
+	if (o->fd >= 0 && (!o->stream || strcmp(o->path, "-")))
+		close(o->fd);
+	o->fd = -1;
+	if (o->tmp) {
+		unlink(o->tmp);
+		free(o->tmp);
+		o->tmp = NULL;
+	}
+}
+
+/* the FIFO or character device found by lm_out_open(), and still it */
+static int lm_out_open_stream(struct lm_out *o)
+{
+	struct stat st;
+
+	if (!strcmp(o->path, "-")) {
+		o->fd = STDOUT_FILENO;
+		return 0;
+	}
+	o->fd = open(o->path, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+	if (o->fd < 0)
+		return lm_save_errno(o->path, "cannot open", errno);
+	if (fstat(o->fd, &st) || !lm_same_file(&st, &o->st) ||
+	    (st.st_mode & S_IFMT) != (o->st.st_mode & S_IFMT)) {
+		lm_err("%s: changed since lockstat looked at it; not written", o->path);
+		return LM_EXIT_ERR;
+	}
+	return 0;
+}
+
+/* the temporary file in place of the target, if that is still what it was */
+static int lm_out_replace(struct lm_out *o)
+{
+	struct stat st;
+
+	if (!o->exists) {
+		/* a new file: never over one that appeared meanwhile */
+		if (!link(o->tmp, o->path))
+			return 0;
+		if (errno == EEXIST) {
+			lm_err("%s: appeared while lockstat wrote the snapshot; not replaced",
+			       o->path);
+			return LM_EXIT_ERR;
+		}
+		return lm_save_errno(o->path, "cannot create", errno);
+	}
+	if (lstat(o->path, &st) || !S_ISREG(st.st_mode) || !lm_same_file(&st, &o->st)) {
+		lm_err("%s: changed while lockstat wrote the snapshot; not replaced", o->path);
+		return LM_EXIT_ERR;
+	}
+	if (rename(o->tmp, o->path))
+		return lm_save_errno(o->path, "cannot rename the temporary file to it", errno);
+	free(o->tmp);
+	o->tmp = NULL;
+	return 0;
+}
+
+/* write @s where lm_out_open() said; @o is closed whatever happens */
+int lm_out_commit(struct lm_out *o, const struct lm_snapshot *s)
+{
+	const char *name = strcmp(o->path, "-") ? o->path : "<stdout>";
+	FILE *f;
+	int ret;
+
+	if (o->stream) {
+		ret = lm_out_open_stream(o);
+		if (ret)
+			goto out;
+	}
+	f = o->fd == STDOUT_FILENO ? stdout : fdopen(o->fd, "w");
 	if (!f) {
-		ret = lm_save_errno(tmp, "fdopen", errno);
-		close(fd);
-		goto out_unlink;
+		ret = lm_save_errno(name, "fdopen", errno);
+		goto out;
 	}
 	errno = 0;
-	if (lm_snap_write(f, s) || fflush(f) || fsync(fd)) {
-		ret = lm_save_errno(tmp, "write", errno ? errno : EIO);
-		fclose(f);
-		goto out_unlink;
+	if (lm_snap_write(f, s) || fflush(f) || (o->tmp && fsync(o->fd))) {
+		ret = lm_save_errno(name, "write", errno ? errno : EIO);
+		if (f != stdout)
+			fclose(f);
+		o->fd = -1;
+		goto out;
 	}
-	if (fclose(f)) {
-		ret = lm_save_errno(tmp, "close", errno);
-		goto out_unlink;
+	if (f != stdout) {
+		o->fd = -1;
+		if (fclose(f)) {
+			ret = lm_save_errno(name, "close", errno);
+			goto out;
+		}
 	}
-	if (rename(tmp, path)) {
-		ret = lm_save_errno(path, "cannot rename the temporary file to it", errno);
-		goto out_unlink;
-	}
-	free(tmp);
-	return 0;
-
-out_unlink:
-	unlink(tmp);
-out_free:
-	free(tmp);
+	ret = o->tmp ? lm_out_replace(o) : 0;
+out:
+	lm_out_abort(o);
 	return ret;
+}
+
+/* @s to @path ("-": standard output), see lm_out_open() */
+int lm_snap_save(const char *path, const struct lm_snapshot *s)
+{
+	struct lm_out o;
+	int ret;
+
+	ret = lm_out_open(&o, path);
+	if (ret) {
+		lm_out_abort(&o);
+		return ret;
+	}
+	return lm_out_commit(&o, s);
 }

@@ -103,6 +103,9 @@ int lm_source_read(struct lm_source *src, int cpu, struct lm_snapshot *s)
 		ret = lm_nl_status(&src->nl, &s->h);
 		if (!ret)
 			ret = lm_nl_dump(&src->nl, cpu, s);
+		/* rows, yet nothing metered: metering went on between the two */
+		if (!ret && s->nr && !s->h.metered_ns)
+			ret = lm_nl_status(&src->nl, &s->h);
 		if (!ret)
 			lm_hdr_put_str(&s->h, LM_H_SOURCE, "netlink");
 		if (!ret && cpu >= 0) {

@@ -65,7 +65,8 @@ static const char *const top_msg[] = {
 	"CON, mean and longest hold and wait, and the wait's share of the CPUs.",
 	"HMAX and WMAX are the longest since the row appeared (bold on the",
 	"screen when set in the interval).  The first frame shows everything",
-	"since metering started.",
+	"since metering started.  Rows sort by UTIL of the interval unless --sort",
+	"says otherwise (HMAX: key s, or > and <).",
 	"",
 	"  -b, --batch        print frames to standard output, no screen",
 	"  -d, --delay SECS   the interval (default 1; 0.05 to 86400)",
@@ -145,6 +146,7 @@ static int top_parse_args(int argc, char **argv, struct top_params *p)
 
 	memset(p, 0, sizeof(*p));
 	lm_opts_init(&p->opts);
+	p->opts.view.filter.key = NULL;	/* top's own default, below */
 	p->delay_s = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":bd:hn:r", opts, NULL)) != -1) {
@@ -178,6 +180,9 @@ static int top_parse_args(int argc, char **argv, struct top_params *p)
 				return ret;
 		}
 	}
+	/* what the interval did, not a maximum since the row appeared */
+	if (!p->opts.view.filter.key)
+		p->opts.view.filter.key = &lm_keys[LM_K_UTIL];
 	if (p->opts.view.fmt == LM_FMT_CSV) {
 		lm_err("top: no --csv; -b prints text, or JSON with --json");
 		return LM_EXIT_USAGE;
@@ -300,12 +305,18 @@ static int top_frame(struct top *t)
 	return top_build(t);
 }
 
-/* the next snapshot into cur, the old cur into prev; 1: replay ended */
+/*
+ * The next snapshot into cur, the old cur into prev; 1: replay ended.
+ * Whether it works or not, the next sample is due an interval later, and
+ * a replay file that cannot be read is not read again.
+ */
 static int top_sample(struct top *t)
 {
 	struct lm_snapshot next;
 	int ret;
 
+	clock_gettime(CLOCK_MONOTONIC, &t->due);
+	top_ts_add(&t->due, t->delay_s);
 	lm_snap_init(&next);
 	if (t->live) {
 		ret = lm_source_read(&t->src, t->st.cpu, &next);
@@ -314,9 +325,7 @@ static int top_sample(struct top *t)
 	} else {
 		if (t->next_file == t->p->nr_replay)
 			return 1;
-		ret = lm_snap_load(t->p->replay[t->next_file], &next);
-		if (!ret)
-			t->next_file++;
+		ret = lm_snap_load(t->p->replay[t->next_file++], &next);
 	}
 	if (ret) {
 		lm_snap_free(&next);
@@ -333,8 +342,6 @@ static int top_sample(struct top *t)
 	t->have_cur = true;
 	t->t_prev = t->t_cur;
 	clock_gettime(CLOCK_MONOTONIC, &t->t_cur);
-	t->due = t->t_cur;
-	top_ts_add(&t->due, t->delay_s);
 	return top_frame(t);
 }
 
@@ -452,15 +459,25 @@ static void top_say(struct top *t, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* a new sample now; errors land in the status line */
-static void top_refresh(struct top *t)
+/* a new sample now; errors land in the status line; true: a new frame */
+static bool top_refresh(struct top *t)
 {
+	char why[sizeof(t->st.msg)];
 	int ret = top_sample(t);
 
-	if (ret == 1)
+	if (!ret)
+		return true;
+	if (ret == 1) {
 		top_say(t, "end of the replay: %zu files", t->p->nr_replay);
-	else if (ret && !t->st.msg[0])
-		top_say(t, "sampling failed");
+		return false;
+	}
+	/* what lm_err() said, after what top does about it */
+	memcpy(why, t->st.msg, sizeof(why));
+	if (t->live)
+		top_say(t, "sampling failed, next try in %gs: %s", t->delay_s, why);
+	else
+		top_say(t, "file skipped: %s", why);
+	return false;
 }
 
 static void top_sort_step(struct top *t, int dir)
@@ -723,11 +740,8 @@ static int top_screen(struct top *t)
 			if (t->p->count && frames == t->p->count)
 				break;
 			t->st.msg[0] = '\0';
-			top_refresh(t);
-			if (t->have_frame)
-				frames++;
-			else
-				top_ts_add(&t->due, t->delay_s);
+			if (top_refresh(t))
+				frames++;	/* a failed sample is no frame */
 			draw = true;
 		}
 		if (draw)

@@ -23,6 +23,7 @@ void lm_site_short(char *buf, size_t len, const char *site);
 void lm_json_print(FILE *f, const struct lm_view *v);
 void lm_json_header(FILE *f, const struct lm_header *h, int indent);
 void lm_json_str(FILE *f, const char *s);
+void lm_json_time(FILE *f, const struct timespec *ts);
 void lm_json_fields(FILE *f, const struct lm_row *r);
 void lm_csv_print(FILE *f, const struct lm_view *v);
 

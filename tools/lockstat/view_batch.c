@@ -10,7 +10,7 @@
  * row appeared, which is the interval's own when ->fresh says so.
  *
  * JSON, one line per frame:
- *   { "frame": N, "since_start": bool, "time": unix seconds,
+ *   { "frame": N, "since_start": bool, "time": { "sec": S, "nsec": N },
  *     "interval_ns": metered ns of the interval, "wall_s": s,
  *     "metered_ns": since reset, "state": "on", "cpus": N, "cpu": N|null,
  *     "source": "netlink", "sort": { "key", "reverse" }, "group": "lock",
@@ -240,8 +240,10 @@ void lm_batch_json(FILE *out, const struct lm_top_frame *f, const struct lm_top_
 
 	fprintf(out, "{ \"frame\": %lu, \"since_start\": %s", f->seq,
 		f->since_start ? "true" : "false");
-	if (lm_has(h, LM_H_END))
-		fprintf(out, ", \"time\": %lld.%09ld", (long long)h->end.tv_sec, h->end.tv_nsec);
+	if (lm_has(h, LM_H_END)) {
+		fputs(", \"time\": ", out);
+		lm_json_time(out, &h->end);
+	}
 	fprintf(out, ", \"interval_ns\": %.0f, \"wall_s\": %.6f, \"metered_ns\": %llu",
 		f->ctx.elapsed_ns, f->wall_s, (unsigned long long)f->metered_ns);
 	if (lm_has(h, LM_H_STATE))

@@ -63,6 +63,15 @@ void lm_json_fields(FILE *f, const struct lm_row *r)
 	}
 }
 
+/*
+ * A wall-clock time, exactly: { "sec": S, "nsec": N }, in every JSON
+ * lockstat prints (a decimal of 19 digits would not survive a double).
+ */
+void lm_json_time(FILE *f, const struct timespec *ts)
+{
+	fprintf(f, "{ \"sec\": %lld, \"nsec\": %ld }", (long long)ts->tv_sec, ts->tv_nsec);
+}
+
 void lm_json_header(FILE *f, const struct lm_header *h, int indent)
 {
 	const char *sep = "";
@@ -89,8 +98,7 @@ void lm_json_header(FILE *f, const struct lm_header *h, int indent)
 			fprintf(f, "%llu", (unsigned long long)*(const uint64_t *)p);
 			break;
 		case LM_HK_TIME:
-			fprintf(f, "{ \"sec\": %lld, \"nsec\": %ld }", (long long)ts->tv_sec,
-				ts->tv_nsec);
+			lm_json_time(f, ts);
 			break;
 		case LM_HK_STATE:
 			fprintf(f, "\"%s\"", *(const uint32_t *)p ? "on" : "off");

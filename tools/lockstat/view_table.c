@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * lockstat: the lockmeter table, laid out as the historic lockstat printed
- * it (DESIGN.md section 4):
+ * it (the lockmeter 1.5 report of 2003, lockstat(8)):
  *
  *   SPINLOCKS         HOLD            WAIT
  *     UTIL  CON    MEAN(  MAX )   MEAN(  MAX )(% CPU)     TOTAL NOWAIT SPIN RJECT  NAME
@@ -249,8 +249,13 @@ void lm_table_header(FILE *f, const struct lm_header *h)
 	if (record) {
 		lm_table_time(f, "Start time: ", &h->start);
 		lm_table_time(f, "End   time: ", &h->end);
-		fprintf(f, "Delta Time: %.3f sec, metered %.3f sec (%llu ns)", lm_ts_diff(&h->start, &h->end),
-			metered, (unsigned long long)h->metered_ns);
+		/* record's own clock may go back (settimeofday): no negative time */
+		if (lm_ts_diff(&h->start, &h->end) >= 0)
+			fprintf(f, "Delta Time: %.3f sec", lm_ts_diff(&h->start, &h->end));
+		else
+			fputs("Delta Time: unknown (the wall clock went back)", f);
+		fprintf(f, ", metered %.3f sec (%llu ns)", metered,
+			(unsigned long long)h->metered_ns);
 	} else {
 		if (lm_has(h, LM_H_END))
 			lm_table_time(f, "Snapshot:   ", &h->end);

@@ -33,6 +33,7 @@
 #define LM_PROMPT_LEN	256	/* the longest line a prompt edits, with its NUL */
 
 static SCREEN *lm_scr;		/* NULL: the screen is closed */
+static bool lm_color;		/* colors, unless the terminal or NO_COLOR says none */
 
 /* a terminal that can move the cursor: dumb ones would scroll the screen away */
 static bool lm_can_address(void)
@@ -85,7 +86,10 @@ int lm_screen_open(void)
 	keypad(stdscr, TRUE);
 	set_escdelay(25);
 	curs_set(0);
-	if (has_colors() && start_color() == OK) {
+	/* https://no-color.org: a non-empty NO_COLOR means none */
+	lm_color = has_colors() && !(getenv("NO_COLOR") && *getenv("NO_COLOR")) &&
+		   start_color() == OK;
+	if (lm_color) {
 		short bg = use_default_colors() == OK ? -1 : COLOR_BLACK;
 
 		init_pair(LM_PAIR_WARN, COLOR_RED, bg);
@@ -315,7 +319,7 @@ static void lm_draw_help(int lines, const struct lm_top_state *st)
 void lm_screen_draw(const struct lm_top_frame *f, const struct lm_top_state *st,
 		    size_t *scroll)
 {
-	attr_t warn = A_BOLD | A_REVERSE | (has_colors() ? COLOR_PAIR(LM_PAIR_WARN) : 0);
+	attr_t warn = A_BOLD | A_REVERSE | (lm_color ? COLOR_PAIR(LM_PAIR_WARN) : 0);
 	int lines, cols, y = 2;
 	char buf[512];
 

@@ -113,7 +113,7 @@ golden "--json --type read --top 1" filter-read.json report --json --type read -
 "$LOCKSTAT" report "$fx/proc.txt" >/dev/null 2>&1 && pass "report: a saved /proc/lockmeter reads" ||
 	fail "report: a saved /proc/lockmeter reads"
 
-# the lines of the 2003 report in DESIGN.md section 4, verbatim and in one block
+# the lines of the 2003 lockmeter report (tests/fixtures/historic.expect), verbatim and in one block
 "$LOCKSTAT" report "$fx/historic.snap" >"$tmp/hist" 2>&1
 first=$(grep -n -x -F "$(head -n 1 "$fx/historic.expect")" "$tmp/hist" | head -n 1 | cut -d: -f1)
 n=$(wc -l <"$fx/historic.expect")
@@ -143,7 +143,7 @@ rc "report: a missing file" 6 report "$tmp/does-not-exist.snap"
 grep -q "does-not-exist.snap" "$tmp/stderr" && pass "report: the message names the missing file" ||
 	fail "report: the message names the missing file" "$tmp/stderr"
 rc "report: a directory" 6 report "$fx"
-for f in bad-version bad-header bad-fields bad-number bad-type truncated-rows truncated-line \
+for f in bad-version bad-header bad-fields bad-number bad-type bad-impossible truncated-rows truncated-line \
 	 truncated-header empty-file not-a-snapshot; do
 	rc "report: $f.snap is corrupt" 7 report "$fx/$f.snap"
 	if grep -Eq "^lockstat: .*/$f\.snap:[0-9]+: corrupt snapshot: " "$tmp/stderr" &&
@@ -195,6 +195,14 @@ assert not any(s.startswith("lmt_trylock") or s.startswith("lmt_mutex") for s in
 assert f[1]["losses_new"]["dropped"] == 3 and f[2]["losses_new"]["dropped"] == 0, "losses"
 assert f[3]["since_start"] and f[3]["interval_ns"] == 500000000, "reset"
 ' "$tmp/top.json"
+"$LOCKSTAT" report --json "$fx/top-2.snap" >"$tmp/r.json" 2>&1
+ok "JSON: times are {sec, nsec} in report and in top" "$PYTHON" -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+t = [json.loads(l) for l in open(sys.argv[2])]
+assert r["header"]["end"] == {"sec": 1732968001, "nsec": 0}, r["header"]["end"]
+assert t[1]["time"] == r["header"]["end"], t[1]["time"]
+' "$tmp/r.json" "$tmp/top.json"
 rc "top -b -n 2: two frames" 0 top -b -n 2 --json --replay $replay
 [ "$(wc -l <"$tmp/stdout")" -eq 2 ] && pass "top -b -n 2: stops after two frames" ||
 	fail "top -b -n 2: stops after two frames" "$tmp/stdout"
@@ -253,6 +261,35 @@ rc "--top x" 2 report --top x "$fx/demo.snap"
 rc "--min-con 200" 2 report --min-con 200 "$fx/demo.snap"
 rc "--min-util x" 2 report --min-util x "$fx/demo.snap"
 rc "--json --csv" 2 report --json --csv "$fx/demo.snap"
+rc "--min-con 0x10 (hex is no percentage)" 2 report --min-con 0x10 "$fx/demo.snap"
+rc "--min-con 1e1" 2 report --min-con 1e1 "$fx/demo.snap"
+rc "--min-con 5%" 0 report --min-con 5% "$fx/demo.snap"
+rc "--type spin,,mutex (an empty type)" 2 report --type spin,,mutex "$fx/demo.snap"
+rc "--type spin," 2 report --type spin, "$fx/demo.snap"
+rc "--min-util abc" 2 report --min-util abc "$fx/demo.snap"
+grep -q -- "--min-util: 'abc' is not a percentage" "$tmp/stderr" &&
+	pass "--min-util abc: the message names the option" ||
+	fail "--min-util abc: the message names the option" "$tmp/stderr"
+rc "--sort bogus lists the keys" 2 report --sort bogus "$fx/demo.snap"
+grep '^  [a-z]' "$tmp/stderr" | awk '{ print $1 }' | sort | uniq -d >"$tmp/dups"
+[ ! -s "$tmp/dups" ] && grep -q '^  maxwait .*also wait_max$' "$tmp/stderr" &&
+	pass "--sort bogus: each key named once, with its perf lock alias" ||
+	fail "--sort bogus: each key named once, with its perf lock alias" "$tmp/stderr"
+for pair in wait_max:maxwait avg_wait:meanwait wait_total:waitcpu acquired:rate hold_total:totalhold; do
+	"$LOCKSTAT" report --csv --sort "${pair%%:*}" "$fx/demo.snap" >"$tmp/a" 2>&1
+	"$LOCKSTAT" report --csv --sort "${pair#*:}" "$fx/demo.snap" >"$tmp/b" 2>&1
+	ok "--sort ${pair%%:*} is --sort ${pair#*:}" diff -u "$tmp/b" "$tmp/a"
+done
+"$LOCKSTAT" report --csv --sort contended "$fx/demo.snap" >"$tmp/c.csv" 2>&1
+ok "--sort contended: locks by spin + reject, most first" sh -c "awk -F, '
+	\$1 == \"total\" { sec = \$2; last = -1 }
+	\$1 == \"lock\" { n = \$7 + \$8; if (last >= 0 && n > last) bad = 1; last = n; locks++ }
+	END { exit bad || !locks }' '$tmp/c.csv'"
+"$LOCKSTAT" --help >/dev/full 2>"$tmp/stderr"
+[ $? -eq 1 ] && grep -q "write error" "$tmp/stderr" && pass "--help to a full disk: exit 1, says so" ||
+	fail "--help to a full disk: exit 1, says so" "$tmp/stderr"
+"$LOCKSTAT" report -h >/dev/full 2>/dev/null
+[ $? -eq 1 ] && pass "report -h to a full disk: exit 1" || fail "report -h to a full disk: exit 1"
 rc "--sort needs an argument" 2 report "$fx/demo.snap" --sort
 rc "--source: unknown" 2 print --source=sysfs
 rc "--cpu with --source=proc" 2 print --source=proc --cpu 1
@@ -307,6 +344,49 @@ assert not f[1]["since_start"] and f[1]["rows"] == [], f[1]
 	ls "$tmp" | grep -q '\.tmp\.' && fail "get: no temporary file left behind" ||
 		pass "get: no temporary file left behind"
 
+	# what -o names is replaced only when it is a regular file
+	out=$tmp/out
+	mkdir "$out"
+	rc "get -o a new file" 0 get -o "$out/new.snap"
+	[ "$(stat -c %a "$out/new.snap")" = 600 ] && pass "get: a new snapshot is mode 0600" ||
+		fail "get: a new snapshot is mode 0600" "$tmp/stderr"
+	echo old >"$out/old.snap"
+	chmod 0640 "$out/old.snap"
+	[ "$(id -u)" -eq 0 ] && chown 65534:65534 "$out/old.snap"
+	stat -c '%a %u %g' "$out/old.snap" >"$tmp/before"
+	rc "get -o an existing file" 0 get -o "$out/old.snap"
+	stat -c '%a %u %g' "$out/old.snap" >"$tmp/after"
+	head -n 1 "$out/old.snap" | grep -qx "lockstat snapshot version 1" &&
+		diff "$tmp/before" "$tmp/after" >"$tmp/diff" && pass "get: an existing file keeps its mode and owner" ||
+		fail "get: an existing file keeps its mode and owner" "$tmp/diff"
+	echo target >"$out/target"
+	ln -s target "$out/link"
+	rc "get -o a symbolic link: refused" 1 get -o "$out/link"
+	[ -L "$out/link" ] && [ "$(cat "$out/target")" = target ] && grep -q "symbolic link" "$tmp/stderr" &&
+		pass "get: a symbolic link and its target are left alone" ||
+		fail "get: a symbolic link and its target are left alone" "$tmp/stderr"
+	rc "get -o a directory: refused" 1 get -o "$out"
+	mkfifo "$out/fifo"
+	timeout 20 cat "$out/fifo" >"$tmp/fifo.out" &
+	reader=$!
+	rc "get -o a FIFO" 0 get -o "$out/fifo"
+	wait $reader
+	[ -p "$out/fifo" ] && head -n 1 "$tmp/fifo.out" | grep -qx "lockstat snapshot version 1" &&
+		pass "get: a FIFO stays a FIFO, its reader gets the snapshot" ||
+		fail "get: a FIFO stays a FIFO, its reader gets the snapshot" "$tmp/fifo.out"
+	if mknod "$out/null" c 1 3 2>/dev/null && mknod "$out/blk" b 7 0 2>/dev/null; then
+		rc "get -o a character device" 0 get -o "$out/null"
+		[ -c "$out/null" ] && pass "get: a character device stays a device" ||
+			fail "get: a character device stays a device"
+		rc "get -o a block device: refused" 1 get -o "$out/blk"
+		[ -b "$out/blk" ] && pass "get: a block device is left alone" ||
+			fail "get: a block device is left alone"
+	else
+		echo "ok - get -o a device node # SKIP mknod not permitted" >>"$results"
+	fi
+	ls "$out" | grep -q '\.tmp\.' && fail "get: no temporary file left in the target's directory" ||
+		pass "get: no temporary file left in the target's directory"
+
 	# control words written to a stand-in file
 	printf 'xxxxxxxxxx\n' >"$tmp/ctl"
 	export LOCKSTAT_PROC="$tmp/ctl"
@@ -320,6 +400,21 @@ assert not f[1]["since_start"] and f[1]["rows"] == [], f[1]
 	[ -e "$tmp/ran" ] && head -c 3 "$tmp/ctl" | grep -qx off &&
 		pass "record ran CMD and switched metering off" ||
 		fail "record ran CMD and switched metering off" "$tmp/stderr"
+	# record -o: a file that cannot be written is refused before CMD runs
+	rm -f "$tmp/ran"
+	rc "record -o into a missing directory" 1 record -o "$tmp/no/such/dir.snap" -- touch "$tmp/ran"
+	[ ! -e "$tmp/ran" ] && grep -q "no/such/dir.snap" "$tmp/stderr" &&
+		pass "record -o into a missing directory: said so, CMD not run" ||
+		fail "record -o into a missing directory: said so, CMD not run" "$tmp/stderr"
+	rc "record -o ''" 2 record -o '' -- touch "$tmp/ran"
+	[ ! -e "$tmp/ran" ] && pass "record -o '': refused, CMD not run" ||
+		fail "record -o '': refused, CMD not run" "$tmp/stderr"
+	rc "record -o a symbolic link" 1 record -o "$out/link" -- touch "$tmp/ran"
+	[ ! -e "$tmp/ran" ] && [ -L "$out/link" ] &&
+		pass "record -o a symbolic link: refused, CMD not run" ||
+		fail "record -o a symbolic link: refused, CMD not run" "$tmp/stderr"
+	ls "$tmp/no" "$out" 2>/dev/null | grep -q '\.tmp\.' && fail "record: no temporary file left behind" ||
+		pass "record: no temporary file left behind"
 	# permission: a root-only file, read and written by someone else
 	chmod 0600 "$tmp/ctl"
 	cp "$fx/proc.txt" "$tmp/proc.txt"
@@ -345,15 +440,25 @@ assert not f[1]["since_start"] and f[1]["rows"] == [], f[1]
 	unset LOCKSTAT_PROC
 fi
 
+# ---- the manual page, as man renders it ----
+man8=$here/../lockstat.8
+if LC_ALL=C grep -q '[[:cntrl:]]' "$man8"; then
+	fail "lockstat.8: no control characters in the source"
+else
+	pass "lockstat.8: no control characters in the source"
+fi
+if command -v groff >/dev/null; then
+	groff -man -Tutf8 -P-cbou "$man8" 2>"$tmp/groff.err" >"$tmp/man.txt"
+	if grep -q '^ *top \[OPTIONS\]' "$tmp/man.txt" && grep -q -- '--delay SECS$' "$tmp/man.txt" &&
+	   grep -q -- '--iterations N$' "$tmp/man.txt" && [ ! -s "$tmp/groff.err" ]; then
+		pass "lockstat.8: top's synopsis and options render"
+	else
+		fail "lockstat.8: top's synopsis and options render" "$tmp/groff.err"
+	fi
+else
+	echo "ok - lockstat.8 renders # SKIP no groff" >>"$results"
+fi
+
 # ---- TAP ----
-total=$(grep -cE '^(ok|not ok) ' "$results")
-failed=$(grep -c '^not ok ' "$results")
-{
-	echo "TAP version 13"
-	echo "1..$total"
-	awk '/^ok / { sub(/^ok/, "ok " ++n) } /^not ok / { sub(/^not ok/, "not ok " ++n) } { print }' "$results"
-	echo "# $((total - failed)) passed, $failed failed"
-} >"$tmp/tap"
-cat "$tmp/tap"
-[ -n "$TAP_OUT" ] && cp "$tmp/tap" "$TAP_OUT"
-[ "$failed" -eq 0 ]
+. "$here/tap.sh"
+tap_summary "$results" "$TAP_OUT"

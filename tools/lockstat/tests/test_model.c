@@ -174,6 +174,42 @@ static void test_merge(void)
 	lm_snap_free(&s);
 }
 
+/* counts near 2^64 in two valid rows: the sums saturate, no cell passes 100% */
+static void test_saturate(void)
+{
+	const uint64_t big = UINT64_MAX / 2 + 1;	/* 2^63 */
+	const struct lm_key *k;
+	struct lm_snapshot s;
+	const struct lm_row *t;
+	struct lm_filter f;
+	struct lm_view v;
+	char buf[32];
+	double pct;
+
+	lm_snap_init(&s);
+	s.h.metered_ns = 1000;
+	lm_set(&s.h, LM_H_METERED_NS);
+	add(&s, LM_TYPE_SPIN, "lock_a", "f1+0x1/0x2", big - 1, 1, 0, 10, 1, 5, 4, 4, 4);
+	add(&s, LM_TYPE_SPIN, "lock_b", "f2+0x1/0x2", 1, big - 1, big - 1, 10, 1, 5, 4, 4, 4);
+	tap_ok(!lm_row_impossible(&s.rows[0]) && !lm_row_impossible(&s.rows[1]),
+	       "saturate: the rows themselves are possible");
+	lm_filter_init(&f);
+	if (!tap_ok(!lm_view_build(&v, &s, &f), "saturate: view builds")) {
+		lm_snap_free(&s);
+		return;
+	}
+	t = &v.sec[LM_TYPE_SPIN].total;
+	tap_num(lm_row_total(t), UINT64_MAX, "saturate: *TOTAL* attempts stop at 2^64 - 1");
+	tap_num(lm_row_contended(t), UINT64_MAX, "saturate: *TOTAL* contended stops at 2^64 - 1");
+	pct = lm_con_pct(t);
+	tap_ok(pct >= 0 && pct <= 100, "saturate: CON of *TOTAL* is a share (%g%%)", pct);
+	k = lm_key_find("nowait");
+	k->print(buf, sizeof(buf), t, &v.ctx);
+	tap_ok(strtod(buf, NULL) <= 100, "saturate: NOWAIT of *TOTAL* is a share (%s)", buf);
+	lm_view_free(&v);
+	lm_snap_free(&s);
+}
+
 /* the lock names of the spin section, in order, comma-separated */
 static void order(const struct lm_snapshot *s, const char *key, bool reverse, char *buf,
 		  size_t len)
@@ -646,6 +682,7 @@ int main(void)
 	test_units();
 	test_pct();
 	test_merge();
+	test_saturate();
 	test_sort();
 	test_sites_sorted();
 	test_ratio_exact();

@@ -121,6 +121,31 @@ static int dump_one(struct lm_snapshot *s, uint32_t type, const char *lock, cons
 	return req.parse;
 }
 
+/* a row whose numbers cannot be true (hold_min above hold_max) is refused */
+static void test_row_impossible(void)
+{
+	struct nl_msg *msg = reply(LOCKMETER_CMD_STATS_GET);
+	struct nlattr *nest = nla_nest_start(msg, LOCKMETER_A_ROW);
+	struct lm_snapshot s;
+	struct lm_nl_req req = { .arg = &s };
+	int i;
+
+	lm_snap_init(&s);
+	nla_put_u32(msg, LOCKMETER_R_TYPE, LM_TYPE_SPIN);
+	nla_put_u32(msg, LOCKMETER_R_CLASS, LM_CLASS_STATIC);
+	for (i = 0; i < LM_NR_FIELDS; i++)
+		put_uint(msg, lm_nl_field_attr[i], i == LM_F_ACQUIRED || i == LM_F_NOWAIT ? 2 :
+			 i == LM_F_HOLD_MIN ? 9 : i == LM_F_HOLD_MAX ? 5 : 0);
+	nla_put_string(msg, LOCKMETER_R_LOCK, "lock");
+	nla_put_string(msg, LOCKMETER_R_SITE, "site+0x1/0x2");
+	nla_nest_end(msg, nest);
+	fprintf(stderr, "# expected: a message on hold_min_ns above hold_max_ns\n");
+	lm_nl_dump_cb(msg, &req);
+	nlmsg_free(msg);
+	tap_ok(req.parse == LM_EXIT_ERR && s.nr == 0, "rows: hold_min_ns above hold_max_ns is refused");
+	lm_snap_free(&s);
+}
+
 static void test_rows(void)
 {
 	struct lm_snapshot s;
@@ -327,6 +352,7 @@ int main(void)
 {
 	test_status();
 	test_rows();
+	test_row_impossible();
 	test_ext_ack(true);
 	test_ext_ack(false);
 	test_finish();

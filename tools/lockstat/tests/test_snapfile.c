@@ -136,6 +136,21 @@ static void test_damage(void)
 		  "a row with 18 fields" },
 		{ HDR "rows: 1\n\n\n", 6, "an empty line among the rows" },
 		{ HDR "rows: 1\nstart: 12.5\n\n" ROW, 5, "a time without ns" },
+		{ HDR "rows: 1\n\nspin 0 18446744073709551615 1 0 0 10 1 5 4 4 4 0 0 0 0 1 a b\n", 6,
+		  "acquired = nowait + spin only past 2^64" },
+		{ HDR "rows: 1\n\nspin 3 2 1 18446744073709551614 0 10 1 5 4 4 4 0 0 0 0 1 a b\n", 6,
+		  "nowait + spin + reject past 2^64" },
+		{ HDR "rows: 1\n\nspin 3 2 1 0 0 10 7 5 4 4 4 0 0 0 0 1 a b\n", 6,
+		  "hold_min_ns above hold_max_ns" },
+		{ HDR "rows: 1\n\nspin 3 2 1 0 0 10 1 5 4 9 4 0 0 0 0 1 a b\n", 6,
+		  "wait_min_ns above wait_max_ns" },
+		{ "lockstat snapshot version 1\ncpus: 2\nmetered_ns: 0\nrows: 1\n\n" ROW, 6,
+		  "a row, with metered_ns 0" },
+		{ "lockstat snapshot version 1\ncpus: 0\nmetered_ns: 1000\nrows: 0\n\n", 2, "cpus 0" },
+		{ HDR "start: 20.000000000\nend: 10.000000000\nrows: 1\n\n" ROW, 5,
+		  "end before start" },
+		{ HDR "end: 10.000000000\nstart: 10.000000001\nrows: 1\n\n" ROW, 5,
+		  "start after end" },
 	};
 	struct lm_snapshot s;
 	struct lm_perr e;

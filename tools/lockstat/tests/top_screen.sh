@@ -80,11 +80,39 @@ keys() {
 	tm send-keys -t lt "$@"
 }
 
+# start ENV ARGS: 'lockstat top ARGS' with ENV set, in a new 120x30 pane
+start() {
+	tm kill-session -t lt 2>/dev/null
+	tm new-session -d -s lt -x 120 -y 30 \
+		"TZ=UTC TERM=screen $1 '$LOCKSTAT' top $2; echo top-exited-\$?; sleep 30"
+}
+
+# idle NAME PATTERN: the lockstat process matching PATTERN uses under 5%
+# of a CPU for 2 s (a busy loop takes most of it, whatever the machine)
+idle() {
+	pid=$(pgrep -f "$2" | head -n 1)
+	if [ -z "$pid" ] || [ ! -r "/proc/$pid/stat" ]; then
+		fail "$1: the process is there"
+		return
+	fi
+	t0=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
+	sleep 2
+	t1=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
+	if [ $((t1 - t0)) -le $(($(getconf CLK_TCK) / 10)) ]; then
+		pass "$1: $((t1 - t0)) ticks of CPU in 2 s"
+	else
+		fail "$1: $((t1 - t0)) ticks of CPU in 2 s"
+	fi
+}
+
 fx=$FIXTURES
+# a session that outlives the others: killing the last one would make the
+# server exit while the next test's new-session connects to it
+tm new-session -d -s keep "sleep 3600"
 # -d 3600: the frames move on space only
 tm new-session -d -s lt -x 120 -y 30 \
-	"TZ=UTC TERM=screen '$LOCKSTAT' top -d 3600 --replay '$fx/top-1.snap' '$fx/top-2.snap' \
-	'$fx/top-3.snap' '$fx/top-4.snap'; echo top-exited-\$?; sleep 30"
+	"TZ=UTC TERM=screen '$LOCKSTAT' top -d 3600 --sort maxhold --replay '$fx/top-1.snap' \
+	'$fx/top-2.snap' '$fx/top-3.snap' '$fx/top-4.snap'; echo top-exited-\$?; sleep 30"
 check "the first frame is since start" "^lockstat top - 12:00:00 .*since start.*top-1\\.snap"
 check "the column line marks the sort column" "^ *ACQ/s +UTIL +CON +HMEAN +\\*HMAX +WMEAN +WMAX +%CPU +TYPE +NAME"
 first_row "sorted by the longest hold: the 11 ms mutex first" "11ms .*mutex +lmt_mutex\\[test_lockmeter\\]"
@@ -162,24 +190,59 @@ keys d C-u 2 5 Enter
 check "d: a new interval" "^interval: 25s"
 
 # idle: the replay is over; in 2 s top may wake 4 times a second
-pid=$(pgrep -f "lockstat top -d 3600 --replay $fx/top-1.snap" | head -n 1)
-if [ -n "$pid" ] && [ -r "/proc/$pid/stat" ]; then
-	t0=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
-	sleep 2
-	t1=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
-	hz=$(getconf CLK_TCK)
-	# under 5% of a CPU
-	if [ $((t1 - t0)) -le $((hz / 10)) ]; then
-		pass "idle: $((t1 - t0)) ticks of CPU in 2 s"
-	else
-		fail "idle: $((t1 - t0)) ticks of CPU in 2 s"
-	fi
-else
-	fail "idle: the process is there"
-fi
+idle "idle" "lockstat top -d 3600 --sort maxhold --replay $fx/top-1.snap"
 
 keys q
 check "q quits with exit 0" "^top-exited-0"
+tm kill-session -t lt 2>/dev/null
+
+# without --sort, the rows sort by UTIL of the interval
+start "" "-d 3600 --replay '$fx/top-1.snap'"
+check "the default sort is UTIL" "^ *ACQ/s +\\*UTIL +CON"
+tm kill-session -t lt 2>/dev/null
+
+# the LOST banner is red, unless NO_COLOR is set (escapes captured with -e)
+for nc in "" 1; do
+	start "TERM=screen-256color NO_COLOR=$nc" "-d 3600 --replay '$fx/top-1.snap'"
+	until_seen "^LOST" >/dev/null
+	tm capture-pane -e -p -t lt >"$tmp/pane.e"
+	grep '^.*LOST' "$tmp/pane.e" | grep -q "$(printf '\033')\\[[0-9;]*31[;m]" && red=1 || red=0
+	tm kill-session -t lt 2>/dev/null
+	if [ -z "$nc" ]; then
+		[ $red -eq 1 ] && pass "colors: the LOST banner is red" || fail "colors: the LOST banner is red"
+	else
+		[ $red -eq 0 ] && pass "NO_COLOR: no colors" || fail "NO_COLOR: no colors"
+	fi
+done
+
+# a bad replay file is named on the status line and skipped
+bad="'$fx/top-1.snap' '$fx/bad-number.snap' '$fx/top-2.snap'"
+start "" "-d 3600 --replay $bad"
+until_seen "top-1\\.snap" >/dev/null
+keys Space
+check "a bad replay file: named, and skipped" "^file skipped: .*bad-number\\.snap:[0-9]+: corrupt snapshot"
+keys Space
+check "after a bad replay file, the next one" "^lockstat top - .*top-2\\.snap"
+tm kill-session -t lt 2>/dev/null
+
+# ... at the interval, not in a busy loop
+start "" "-d 0.2 --replay $bad"
+check "a bad replay file at -d 0.2: top goes on to the end" "^lockstat top - .*\\[end\\].*top-2\\.snap"
+idle "after a bad replay file" "lockstat top -d 0.2 --replay $fx/top-1.snap"
+tm kill-session -t lt 2>/dev/null
+
+# a live source that fails: said so, tried again an interval later, not at once
+cp "$fx/proc.txt" "$tmp/proc.txt"
+start "LOCKSTAT_PROC='$tmp/proc.txt'" "-d 0.2 --source proc"
+until_seen "since start" >/dev/null
+rm "$tmp/proc.txt"
+check "a failed sample: on the status line, with the next try" \
+	"^sampling failed, next try in 0\\.2s: .*proc\\.txt: cannot open"
+idle "after a failed sample" "lockstat top -d 0.2 --source proc"
+cp "$fx/proc.txt" "$tmp/proc.txt"
+check "the source is back: an interval frame" "^lockstat top - .*interval"
+keys q
+check "q after failed samples: exit 0" "^top-exited-0"
 tm kill-session -t lt 2>/dev/null
 
 # SIGTERM restores the terminal and exits 0

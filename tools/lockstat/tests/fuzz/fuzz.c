@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The helpers of fuzz.h.  A snapshot that parsed is rendered as the table,
+ * JSON and CSV, sorted by every key, and as a top frame against itself;
+ * written back and read again, it must parse again: a snapshot lockstat
+ * wrote is one it reads.
+ */
+#include <stdlib.h>
+
+#include "fuzz.h"
+#include "lockstat.h"
+#include "snapfile.h"
+#include "view.h"
+
+static FILE *fuzz_null;
+
+FILE *fuzz_stream(const uint8_t *data, size_t size)
+{
+	/* fmemopen() of 0 bytes fails: an empty file is a file too */
+	return size ? fmemopen((void *)data, size, "r") : fopen("/dev/null", "re");
+}
+
+void fuzz_quiet(void)
+{
+	static char msg[512];
+
+	msg[0] = '\0';
+	lm_err_capture(msg, sizeof(msg));
+	if (!fuzz_null)
+		fuzz_null = fopen("/dev/null", "we");
+	if (!fuzz_null)
+		abort();
+}
+
+static void fuzz_views(const struct lm_snapshot *s)
+{
+	static const enum lm_fmt fmts[] = { LM_FMT_TABLE, LM_FMT_JSON, LM_FMT_CSV };
+	struct lm_filter f;
+	struct lm_flat fl;
+	unsigned int i, k;
+
+	lm_filter_init(&f);
+	for (i = 0; i < ARRAY_SIZE(fmts); i++)
+		lm_render(fuzz_null, s, &f, fmts[i]);
+	for (k = 0; k < LM_NR_KEYS; k++) {
+		f.key = &lm_keys[k];
+		f.top = 2;
+		lm_render(fuzz_null, s, &f, LM_FMT_TABLE);
+		if (!lm_flat_build(&fl, s, &f, k & 1))
+			lm_flat_free(&fl);
+	}
+}
+
+/* written back, the snapshot reads again, with as many rows */
+static void fuzz_roundtrip(const struct lm_snapshot *s)
+{
+	struct lm_perr e = { 0 };
+	struct lm_snapshot again;
+	size_t len = 0;
+	char *buf = NULL;
+	FILE *f;
+
+	f = open_memstream(&buf, &len);
+	if (!f || lm_snap_write(f, s) || fclose(f))
+		abort();
+	f = fmemopen(buf, len, "r");
+	if (!f)
+		abort();
+	lm_snap_init(&again);
+	if (lm_snap_read(f, &again, &e) || again.nr != s->nr) {
+		fprintf(stderr, "a written snapshot does not read back: line %lu: %s\n",
+			e.line, e.msg);
+		abort();
+	}
+	fclose(f);
+	free(buf);
+	lm_snap_free(&again);
+}
+
+void fuzz_render(const struct lm_snapshot *s)
+{
+	struct lm_snapshot delta;
+
+	fuzz_views(s);
+	fuzz_roundtrip(s);
+	lm_snap_init(&delta);
+	if (lm_snap_delta(&delta, s, s) >= 0)
+		fuzz_views(&delta);
+	lm_snap_free(&delta);
+}
+
+/* @data through @parse (a text parser), and what parses through fuzz_render() */
+int fuzz_text(const uint8_t *data, size_t size, fuzz_parser parse)
+{
+	struct lm_perr e = { 0 };
+	struct lm_snapshot s;
+	FILE *f;
+
+	fuzz_quiet();
+	f = fuzz_stream(data, size);
+	if (!f)
+		return 0;
+	lm_snap_init(&s);
+	if (!parse(f, &s, &e))
+		fuzz_render(&s);
+	lm_snap_free(&s);
+	fclose(f);
+	return 0;
+}

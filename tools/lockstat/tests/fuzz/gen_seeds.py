@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# gen_seeds.py DIR: write the binary seeds of the netlink and option
+# fuzzers (DIR/nl, DIR/opts); the text seeds are the fixtures.  Attribute
+# numbers are those of include/uapi/linux/lockmeter.h.
+import os
+import struct
+import sys
+
+
+def attr(kind, payload):
+    n = 4 + len(payload)
+    return struct.pack("=HH", n, kind) + payload + b"\0" * (-n % 4)
+
+
+def u32(kind, v):
+    return attr(kind, struct.pack("=I", v))
+
+
+def u64(kind, v):
+    return attr(kind, struct.pack("=Q", v))
+
+
+def string(kind, s):
+    return attr(kind, s.encode() + b"\0")
+
+
+def row(kind=1, nowait=4, spin=3):
+    # type, class, then the 16 counters (R_ACQUIRED = 3 ...), lock, site
+    vals = [nowait + spin, nowait, spin, 1, 0, 900, 10, 400, 60, 20, 30,
+            0, 0, 0, 0, 1]
+    body = u32(1, kind) + u32(2, 0)
+    for i, v in enumerate(vals):
+        body += u32(3 + i, v) if v < 2**32 else u64(3 + i, v)
+    body += string(19, "tasklist_lock") + string(20, "do_exit+0x5c/0xa40")
+    return attr(15 | 0x8000, body)
+
+
+def status():
+    return (u32(1, 1) + string(2, "6.12.117") + u32(3, 2) + u32(4, 1) +
+            u64(5, 5000000000) + u32(6, 291) + u32(7, 4096) + u32(9, 8) +
+            u64(11, 1 << 40) + u32(16, 3))
+
+
+def write(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def main():
+    out = sys.argv[1]
+    nl = os.path.join(out, "nl")
+    opts = os.path.join(out, "opts")
+    os.makedirs(nl, exist_ok=True)
+    os.makedirs(opts, exist_ok=True)
+    write(os.path.join(nl, "dump-row"), b"\0" + row())
+    write(os.path.join(nl, "dump-mutex"), b"\0" + row(4, 1, 1))
+    write(os.path.join(nl, "status"), b"\1" + status())
+    # error: flags NLM_F_ACK_TLVS | NLM_F_CAPPED, struct nlmsgerr, a message
+    err = struct.pack("=i", -22) + struct.pack("=IHHII", 20, 0x13, 5, 1, 0)
+    write(os.path.join(nl, "error"), b"\2" + struct.pack("=H", 0x300) + err +
+          string(1, "bad attribute"))
+    for name, args in {
+        "sort": ["--sort", "maxwait", "-r", "--top", "3"],
+        "filters": ["--type", "spin,mutex", "--min-con", "5%", "--min-util=0.5",
+                    "--name", "lock"],
+        "source": ["--source=proc", "--cpu", "1", "-o", "x.snap", "--json"],
+        "bad": ["--csv", "--json", "--top", "0", "--bogus", "-x"],
+    }.items():
+        write(os.path.join(opts, name), b"\0".join(a.encode() for a in args))
+
+
+if __name__ == "__main__":
+    main()
