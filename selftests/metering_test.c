@@ -10,6 +10,7 @@
  * Each test meters its own work: reset, on, one module command, off, read.
  */
 #define _GNU_SOURCE
+#include <sched.h>
 #include <signal.h>
 #include <time.h>
 
@@ -418,32 +419,29 @@ static int cpu_online_set(int cpu, bool on)
  * may be longer than the longest period, which this test brackets from
  * outside; the periods with CPU 1 offline in between are far longer.
  */
-/* Two processes waking each other through pipes, until killed. */
-static void __attribute__((noreturn)) pingpong(void)
+/* Run @cpu's work from now on, if it is online; 0 or -errno. */
+static int pin_to(pid_t pid, int cpu)
 {
-	int ab[2], ba[2];
-	char c = 0;
+	cpu_set_t set;
 
-	if (pipe(ab) || pipe(ba))
-		_exit(1);
-	if (fork() == 0) {
-		/* sees EOF when its parent is killed */
-		close(ab[1]);
-		close(ba[0]);
-		while (read(ab[0], &c, 1) == 1 && write(ba[1], &c, 1) == 1)
-			;
-		_exit(0);
-	}
-	close(ab[0]);
-	close(ba[1]);
-	while (write(ab[1], &c, 1) == 1 && read(ba[0], &c, 1) == 1)
-		;
-	_exit(0);
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(pid, sizeof(set), &set) ? -errno : 0;
 }
 
-#define HOTPLUG_CYCLES		6
-#define HOTPLUG_OFF_US		300000
-#define HOTPLUG_ON_US		20000
+/*
+ * CPU 1 goes offline while metering is off and comes back after "on": a
+ * record its held stack kept from before must not survive "on" there
+ * either.  A child keeps lmt_static_lock held most of the time on CPU 1,
+ * so "off" finds it held there, and the release that follows, unmetered,
+ * leaves the record.  Every hold is charged within one metering period,
+ * so no hold may be longer than the longest period, which this test
+ * brackets from outside; the time CPU 1 spends offline in between, with
+ * metering off, is far longer.
+ */
+#define HOTPLUG_CYCLES		4
+#define HOTPLUG_OFF_US		1000000
+#define HOTPLUG_ON_US		50000
 
 TEST_F(meter, hotplug_no_stale_holds)
 {
@@ -456,14 +454,22 @@ TEST_F(meter, hotplug_no_stale_holds)
 	if (access("/sys/devices/system/cpu/cpu1/online", W_OK))
 		SKIP(return, "CPU 1 cannot go offline (CONFIG_HOTPLUG_CPU, two CPUs)");
 	ASSERT_EQ(0, lm_ctl("reset"));
+	/* short commands: a kill ends the child at the next one */
 	pid = fork();
 	ASSERT_LE(0, pid);
-	if (!pid)
-		pingpong();
+	if (!pid) {
+		for (;;) {
+			pin_to(0, 1);
+			if (lm_mod_write("hold 50 1000"))
+				_exit(1);
+		}
+	}
 	for (i = 0; i < HOTPLUG_CYCLES; i++) {
 		t0 = now_ns();
 		ASSERT_EQ(0, lm_ctl("on"));
 		ASSERT_EQ(0, cpu_online_set(1, true));
+		/* back to CPU 1, where its stale record would be */
+		pin_to(pid, 1);
 		usleep(HOTPLUG_ON_US);
 		ASSERT_EQ(0, lm_ctl("off"));
 		longest = max_u64(longest, now_ns() - t0);
@@ -475,6 +481,8 @@ TEST_F(meter, hotplug_no_stale_holds)
 	lm_wait_child(pid);
 
 	lm_report_read(_metadata, &self->rep);
+	row = lm_find_row(&self->rep, "spin", "lmt_static_lock", "lmt_hold");
+	ASSERT_NE(NULL, row) TH_LOG("the child did not hold lmt_static_lock metered");
 	for (r = 0; r < self->rep.nr_rows; r++) {
 		row = &self->rep.rows[r];
 		EXPECT_GE(longest, row->hold_max)
