@@ -79,7 +79,9 @@ enum lm_field {
 	X(UNMATCHED, unmatched)	\
 	X(RECURSION, recursion)	\
 	X(TABLE_FULL, table_full) \
-	X(EVICTED, evicted)
+	X(EVICTED, evicted)	\
+	X(IRQCTX, irqctx)	\
+	X(TRUNCATED, truncated)
 
 enum lm_loss {
 #define X(e, n)	LM_L_##e,

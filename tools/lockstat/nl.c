@@ -69,6 +69,8 @@ static const struct nla_policy lm_nl_policy[LOCKMETER_A_MAX + 1] = {
 	[LOCKMETER_A_CPU]		= LM_NLA_U32,
 	[LOCKMETER_A_ROW]		= { .type = NLA_NESTED },
 	[LOCKMETER_A_RESETS]		= LM_NLA_UINT,
+	[LOCKMETER_A_IRQCTX]		= LM_NLA_UINT,
+	[LOCKMETER_A_TRUNCATED]		= LM_NLA_UINT,
 };
 
 static const struct nla_policy lm_nl_row_policy[LOCKMETER_R_MAX + 1] = {
@@ -483,6 +485,20 @@ static int lm_nl_row(struct lm_nl_req *req, struct nlattr *nest)
 	return 0;
 }
 
+static int lm_nl_truncated(struct lm_nl_req *req, const struct nlattr *a)
+{
+	struct lm_snapshot *s = req->arg;
+	uint64_t v;
+
+	if (lm_nla_get_uint(a, &v)) {
+		lm_nl_bad(req, "truncated count is neither 4 nor 8 bytes", LOCKMETER_A_TRUNCATED);
+		return -1;
+	}
+	s->h.loss[LM_L_TRUNCATED] = v;
+	lm_set(&s->h, LM_H_LOSS + LM_L_TRUNCATED);
+	return 0;
+}
+
 static int lm_nl_dump_cb(struct nl_msg *msg, void *arg)
 {
 	struct nlattr *tb[LOCKMETER_A_MAX + 1];
@@ -499,6 +515,9 @@ static int lm_nl_dump_cb(struct nl_msg *msg, void *arg)
 		lm_nl_bad(req, "dump message without a row", LOCKMETER_A_ROW);
 		return NL_SKIP;
 	}
+	/* the first message says how many rows the kernel's copy left out */
+	if (tb[LOCKMETER_A_TRUNCATED] && lm_nl_truncated(req, tb[LOCKMETER_A_TRUNCATED]))
+		return NL_SKIP;
 	if (lm_nl_row(req, tb[LOCKMETER_A_ROW])) {
 		lm_err("out of memory");
 		req->parse = LM_EXIT_ERR;

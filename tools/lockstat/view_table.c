@@ -288,6 +288,10 @@ void lm_table_losses(FILE *f, const struct lm_header *h)
 			"the table full; rows are missing, totals are exact (see the *overflow* rows)" },
 		[LM_L_EVICTED] = { "WARNING", "sleeping-lock record was", "sleeping-lock records were",
 			"evicted: a task held more than CONFIG_LOCKMETER_TASK_DEPTH; those releases count as unmatched" },
+		[LM_L_IRQCTX] = { "note", "sleeping-lock operation was", "sleeping-lock operations were",
+			"in interrupt context and not metered (a trylock or release in a hardirq or softirq)" },
+		[LM_L_TRUNCATED] = { "WARNING", "row was", "rows were",
+			"left out of this snapshot: claimed faster than the kernel could copy them" },
 	};
 	int i;
 

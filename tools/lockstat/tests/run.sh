@@ -343,6 +343,13 @@ assert not f[1]["since_start"] and f[1]["rows"] == [], f[1]
 	rc "get -o into a missing directory" 1 get -o "$tmp/no/such/dir.snap"
 	ls "$tmp" | grep -q '\.tmp\.' && fail "get: no temporary file left behind" ||
 		pass "get: no temporary file left behind"
+	# the kernel's newer loss counters reach the banner
+	sed 's/^evicted: 0$/evicted: 0\nirqctx: 3\ntruncated: 2/' "$fx/proc.txt" >"$tmp/proc-loss.txt"
+	LOCKSTAT_PROC="$tmp/proc-loss.txt" rc "print with irqctx and truncated" 0 print
+	grep -q "^note: 3 sleeping-lock operations were in interrupt context" "$tmp/stdout" &&
+		grep -q "^WARNING: 2 rows were left out of this snapshot" "$tmp/stdout" &&
+		pass "print: irqctx and truncated in the banner" ||
+		fail "print: irqctx and truncated in the banner" "$tmp/stdout"
 
 	# what -o names is replaced only when it is a regular file
 	out=$tmp/out
