@@ -412,13 +412,6 @@ static int cpu_online_set(int cpu, bool on)
 	return lm_write(path, on ? "1" : "0", 1);
 }
 
-/*
- * CPU 1 goes offline while metering is off and comes back after "on": a
- * record its held stack kept from before must not survive "on" there
- * either.  Every hold is charged within one metering period, so no hold
- * may be longer than the longest period, which this test brackets from
- * outside; the periods with CPU 1 offline in between are far longer.
- */
 /* Run @cpu's work from now on, if it is online; 0 or -errno. */
 static int pin_to(pid_t pid, int cpu)
 {
@@ -434,13 +427,14 @@ static int pin_to(pid_t pid, int cpu)
  * record its held stack kept from before must not survive "on" there
  * either.  A child keeps lmt_static_lock held most of the time on CPU 1,
  * so "off" finds it held there, and the release that follows, unmetered,
- * leaves the record.  Every hold is charged within one metering period,
- * so no hold may be longer than the longest period, which this test
- * brackets from outside; the time CPU 1 spends offline in between, with
- * metering off, is far longer.
+ * leaves the record.  Left there, such records pile up, one or more per
+ * cycle, until the stack is full and CPU 1 meters nothing (dropped), and
+ * a release that finds one charges a hold spanning the time offline.
+ * Every hold is charged within one metering period, so none may be longer
+ * than the longest period, which this test brackets from outside.
  */
-#define HOTPLUG_CYCLES		4
-#define HOTPLUG_OFF_US		1000000
+#define HOTPLUG_CYCLES		24
+#define HOTPLUG_OFF_US		100000
 #define HOTPLUG_ON_US		50000
 
 TEST_F(meter, hotplug_no_stale_holds)
@@ -481,6 +475,8 @@ TEST_F(meter, hotplug_no_stale_holds)
 	lm_wait_child(pid);
 
 	lm_report_read(_metadata, &self->rep);
+	EXPECT_EQ(0ULL, lm_header_u64(_metadata, self->rep.text, "dropped"))
+		TH_LOG("a CPU's held stack filled up with records from before");
 	row = lm_find_row(&self->rep, "spin", "lmt_static_lock", "lmt_hold");
 	ASSERT_NE(NULL, row) TH_LOG("the child did not hold lmt_static_lock metered");
 	for (r = 0; r < self->rep.nr_rows; r++) {
