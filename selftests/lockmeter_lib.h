@@ -18,6 +18,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -232,6 +233,20 @@ static inline bool lm_is_on(struct __test_metadata *_metadata)
 	on = !strcmp(val, "on");
 	ASSERT_TRUE(on || !strcmp(val, "off")) TH_LOG("state: %s", val);
 	return on;
+}
+
+/* Drop CAP_SYS_ADMIN from this (root) process; CAP_NET_ADMIN stays. */
+static inline int lm_drop_sys_admin(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	d[0].effective &= ~(1U << CAP_SYS_ADMIN);
+	d[0].permitted &= ~(1U << CAP_SYS_ADMIN);
+	d[0].inheritable &= ~(1U << CAP_SYS_ADMIN);
+	return syscall(SYS_capset, &h, d);
 }
 
 /*

@@ -13,8 +13,6 @@
 #include <sys/param.h>
 #include <sys/socket.h>
 
-#include <linux/capability.h>
-
 #include "lockmeter_lib.h"
 
 #define NOBODY		65534
@@ -236,20 +234,6 @@ static int nl_do(__u16 family, const struct nl_req *req, struct nl_reply *r)
 	return ret;
 }
 
-/* Drop CAP_SYS_ADMIN from this (root) process; CAP_NET_ADMIN stays. */
-static int drop_sys_admin(void)
-{
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2];
-
-	if (syscall(SYS_capget, &h, d))
-		return -1;
-	d[0].effective &= ~(1U << CAP_SYS_ADMIN);
-	d[0].permitted &= ~(1U << CAP_SYS_ADMIN);
-	d[0].inheritable &= ~(1U << CAP_SYS_ADMIN);
-	return syscall(SYS_capset, &h, d);
-}
-
 /*
  * Run @req in a child as uid nobody, or (@nobody false) as root without
  * CAP_SYS_ADMIN: returns the child's -error.
@@ -263,7 +247,7 @@ static int nl_do_as(__u16 family, const struct nl_req *req, bool nobody)
 	if (pid == 0) {
 		struct nl_reply r;
 
-		if (nobody ? setgid(NOBODY) || setuid(NOBODY) : drop_sys_admin())
+		if (nobody ? setgid(NOBODY) || setuid(NOBODY) : lm_drop_sys_admin())
 			_exit(255);
 		if (nl_do(family, req, &r))
 			_exit(254);

@@ -163,6 +163,42 @@ TEST(unprivileged_open_denied)
 	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("child: 2 setuid, 3 opened, 4 wrong errno");
 }
 
+/*
+ * Root without CAP_SYS_ADMIN may open the file (its mode lets root) but
+ * neither read the report nor write a control word, as with netlink.
+ */
+TEST(no_sys_admin_denied)
+{
+	int status;
+	pid_t pid;
+
+	if (access(LM_PROC, F_OK))
+		SKIP(return, "%s missing", LM_PROC);
+	ASSERT_EQ(0U, getuid()) TH_LOG("this test needs root to drop privileges");
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int fd;
+
+		if (lm_drop_sys_admin())
+			_exit(2);
+		fd = open(LM_PROC, O_RDONLY);
+		if (fd >= 0 || errno != EPERM)
+			_exit(3);
+		fd = open(LM_PROC, O_WRONLY);
+		if (fd < 0)
+			_exit(4);
+		if (write(fd, "reset", 5) != -1 || errno != EPERM)
+			_exit(5);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status))
+		TH_LOG("child: 2 capset, 3 read open not EPERM, 4 write open failed, 5 write not EPERM");
+}
+
 /* Tests that write control words; they leave metering off. */
 FIXTURE(ctl)
 {
