@@ -4,7 +4,8 @@
 # run-guest.sh BZIMAGE INITRD LOG TIMEOUT MODE [CMDLINE...]
 #
 # Boot the test guest under QEMU/TCG with the serial console in LOG.
-# MODE is check, demo or shell (interactive, console on the terminal).
+# MODE is check, demo, bench, torture or shell (interactive, console on the
+# terminal).
 # SMP (default 2) and MEM (default 512) select the machine size.  QEMU is
 # single-threaded TCG: multi-threaded TCG crashes on run-time static-key
 # flips (see DESIGN.md, section 2).
