@@ -691,7 +691,12 @@ static void fz_replies(struct fz_result *res, uint16_t family, char *buf, int n,
 				if (!w->answered)
 					res->data++;
 				w->answered = true;
-				if (nlh->nlmsg_flags & NLM_F_MULTI) {
+				/*
+				 * Stats come from a dump only; genlmsg_iput()
+				 * does not mark its messages NLM_F_MULTI.
+				 */
+				if (((struct genlmsghdr *)NLMSG_DATA(nlh))->cmd ==
+				    LOCKMETER_CMD_STATS_GET) {
 					w->in_dump = true;
 					if (++w->dump_messages > FZ_DUMP_MAX)
 						bad = "a dump that does not end";

@@ -24,7 +24,7 @@
 TYPES="spin_lock spin_lock_irq raw_spin_lock raw_spin_lock_irq rw_lock rw_lock_irq
 mutex_lock rwsem_lock ww_mutex_lock"
 MIN_SECS=12
-MAX_SECS=150
+MAX_SECS=90
 MIN_FLIPS=10
 MIN_PLUGS=2
 PARAMS="nwriters_stress=2 nreaders_stress=2 stat_interval=3 onoff_interval=0
