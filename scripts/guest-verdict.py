@@ -237,6 +237,17 @@ def judge(path, mode, cpus, tally):
     return errors
 
 
+def guest_time(path):
+    """The guest's wall time run-guest.sh noted in the log, or None."""
+    try:
+        _, user = split_log(path)
+    except OSError:
+        return None
+    m = next((re.match(r'^LM-HOST: guest ran (\d+)s', l) for l in user
+              if l.startswith('LM-HOST: guest ran')), None)
+    return m.group(1) if m else None
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('logs', nargs='+', metavar='LOG')
@@ -256,14 +267,22 @@ def main():
         for e in errors:
             print('ERROR: %s: %s' % (path, e))
         bad = bad or bool(errors)
+    per_log = []
     for path in args.logs:
         before = len(tally.failures)
+        counts = (tally.passed, tally.failed, tally.skipped)
         errors = judge(path, args.mode, args.cpus, tally)
         for f in tally.failures[before:]:
             print('FAIL: %s: %s' % (path, f))
         for e in errors:
             print('ERROR: %s: %s' % (path, e))
         bad = bad or bool(errors)
+        per_log.append((path, tally.passed - counts[0], tally.failed - counts[1],
+                        tally.skipped - counts[2], len(errors), guest_time(path)))
+    if args.mode == 'check' and len(per_log) > 1:
+        for path, p, f, s, e, secs in per_log:
+            print('  %s: %d passed, %d failed, %d skipped, %d errors%s' %
+                  (path, p, f, s, e, ', guest ran %ss' % secs if secs else ''))
     if args.mode == 'check':
         print('%d passed, %d failed, %d skipped' % (tally.passed, tally.failed, tally.skipped))
         if tally.passed + tally.failed == 0:

@@ -28,8 +28,12 @@ if [ "$mode" = shell ]; then
 fi
 
 rm -f "$log"
+start=$(date +%s)
 timeout -k 10 "$tmo" "$@" -display none -monitor none -serial "file:$log" </dev/null
 rc=$?
+secs=$(($(date +%s) - start))
+echo "LM-HOST: guest ran ${secs}s" >> "$log"
+echo "  QEMU    $(basename "$log"): ${secs}s"
 if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
 	echo "run-guest: guest still running after ${tmo}s: killed (timeout)" >&2
 	echo "LM-HOST: timeout after ${tmo}s" >> "$log"

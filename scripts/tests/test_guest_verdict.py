@@ -87,6 +87,16 @@ class Verdict(unittest.TestCase):
         self.assertEqual(rc, 0, out)
         self.assertEqual(out.splitlines()[-1], '10 passed, 0 failed, 2 skipped')
 
+    def test_per_log_lines(self):
+        rc, out = run(BOOT + KSFT + 'LM-HOST: guest ran 17s\n',
+                      BOOT + KSFT.replace('# ok 1 proc.version_line',
+                                          '# not ok 1 proc.version_line'))
+        self.assertEqual(rc, 1)
+        lines = out.splitlines()
+        self.assertRegex(lines[-3], r': 5 passed, 0 failed, 1 skipped, 0 errors, guest ran 17s$')
+        self.assertRegex(lines[-2], r': 4 passed, 1 failed, 1 skipped, 0 errors$')
+        self.assertEqual(lines[-1], '9 passed, 1 failed, 2 skipped')
+
     def test_failed_selftest(self):
         log = BOOT + KSFT.replace('# ok 1 proc.version_line', '# not ok 1 proc.version_line')
         log = log.replace('ok 1 selftests: lockmeter: proc_test',
