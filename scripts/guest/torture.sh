@@ -11,6 +11,8 @@
 #   ok: "End of test: SUCCESS" for that type, writers (and readers) made
 #   progress, every control write, read, dump and hotplug step succeeded,
 #   at least MIN_FLIPS flip cycles and MIN_PLUGS hotplug cycles happened,
+#   /proc/lockmeter showed rows of the lockmeter types the torture lock
+#   is (e.g. read and write for rw_lock) taken at sites in locktorture,
 #   and the kernel printed no splat while the type ran.
 #
 # Each type runs until it has all of that and at least MIN_SECS, and at
@@ -72,6 +74,9 @@ flip_loop() {
 				/^(dropped|unmatched|recursion|table_full|evicted): / {
 					k = substr($1, 1, length($1) - 1); s[k] += $2 }
 				END { for (k in s) print k "=" s[k] > f }' $T/report
+			# which lockmeter types of rows came from locktorture's sites
+			awk '$NF ~ /\[locktorture\]$/ { print $1 }' $T/report | sort -u > $T/types
+			sort -u $T/types $T/seen -o $T/seen
 		else
 			fail $T/flip "cat $PROC: $(cat $T/err)"
 		fi
@@ -96,6 +101,23 @@ plug_loop() {
 		i=$((i + 1))
 		echo $i > $T/plugs
 		sleep 0.5
+	done
+}
+
+# The lockmeter row types a locktorture type must produce.
+want_rows() {
+	case $1 in
+	*spin_lock*) echo spin ;;
+	rw_lock*) echo read write ;;
+	mutex_lock|ww_mutex_lock) echo mutex ;;
+	rwsem_lock) echo rwsem_read rwsem_write ;;
+	esac
+}
+
+# The row types of want_rows $1 not seen yet.
+rows_missing() {
+	for k in $(want_rows "$1"); do
+		grep -qx "$k" $T/seen || printf '%s ' "$k"
 	done
 }
 
@@ -131,8 +153,10 @@ fi
 for t in $TYPES; do
 	n=$((n + 1))
 	rm -f $T/stop $T/flips $T/plugs $T/loss $T/flip.* $T/plug.* $T/why
+	: > $T/seen
 	dmesg -c > /dev/null
-	echo on > $PROC
+	# no rows of the type before: they would count as seen
+	echo reset > $PROC && echo on > $PROC || echo "reset, on: failed" >> $T/why
 	start=$(uptime_s)
 	# shellcheck disable=SC2086
 	if ! insmod $MODDIR/kernel/locking/locktorture.ko torture_type=$t $PARAMS 2> $T/err; then
@@ -153,12 +177,14 @@ for t in $TYPES; do
 		plugs=$(cat $T/plugs 2>/dev/null || echo 0)
 		dmesg > $T/dmesg.now
 		w=$(stat_total Writes $T/dmesg.now)
+		missing=$(rows_missing $t)
 		if [ $el -ge $MIN_SECS ] && [ $flips -ge $MIN_FLIPS ] &&
-		   [ $plugs -ge $MIN_PLUGS ] && [ "${w:-0}" -gt 0 ]; then
+		   [ $plugs -ge $MIN_PLUGS ] && [ "${w:-0}" -gt 0 ] && [ -z "$missing" ]; then
 			break
 		fi
 		if [ $el -ge $MAX_SECS ]; then
-			echo "after ${el}s only $flips flip cycles, $plugs hotplug cycles, ${w:-no} writes" > $T/why
+			echo "stopped at the bound, ${el}s: $flips flip cycles (want $MIN_FLIPS)," \
+				"$plugs hotplug cycles (want $MIN_PLUGS), writes ${w:-none}" > $T/why
 			break
 		fi
 	done
@@ -175,6 +201,9 @@ for t in $TYPES; do
 	grep -q "${t}-torture:--- End of test: SUCCESS" $T/dmesg.$t ||
 		echo "no '${t}-torture:--- End of test: SUCCESS': $(grep -o 'End of test: [A-Z_]*' $T/dmesg.$t)" >> $T/why
 	[ "${w:-0}" -gt 0 ] || echo "no writer progress (Writes Total: ${w:-none})" >> $T/why
+	missing=$(rows_missing $t)
+	[ -z "$missing" ] ||
+		echo "$PROC never showed a row of type ${missing% } taken in locktorture" >> $T/why
 	case $t in
 	rw_lock*|rwsem_lock)
 		[ "${r:-0}" -gt 0 ] || echo "no reader progress (Reads Total: ${r:-none})" >> $T/why ;;
@@ -190,6 +219,7 @@ for t in $TYPES; do
 		"$(cat $T/plugs 2>/dev/null || echo 0) hotplug cycles, writes ${w:-none}," \
 		"reads ${r:--}"
 	echo "# $t: lockmeter losses summed over the cycles: ${loss:-none read}"
+	echo "# $t: row types with a locktorture site: $(tr '\n' ' ' < $T/seen)"
 	grep -E 'Writes:|Reads :|End of test' $T/dmesg.$t | sed 's/^/# /'
 	if [ -s $T/why ]; then
 		sed 's/^/# /' $T/why
