@@ -552,6 +552,71 @@ static void fz_draw_attr(struct fz_rng *r, char **p, char *end, int depth)
 }
 
 /*
+ * A control request a step or two from a valid one: the operation 0, 4 or
+ * more, or a valid one (which the filter then throws away), in an
+ * attribute of the wrong size or with flags on its type, next to other
+ * attributes, with bytes after it, a wrong version or reserved field, a
+ * dump flag, a short nlmsg_len.
+ */
+static unsigned int fz_draw_control(struct fz_rng *r, char *buf, uint16_t family,
+				    uint32_t seq)
+{
+	static const uint16_t sizes[] = { 0, 1, 2, 3, 5, 6, 7, 8, 16 };
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+	struct genlmsghdr *g = NLMSG_DATA(nlh);
+	struct nlattr *a = (struct nlattr *)(g + 1);
+	char val[16], *p;
+	uint16_t size = 4;
+	unsigned int len, n;
+	__u32 v;
+
+	if (fz_below(r, 5))
+		v = LOCKMETER_CONTROL_ON + fz_below(r, 3);
+	else
+		v = fz_pct(r, 50) ? 0 : LOCKMETER_CONTROL_RESET + 1 + (fz_next(r) >> 40);
+	fz_random_bytes(r, val, sizeof(val));
+	memcpy(val, &v, 4);
+	if (fz_pct(r, 30))
+		size = sizes[fz_below(r, ARRAY_SIZE(sizes))];
+	len = fz_request(buf, family, NLM_F_REQUEST | (fz_pct(r, 50) ? NLM_F_ACK : 0), seq,
+			 LOCKMETER_CMD_CONTROL, LOCKMETER_FAMILY_VERSION,
+			 LOCKMETER_A_CONTROL, val, size);
+	p = buf + len;
+	for (n = 1 + fz_below(r, 2); n; n--) {
+		switch (fz_below(r, 7)) {
+		case 0:
+			a->nla_type |= fz_pct(r, 50) ? NLA_F_NESTED : NLA_F_NET_BYTEORDER;
+			break;
+		case 1:		/* another attribute after it */
+			fz_draw_attr(r, &p, buf + 512, 0);
+			break;
+		case 2:		/* bytes after the attributes */
+			size = 1 + fz_below(r, 7);
+			fz_random_bytes(r, p, size);
+			p += size;
+			break;
+		case 3:
+			g->version = fz_next(r) >> 56;
+			break;
+		case 4:
+			g->reserved = 1 + fz_below(r, 0xffff);
+			break;
+		case 5:
+			nlh->nlmsg_flags |= NLM_F_DUMP;
+			break;
+		default:	/* a second CONTROL attribute */
+			v = fz_below(r, 8);
+			fz_put_attr(&p, LOCKMETER_A_CONTROL, &v, 4);
+			break;
+		}
+	}
+	nlh->nlmsg_len = p - buf;
+	if (fz_pct(r, 10))
+		nlh->nlmsg_len -= 1 + fz_below(r, 4);
+	return p - buf;
+}
+
+/*
  * A random message for @family with sequence number @seq in @buf; returns
  * the number of bytes to send (which need not be its nlmsg_len).
  */
@@ -566,6 +631,8 @@ static unsigned int fz_draw(struct fz_rng *r, char *buf, uint16_t family, uint32
 	unsigned int size, len, i;
 	char *p, *end;
 
+	if (fz_pct(r, 6))
+		return fz_draw_control(r, buf, family, seq);
 	if (fz_pct(r, 4)) {		/* noise */
 		len = fz_below(r, 512);
 		fz_random_bytes(r, buf, len);
