@@ -3,7 +3,9 @@
  * Fuzz the lockmeter generic netlink family and writes to /proc/lockmeter,
  * as root and as uid nobody, with a seeded PRNG and a fixed message count
  * (so a run is the same on a fast and a slow machine; LM_FUZZ_SEED=N in
- * the environment picks another seed, the seed is in the log).
+ * the environment picks another seed, the seed is in the log; in the
+ * guest, "make check CMDLINE=LM_FUZZ_SEED=N": the kernel hands unknown
+ * name=value parameters to init's environment).
  *
  * Netlink: wrong, unknown and flag-decorated attribute types, bad nla_len,
  * truncated and over-long messages, garbage nesting, every command and
