@@ -184,7 +184,7 @@ for t in $TYPES; do
 		fi
 		if [ $el -ge $MAX_SECS ]; then
 			echo "stopped at the bound, ${el}s: $flips flip cycles (want $MIN_FLIPS)," \
-				"$plugs hotplug cycles (want $MIN_PLUGS), writes ${w:-none}" > $T/why
+				"$plugs hotplug cycles (want $MIN_PLUGS), writes ${w:-none}" >> $T/why
 			break
 		fi
 	done
