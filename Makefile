@@ -20,6 +20,12 @@ SMP        ?= 2
 TIMEOUT    ?= 1200
 CMDLINE    ?=
 FRAGMENTS  := config/qemu-6.12.config config/lockmeter.config
+# The safety kernel: the same tree with lockdep, CPU hotplug, locktorture.
+KOBJ_LD    := $(BUILD)/obj-lockdep
+MODROOT_LD := $(BUILD)/modroot-lockdep
+INITRD_LD  := $(BUILD)/initramfs-lockdep.cpio.gz
+BZIMAGE_LD := $(KOBJ_LD)/arch/x86/boot/bzImage
+FRAGS_LD   := $(FRAGMENTS) config/lockdep.config
 
 ifeq ($(V),1)
 Q :=
@@ -28,7 +34,8 @@ Q := @
 endif
 
 .PHONY: all deps tree install-kernel-tree kernel selftests lockstat initramfs check \
-	host-check guest-check demo bench bench-quick shell patch checkpatch clean help
+	host-check guest-check demo bench bench-quick shell patch checkpatch clean help \
+	kernel-lockdep initramfs-lockdep check-lockdep
 
 all: kernel
 
@@ -39,6 +46,7 @@ help:
 	@echo 'make install-kernel-tree KSRC=~/linux   copy files and apply patches only'
 	@echo 'make patch            write build/lockmeter-6.12.patch (everything, one patch)'
 	@echo 'make checkpatch       scripts/checkpatch.pl --strict on kernel files and patches'
+	@echo 'make check-lockdep    only the lockdep kernel boots: kselftests, locktorture, fuzzer'
 	@echo 'make bench            baseline vs lockmeter off/on vs LOCK_STAT kernels, ratios'
 	@echo 'make bench-quick      the lockmeter kernel alone, instructions per op (icount)'
 	@echo 'make shell            boot the guest with an interactive shell'
@@ -52,6 +60,10 @@ tree install-kernel-tree: deps
 
 kernel: tree
 	$(Q)scripts/build-kernel.sh $(KSRC) $(KOBJ) $(MODROOT) $(FRAGMENTS)
+
+# After "kernel": the two builds share the tree, not their objects.
+kernel-lockdep: tree kernel
+	$(Q)scripts/build-kernel.sh $(KSRC) $(KOBJ_LD) $(MODROOT_LD) $(FRAGS_LD)
 
 selftests: kernel
 	@echo '  KSFT    lockmeter -> $(KSFT_DIR)'
@@ -70,6 +82,13 @@ initramfs: selftests lockstat
 	@echo '  CPIO    $(INITRD)'
 	$(Q)scripts/mkinitramfs.sh $(INITRD) $(BUILD)/initramfs $(MODROOT) $(KSFT_DIR) $(LOCKSTAT)
 
+# The same user space (the kselftests are built once) with the safety
+# kernel's modules.
+initramfs-lockdep: selftests lockstat kernel-lockdep
+	@echo '  CPIO    $(INITRD_LD)'
+	$(Q)scripts/mkinitramfs.sh $(INITRD_LD) $(BUILD)/initramfs-lockdep $(MODROOT_LD) \
+		$(KSFT_DIR) $(LOCKSTAT)
+
 host-check: deps
 	@echo '  HOST    scripts/tests (results in $(BUILD)/host.tap)'
 	$(Q)mkdir -p $(BUILD)
@@ -83,16 +102,39 @@ host-check: deps
 		FUZZ_TAP_OUT=$(BUILD)/fuzz.tap >$(BUILD)/fuzz-check.log 2>&1 || \
 		{ grep -v '^ok' $(BUILD)/fuzz-check.log | head -n 60; echo 'lockstat: fuzzing failed'; exit 1; }
 
-# Two boots: metering switched on by the tests, and on from boot.
-guest-check: host-check initramfs
+# The boots of make check, each a log in build/ judged by guest-verdict.py:
+#   check.log            lockmeter kernel, metering switched on by the tests
+#   check-boot-on.log    lockmeter kernel, lockmeter=on from boot
+#   check-lockdep.log    lockdep kernel, lockmeter=on: the same kselftests
+#   torture-lockdep.log  lockdep kernel: locktorture per lock type while
+#                        metering flips, resets and dumps and CPU 1 goes
+#                        off and on line, then the netlink/proc fuzzer
+BOOT_LOGS    := $(BUILD)/check.log $(BUILD)/check-boot-on.log
+BOOT_LOGS_LD := $(BUILD)/check-lockdep.log $(BUILD)/torture-lockdep.log
+
+define boot_lockdep
+	echo '  QEMU    check, lockdep kernel, lockmeter=on: log in $(BUILD)/check-lockdep.log'; \
+	scripts/run-guest.sh $(BZIMAGE_LD) $(INITRD_LD) $(BUILD)/check-lockdep.log $(TIMEOUT) \
+		check lockmeter=on $(CMDLINE); \
+	echo '  QEMU    torture, lockdep kernel: log in $(BUILD)/torture-lockdep.log'; \
+	scripts/run-guest.sh $(BZIMAGE_LD) $(INITRD_LD) $(BUILD)/torture-lockdep.log $(TIMEOUT) \
+		torture lockmeter=on lmtests=lockmeter:nl_fuzz $(CMDLINE)
+endef
+
+guest-check: host-check initramfs initramfs-lockdep
 	@echo '  QEMU    check: -smp $(SMP), log in $(BUILD)/check.log (timeout $(TIMEOUT)s)'
 	$(Q)scripts/run-guest.sh $(BZIMAGE) $(INITRD) $(BUILD)/check.log $(TIMEOUT) check $(CMDLINE); \
 	echo '  QEMU    check, lockmeter=on from boot: log in $(BUILD)/check-boot-on.log'; \
 	scripts/run-guest.sh $(BZIMAGE) $(INITRD) $(BUILD)/check-boot-on.log $(TIMEOUT) check \
 		lockmeter=on $(CMDLINE); \
+	$(boot_lockdep); \
 	scripts/guest-verdict.py --mode check --cpus $(SMP) --tap $(BUILD)/host.tap \
-		--tap $(BUILD)/lockstat.tap --tap $(BUILD)/fuzz.tap \
-		$(BUILD)/check.log $(BUILD)/check-boot-on.log
+		--tap $(BUILD)/lockstat.tap --tap $(BUILD)/fuzz.tap $(BOOT_LOGS) $(BOOT_LOGS_LD)
+
+# Only the two lockdep-kernel boots, for work on the safety tests.
+check-lockdep: initramfs-lockdep
+	$(Q)$(boot_lockdep); \
+	scripts/guest-verdict.py --mode check --cpus $(SMP) $(BOOT_LOGS_LD)
 
 check: guest-check
 

@@ -7,7 +7,9 @@ Usage: guest-verdict.py --mode check|demo|bench [--cpus N] LOG [LOG...]
 Fails when the kernel panicked, oopsed, hit BUG/WARNING or a lockdep
 report, when fewer CPUs than asked came up, when the guest did not reach
 its end marker (timeout or crash), and in check mode when any KUnit or
-kselftest result is not ok or a planned result is missing.  Several logs
+kselftest result is not ok or a planned result is missing.  A boot with
+lmguest=torture on its command line must also have a complete
+locktorture section, one result per lock type.  Several logs
 (one per boot) are judged together; in check mode the last line is
 "N passed, N failed, N skipped" over all of them.
 """
@@ -20,14 +22,18 @@ TS = re.compile(r'^\[\s*\d+\.\d+\] ?')
 PROBLEMS = [
     (re.compile(r'Kernel panic'), 'kernel panic'),
     (re.compile(r'\bOops\b'), 'oops'),
-    (re.compile(r'\bBUG:'), 'BUG'),
+    (re.compile(r'\bBUG:|kernel BUG at'), 'BUG'),
     (re.compile(r'WARNING:'), 'WARNING'),
     (re.compile(r'general protection fault'), 'general protection fault'),
     (re.compile(r'possible recursive locking|circular locking dependency|'
                 r'inconsistent lock state|suspicious RCU usage|'
                 r'possible deadlock|DEBUG_LOCKS_WARN_ON|'
                 r'turning off the locking correctness validator|'
+                r'lock held when returning to user space|held lock freed|'
+                r'bad unlock balance|trying to register non-static key|'
                 r'INFO: task .* blocked for more than'), 'lockdep/hung-task report'),
+    (re.compile(r'detected stalls? on CPUs|self-detected stall'), 'RCU stall'),
+    (re.compile(r'End of test: (?!SUCCESS)'), 'locktorture failure'),
     (re.compile(r'Call Trace:'), 'kernel stack trace'),
 ]
 RESULT = re.compile(r'^(not ok|ok) (\d+) ([^#]*?)\s*(?:#\s*(.*))?$')
@@ -154,10 +160,40 @@ def host_tap(path, tally):
     return []
 
 
+def torture(user, tally, errors):
+    """The locktorture section: a TAP plan and one result per lock type."""
+    try:
+        begin = user.index('LM-GUEST: torture begin')
+    except ValueError:
+        errors.append('locktorture run never started')
+        return
+    plan = None
+    n = 0
+    for line in user[begin + 1:]:
+        if line.startswith('LM-GUEST: torture end'):
+            break
+        if plan is None and re.match(r'^1\.\.\d+$', line):
+            plan = int(line.split('..')[1])
+            continue
+        m = RESULT.match(line)
+        if m:
+            n += 1
+            tally.add(m.group(1) == 'ok', m.group(3), m.group(4))
+    else:
+        errors.append('locktorture run did not finish')
+    if plan is None:
+        errors.append('locktorture: no TAP plan')
+    elif n != plan:
+        errors.append('locktorture: %d of %d results reported' % (n, plan))
+
+
+def cmdline_args(kern):
+    return next((l for l in kern if l.startswith('Command line:')), '').split()
+
+
 def boot_state(kern, user, tally):
     """lockmeter=on must meter from boot; without it metering starts off."""
-    cmdline = next((l for l in kern if l.startswith('Command line:')), '')
-    want_on = 'lockmeter=on' in cmdline.split()
+    want_on = 'lockmeter=on' in cmdline_args(kern)
     m = next((re.match(r'^LM-GUEST: boot-state (\S*) rows=(\d*)', l) for l in user
               if l.startswith('LM-GUEST: boot-state')), None)
     name = 'boot: metering %s at first read' % ('on, rows > 0' if want_on else 'off')
@@ -195,8 +231,21 @@ def judge(path, mode, cpus, tally):
         boot_state(kern, user, tally)
         if not kunit(kern, tally, errors):
             errors.append('no KUnit results in the log')
+        if 'lmguest=torture' in cmdline_args(kern):
+            torture(user, tally, errors)
         kselftest(user, tally, errors)
     return errors
+
+
+def guest_time(path):
+    """The guest's wall time run-guest.sh noted in the log, or None."""
+    try:
+        _, user = split_log(path)
+    except OSError:
+        return None
+    m = next((re.match(r'^LM-HOST: guest ran (\d+)s', l) for l in user
+              if l.startswith('LM-HOST: guest ran')), None)
+    return m.group(1) if m else None
 
 
 def main():
@@ -218,14 +267,22 @@ def main():
         for e in errors:
             print('ERROR: %s: %s' % (path, e))
         bad = bad or bool(errors)
+    per_log = []
     for path in args.logs:
         before = len(tally.failures)
+        counts = (tally.passed, tally.failed, tally.skipped)
         errors = judge(path, args.mode, args.cpus, tally)
         for f in tally.failures[before:]:
             print('FAIL: %s: %s' % (path, f))
         for e in errors:
             print('ERROR: %s: %s' % (path, e))
         bad = bad or bool(errors)
+        per_log.append((path, tally.passed - counts[0], tally.failed - counts[1],
+                        tally.skipped - counts[2], len(errors), guest_time(path)))
+    if args.mode == 'check' and len(per_log) > 1:
+        for path, p, f, s, e, secs in per_log:
+            print('  %s: %d passed, %d failed, %d skipped, %d errors%s' %
+                  (path, p, f, s, e, ', guest ran %ss' % secs if secs else ''))
     if args.mode == 'check':
         print('%d passed, %d failed, %d skipped' % (tally.passed, tally.failed, tally.skipped))
         if tally.passed + tally.failed == 0:

@@ -4,7 +4,8 @@
 # run-guest.sh BZIMAGE INITRD LOG TIMEOUT MODE [CMDLINE...]
 #
 # Boot the test guest under QEMU/TCG with the serial console in LOG.
-# MODE is check, demo or shell (interactive, console on the terminal).
+# MODE is check, demo, bench, torture or shell (interactive, console on the
+# terminal).
 # SMP (default 2) and MEM (default 512) select the machine size;
 # QEMU_EXTRA adds options.  QEMU is
 # single-threaded TCG: multi-threaded TCG crashes on run-time static-key
@@ -30,8 +31,12 @@ if [ "$mode" = shell ]; then
 fi
 
 rm -f "$log"
+start=$(date +%s)
 timeout -k 10 "$tmo" "$@" -display none -monitor none -serial "file:$log" </dev/null
 rc=$?
+secs=$(($(date +%s) - start))
+echo "LM-HOST: guest ran ${secs}s" >> "$log"
+echo "  QEMU    $(basename "$log"): ${secs}s"
 if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
 	echo "run-guest: guest still running after ${tmo}s: killed (timeout)" >&2
 	echo "LM-HOST: timeout after ${tmo}s" >> "$log"

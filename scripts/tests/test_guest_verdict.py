@@ -41,6 +41,23 @@ LM-GUEST: kselftest end rc=0
 LM-GUEST: end mode=check rc=0
 """
 
+TORTURE = """\
+LM-GUEST: start mode=torture cpus=2 kernel=6.12.117
+LM-GUEST: boot-state on rows=40
+LM-GUEST: torture begin
+TAP version 13
+1..2
+# spin_lock: 13s, 40 flip cycles, 6 hotplug cycles, writes 5000, reads -
+# [   20.100000] spin_lock-torture: Writes:  Total: 5000  Max/Min: 4000/1000 ???  Fail: 0
+ok 1 locktorture: spin_lock
+ok 2 locktorture: mutex_lock
+LM-GUEST: torture end rc=0
+"""
+TORTURE_BOOT = (BOOT.replace('lmguest=check', 'lmguest=torture lockmeter=on') +
+                '[   20.100000] spin_lock-torture: Writes:  Total: 5000  Max/Min: 4000/1000 ???  '
+                'Fail: 0\n'
+                '[   20.200000] spin_lock-torture:--- End of test: SUCCESS: acq_writer_lim=0\n')
+
 
 def run(*logs, mode='check', cpus=2):
     paths = []
@@ -70,6 +87,16 @@ class Verdict(unittest.TestCase):
         self.assertEqual(rc, 0, out)
         self.assertEqual(out.splitlines()[-1], '10 passed, 0 failed, 2 skipped')
 
+    def test_per_log_lines(self):
+        rc, out = run(BOOT + KSFT + 'LM-HOST: guest ran 17s\n',
+                      BOOT + KSFT.replace('# ok 1 proc.version_line',
+                                          '# not ok 1 proc.version_line'))
+        self.assertEqual(rc, 1)
+        lines = out.splitlines()
+        self.assertRegex(lines[-3], r': 5 passed, 0 failed, 1 skipped, 0 errors, guest ran 17s$')
+        self.assertRegex(lines[-2], r': 4 passed, 1 failed, 1 skipped, 0 errors$')
+        self.assertEqual(lines[-1], '9 passed, 1 failed, 2 skipped')
+
     def test_failed_selftest(self):
         log = BOOT + KSFT.replace('# ok 1 proc.version_line', '# not ok 1 proc.version_line')
         log = log.replace('ok 1 selftests: lockmeter: proc_test',
@@ -94,6 +121,68 @@ class Verdict(unittest.TestCase):
             rc, out = run(BOOT + '[    2.000000] ' + line + '\n' + KSFT)
             self.assertEqual(rc, 1, line)
             self.assertIn(what, out)
+
+    def test_lockdep_reports_fail(self):
+        # Each report lockdep, DEBUG_ATOMIC_SLEEP or PROVE_RCU makes, on its
+        # own line as the kernel prints its first line.
+        for line in ('WARNING: possible circular locking dependency detected',
+                     'WARNING: inconsistent lock state',
+                     'BUG: sleeping function called from invalid context at kernel/x.c:1',
+                     'WARNING: lock held when returning to user space!',
+                     'WARNING: suspicious RCU usage',
+                     'WARNING: possible recursive locking detected',
+                     'WARNING: bad unlock balance detected!',
+                     'WARNING: held lock freed!',
+                     'INFO: trying to register non-static key.',
+                     'DEBUG_LOCKS_WARN_ON(1)',
+                     'turning off the locking correctness validator.',
+                     'BUG: scheduling while atomic: sh/77/0x00000002',
+                     'kernel BUG at kernel/locking/lockmeter.c:42!',
+                     'rcu: INFO: rcu_sched self-detected stall on CPU',
+                     'rcu: INFO: rcu_sched detected stalls on CPUs/tasks:',
+                     'INFO: task kworker/0:1:12 blocked for more than 120 seconds.',
+                     'Call Trace:'):
+            rc, out = run(BOOT + '[    2.000000] ' + line + '\n' + KSFT)
+            self.assertEqual(rc, 1, line)
+            self.assertIn('ERROR:', out, line)
+
+    def test_torture_boot_counts_types(self):
+        rc, out = run(TORTURE_BOOT + TORTURE + KSFT.split('\n', 2)[2])
+        self.assertEqual(rc, 0, out)
+        # 2 KUnit cases, 2 types, 2 kselftest results, the boot state
+        self.assertEqual(out.splitlines()[-1], '7 passed, 0 failed, 1 skipped')
+
+    def test_torture_type_failure(self):
+        log = TORTURE.replace('ok 2 locktorture: mutex_lock', 'not ok 2 locktorture: mutex_lock')
+        rc, out = run(TORTURE_BOOT + log + KSFT.split('\n', 2)[2])
+        self.assertEqual(rc, 1)
+        self.assertIn('FAIL:', out)
+        self.assertIn('locktorture: mutex_lock', out)
+
+    def test_torture_failure_in_kernel_log(self):
+        for end in ('FAILURE', 'LOCK_HOTPLUG'):
+            boot = TORTURE_BOOT + '[   30.0] mutex_lock-torture:--- End of test: %s: x=1\n' % end
+            rc, out = run(boot + TORTURE + KSFT.split('\n', 2)[2])
+            self.assertEqual(rc, 1, end)
+            self.assertIn('locktorture failure', out)
+
+    def test_torture_section_missing_or_short(self):
+        rc, out = run(TORTURE_BOOT + KSFT)
+        self.assertEqual(rc, 1)
+        self.assertIn('locktorture run never started', out)
+        short = TORTURE.replace('ok 2 locktorture: mutex_lock\n', '')
+        rc, out = run(TORTURE_BOOT + short + KSFT.split('\n', 2)[2])
+        self.assertEqual(rc, 1)
+        self.assertIn('1 of 2 results', out)
+        cut = TORTURE.split('ok 2')[0] + 'LM-HOST: timeout after 60s\n'
+        rc, out = run(TORTURE_BOOT + cut)
+        self.assertEqual(rc, 1)
+        self.assertIn('locktorture run did not finish', out)
+
+    def test_check_boot_needs_no_torture(self):
+        rc, out = run(BOOT + KSFT)
+        self.assertEqual(rc, 0, out)
+        self.assertNotIn('locktorture', out)
 
     def test_user_text_is_not_a_kernel_problem(self):
         rc, out = run(BOOT + KSFT.replace('LM-GUEST: kselftest end',
