@@ -98,8 +98,9 @@ static void nl_extack(struct nlmsghdr *nlh, struct nl_reply *r)
 	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
 	int off = sizeof(*e);
 
+	/* the echoed request is padded to NLMSG_ALIGNTO, as every message is */
 	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
-		off += e->msg.nlmsg_len - NLMSG_HDRLEN;
+		off += NLMSG_ALIGN(e->msg.nlmsg_len) - NLMSG_HDRLEN;
 	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
 		return;
 	nl_parse_attrs((struct nlattr *)((char *)e + off),
