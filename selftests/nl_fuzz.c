@@ -274,6 +274,7 @@ static const enum fz_kind fz_top_kind[LOCKMETER_A_MAX + 1] = {
 	[LOCKMETER_A_TABLE_FULL] = FZ_UINT,	[LOCKMETER_A_EVICTED] = FZ_UINT,
 	[LOCKMETER_A_CONTROL] = FZ_U32,		[LOCKMETER_A_CPU] = FZ_U32,
 	[LOCKMETER_A_ROW] = FZ_NEST,		[LOCKMETER_A_RESETS] = FZ_UINT,
+	[LOCKMETER_A_IRQCTX] = FZ_UINT,		[LOCKMETER_A_TRUNCATED] = FZ_UINT,
 };
 
 static enum fz_kind fz_row_kind(int type)
