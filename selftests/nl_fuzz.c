@@ -858,22 +858,40 @@ out:
 	free(msg);
 }
 
+/*
+ * A new socket and the family's id, with @buf (FZ_RCV_BUF, may be NULL)
+ * as scratch: the socket, or -errno (-EPROTO: no family).
+ */
+static int fz_open_family(char *buf, uint16_t *family)
+{
+	int fd;
+
+	if (!buf)
+		return -ENOMEM;
+	fd = fz_nl_open();
+	if (fd < 0)
+		return fd;
+	*family = fz_family(fd, buf);
+	if (!*family) {
+		close(fd);
+		return -EPROTO;
+	}
+	return fd;
+}
+
 /* A status request on a new socket: 0 and @st, or -errno / -EPROTO. */
 static int fz_status_get(struct fz_status *st)
 {
 	char *buf = malloc(FZ_RCV_BUF);
 	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
 	uint16_t family;
-	int fd, n, ret = -EPROTO;
+	int fd, n, ret;
 
-	fd = fz_nl_open();
-	if (fd < 0 || !buf) {
-		ret = fd < 0 ? fd : -ENOMEM;
+	fd = fz_open_family(buf, &family);
+	if (fd < 0) {
+		ret = fd;
 		goto out;
 	}
-	family = fz_family(fd, buf);
-	if (!family)
-		goto out;
 	n = fz_request(buf, family, NLM_F_REQUEST, 7, LOCKMETER_CMD_STATUS_GET,
 		       LOCKMETER_FAMILY_VERSION, 0, NULL, 0);
 	ret = fz_send(fd, buf, n);
@@ -903,16 +921,13 @@ static int fz_dump(struct fz_result *res)
 	struct fz_wait w = { .seq = 9, .sentinel = 10 };
 	unsigned int rows = 0;
 	uint16_t family;
-	int fd, n, ret = -EPROTO;
+	int fd, n, ret;
 
-	fd = fz_nl_open();
-	if (fd < 0 || !buf) {
-		ret = fd < 0 ? fd : -ENOMEM;
+	fd = fz_open_family(buf, &family);
+	if (fd < 0) {
+		ret = fd;
 		goto out;
 	}
-	family = fz_family(fd, buf);
-	if (!family)
-		goto out;
 	n = fz_request(buf, family, NLM_F_REQUEST | NLM_F_DUMP, w.seq,
 		       LOCKMETER_CMD_STATS_GET, LOCKMETER_FAMILY_VERSION, 0, NULL, 0);
 	ret = fz_send(fd, buf, n);

@@ -131,36 +131,66 @@ TEST(mode_is_0600_root)
 	EXPECT_EQ(0U, st.st_uid);
 }
 
-TEST(unprivileged_open_denied)
+/* Run @fn in a child process: its exit status, or -1. */
+static int in_child(int (*fn)(void))
 {
 	int status;
 	pid_t pid;
 
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		_exit(fn());
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* As nobody: no open at all. */
+static int open_as_nobody(void)
+{
+	static const int modes[] = { O_RDONLY, O_WRONLY };
+	size_t i;
+	int fd;
+
+	if (setgid(NOBODY) || setuid(NOBODY))
+		return 2;
+	for (i = 0; i < ARRAY_SIZE(modes); i++) {
+		fd = open(LM_PROC, modes[i]);
+		if (fd >= 0)
+			return 3;
+		if (errno != EACCES && errno != EPERM)
+			return 4;
+	}
+	return 0;
+}
+
+TEST(unprivileged_open_denied)
+{
 	if (access(LM_PROC, F_OK))
 		SKIP(return, "%s missing", LM_PROC);
 	ASSERT_EQ(0U, getuid()) TH_LOG("this test needs root to drop privileges");
+	EXPECT_EQ(0, in_child(open_as_nobody))
+		TH_LOG("child: 2 setuid, 3 opened, 4 wrong errno, -1 died");
+}
 
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		static const int modes[] = { O_RDONLY, O_WRONLY };
-		size_t i;
-		int fd;
+/* As root without CAP_SYS_ADMIN: the write open works, nothing else. */
+static int use_without_sys_admin(void)
+{
+	int fd;
 
-		if (setgid(NOBODY) || setuid(NOBODY))
-			_exit(2);
-		for (i = 0; i < ARRAY_SIZE(modes); i++) {
-			fd = open(LM_PROC, modes[i]);
-			if (fd >= 0)
-				_exit(3);
-			if (errno != EACCES && errno != EPERM)
-				_exit(4);
-		}
-		_exit(0);
-	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("child: 2 setuid, 3 opened, 4 wrong errno");
+	if (lm_drop_sys_admin())
+		return 2;
+	fd = open(LM_PROC, O_RDONLY);
+	if (fd >= 0 || errno != EPERM)
+		return 3;
+	fd = open(LM_PROC, O_WRONLY);
+	if (fd < 0)
+		return 4;
+	if (write(fd, "reset", 5) != -1 || errno != EPERM)
+		return 5;
+	return 0;
 }
 
 /*
@@ -169,34 +199,12 @@ TEST(unprivileged_open_denied)
  */
 TEST(no_sys_admin_denied)
 {
-	int status;
-	pid_t pid;
-
 	if (access(LM_PROC, F_OK))
 		SKIP(return, "%s missing", LM_PROC);
 	ASSERT_EQ(0U, getuid()) TH_LOG("this test needs root to drop privileges");
-
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		int fd;
-
-		if (lm_drop_sys_admin())
-			_exit(2);
-		fd = open(LM_PROC, O_RDONLY);
-		if (fd >= 0 || errno != EPERM)
-			_exit(3);
-		fd = open(LM_PROC, O_WRONLY);
-		if (fd < 0)
-			_exit(4);
-		if (write(fd, "reset", 5) != -1 || errno != EPERM)
-			_exit(5);
-		_exit(0);
-	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(0, WEXITSTATUS(status))
-		TH_LOG("child: 2 capset, 3 read open not EPERM, 4 write open failed, 5 write not EPERM");
+	EXPECT_EQ(0, in_child(use_without_sys_admin))
+		TH_LOG("child: 2 capset, 3 read open not EPERM, 4 write open failed, "
+		       "5 write not EPERM, -1 died");
 }
 
 /* Tests that write control words; they leave metering off. */

@@ -125,9 +125,28 @@ static void busy_hold_check(struct __test_metadata *_metadata,
 		       row->site, row->oncpu_total, row->hold_total);
 }
 
+/*
+ * A row of @n holds that each slept @ms: nearly all of it blocked, little
+ * on a CPU, and the blocked part at least the sleeps.
+ */
+static void sleep_split_check(struct __test_metadata *_metadata,
+			      const struct lm_row *row, uint64_t n, unsigned int ms)
+{
+	EXPECT_EQ(row->hold_total, row->oncpu_total + row->blocked_total);
+	EXPECT_TRUE(pct_at_least(row->blocked_total, row->hold_total, SLEEP_BLOCKED_MIN_PCT))
+		TH_LOG("blocked %" PRIu64 " of %" PRIu64 " ns", row->blocked_total,
+		       row->hold_total);
+	EXPECT_FALSE(pct_at_least(row->oncpu_total, row->hold_total, SLEEP_ONCPU_MAX_PCT))
+		TH_LOG("on a CPU %" PRIu64 " of %" PRIu64 " ns while sleeping",
+		       row->oncpu_total, row->hold_total);
+	EXPECT_TRUE(pct_at_least(row->blocked_total, n * ms * 1000000ULL, SLEEP_PER_HOLD_MIN_PCT))
+		TH_LOG("blocked %" PRIu64 " ns per hold, in sleeps of %u ms",
+		       row->blocked_total / n, ms);
+}
+
 TEST_F(sleep, mutex_sleep)
 {
-	const uint64_t n = SLEEP_N, sleep_ns = SLEEP_MS * 1000000ULL;
+	const uint64_t n = SLEEP_N;
 	uint64_t mod_max, mod_total;
 	const struct lm_row *row;
 
@@ -145,15 +164,7 @@ TEST_F(sleep, mutex_sleep)
 	EXPECT_LE(mod_max, row->hold_max);
 	EXPECT_LE(mod_total, row->hold_total);
 
-	EXPECT_TRUE(pct_at_least(row->blocked_total, row->hold_total, SLEEP_BLOCKED_MIN_PCT))
-		TH_LOG("blocked %" PRIu64 " of %" PRIu64 " ns", row->blocked_total,
-		       row->hold_total);
-	EXPECT_FALSE(pct_at_least(row->oncpu_total, row->hold_total, SLEEP_ONCPU_MAX_PCT))
-		TH_LOG("on a CPU %" PRIu64 " of %" PRIu64 " ns while sleeping",
-		       row->oncpu_total, row->hold_total);
-	EXPECT_TRUE(pct_at_least(row->blocked_total, n * sleep_ns, SLEEP_PER_HOLD_MIN_PCT))
-		TH_LOG("blocked %" PRIu64 " ns per hold, in sleeps of %u ms",
-		       row->blocked_total / n, SLEEP_MS);
+	sleep_split_check(_metadata, row, n, SLEEP_MS);
 }
 
 TEST_F(sleep, mutex_contend)
@@ -527,7 +538,7 @@ TEST_F(sleep, irq_context_leaves_task_records_alone)
 
 TEST_F(sleep, mutex_migrate_split)
 {
-	const uint64_t n = MIGRATE_N, sleep_ns = MIGRATE_MS * 1000000ULL;
+	const uint64_t n = MIGRATE_N;
 	const struct lm_row *row;
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
@@ -539,18 +550,9 @@ TEST_F(sleep, mutex_migrate_split)
 	row = sole_row(_metadata, &self->rep, "mutex", "lmt_migrate_mutex",
 		       "lmt_mutex_migrate");
 	EXPECT_EQ(n, row->acquired);
-	EXPECT_EQ(row->hold_total, row->oncpu_total + row->blocked_total);
 	EXPECT_LE(row->blocked_max, row->hold_max);
 	EXPECT_LE(row->oncpu_max, row->hold_max);
-	EXPECT_TRUE(pct_at_least(row->blocked_total, row->hold_total, SLEEP_BLOCKED_MIN_PCT))
-		TH_LOG("blocked %" PRIu64 " of %" PRIu64 " ns", row->blocked_total,
-		       row->hold_total);
-	EXPECT_FALSE(pct_at_least(row->oncpu_total, row->hold_total, SLEEP_ONCPU_MAX_PCT))
-		TH_LOG("on a CPU %" PRIu64 " of %" PRIu64 " ns while sleeping",
-		       row->oncpu_total, row->hold_total);
-	EXPECT_TRUE(pct_at_least(row->blocked_total, n * sleep_ns, SLEEP_PER_HOLD_MIN_PCT))
-		TH_LOG("blocked %" PRIu64 " ns per hold, in sleeps of %u ms",
-		       row->blocked_total / n, MIGRATE_MS);
+	sleep_split_check(_metadata, row, n, MIGRATE_MS);
 }
 
 /* ww_mutexes are metered as mutexes, so their unlocks find their records. */
