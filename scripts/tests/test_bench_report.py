@@ -21,7 +21,7 @@ def log(state, values, info=''):
 
 
 class BenchReport(unittest.TestCase):
-    def run_report(self, base, lm, ls, drop=None):
+    def run_report(self, base, lm, ls, drop=None, extra=()):
         with tempfile.TemporaryDirectory() as d:
             paths = {}
             for name, text in (('baseline', base), ('lockmeter', lm), ('lockstat', ls)):
@@ -30,7 +30,7 @@ class BenchReport(unittest.TestCase):
                 paths[name] = os.path.join(d, name + '.log')
                 with open(paths[name], 'w') as f:
                     f.write(text)
-            p = subprocess.run([sys.executable, REPORT] +
+            p = subprocess.run([sys.executable, REPORT] + list(extra) +
                                ['%s=%s' % kv for kv in paths.items()],
                                capture_output=True, text=True)
             return p.returncode, p.stdout, p.stderr
@@ -42,6 +42,18 @@ class BenchReport(unittest.TestCase):
                   'LM-BENCH-INFO: rows: 264\nLM-BENCH-INFO: table_full: 0\n'))
         ls = log('lock_stat', [600, 1400, 900, 20000, 900000, 50, 10])
         return base, lm, ls
+
+    def test_icount_targets(self):
+        # instructions: pair +60 (<= 130), mutex +700 (> 160), pipe 1.10x off
+        rc, out, _ = self.run_report(*self.logs(), extra=['--icount'])
+        self.assertEqual(rc, 0)
+        self.assertIn('instructions per op', out)
+        self.assertRegex(out, r'spin pair, added instructions at most 130 +60 +met')
+        self.assertRegex(out, r'mutex pair, added instructions at most 160 +700 +MISSED')
+        self.assertRegex(out, r'pipe rtt, at most 1\.25x off +1\.09x +met')
+        self.assertRegex(out, r'off, spin pair, at most 2 instructions more +\+1 +met')
+        self.assertRegex(out, r"on, spin pair, added cost at most 1/5 of lock_stat's +60 vs 500 \(0\.12\) +met")
+        self.assertRegex(out, r'off, pipe rtt, within 1% of the baseline +\+1\.0% +met')
 
     def test_rows_and_ratios(self):
         rc, out, err = self.run_report(*self.logs())
