@@ -113,7 +113,8 @@ static u64 lm_metered;		/* ns metered before lm_t_on since reset */
 static u64 lm_resets;		/* resets since boot: readers tell intervals apart */
 static bool lm_boot_on __initdata;
 
-static bool lm_in_range(unsigned long a, unsigned long start, unsigned long end)
+static __always_inline bool lm_in_range(unsigned long a, unsigned long start,
+					unsigned long end)
 {
 	return a >= start && a < end;
 }
@@ -133,7 +134,7 @@ static __always_inline bool lm_in_module_area(unsigned long a)
 #endif
 }
 
-static void lm_classify(unsigned long lock, struct lm_key *k)
+static __always_inline void lm_classify(unsigned long lock, struct lm_key *k)
 {
 	unsigned int cpu;
 
@@ -158,11 +159,14 @@ static void lm_classify(unsigned long lock, struct lm_key *k)
 }
 
 /*
+ * The helpers below run with interrupts off inside the hooks: they are
+ * inlined, so that no probe can land between lm_enter() and lm_exit().
+ *
  * The slot for (lock, site, type) on this CPU; the overflow row when the
- * table has no room.  Called with interrupts off.
+ * table has no room.
  */
-static struct lm_stat *lm_slot(struct lm_cpu *c, unsigned long lock,
-			       unsigned long site, u32 type)
+static __always_inline struct lm_stat *lm_slot(struct lm_cpu *c, unsigned long lock,
+					       unsigned long site, u32 type)
 {
 	struct lm_key k = { .site = site, .type = type };
 	struct lm_stat *s = NULL;
@@ -179,7 +183,7 @@ static struct lm_stat *lm_slot(struct lm_cpu *c, unsigned long lock,
 	return s;
 }
 
-static struct lm_cpu *lm_enter(unsigned long *flags)
+static __always_inline struct lm_cpu *lm_enter(unsigned long *flags)
 {
 	struct lm_cpu *c;
 
@@ -194,19 +198,19 @@ static struct lm_cpu *lm_enter(unsigned long *flags)
 	return c;
 }
 
-static void lm_exit(struct lm_cpu *c, unsigned long flags)
+static __always_inline void lm_exit(struct lm_cpu *c, unsigned long flags)
 {
 	c->busy = 0;
 	raw_local_irq_restore(flags);
 }
 
-static u64 lm_delta(u64 from, u64 to)
+static __always_inline u64 lm_delta(u64 from, u64 to)
 {
 	return to > from ? to - from : 0;
 }
 
 /* One acquisition's wait and hold, charged to its row. */
-static void lm_charge(struct lm_stat *s, bool waited, u64 wait, u64 hold)
+static __always_inline void lm_charge(struct lm_stat *s, bool waited, u64 wait, u64 hold)
 {
 	if (waited) {
 		s->spin++;

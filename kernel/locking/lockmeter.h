@@ -113,7 +113,7 @@ struct lm_table {
 };
 
 /* Account one sample; the first sample also sets min. */
-static inline void lm_time_inc(struct lm_time *lt, u64 ns)
+static __always_inline void lm_time_inc(struct lm_time *lt, u64 ns)
 {
 	if (ns > lt->max)
 		lt->max = ns;
@@ -152,7 +152,7 @@ static inline void lm_stat_add(const struct lm_stat *src, struct lm_stat *dst)
 	dst->inst |= src->inst;
 }
 
-static inline bool lm_key_eq(const struct lm_key *a, const struct lm_key *b)
+static __always_inline bool lm_key_eq(const struct lm_key *a, const struct lm_key *b)
 {
 	return a->lock == b->lock && a->site == b->site &&
 	       a->type == b->type && a->class == b->class;
@@ -172,7 +172,8 @@ static inline int lm_key_cmp(const struct lm_key *a, const struct lm_key *b)
 	return 0;
 }
 
-static inline unsigned int lm_key_hash(const struct lm_key *k, unsigned int bits)
+static __always_inline unsigned int lm_key_hash(const struct lm_key *k,
+						unsigned int bits)
 {
 	return hash_64(k->lock ^ hash_64(k->site ^ k->type, 32), bits);
 }
@@ -183,8 +184,8 @@ static inline unsigned int lm_key_hash(const struct lm_key *k, unsigned int bits
  * Only the owner of @t may call this (on a per-CPU table: its own CPU,
  * interrupts disabled).
  */
-static inline struct lm_stat *lm_table_get(struct lm_table *t,
-					   const struct lm_key *k)
+static __always_inline struct lm_stat *lm_table_get(struct lm_table *t,
+						    const struct lm_key *k)
 {
 	unsigned int mask = (1U << t->bits) - 1;
 	unsigned int i = lm_key_hash(k, t->bits);
@@ -210,7 +211,7 @@ static inline struct lm_stat *lm_table_get(struct lm_table *t,
 }
 
 /* Instance set of a heap row: one bit per hash bucket of the lock address. */
-static inline u64 lm_inst_bit(unsigned long lock)
+static __always_inline u64 lm_inst_bit(unsigned long lock)
 {
 	return 1ULL << hash_64(lock, LM_INST_BITS);
 }
