@@ -480,6 +480,20 @@ static inline void lm_report_read(struct __test_metadata *_metadata,
 	}
 }
 
+/* For a failure: the report's header and the rows whose lock has @what. */
+static inline void lm_report_dump(struct __test_metadata *_metadata,
+				  const struct lm_report *rep, const char *what)
+{
+	const char *end = strstr(rep->text, "\n\n");
+	size_t i;
+
+	TH_LOG("header:\n%.*s", end ? (int)(end - rep->text) : 0, rep->text);
+	for (i = 0; i < rep->nr_rows; i++)
+		if (strstr(rep->rows[i].lock, what))
+			TH_LOG("row %s %s %s acquired %" PRIu64, rep->rows[i].type,
+			       rep->rows[i].lock, rep->rows[i].site, rep->rows[i].acquired);
+}
+
 static inline void lm_report_free(struct lm_report *rep)
 {
 	free(rep->rows);

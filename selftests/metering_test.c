@@ -338,11 +338,14 @@ TEST_F(meter, off_freezes_report)
  * the next "on" must not match it and charge the whole off time as one
  * hold.  Every reported hold must stay within the slack of the longest
  * hold the module measured itself.  The contention runs again until
- * FLIP_MIN flips fell in it, however fast this machine is.
+ * FLIP_MIN flips fell in it, however fast this machine is.  Between flips
+ * metering stays on for FLIP_ON_US: a switch takes far longer than a
+ * hold, and back to back the switches would leave no whole hold metered.
  */
 #define FLIP_CMD	"contend 2 4000 100"
 #define FLIP_MIN	10U
 #define FLIP_ROUNDS	20
+#define FLIP_ON_US	3000
 
 /* Run FLIP_CMD in a child, flipping until it ends; the flips made. */
 static unsigned int flip_round(struct __test_metadata *_metadata, uint64_t *mod_max)
@@ -363,6 +366,8 @@ static unsigned int flip_round(struct __test_metadata *_metadata, uint64_t *mod_
 		ASSERT_EQ(0, lm_ctl("off"));
 		ASSERT_EQ(0, lm_ctl("on"));
 		flips++;
+		/* metering stays on long enough for whole holds to be charged */
+		usleep(FLIP_ON_US);
 	}
 	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) TH_LOG("'%s' failed", FLIP_CMD);
 	lm_mod_done(_metadata, "contend");
@@ -388,6 +393,8 @@ TEST_F(meter, flips_charge_no_stale_holds)
 
 	lm_report_read(_metadata, &self->rep);
 	row = lm_find_row(&self->rep, "spin", "lmt_contended_lock", "lmt_contend");
+	if (!row)
+		lm_report_dump(_metadata, &self->rep, "lmt_contended");
 	ASSERT_NE(NULL, row);
 	lm_row_check(_metadata, row);
 	EXPECT_GE(mod_max + HOLD_SLACK_MAX_NS, row->hold_max)
