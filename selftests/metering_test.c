@@ -269,8 +269,8 @@ TEST_F(meter, nonlifo)
 TEST_F(meter, reset_zeroes)
 {
 	static const char * const zero[] = {
-		"metered_ns", "slots_used", "dropped", "unmatched", "recursion",
-		"table_full", "evicted",
+		"metered_ns", "slots_used", "dropped", "unmatched", "table_full",
+		"evicted", "notask",
 	};
 	const struct lm_report *rep = &self->rep;
 	uint64_t resets;

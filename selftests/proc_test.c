@@ -64,8 +64,9 @@ TEST_F(proc, header_order)
 	static const char * const keys[] = {
 		"kernel", "cpus", "clock", "state", "metered_ns", "resets",
 		"slots_used", "slots_per_cpu", "rows", "dropped", "unmatched",
-		"recursion", "table_full", "evicted", "irqctx", "truncated",
-		"stack_depth", "task_depth",
+		"table_full", "evicted", "irqctx", "truncated", "stack_depth",
+		"task_depth", "notask", "task_pool", "mem_percpu", "mem_tables",
+		"mem_task",
 	};
 	const char *end = strstr(self->text, "\n\n"), *prev = self->text, *p;
 	char pat[32];
@@ -87,8 +88,9 @@ TEST_F(proc, header_counters)
 {
 	static const char * const keys[] = {
 		"cpus", "metered_ns", "resets", "slots_used", "slots_per_cpu",
-		"rows", "dropped", "unmatched", "recursion", "table_full", "evicted",
-		"irqctx", "truncated", "stack_depth", "task_depth",
+		"rows", "dropped", "unmatched", "table_full", "evicted",
+		"irqctx", "truncated", "stack_depth", "task_depth", "notask",
+		"mem_percpu", "mem_tables", "mem_task",
 	};
 	uint64_t cpus, used, per_cpu;
 	size_t i;
@@ -100,6 +102,41 @@ TEST_F(proc, header_counters)
 	per_cpu = lm_header_u64(_metadata, self->text, "slots_per_cpu");
 	EXPECT_LT(0ULL, per_cpu);
 	EXPECT_LE(used, per_cpu * cpus);
+}
+
+/*
+ * Memory: each CPU's share holds its table of 128-byte slots, tables
+ * exist for every possible CPU once metering has been on (none before:
+ * a boot that never switched it on shows 0), and task_struct grows by a
+ * small header only.
+ */
+TEST_F(proc, header_memory)
+{
+	uint64_t percpu, tables, task, slots, cpus;
+	bool was_on = lm_is_on(_metadata);
+
+	percpu = lm_header_u64(_metadata, self->text, "mem_percpu");
+	tables = lm_header_u64(_metadata, self->text, "mem_tables");
+	task = lm_header_u64(_metadata, self->text, "mem_task");
+	slots = lm_header_u64(_metadata, self->text, "slots_per_cpu");
+	cpus = lm_header_u64(_metadata, self->text, "cpus");
+	EXPECT_LT(slots * 128, percpu);
+	EXPECT_GT(slots * 128 + 16384, percpu) TH_LOG("%" PRIu64 " B for %" PRIu64 " slots",
+						       percpu, slots);
+	EXPECT_LT(0ULL, task);
+	EXPECT_GE(64ULL, task);
+	EXPECT_EQ(0ULL, tables % percpu);
+
+	/* on: every possible CPU has its share, and keeps it from now on */
+	ASSERT_EQ(0, lm_ctl("on"));
+	free(self->text);
+	self->text = lm_read_file(LM_PROC);
+	ASSERT_NE(NULL, self->text);
+	if (!was_on)
+		EXPECT_EQ(0, lm_ctl("off"));
+	tables = lm_header_u64(_metadata, self->text, "mem_tables");
+	EXPECT_EQ(0ULL, tables % percpu);
+	EXPECT_LE(cpus * percpu, tables);
 }
 
 /* The "#" line after the header names as many columns as a row has. */

@@ -1,30 +1,35 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * lockmeter hooks, called by the out-of-line lock operations in
- * kernel/locking/spinlock.c and by the mutex and rw_semaphore entry points
- * in kernel/locking/mutex.c and rwsem.c.  Each hooked operation does
+ * lockmeter hooks.  The spinning lock operations hook in two places: the
+ * out-of-line lock operations in kernel/locking/spinlock.c, and the unlock
+ * operations in <linux/spinlock_api_smp.h> and <linux/rwlock_api_smp.h>,
+ * which stay inlined into their callers as without lockmeter.  The mutex
+ * and rw_semaphore entry points hook in kernel/locking/mutex.c and rwsem.c.
+ * Each hooked operation does
  *
  *	if (lockmeter_active())
  *		return lm_<op>(lock, _RET_IP_);
  *
  * so that with metering off the only cost is one static-branch NOP, and
  * the metered variant (which takes and releases the lock itself, with the
- * bookkeeping around it) lives out of line in kernel/locking/lockmeter_spin.c.
+ * bookkeeping around it) lives out of line in kernel/locking/lockmeter_*.c.
+ *
+ * This header is included by <linux/spinlock_api_smp.h>: it may include
+ * only what that header can, so it knows task_struct by name alone.
  *
  * See Documentation/locking/lockmeter.rst.
  */
 #ifndef _LINUX_LOCKMETER_H
 #define _LINUX_LOCKMETER_H
 
-#include <linux/atomic.h>
 #include <linux/jump_label.h>
-#include <linux/lockmeter_task.h>
-#include <linux/sched.h>
 #include <linux/spinlock_types.h>
+#include <linux/types.h>
 
 struct lm_task;
+struct lockdep_map;
 
-/* The scheduler's side: lockmeter.c. */
+/* The scheduler's side: lockmeter_sleep.c. */
 void lm_sched_out(struct lm_task *lt);
 void lm_sched_in(struct lm_task *lt);
 
@@ -40,19 +45,20 @@ static __always_inline bool lockmeter_active(void)
 /*
  * Called by the scheduler with the runqueue locked and interrupts off,
  * for the task switched out and the one switched in.  A task that holds
- * no metered sleeping lock pays one load and a branch.
+ * no metered sleeping lock pays one load and a branch.  Macros, as
+ * task_struct is not known here.
  */
-static __always_inline void lockmeter_sched_out(struct task_struct *p)
-{
-	if (lockmeter_active() && p->lockmeter.depth)
-		lm_sched_out(&p->lockmeter);
-}
+#define lockmeter_sched_out(p)						\
+	do {								\
+		if (lockmeter_active() && (p)->lockmeter.depth)		\
+			lm_sched_out(&(p)->lockmeter);			\
+	} while (0)
 
-static __always_inline void lockmeter_sched_in(struct task_struct *p)
-{
-	if (lockmeter_active() && p->lockmeter.t_out)
-		lm_sched_in(&p->lockmeter);
-}
+#define lockmeter_sched_in(p)						\
+	do {								\
+		if (lockmeter_active() && (p)->lockmeter.t_out)		\
+			lm_sched_in(&(p)->lockmeter);			\
+	} while (0)
 
 #else /* !CONFIG_LOCKMETER */
 
@@ -61,8 +67,8 @@ static __always_inline bool lockmeter_active(void)
 	return false;
 }
 
-static inline void lockmeter_sched_out(struct task_struct *p) { }
-static inline void lockmeter_sched_in(struct task_struct *p) { }
+#define lockmeter_sched_out(p)	((void)(p))
+#define lockmeter_sched_in(p)	((void)(p))
 
 #endif /* CONFIG_LOCKMETER */
 

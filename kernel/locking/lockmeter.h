@@ -23,7 +23,16 @@
 #include <linux/kallsyms.h>
 #include <linux/minmax.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/math64.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/jump_label.h>
+#ifdef CONFIG_X86_TSC
+#include <asm/tsc.h>
+#endif
 #include <linux/types.h>
 #include <asm/barrier.h>
 
@@ -103,15 +112,6 @@ static inline bool lm_type_sleeps(u32 type)
 	return type >= LM_mutex;
 }
 
-/* Open addressing with a bounded probe sequence. */
-#define LM_PROBES	16
-
-struct lm_table {
-	struct lm_stat *slot;
-	unsigned int bits;
-	unsigned int used;
-};
-
 /* Account one sample; the first sample also sets min. */
 static __always_inline void lm_time_inc(struct lm_time *lt, u64 ns)
 {
@@ -172,10 +172,67 @@ static inline int lm_key_cmp(const struct lm_key *a, const struct lm_key *b)
 	return 0;
 }
 
-static __always_inline unsigned int lm_key_hash(const struct lm_key *k,
-						unsigned int bits)
+/*
+ * One statistics slot of a per-CPU table: two cache lines.  The first
+ * holds the key and what every acquisition updates, the second what
+ * waits, failed trylocks and sleeping locks add.  Times are in lm_ticks()
+ * (readers convert with lm_ticks_to_ns()).  Derived when read: nowait
+ * (@nr - @spin), the wait count (@spin), and blocked total (hold total
+ * minus @oncpu_total).
+ */
+struct lm_slot {
+	unsigned long lock;
+	unsigned long site;
+	u16 type;		/* 0: the slot is empty */
+	u16 class;
+	u32 abort;		/* sleeping locks: waits ended by a signal */
+	u64 nr;			/* acquisitions */
+	u64 spin;		/* ... of which waited */
+	u64 hold_total;
+	u64 hold_min;
+	u64 hold_max;
+	/* second line */
+	u64 wait_total;
+	u64 wait_min;
+	u64 wait_max;
+	u64 reject;		/* failed trylocks */
+	u64 oncpu_total;	/* sleeping locks: hold on a CPU ... */
+	u64 oncpu_max;
+	u64 blocked_max;	/* ... and blocked */
+	u64 inst;		/* heap rows: buckets of hash_64(lock) seen */
+} __aligned(64);
+
+static_assert(sizeof(struct lm_slot) == 128);
+
+/* A table of @nr slots, open addressing with a bounded probe sequence. */
+#define LM_PROBES	16
+
+struct lm_table {
+	struct lm_slot *slot;
+	unsigned int nr;
+	unsigned int used;
+};
+
+/* An empty slot about to be claimed for a row of @class. */
+static inline void lm_slot_init(struct lm_slot *s, u32 class)
 {
-	return hash_64(k->lock ^ hash_64(k->site ^ k->type, 32), bits);
+	s->class = class;
+	s->hold_min = U64_MAX;
+	s->wait_min = U64_MAX;
+}
+
+static inline bool lm_slot_matches(const struct lm_slot *s, const struct lm_key *k)
+{
+	return s->lock == k->lock && s->site == k->site &&
+	       s->type == k->type && s->class == k->class;
+}
+
+/* Home slot of @k among @nr: a hash scaled to [0, @nr) by a multiply. */
+static inline unsigned int lm_key_home(const struct lm_key *k, unsigned int nr)
+{
+	u32 h = hash_64(k->lock ^ hash_64(k->site ^ k->type, 32), 32);
+
+	return ((u64)h * nr) >> 32;
 }
 
 /*
@@ -184,57 +241,97 @@ static __always_inline unsigned int lm_key_hash(const struct lm_key *k,
  * Only the owner of @t may call this (on a per-CPU table: its own CPU,
  * interrupts disabled).
  */
-static __always_inline struct lm_stat *lm_table_get(struct lm_table *t,
-						    const struct lm_key *k)
+static inline struct lm_slot *lm_table_get(struct lm_table *t, const struct lm_key *k)
 {
-	unsigned int mask = (1U << t->bits) - 1;
-	unsigned int i = lm_key_hash(k, t->bits);
+	unsigned int i = lm_key_home(k, t->nr);
 	unsigned int n;
 
-	for (n = 0; n < LM_PROBES; n++, i = (i + 1) & mask) {
-		struct lm_stat *s = &t->slot[i];
+	for (n = 0; n < LM_PROBES && n < t->nr; n++) {
+		struct lm_slot *s = &t->slot[i];
 
-		if (!s->key.type) {
-			s->key.lock = k->lock;
-			s->key.site = k->site;
-			s->key.class = k->class;
+		if (!s->type) {
+			lm_slot_init(s, k->class);
+			s->lock = k->lock;
+			s->site = k->site;
 			/* readers test the type first: publish it last */
 			smp_wmb();
-			WRITE_ONCE(s->key.type, k->type);
+			WRITE_ONCE(s->type, k->type);
 			t->used++;
 			return s;
 		}
-		if (lm_key_eq(&s->key, k))
+		if (lm_slot_matches(s, k))
 			return s;
+		if (++i == t->nr)
+			i = 0;
 	}
 	return NULL;
 }
 
 /* Instance set of a heap row: one bit per hash bucket of the lock address. */
-static __always_inline u64 lm_inst_bit(unsigned long lock)
+static inline u64 lm_inst_bit(unsigned long lock)
 {
 	return 1ULL << hash_64(lock, LM_INST_BITS);
 }
 
 size_t lm_rows_merge(struct lm_stat *rows, size_t n);
 u64 lm_inst_estimate(u64 inst);
+void lm_slot_read(const struct lm_slot *s, struct lm_stat *row);
 
-/* ---- the core's interface to the metered lock ops and the readers ---- */
+/* ---- the per-CPU state, shared by the hot paths and the readers ---- */
 
 /* Events lost or not metered; all per CPU, summed by readers. */
 struct lm_loss {
 	u64 dropped;		/* held stack full: acquisition not metered */
 	u64 unmatched;		/* release without a recorded acquire */
-	u64 recursion;		/* hook entered while already active */
-	u64 table_full;		/* no free slot: counted in the overflow row */
 	u64 evicted;		/* task's held records full: oldest dropped */
 	u64 irqctx;		/* sleeping-lock op outside task context: not metered */
+	u64 notask;		/* task record pool empty: acquisition not metered */
 };
+
+/* A spinning lock this CPU holds. */
+struct lm_held {
+	unsigned long lock;
+	unsigned long site;
+	u64 t_acq;		/* lm_ticks() when acquired */
+	u64 t_wait;		/* lm_ticks() when the wait began, or 0 */
+};
+
+/* The per-CPU cache from a (lock, site) to its slot: direct mapped. */
+#define LM_CACHE_BITS	7
+
+struct lm_cached {
+	unsigned long lock;
+	unsigned long site;
+	struct lm_slot *slot;
+};
+
+/*
+ * Everything one CPU meters with, allocated for every possible CPU when
+ * metering is first switched on, and kept: CONFIG_LOCKMETER_TABLE_KIB
+ * in all, the table taking what the rest leaves.  Written only by its
+ * CPU with interrupts off, or by control in an IPI on that CPU.
+ */
+struct lm_cpu {
+	unsigned int depth;	/* entries of @held in use */
+	struct lm_held held[CONFIG_LOCKMETER_STACK_DEPTH];
+	struct lm_cached cache[1U << LM_CACHE_BITS];
+	struct lm_loss loss;
+	struct lm_table table;
+	struct lm_slot overflow[LM_NR_TYPES];	/* events that found no slot */
+	struct lm_slot slot[];
+};
+
+DECLARE_PER_CPU_READ_MOSTLY(struct lm_cpu *, lm_cpus);
+
+/* Slots per CPU in a table of CONFIG_LOCKMETER_TABLE_KIB. */
+#define LM_CPU_BYTES	(CONFIG_LOCKMETER_TABLE_KIB * 1024UL)
+#define LM_SLOTS	((LM_CPU_BYTES - sizeof(struct lm_cpu)) / sizeof(struct lm_slot))
 
 struct lm_snapshot {
 	struct lm_stat *rows;	/* merged over CPUs, sorted by key */
 	size_t nr;
 	struct lm_loss loss;
+	u64 table_full;		/* events counted in overflow rows */
 	unsigned int slots_used;	/* fullest CPU's table */
 	unsigned int slots_per_cpu;
 	u64 truncated;		/* rows that did not fit the copy */
@@ -243,6 +340,12 @@ struct lm_snapshot {
 	u64 metered_ns;
 	/* since boot: snapshots with equal counts lie in one period */
 	u64 resets;
+	/* memory: bytes per CPU, of tables over all CPUs, per task */
+	unsigned long mem_percpu;
+	unsigned long mem_tables;
+	unsigned long mem_task;
+	unsigned int task_pool_used;
+	unsigned int task_pool_size;
 };
 
 enum lm_ctl {
@@ -251,34 +354,120 @@ enum lm_ctl {
 	LM_CTL_RESET,
 };
 
-void lm_acquire(void *lock, unsigned long site, u32 type, u64 t_wait);
-void lm_release(void *lock, u32 type, u64 now);
-void lm_reject(void *lock, unsigned long site, u32 type);
+/* Control state (lockmeter.c), read by the hot paths. */
+extern bool lm_live;
+extern u32 lm_epoch;
 
-/* A moment in the current task's life: the clock and its time off a CPU. */
-struct lm_stamp {
-	u64 t;
-	u64 offcpu;
-};
+/* Meter this lock operation: not in NMI, and only while every site meters */
+static __always_inline bool lm_gate(void)
+{
+	return !in_nmi() && READ_ONCE(lm_live);
+}
+
+/* ---- the clock of the holds ---- */
 
 /*
- * The clock of the spinning locks' paths, which run with preemption off:
- * local_clock() without its preempt_disable()/enable() and call.
+ * Holds and waits are timed in lm_ticks(): the raw TSC where it ticks at
+ * a constant rate and is synchronised across CPUs (the kernel's own
+ * premise for using it as sched_clock), else local_clock().  Readers
+ * convert with lm_ticks_to_ns().  The choice is made once, when metering
+ * is first switched on, and holds until reboot.
  */
-static __always_inline u64 lm_clock(void)
+DECLARE_STATIC_KEY_FALSE(lm_tsc_key);
+
+static __always_inline u64 lm_ticks(void)
 {
+#ifdef CONFIG_X86_TSC
+	if (static_branch_likely(&lm_tsc_key))
+		return rdtsc();
+#endif
 	return local_clock_noinstr();
 }
 
-void lm_stamp(struct lm_stamp *s);
+static inline u64 lm_ticks_to_ns(u64 t)
+{
+#ifdef CONFIG_X86_TSC
+	if (static_branch_likely(&lm_tsc_key))
+		return mul_u64_u32_div(t, USEC_PER_SEC, tsc_khz);
+#endif
+	return t;
+}
+
+static __always_inline u64 lm_delta(u64 from, u64 to)
+{
+	return to > from ? to - from : 0;
+}
+
+void lm_clock_init(void);
+const char *lm_clock_name(void);
+int lm_classify_init(void);
+int lm_task_pool_init(unsigned int nr);
+
+/* ---- metered operations ---- */
+
+/* The current task's time off a CPU so far: the task is running. */
+static __always_inline u64 lm_offcpu(void)
+{
+	return READ_ONCE(current->lockmeter.offcpu);
+}
+
+void lm_reject(void *lock, unsigned long site, u32 type);
 void lm_sleep_acquired(void *lock, unsigned long site, u32 type, u64 t_wait);
 void lm_sleep_abort(void *lock, unsigned long site, u32 type);
-void lm_sleep_release(void *lock, u32 type, const struct lm_stamp *rel);
+void lm_sleep_release(void *lock, u32 type, u64 t_rel, u64 offcpu_rel);
+struct lm_slot *lm_cache_fill(struct lm_cpu *c, struct lm_cached *e,
+			      unsigned long lock, unsigned long site, u32 type);
+
+/*
+ * The slot for (@lock, @site, @type) on this CPU, interrupts off: from the
+ * cache, else classified, looked up and cached (the overflow row when the
+ * table has no room).
+ */
+static __always_inline struct lm_slot *lm_slot_of(struct lm_cpu *c, unsigned long lock,
+						  unsigned long site, u32 type)
+{
+	struct lm_cached *e = &c->cache[hash_64(lock ^ site, LM_CACHE_BITS)];
+
+	if (likely(e->lock == lock && e->site == site && e->slot->type == type))
+		return e->slot;
+	return lm_cache_fill(c, e, lock, site, type);
+}
+
+/*
+ * Charge one acquisition's hold and wait (ticks) to @s.  A slot's minima
+ * start at U64_MAX (lm_slot_init()), so the first sample sets them.
+ */
+static __always_inline void lm_charge(struct lm_slot *s, u64 hold, u64 t_wait, u64 t_acq)
+{
+	s->nr++;
+	s->hold_total += hold;
+	if (hold > s->hold_max)
+		s->hold_max = hold;
+	if (hold < s->hold_min)
+		s->hold_min = hold;
+	if (unlikely(t_wait)) {
+		u64 wait = lm_delta(t_wait, t_acq);
+
+		s->spin++;
+		s->wait_total += wait;
+		if (wait > s->wait_max)
+			s->wait_max = wait;
+		if (wait < s->wait_min)
+			s->wait_min = wait;
+	}
+}
+
+/* ---- control and readers ---- */
 
 int lockmeter_control(enum lm_ctl op);
 int lm_snapshot(struct lm_snapshot *snap, int cpu, bool rows);
 void lm_snapshot_sort(struct lm_snapshot *snap);
 void lm_snapshot_free(struct lm_snapshot *snap);
+void lm_task_pool_stat(unsigned int *used, unsigned int *size);
+extern struct mutex lm_ctl_mutex;
+extern bool lm_on;
+extern u64 lm_t_on, lm_metered, lm_resets;
+const char *lm_gone_name(unsigned long gone);
 
 /* ---- names, for readers (lockmeter_names.c) ---- */
 

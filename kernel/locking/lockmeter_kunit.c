@@ -67,15 +67,15 @@ static void lm_time_add_into_empty_copies(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dst.max, 70ULL);
 }
 
-#define T_BITS 5	/* 32 slots: small enough to fill, twice LM_PROBES */
+#define T_NR	37	/* small enough to fill, twice LM_PROBES, and no power of 2 */
 
 static struct lm_table *t_table(struct kunit *test)
 {
 	struct lm_table *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
-	t->bits = T_BITS;
-	t->slot = kunit_kcalloc(test, 1U << T_BITS, sizeof(*t->slot), GFP_KERNEL);
+	t->nr = T_NR;
+	t->slot = kunit_kcalloc(test, T_NR, sizeof(*t->slot), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, t->slot);
 	return t;
 }
@@ -91,25 +91,29 @@ static void lm_table_insert_and_find(struct kunit *test)
 	struct lm_key a = t_key(0x1000, 0x2000, LM_spin);
 	struct lm_key b = t_key(0x1000, 0x2000, LM_read);	/* type differs */
 	struct lm_key c = t_key(0x1000, 0x2008, LM_spin);	/* site differs */
-	struct lm_stat *sa, *sb, *sc;
+	struct lm_key d = t_key(0x1000, 0x2000, LM_spin);
 
+	struct lm_slot *sa, *sb, *sc;
+
+	d.class = LM_PERCPU;					/* class differs */
 	sa = lm_table_get(t, &a);
 	KUNIT_ASSERT_NOT_NULL(test, sa);
-	sa->nowait = 3;
+	sa->nr = 3;
 	sb = lm_table_get(t, &b);
 	sc = lm_table_get(t, &c);
 	KUNIT_ASSERT_NOT_NULL(test, sb);
 	KUNIT_ASSERT_NOT_NULL(test, sc);
 	KUNIT_EXPECT_PTR_NE(test, sa, sb);
 	KUNIT_EXPECT_PTR_NE(test, sa, sc);
-	KUNIT_EXPECT_EQ(test, t->used, 3U);
+	KUNIT_EXPECT_PTR_NE(test, sa, lm_table_get(t, &d));
+	KUNIT_EXPECT_EQ(test, t->used, 4U);
 
 	/* the same key finds the same slot, claiming nothing new */
 	KUNIT_EXPECT_PTR_EQ(test, lm_table_get(t, &a), sa);
-	KUNIT_EXPECT_EQ(test, sa->nowait, 3ULL);
-	KUNIT_EXPECT_EQ(test, sa->key.type, (u32)LM_spin);
-	KUNIT_EXPECT_EQ(test, sa->key.site, 0x2000UL);
-	KUNIT_EXPECT_EQ(test, t->used, 3U);
+	KUNIT_EXPECT_EQ(test, sa->nr, 3ULL);
+	KUNIT_EXPECT_EQ(test, sa->type, (u16)LM_spin);
+	KUNIT_EXPECT_EQ(test, sa->site, 0x2000UL);
+	KUNIT_EXPECT_EQ(test, t->used, 4U);
 }
 
 static void lm_table_fills_then_refuses(struct kunit *test)
@@ -119,19 +123,19 @@ static void lm_table_fills_then_refuses(struct kunit *test)
 	struct lm_key k;
 
 	/* more keys than slots: every slot is claimed, then NULL, never a wrong slot */
-	for (i = 0; i < 4 * (1U << T_BITS); i++) {
-		struct lm_stat *s;
+	for (i = 0; i < 4 * T_NR; i++) {
+		struct lm_slot *s;
 
 		k = t_key(0x10000 + 64 * i, 0x400, LM_spin);
 		s = lm_table_get(t, &k);
 		if (s) {
-			KUNIT_EXPECT_EQ(test, s->key.lock, k.lock);
+			KUNIT_EXPECT_EQ(test, s->lock, k.lock);
 			got++;
 		}
 	}
 	KUNIT_EXPECT_EQ(test, t->used, got);
-	KUNIT_EXPECT_LE(test, got, 1U << T_BITS);
-	KUNIT_EXPECT_GT(test, got, 1U << (T_BITS - 1));
+	KUNIT_EXPECT_LE(test, got, T_NR);
+	KUNIT_EXPECT_GT(test, got, T_NR / 2);
 
 	/* keys already in the full table are still found */
 	k = t_key(0x10000, 0x400, LM_spin);
@@ -142,17 +146,65 @@ static void lm_table_probe_is_bounded(struct kunit *test)
 {
 	struct lm_table *t = t_table(test);
 	struct lm_key k = t_key(0x5000, 0x6000, LM_write);
-	unsigned int i, home = lm_key_hash(&k, T_BITS);
+	unsigned int i, home = lm_key_home(&k, T_NR);
 
-	/* occupy the LM_PROBES slots from k's home onwards with other keys */
+	/* occupy the LM_PROBES slots from k's home onwards (wrapping) with other keys */
 	for (i = 0; i < LM_PROBES; i++) {
-		struct lm_stat *s = &t->slot[(home + i) & ((1U << T_BITS) - 1)];
+		struct lm_slot *s = &t->slot[(home + i) % T_NR];
 
-		s->key = t_key(0x9000 + i, 0x9000, LM_spin);
+		s->lock = 0x9000 + i;
+		s->site = 0x9000;
+		s->type = LM_spin;
 	}
 	KUNIT_EXPECT_NULL(test, lm_table_get(t, &k));
-	/* half the table is still free, but out of the key's reach */
+	/* more than half the table is still free, but out of the key's reach */
 	KUNIT_EXPECT_EQ(test, t->used, 0U);
+}
+
+/* A slot charged with known holds and waits reads back as the row they make. */
+static void lm_slot_read_derives_counts(struct kunit *test)
+{
+	struct lm_slot s = { .lock = 0x1000, .site = 0x2000, .type = LM_mutex };
+	struct lm_stat row;
+
+	lm_slot_init(&s, LM_STATIC);
+	lm_charge(&s, 40, 0, 100);		/* at once */
+	lm_charge(&s, 10, 90, 100);		/* waited 10 */
+	lm_charge(&s, 70, 50, 100);		/* waited 50 */
+	s.oncpu_total = 100;
+	s.reject = 2;
+	lm_slot_read(&s, &row);
+
+	KUNIT_EXPECT_EQ(test, row.key.lock, 0x1000UL);
+	KUNIT_EXPECT_EQ(test, row.key.type, (u32)LM_mutex);
+	KUNIT_EXPECT_EQ(test, row.nowait, 1ULL);
+	KUNIT_EXPECT_EQ(test, row.spin, 2ULL);
+	KUNIT_EXPECT_EQ(test, row.reject, 2ULL);
+	KUNIT_EXPECT_EQ(test, row.hold.nr, 3ULL);
+	KUNIT_EXPECT_EQ(test, row.hold.total, lm_ticks_to_ns(120));
+	KUNIT_EXPECT_EQ(test, row.hold.min, lm_ticks_to_ns(10));
+	KUNIT_EXPECT_EQ(test, row.hold.max, lm_ticks_to_ns(70));
+	KUNIT_EXPECT_EQ(test, row.wait.nr, 2ULL);
+	KUNIT_EXPECT_EQ(test, row.wait.total, lm_ticks_to_ns(60));
+	KUNIT_EXPECT_EQ(test, row.wait.min, lm_ticks_to_ns(10));
+	KUNIT_EXPECT_EQ(test, row.wait.max, lm_ticks_to_ns(50));
+	/* blocked is the rest of the hold */
+	KUNIT_EXPECT_EQ(test, row.oncpu_total, lm_ticks_to_ns(100));
+	KUNIT_EXPECT_EQ(test, row.blocked_total, lm_ticks_to_ns(20));
+}
+
+/* A reader that catches an update half way never sees a huge count. */
+static void lm_slot_read_clamps_torn_updates(struct kunit *test)
+{
+	struct lm_slot s = { .type = LM_rwsem_read, .nr = 4, .spin = 5,
+			     .hold_total = 50, .oncpu_total = 60 };
+	struct lm_stat row;
+
+	lm_slot_read(&s, &row);
+	KUNIT_EXPECT_EQ(test, row.nowait, 0ULL);
+	KUNIT_EXPECT_EQ(test, row.spin, 4ULL);
+	KUNIT_EXPECT_EQ(test, row.blocked_total, 0ULL);
+	KUNIT_EXPECT_EQ(test, row.oncpu_total, lm_ticks_to_ns(50));
 }
 
 static void lm_rows_merge_folds_equal_keys(struct kunit *test)
@@ -221,6 +273,8 @@ static struct kunit_case lockmeter_table_cases[] = {
 	KUNIT_CASE(lm_table_insert_and_find),
 	KUNIT_CASE(lm_table_fills_then_refuses),
 	KUNIT_CASE(lm_table_probe_is_bounded),
+	KUNIT_CASE(lm_slot_read_derives_counts),
+	KUNIT_CASE(lm_slot_read_clamps_torn_updates),
 	KUNIT_CASE(lm_rows_merge_folds_equal_keys),
 	KUNIT_CASE(lm_inst_estimate_counts),
 	{}

@@ -39,7 +39,7 @@ int __sched lm_mutex_lock(struct mutex *lock, unsigned int state,
 		mutex_acquire_nest(&lock->dep_map, subclass, 0, nest, ip);
 		lock_acquired(&lock->dep_map, ip);
 	} else {
-		t_wait = local_clock();
+		t_wait = lm_ticks();
 		ret = __mutex_lock(lock, state, subclass, nest, ip);
 	}
 	if (ret)
@@ -77,14 +77,13 @@ int __sched lm_mutex_trylock(struct mutex *lock, unsigned long ip)
 
 void __sched lm_mutex_unlock(struct mutex *lock, unsigned long ip)
 {
-	struct lm_stamp rel;
+	u64 t_rel = lm_ticks(), offcpu_rel = lm_offcpu();
 
-	lm_stamp(&rel);
 #ifndef CONFIG_DEBUG_LOCK_ALLOC
 	if (!__mutex_unlock_fast(lock))
 #endif
 		__mutex_unlock_slowpath(lock, ip);
-	lm_sleep_release(lock, LM_mutex, &rel);
+	lm_sleep_release(lock, LM_mutex, t_rel, offcpu_rel);
 }
 
 int lm_atomic_dec_and_mutex_lock(atomic_t *cnt, struct mutex *lock,
@@ -117,7 +116,7 @@ int __sched lm_ww_mutex_lock(struct ww_mutex *ww, struct ww_acquire_ctx *ctx,
 
 	might_sleep();
 	if (mutex_is_locked(lock))
-		t_wait = local_clock();
+		t_wait = lm_ticks();
 	ret = __ww_mutex_lock(lock, state, 0, ip, ctx);
 	if (ret == -EALREADY)
 		return ret;

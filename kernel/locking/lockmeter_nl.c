@@ -74,11 +74,14 @@ static int lm_nl_status_put(struct sk_buff *skb, const struct lm_snapshot *s)
 	    nla_put_u32(skb, LOCKMETER_A_SLOTS_PER_CPU, s->slots_per_cpu) ||
 	    nla_put_uint(skb, LOCKMETER_A_DROPPED, s->loss.dropped) ||
 	    nla_put_uint(skb, LOCKMETER_A_UNMATCHED, s->loss.unmatched) ||
-	    nla_put_uint(skb, LOCKMETER_A_RECURSION, s->loss.recursion) ||
-	    nla_put_uint(skb, LOCKMETER_A_TABLE_FULL, s->loss.table_full) ||
+	    nla_put_uint(skb, LOCKMETER_A_TABLE_FULL, s->table_full) ||
 	    nla_put_uint(skb, LOCKMETER_A_EVICTED, s->loss.evicted) ||
 	    nla_put_uint(skb, LOCKMETER_A_RESETS, s->resets) ||
-	    nla_put_uint(skb, LOCKMETER_A_IRQCTX, s->loss.irqctx))
+	    nla_put_uint(skb, LOCKMETER_A_IRQCTX, s->loss.irqctx) ||
+	    nla_put_uint(skb, LOCKMETER_A_NOTASK, s->loss.notask) ||
+	    nla_put_uint(skb, LOCKMETER_A_MEM_PERCPU, s->mem_percpu) ||
+	    nla_put_uint(skb, LOCKMETER_A_MEM_TABLES, s->mem_tables) ||
+	    nla_put_uint(skb, LOCKMETER_A_MEM_TASK, s->mem_task))
 		return -EMSGSIZE;
 	return 0;
 }

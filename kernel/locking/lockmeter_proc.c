@@ -47,7 +47,7 @@ static void lm_show_header(struct seq_file *m, struct lm_proc *p)
 	seq_printf(m, "lockmeter version %d\n", LOCKMETER_VERSION);
 	seq_printf(m, "kernel: %s\n", init_utsname()->release);
 	seq_printf(m, "cpus: %u\n", num_online_cpus());
-	seq_puts(m, "clock: local_clock\n");
+	seq_printf(m, "clock: %s\n", lm_clock_name());
 	seq_printf(m, "state: %s\n", s->on ? "on" : "off");
 	seq_printf(m, "metered_ns: %llu\n", s->metered_ns);
 	seq_printf(m, "resets: %llu\n", s->resets);
@@ -56,13 +56,17 @@ static void lm_show_header(struct seq_file *m, struct lm_proc *p)
 	seq_printf(m, "rows: %zu\n", s->nr);
 	seq_printf(m, "dropped: %llu\n", s->loss.dropped);
 	seq_printf(m, "unmatched: %llu\n", s->loss.unmatched);
-	seq_printf(m, "recursion: %llu\n", s->loss.recursion);
-	seq_printf(m, "table_full: %llu\n", s->loss.table_full);
+	seq_printf(m, "table_full: %llu\n", s->table_full);
 	seq_printf(m, "evicted: %llu\n", s->loss.evicted);
 	seq_printf(m, "irqctx: %llu\n", s->loss.irqctx);
 	seq_printf(m, "truncated: %llu\n", s->truncated);
 	seq_printf(m, "stack_depth: %d\n", CONFIG_LOCKMETER_STACK_DEPTH);
 	seq_printf(m, "task_depth: %d\n", CONFIG_LOCKMETER_TASK_DEPTH);
+	seq_printf(m, "notask: %llu\n", s->loss.notask);
+	seq_printf(m, "task_pool: %u/%u\n", s->task_pool_used, s->task_pool_size);
+	seq_printf(m, "mem_percpu: %lu\n", s->mem_percpu);
+	seq_printf(m, "mem_tables: %lu\n", s->mem_tables);
+	seq_printf(m, "mem_task: %lu\n", s->mem_task);
 	seq_puts(m, "\n# type acquired nowait spin reject abort hold_total_ns hold_min_ns hold_max_ns wait_total_ns wait_min_ns wait_max_ns oncpu_total_ns oncpu_max_ns blocked_total_ns blocked_max_ns instances lock site\n");
 }
 

@@ -24,7 +24,7 @@ int __sched lm_down_read(struct rw_semaphore *sem, int state, int subclass,
 	rwsem_acquire_read(&sem->dep_map, subclass, 0, ip);
 	if (!__down_read_trylock(sem)) {
 		lock_contended(&sem->dep_map, ip);
-		t_wait = local_clock();
+		t_wait = lm_ticks();
 		if (__down_read_common(sem, state)) {
 			rwsem_release(&sem->dep_map, ip);
 			lm_sleep_abort(sem, ip, LM_rwsem_read);
@@ -45,7 +45,7 @@ int __sched lm_down_write(struct rw_semaphore *sem, int state, int subclass,
 	rwsem_acquire_nest(&sem->dep_map, subclass, 0, nest, ip);
 	if (!__down_write_trylock(sem)) {
 		lock_contended(&sem->dep_map, ip);
-		t_wait = local_clock();
+		t_wait = lm_ticks();
 		if (__down_write_common(sem, state)) {
 			rwsem_release(&sem->dep_map, ip);
 			lm_sleep_abort(sem, ip, LM_rwsem_write);
@@ -87,31 +87,28 @@ int lm_down_write_trylock(struct rw_semaphore *sem, unsigned long ip)
 
 void lm_up_read(struct rw_semaphore *sem, unsigned long ip)
 {
-	struct lm_stamp rel;
+	u64 t_rel = lm_ticks(), offcpu_rel = lm_offcpu();
 
-	lm_stamp(&rel);
 	rwsem_release(&sem->dep_map, ip);
 	__up_read(sem);
-	lm_sleep_release(sem, LM_rwsem_read, &rel);
+	lm_sleep_release(sem, LM_rwsem_read, t_rel, offcpu_rel);
 }
 
 void lm_up_write(struct rw_semaphore *sem, unsigned long ip)
 {
-	struct lm_stamp rel;
+	u64 t_rel = lm_ticks(), offcpu_rel = lm_offcpu();
 
-	lm_stamp(&rel);
 	rwsem_release(&sem->dep_map, ip);
 	__up_write(sem);
-	lm_sleep_release(sem, LM_rwsem_write, &rel);
+	lm_sleep_release(sem, LM_rwsem_write, t_rel, offcpu_rel);
 }
 
 void lm_downgrade_write(struct rw_semaphore *sem, unsigned long ip)
 {
-	struct lm_stamp now;
+	u64 t_rel = lm_ticks(), offcpu_rel = lm_offcpu();
 
-	lm_stamp(&now);
 	lock_downgrade(&sem->dep_map, ip);
 	__downgrade_write(sem);
-	lm_sleep_release(sem, LM_rwsem_write, &now);
+	lm_sleep_release(sem, LM_rwsem_write, t_rel, offcpu_rel);
 	lm_sleep_acquired(sem, ip, LM_rwsem_read, 0);
 }

@@ -1,41 +1,350 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lockmeter: the metered variants of the spinning lock operations.
+ * lockmeter's hot path: the metered variants of the spinning lock
+ * operations, the per-CPU held stack, and the charge of a hold to its
+ * statistics slot.  Everything called with interrupts off is in this file
+ * or inlined from lockmeter.h, and nothing here is traced or probed.
  *
- * kernel/locking/spinlock.c branches here when metering is on.  Each
- * variant does exactly what the unmetered operation in
- * <linux/spinlock_api_smp.h> or <linux/rwlock_api_smp.h> does (same
- * preemption, interrupt and bottom-half state, same lockdep and lock_stat
- * calls), so an acquire and a release may mix metered and unmetered paths
- * while the static key flips.  On top of that:
+ * kernel/locking/spinlock.c (lock operations) and the unlock operations
+ * inlined from <linux/spinlock_api_smp.h> and <linux/rwlock_api_smp.h>
+ * branch here when metering is on.  Each variant does exactly what the
+ * unmetered operation does (same preemption, interrupt and bottom-half
+ * state, same lockdep and lock_stat calls), so an acquire and a release
+ * may mix metered and unmetered paths while the static key flips.  On top
+ * of that:
  *
  *   acquire:  trylock first; if it fails, stamp the start of the wait and
  *             take the lock the blocking way (as LOCK_CONTENDED does), then
- *             lm_acquire() stamps the acquisition and pushes it;
- *   release:  stamp, release, then lm_release() pops the record and
- *             charges the hold, before preemption/interrupts/bottom
- *             halves come back on;
+ *             push {lock, site, t_wait} and stamp the acquisition last, so
+ *             that the push is not part of the hold;
+ *   release:  stamp, release, then pop the record and charge the hold
+ *             to the (lock, site) slot, found through a per-CPU cache,
+ *             before preemption/interrupts/bottom halves come back on;
  *   trylock:  a failure is charged to the site as a reject.
  *
  *        spin_lock(l)                      spin_unlock(l)
  *             |                                  |
- *       _raw_spin_lock()                  _raw_spin_unlock()
+ *       _raw_spin_lock()                  __raw_spin_unlock() (inline)
  *        [static key] --off--> upstream    [static key] --off--> upstream
  *             | on                               | on
  *       lm_spin_lock()                    lm_spin_unlock()
- *        trylock? -no-> t_wait, lock       t_rel = local_clock()
- *        lm_acquire(): t_acq, push          unlock
- *                                          lm_release(): pop, charge
- *                                            hold = t_rel - t_acq
+ *        trylock? -no-> t_wait, lock       t_rel = lm_ticks()
+ *        push; t_acq = lm_ticks()          unlock
+ *                                          pop, charge t_rel - t_acq
+ *
+ * Cost (make bench, instructions under QEMU -icount): see
+ * Documentation/locking/lockmeter.rst.  The uncontended path reads the
+ * clock twice, disables interrupts around the push and around the charge
+ * unless the variant runs with them off already, and touches the held
+ * record, one cache entry and the first line of one slot.
+ *
+ * Classification (where a lock lives, which decides its row's key) and
+ * the table lookup happen only when the cache misses: once per (lock,
+ * site) until the entry is evicted.
  */
 #include <linux/bottom_half.h>
+#include <linux/cpumask.h>
 #include <linux/kprobes.h>
 #include <linux/lockmeter.h>
+#include <linux/pgtable.h>
 #include <linux/preempt.h>
 #include <linux/sched/clock.h>
+#include <linux/sort.h>
 #include <linux/spinlock.h>
+#include <asm/sections.h>
 
 #include "lockmeter.h"
+
+DEFINE_PER_CPU_READ_MOSTLY(struct lm_cpu *, lm_cpus);
+DEFINE_STATIC_KEY_FALSE(lm_tsc_key);
+
+/* ---- where a lock lives (cache misses only) ---- */
+
+/* Static per-CPU areas of the possible CPUs, sorted: [base, base + size). */
+static unsigned long *lm_pcpu_bases __ro_after_init;
+static unsigned int lm_pcpu_nr __ro_after_init;
+static unsigned long lm_pcpu_size __ro_after_init;
+
+static inline bool lm_in_range(unsigned long a, unsigned long start, unsigned long end)
+{
+	return a >= start && a < end;
+}
+
+/*
+ * Module memory (text and data of every module) lies in the module area
+ * on architectures that have one, and nothing else there holds locks: a
+ * lock there is a module's static lock.  One range check, whatever the
+ * number of modules; lm_module_going() takes care of modules that go.
+ */
+static inline bool lm_in_module_area(unsigned long a)
+{
+#if defined(CONFIG_MODULES) && defined(MODULES_VADDR) && defined(MODULES_END)
+	return lm_in_range(a, MODULES_VADDR, MODULES_END);
+#else
+	return false;
+#endif
+}
+
+/* The static per-CPU area holding @a, by binary search; 0 if none. */
+static unsigned long lm_pcpu_base(unsigned long a)
+{
+	unsigned int lo = 0, hi = lm_pcpu_nr;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (a < lm_pcpu_bases[mid])
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	if (lo && a - lm_pcpu_bases[lo - 1] < lm_pcpu_size)
+		return lm_pcpu_bases[lo - 1];
+	return 0;
+}
+
+static void lm_classify(unsigned long lock, struct lm_key *k)
+{
+	unsigned long base;
+
+	k->class = LM_STATIC;
+	k->lock = lock;
+	if (lm_in_range(lock, (unsigned long)_sdata, (unsigned long)_edata) ||
+	    lm_in_range(lock, (unsigned long)__bss_start, (unsigned long)__bss_stop) ||
+	    lm_in_module_area(lock))
+		return;
+	base = lm_pcpu_base(lock);
+	if (base) {
+		k->class = LM_PERCPU;
+		k->lock = (unsigned long)__per_cpu_start + (lock - base);
+		return;
+	}
+	k->class = LM_HEAP;
+	k->lock = 0;
+}
+
+static int lm_cmp_ulong(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sort the static per-CPU areas for lm_pcpu_base(); from lockmeter_init(). */
+int __init lm_classify_init(void)
+{
+	unsigned int cpu, n = 0;
+
+	lm_pcpu_size = __per_cpu_end - __per_cpu_start;
+	lm_pcpu_bases = kcalloc(num_possible_cpus(), sizeof(*lm_pcpu_bases), GFP_KERNEL);
+	if (!lm_pcpu_bases)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu)
+		lm_pcpu_bases[n++] = (unsigned long)__per_cpu_start + per_cpu_offset(cpu);
+	sort(lm_pcpu_bases, n, sizeof(*lm_pcpu_bases), lm_cmp_ulong, NULL);
+	lm_pcpu_nr = n;
+	return 0;
+}
+
+/*
+ * The cache missed: classify (@lock, @site), find or claim its slot, and
+ * cache it.  Interrupts are off.  A key that finds no slot goes to the
+ * overflow row of its type, and is cached as such: a full table costs
+ * the events that overflow no more than the others.
+ */
+noinline struct lm_slot *lm_cache_fill(struct lm_cpu *c, struct lm_cached *e,
+				       unsigned long lock, unsigned long site, u32 type)
+{
+	struct lm_key k = { .site = site, .type = type };
+	struct lm_slot *s;
+
+	lm_classify(lock, &k);
+	s = lm_table_get(&c->table, &k);
+	if (unlikely(!s))
+		s = &c->overflow[type];
+	if (k.class == LM_HEAP)
+		s->inst |= lm_inst_bit(lock);
+	e->lock = 0;
+	barrier();
+	e->site = site;
+	e->slot = s;
+	barrier();
+	e->lock = lock;
+	return s;
+}
+NOKPROBE_SYMBOL(lm_cache_fill);
+
+/* ---- the clock ---- */
+
+/*
+ * Choose the clock of the holds, once, when metering is first switched
+ * on (lm_tsc_key, see lm_ticks()).  The raw TSC needs a constant rate
+ * (or the administrator's word for it, tsc=reliable), a known frequency,
+ * and not to have been found unstable.
+ */
+void lm_clock_init(void)
+{
+#ifdef CONFIG_X86_TSC
+	if (boot_cpu_has(X86_FEATURE_TSC) && tsc_khz && !check_tsc_unstable() &&
+	    (boot_cpu_has(X86_FEATURE_CONSTANT_TSC) || tsc_clocksource_reliable))
+		static_branch_enable(&lm_tsc_key);
+#endif
+}
+
+const char *lm_clock_name(void)
+{
+#ifdef CONFIG_X86_TSC
+	if (static_branch_likely(&lm_tsc_key))
+		return "tsc";
+#endif
+	return "local_clock";
+}
+
+/* ---- the held stack and the charge ---- */
+
+/*
+ * @lock was just acquired at @site, with a wait since @t_wait (0: none).
+ * Preemption is off; interrupts too if @irqs_off.
+ */
+static __always_inline void lm_acquire(void *lock, unsigned long site, u64 t_wait,
+				       bool irqs_off)
+{
+	unsigned long flags = 0;
+	struct lm_held *h;
+	struct lm_cpu *c;
+	unsigned int d;
+
+	if (!lm_gate())
+		return;
+	if (!irqs_off)
+		raw_local_irq_save(flags);
+	c = this_cpu_read(lm_cpus);
+	d = c->depth;
+	if (likely(d < CONFIG_LOCKMETER_STACK_DEPTH)) {
+		h = &c->held[d];
+		h->lock = (unsigned long)lock;
+		h->site = site;
+		h->t_wait = t_wait;
+		c->depth = d + 1;
+		h->t_acq = lm_ticks();
+	} else {
+		c->loss.dropped++;
+	}
+	if (!irqs_off)
+		raw_local_irq_restore(flags);
+}
+
+/* Charge the hold of @lock, acquired at @t_acq, to its slot. */
+static __always_inline void lm_account(struct lm_cpu *c, unsigned long lock,
+				       unsigned long site, u32 type, u64 t_acq,
+				       u64 t_wait, u64 now)
+{
+	lm_charge(lm_slot_of(c, lock, site, type), lm_delta(t_acq, now), t_wait, t_acq);
+}
+
+/*
+ * The released lock is not on top of the stack: take it from below
+ * (release order need not be LIFO) and charge it, or count it
+ * unmatched.  Interrupts are off.
+ */
+static noinline void lm_release_deep(struct lm_cpu *c, unsigned long lock, u32 type,
+				     u64 now)
+{
+	unsigned long site;
+	u64 t_acq, t_wait;
+	int i;
+
+	for (i = (int)c->depth - 2; i >= 0; i--) {
+		if (c->held[i].lock != lock)
+			continue;
+		site = c->held[i].site;
+		t_acq = c->held[i].t_acq;
+		t_wait = c->held[i].t_wait;
+		for (; i < (int)c->depth - 1; i++)
+			c->held[i] = c->held[i + 1];
+		c->depth--;
+		lm_account(c, lock, site, type, t_acq, t_wait, now);
+		return;
+	}
+	c->loss.unmatched++;
+}
+NOKPROBE_SYMBOL(lm_release_deep);
+
+/*
+ * @lock was released at @now (read before the release): charge the hold
+ * to the site that acquired it.  Interrupts are off if @irqs_off.  The
+ * popped record stays intact until the charge is done: nothing else runs
+ * on this CPU meanwhile.
+ */
+static __always_inline void lm_release(void *lock, u32 type, u64 now, bool irqs_off)
+{
+	unsigned long flags = 0;
+	struct lm_held *h;
+	struct lm_cpu *c;
+	unsigned int d;
+
+	if (!lm_gate())
+		return;
+	if (!irqs_off)
+		raw_local_irq_save(flags);
+	c = this_cpu_read(lm_cpus);
+	d = c->depth;
+	h = &c->held[d ? d - 1 : 0];
+	if (likely(d && h->lock == (unsigned long)lock)) {
+		c->depth = d - 1;
+		lm_account(c, h->lock, h->site, type, h->t_acq, h->t_wait, now);
+	} else {
+		lm_release_deep(c, (unsigned long)lock, type, now);
+	}
+	if (!irqs_off)
+		raw_local_irq_restore(flags);
+}
+
+/*
+ * An attempt on @lock at @site that got nothing: a failed trylock, or
+ * (sleeping locks) a wait ended by a signal.
+ */
+static __always_inline void lm_miss(void *lock, unsigned long site, u32 type, bool abort)
+{
+	unsigned long flags;
+	struct lm_slot *s;
+
+	if (!lm_gate())
+		return;
+	raw_local_irq_save(flags);
+	s = lm_slot_of(this_cpu_read(lm_cpus), (unsigned long)lock, site, type);
+	if (!abort)
+		s->reject++;
+	else if (s->abort != U32_MAX)
+		s->abort++;
+	raw_local_irq_restore(flags);
+}
+
+/* A trylock of @lock at @site failed. */
+void lm_reject(void *lock, unsigned long site, u32 type)
+{
+	lm_miss(lock, site, type, false);
+}
+NOKPROBE_SYMBOL(lm_reject);
+
+/* A wait for the sleeping @lock at @site ended without it (signal, kill). */
+void lm_sleep_abort(void *lock, unsigned long site, u32 type)
+{
+	lm_miss(lock, site, type, true);
+}
+NOKPROBE_SYMBOL(lm_sleep_abort);
+
+/* ---- the metered variants ---- */
+
+/*
+ * The unlock_irq and unlock_irqrestore variants release a lock taken with
+ * interrupts off, and their callers keep them off until then; should one
+ * not, the bookkeeping disables them itself.
+ */
+static __always_inline bool lm_irqs_off(void)
+{
+	return raw_irqs_disabled();
+}
 
 /* lockdep annotations per lock kind, as the unmetered operations use them */
 #define lm_dep_acquire_spin(l, s, t, ip)	spin_acquire(&(l)->dep_map, s, t, ip)
@@ -45,36 +354,41 @@
 #define lm_dep_release_read(l, ip)		rwlock_release(&(l)->dep_map, ip)
 #define lm_dep_release_write(l, ip)		rwlock_release(&(l)->dep_map, ip)
 
+/*
+ * @irqs_off: the variant runs with interrupts off at that point (it
+ * disabled them, or re-enables them itself after the release), so the
+ * bookkeeping need not disable them again.
+ */
 #define LM_BUILD_OPS(op, locktype)					\
 static __always_inline void lm_##op##_take(typeof(locktype##_t) *lock,	\
-					   unsigned long ip)		\
+					   unsigned long ip, bool irqs_off) \
 {									\
 	u64 t_wait = 0;							\
 									\
 	if (!do_raw_##op##_trylock(lock)) {				\
 		lock_contended(&lock->dep_map, ip);			\
-		t_wait = lm_clock();					\
+		t_wait = lm_ticks();					\
 		do_raw_##op##_lock(lock);				\
 	}								\
 	lock_acquired(&lock->dep_map, ip);				\
-	lm_acquire(lock, ip, LM_##op, t_wait);				\
+	lm_acquire(lock, ip, t_wait, irqs_off);				\
 }									\
 									\
 static __always_inline void lm_##op##_drop(typeof(locktype##_t) *lock,	\
-					   unsigned long ip)		\
+					   unsigned long ip, bool irqs_off) \
 {									\
-	u64 now = lm_clock();						\
+	u64 now = lm_ticks();						\
 									\
 	lm_dep_release_##op(lock, ip);					\
 	do_raw_##op##_unlock(lock);					\
-	lm_release(lock, LM_##op, now);					\
+	lm_release(lock, LM_##op, now, irqs_off);			\
 }									\
 									\
 void lm_##op##_lock(typeof(locktype##_t) *lock, unsigned long ip)	\
 {									\
 	preempt_disable();						\
 	lm_dep_acquire_##op(lock, 0, 0, ip);				\
-	lm_##op##_take(lock, ip);					\
+	lm_##op##_take(lock, ip, false);				\
 }									\
 NOKPROBE_SYMBOL(lm_##op##_lock);					\
 									\
@@ -83,7 +397,7 @@ void lm_##op##_lock_irq(typeof(locktype##_t) *lock, unsigned long ip)	\
 	local_irq_disable();						\
 	preempt_disable();						\
 	lm_dep_acquire_##op(lock, 0, 0, ip);				\
-	lm_##op##_take(lock, ip);					\
+	lm_##op##_take(lock, ip, true);					\
 }									\
 NOKPROBE_SYMBOL(lm_##op##_lock_irq);					\
 									\
@@ -94,7 +408,7 @@ unsigned long lm_##op##_lock_irqsave(typeof(locktype##_t) *lock, unsigned long i
 	local_irq_save(flags);						\
 	preempt_disable();						\
 	lm_dep_acquire_##op(lock, 0, 0, ip);				\
-	lm_##op##_take(lock, ip);					\
+	lm_##op##_take(lock, ip, true);					\
 	return flags;							\
 }									\
 NOKPROBE_SYMBOL(lm_##op##_lock_irqsave);				\
@@ -103,7 +417,7 @@ void lm_##op##_lock_bh(typeof(locktype##_t) *lock, unsigned long ip)	\
 {									\
 	__local_bh_disable_ip(ip, SOFTIRQ_LOCK_OFFSET);			\
 	lm_dep_acquire_##op(lock, 0, 0, ip);				\
-	lm_##op##_take(lock, ip);					\
+	lm_##op##_take(lock, ip, false);				\
 }									\
 NOKPROBE_SYMBOL(lm_##op##_lock_bh);					\
 									\
@@ -112,7 +426,7 @@ int lm_##op##_trylock(typeof(locktype##_t) *lock, unsigned long ip)	\
 	preempt_disable();						\
 	if (do_raw_##op##_trylock(lock)) {				\
 		lm_dep_acquire_##op(lock, 0, 1, ip);			\
-		lm_acquire(lock, ip, LM_##op, 0);			\
+		lm_acquire(lock, ip, 0, false);				\
 		return 1;						\
 	}								\
 	preempt_enable();						\
@@ -123,34 +437,38 @@ NOKPROBE_SYMBOL(lm_##op##_trylock);					\
 									\
 void lm_##op##_unlock(typeof(locktype##_t) *lock, unsigned long ip)	\
 {									\
-	lm_##op##_drop(lock, ip);					\
+	lm_##op##_drop(lock, ip, false);				\
 	preempt_enable();						\
 }									\
 NOKPROBE_SYMBOL(lm_##op##_unlock);					\
+EXPORT_SYMBOL(lm_##op##_unlock);						\
 									\
 void lm_##op##_unlock_irq(typeof(locktype##_t) *lock, unsigned long ip)	\
 {									\
-	lm_##op##_drop(lock, ip);					\
+	lm_##op##_drop(lock, ip, lm_irqs_off());			\
 	local_irq_enable();						\
 	preempt_enable();						\
 }									\
 NOKPROBE_SYMBOL(lm_##op##_unlock_irq);					\
+EXPORT_SYMBOL(lm_##op##_unlock_irq);					\
 									\
 void lm_##op##_unlock_irqrestore(typeof(locktype##_t) *lock, unsigned long flags, \
 				 unsigned long ip)			\
 {									\
-	lm_##op##_drop(lock, ip);					\
+	lm_##op##_drop(lock, ip, lm_irqs_off());			\
 	local_irq_restore(flags);					\
 	preempt_enable();						\
 }									\
 NOKPROBE_SYMBOL(lm_##op##_unlock_irqrestore);				\
+EXPORT_SYMBOL(lm_##op##_unlock_irqrestore);				\
 									\
 void lm_##op##_unlock_bh(typeof(locktype##_t) *lock, unsigned long ip)	\
 {									\
-	lm_##op##_drop(lock, ip);					\
+	lm_##op##_drop(lock, ip, false);				\
 	__local_bh_enable_ip(ip, SOFTIRQ_LOCK_OFFSET);			\
 }									\
-NOKPROBE_SYMBOL(lm_##op##_unlock_bh)
+NOKPROBE_SYMBOL(lm_##op##_unlock_bh);					\
+EXPORT_SYMBOL(lm_##op##_unlock_bh)
 
 LM_BUILD_OPS(spin, raw_spinlock);
 LM_BUILD_OPS(read, rwlock);
@@ -161,7 +479,7 @@ int lm_spin_trylock_bh(raw_spinlock_t *lock, unsigned long ip)
 	__local_bh_disable_ip(ip, SOFTIRQ_LOCK_OFFSET);
 	if (do_raw_spin_trylock(lock)) {
 		spin_acquire(&lock->dep_map, 0, 1, ip);
-		lm_acquire(lock, ip, LM_spin, 0);
+		lm_acquire(lock, ip, 0, false);
 		return 1;
 	}
 	__local_bh_enable_ip(ip, SOFTIRQ_LOCK_OFFSET);
@@ -176,7 +494,7 @@ void lm_spin_lock_nested(raw_spinlock_t *lock, int subclass, unsigned long ip)
 {
 	preempt_disable();
 	spin_acquire(&lock->dep_map, subclass, 0, ip);
-	lm_spin_take(lock, ip);
+	lm_spin_take(lock, ip, false);
 }
 
 NOKPROBE_SYMBOL(lm_spin_lock_nested);
@@ -189,7 +507,7 @@ unsigned long lm_spin_lock_irqsave_nested(raw_spinlock_t *lock, int subclass,
 	local_irq_save(flags);
 	preempt_disable();
 	spin_acquire(&lock->dep_map, subclass, 0, ip);
-	lm_spin_take(lock, ip);
+	lm_spin_take(lock, ip, true);
 	return flags;
 }
 
@@ -200,7 +518,7 @@ void lm_spin_lock_nest_lock(raw_spinlock_t *lock, struct lockdep_map *nest,
 {
 	preempt_disable();
 	spin_acquire_nest(&lock->dep_map, 0, 0, nest, ip);
-	lm_spin_take(lock, ip);
+	lm_spin_take(lock, ip, false);
 }
 
 NOKPROBE_SYMBOL(lm_spin_lock_nest_lock);
@@ -209,7 +527,7 @@ void lm_write_lock_nested(rwlock_t *lock, int subclass, unsigned long ip)
 {
 	preempt_disable();
 	rwlock_acquire(&lock->dep_map, subclass, 0, ip);
-	lm_write_take(lock, ip);
+	lm_write_take(lock, ip, false);
 }
 
 NOKPROBE_SYMBOL(lm_write_lock_nested);

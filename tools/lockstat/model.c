@@ -136,6 +136,9 @@ const struct lm_hdr_key lm_hdr_keys[LM_NR_HDR] = {
 	HK(LM_H_SLOTS_USED, "slots_used", LM_HK_U32, slots_used),
 	HK(LM_H_SLOTS_PER_CPU, "slots_per_cpu", LM_HK_U32, slots_per_cpu),
 	HK(LM_H_ROWS, "rows", LM_HK_U64, rows),
+	HK(LM_H_MEM_PERCPU, "mem_percpu", LM_HK_U64, mem_percpu),
+	HK(LM_H_MEM_TABLES, "mem_tables", LM_HK_U64, mem_tables),
+	HK(LM_H_MEM_TASK, "mem_task", LM_HK_U64, mem_task),
 #define X(e, n)	HK(LM_H_LOSS + LM_L_##e, #n, LM_HK_U64, loss[LM_L_##e]),
 	LM_LOSSES(X)
 #undef X

@@ -81,7 +81,8 @@ enum lm_field {
 	X(TABLE_FULL, table_full) \
 	X(EVICTED, evicted)	\
 	X(IRQCTX, irqctx)	\
-	X(TRUNCATED, truncated)
+	X(TRUNCATED, truncated)	\
+	X(NOTASK, notask)
 
 enum lm_loss {
 #define X(e, n)	LM_L_##e,
@@ -121,6 +122,9 @@ enum lm_hdr_bit {
 	LM_H_SLOTS_USED,
 	LM_H_SLOTS_PER_CPU,
 	LM_H_ROWS,
+	LM_H_MEM_PERCPU,	/* bytes per CPU once metering is on */
+	LM_H_MEM_TABLES,	/* bytes of tables, all CPUs; 0 before the first on */
+	LM_H_MEM_TASK,		/* bytes added to each task_struct */
 	LM_H_LOSS,		/* + enum lm_loss */
 	LM_NR_HDR = LM_H_LOSS + LM_NR_LOSSES
 };
@@ -148,6 +152,9 @@ struct lm_header {
 	uint32_t slots_used;
 	uint32_t slots_per_cpu;
 	uint64_t rows;
+	uint64_t mem_percpu;
+	uint64_t mem_tables;
+	uint64_t mem_task;
 	uint64_t loss[LM_NR_LOSSES];
 };
 

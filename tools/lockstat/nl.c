@@ -16,6 +16,7 @@
  */
 #include <assert.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -71,6 +72,10 @@ static const struct nla_policy lm_nl_policy[LOCKMETER_A_MAX + 1] = {
 	[LOCKMETER_A_RESETS]		= LM_NLA_UINT,
 	[LOCKMETER_A_IRQCTX]		= LM_NLA_UINT,
 	[LOCKMETER_A_TRUNCATED]		= LM_NLA_UINT,
+	[LOCKMETER_A_NOTASK]		= LM_NLA_UINT,
+	[LOCKMETER_A_MEM_PERCPU]	= LM_NLA_UINT,
+	[LOCKMETER_A_MEM_TABLES]	= LM_NLA_UINT,
+	[LOCKMETER_A_MEM_TASK]		= LM_NLA_UINT,
 };
 
 static const struct nla_policy lm_nl_row_policy[LOCKMETER_R_MAX + 1] = {
@@ -116,6 +121,17 @@ static const int lm_nl_loss_attr[LM_NR_LOSSES] = {
 #define X(e, n)	[LM_L_##e] = LOCKMETER_A_##e,
 	LM_LOSSES(X)
 #undef X
+};
+
+/* The memory figures of a status reply, and where they go. */
+static const struct {
+	int attr;
+	int bit;
+	size_t off;
+} lm_nl_mem[] = {
+	{ LOCKMETER_A_MEM_PERCPU, LM_H_MEM_PERCPU, offsetof(struct lm_header, mem_percpu) },
+	{ LOCKMETER_A_MEM_TABLES, LM_H_MEM_TABLES, offsetof(struct lm_header, mem_tables) },
+	{ LOCKMETER_A_MEM_TASK, LM_H_MEM_TASK, offsetof(struct lm_header, mem_task) },
 };
 
 /* One request in flight: what the callbacks share. */
@@ -384,6 +400,17 @@ static int lm_nl_status_cb(struct nl_msg *msg, void *arg)
 	if (tb[LOCKMETER_A_SLOTS_PER_CPU]) {
 		h->slots_per_cpu = nla_get_u32(tb[LOCKMETER_A_SLOTS_PER_CPU]);
 		lm_set(h, LM_H_SLOTS_PER_CPU);
+	}
+	for (i = 0; i < (int)(sizeof(lm_nl_mem) / sizeof(lm_nl_mem[0])); i++) {
+		a = lm_nl_mem[i].attr;
+		if (!tb[a])
+			continue;
+		if (lm_nla_get_uint(tb[a], &v)) {
+			lm_nl_bad(req, "memory figure is neither 4 nor 8 bytes", a);
+			return NL_SKIP;
+		}
+		*(uint64_t *)((char *)h + lm_nl_mem[i].off) = v;
+		lm_set(h, lm_nl_mem[i].bit);
 	}
 	for (i = 0; i < LM_NR_LOSSES; i++) {
 		a = lm_nl_loss_attr[i];

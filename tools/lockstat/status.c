@@ -72,6 +72,13 @@ static void status_print(const struct lm_header *h)
 	if (lm_has(h, LM_H_SLOTS_USED) && lm_has(h, LM_H_SLOTS_PER_CPU))
 		printf("slots in use: %u / %u per CPU (fullest CPU)\n", h->slots_used,
 		       h->slots_per_cpu);
+	if (lm_has(h, LM_H_MEM_PERCPU) && lm_has(h, LM_H_MEM_TABLES))
+		printf("memory: %llu KiB per CPU, %llu KiB allocated%s\n",
+		       (unsigned long long)h->mem_percpu / 1024,
+		       (unsigned long long)h->mem_tables / 1024,
+		       h->mem_tables ? "" : " (none until first on)");
+	if (lm_has(h, LM_H_MEM_TASK))
+		printf("task_struct: +%llu bytes\n", (unsigned long long)h->mem_task);
 	for (i = 0; i < LM_NR_LOSSES; i++)
 		if (lm_has(h, LM_H_LOSS + i))
 			printf("%s: %llu\n", lm_loss_names[i], (unsigned long long)h->loss[i]);

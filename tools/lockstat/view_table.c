@@ -283,7 +283,7 @@ void lm_table_losses(FILE *f, const struct lm_header *h)
 		[LM_L_UNMATCHED] = { "note", "release had", "releases had",
 			"no recorded acquisition; normal right after 'on', for locks taken before it" },
 		[LM_L_RECURSION] = { "WARNING", "lock operation", "lock operations",
-			"re-entered the lockmeter hook on one CPU and were not metered" },
+			"re-entered the lockmeter hook on one CPU and were not metered (older kernels)" },
 		[LM_L_TABLE_FULL] = { "WARNING", "event found", "events found",
 			"the table full; rows are missing, totals are exact (see the *overflow* rows)" },
 		[LM_L_EVICTED] = { "WARNING", "sleeping-lock record was", "sleeping-lock records were",
@@ -292,6 +292,8 @@ void lm_table_losses(FILE *f, const struct lm_header *h)
 			"in interrupt context and not metered (a trylock or release in a hardirq or softirq)" },
 		[LM_L_TRUNCATED] = { "WARNING", "row was", "rows were",
 			"left out of this snapshot: claimed faster than the kernel could copy them" },
+		[LM_L_NOTASK] = { "WARNING", "sleeping-lock acquisition was", "sleeping-lock acquisitions were",
+			"not metered: the pool of task records was empty (too many tasks holding locks)" },
 	};
 	int i;
 
