@@ -65,7 +65,7 @@ TEST_F(proc, header_order)
 		"kernel", "cpus", "clock", "state", "metered_ns", "resets",
 		"slots_used", "slots_per_cpu", "rows", "dropped", "unmatched",
 		"table_full", "evicted", "irqctx", "truncated", "stack_depth",
-		"task_depth", "notask", "task_pool", "mem_percpu", "mem_tables",
+		"task_depth", "notask", "mem_percpu", "mem_tables",
 		"mem_task",
 	};
 	const char *end = strstr(self->text, "\n\n"), *prev = self->text, *p;

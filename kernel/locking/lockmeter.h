@@ -393,6 +393,21 @@ static inline u64 lm_ticks_to_ns(u64 t)
 	return t;
 }
 
+/* ... rounding up: (t * m) mod d is ((t mod d) * m) mod d. */
+static inline u64 lm_ticks_to_ns_up(u64 t)
+{
+#ifdef CONFIG_X86_TSC
+	if (static_branch_likely(&lm_tsc_key)) {
+		u32 rem;
+
+		div_u64_rem(t, tsc_khz, &rem);
+		div_u64_rem((u64)rem * USEC_PER_SEC, tsc_khz, &rem);
+		return mul_u64_u32_div(t, USEC_PER_SEC, tsc_khz) + !!rem;
+	}
+#endif
+	return t;
+}
+
 static __always_inline u64 lm_delta(u64 from, u64 to)
 {
 	return to > from ? to - from : 0;

@@ -63,7 +63,6 @@ static void lm_show_header(struct seq_file *m, struct lm_proc *p)
 	seq_printf(m, "stack_depth: %d\n", CONFIG_LOCKMETER_STACK_DEPTH);
 	seq_printf(m, "task_depth: %d\n", CONFIG_LOCKMETER_TASK_DEPTH);
 	seq_printf(m, "notask: %llu\n", s->loss.notask);
-	seq_printf(m, "task_pool: %u/%u\n", s->task_pool_used, s->task_pool_size);
 	seq_printf(m, "mem_percpu: %lu\n", s->mem_percpu);
 	seq_printf(m, "mem_tables: %lu\n", s->mem_tables);
 	seq_printf(m, "mem_task: %lu\n", s->mem_task);
