@@ -271,7 +271,7 @@ def main():
     print('targets (%s)' % ('instructions, the primary figures' if icount
                             else 'wall time under TCG, secondary'))
     for what, got, ok in checks:
-        print('  %-64s %-26s %s' % (what, got, 'met' if ok else 'MISSED'))
+        print('  %-66s %-26s %s' % (what, got, 'met' if ok else 'MISSED'))
     met = sum(1 for c in checks if c[2])
     print('targets: %d met, %d MISSED' % (met, len(checks) - met))
     print_spread(logs)
