@@ -27,6 +27,9 @@
  *   bench_mutex N       N uncontended mutex_lock/unlock pairs: ns_per_pair
  *   bench_clock N       N local_clock() reads: ns_per_pair is ns per read
  *   bench_irq N         N local_irq_save/restore pairs: ns_per_pair
+ *   bench_full N        fill this CPU's table with lmt_many[], then N
+ *                       pairs on lmt_full_lock, which finds no slot and
+ *                       lands in the overflow row: ns_per_pair, fill
  *
  * Sleeping locks:
  *
@@ -96,6 +99,7 @@ static DEFINE_SPINLOCK(lmt_try_lock);
 static DEFINE_SPINLOCK(lmt_nl_a);
 static DEFINE_SPINLOCK(lmt_nl_b);
 static DEFINE_SPINLOCK(lmt_bench_lock);
+static DEFINE_SPINLOCK(lmt_full_lock);
 static DEFINE_RWLOCK(lmt_rwlock);
 static spinlock_t lmt_many[LMT_MANY];
 static DEFINE_MUTEX(lmt_sleep_mutex);
@@ -134,11 +138,13 @@ struct lmt_result {
 	u64 rejects;
 	u64 aborted;
 	u64 irq_ops;
+	u64 fill;
 	int task_depth;
 	int held;
 	int max_readers;
 	bool has_hold;
 	bool has_bench;
+	bool has_fill;
 	bool has_readers;
 	bool has_rejects;
 	bool has_aborted;
@@ -348,6 +354,36 @@ static noinline u64 lmt_bench_mutex_loop(unsigned int n)
 		mutex_unlock(&lmt_bench_mutex);
 	}
 	t1 = local_clock();
+	return t1 - t0;
+}
+
+/*
+ * What a pair costs once the table is full.  Every lock of lmt_many[] is
+ * a static lock of its own, so each is a row of its own: LMT_MANY of them
+ * fill a table of up to LMT_MANY / 2 slots with room to spare.  Then the
+ * timed pairs on lmt_full_lock, touched by nothing else, find no slot and
+ * are counted in the overflow row.  Migration stays disabled from the
+ * fill to the end of the loop, so both meet the same CPU's table; the
+ * table stays full until the next reset.  Without lockmeter this just
+ * takes the locks.
+ */
+static noinline u64 lmt_bench_full_loop(unsigned int n)
+{
+	unsigned int i;
+	u64 t0, t1;
+
+	migrate_disable();
+	for (i = 0; i < LMT_MANY; i++) {
+		spin_lock(&lmt_many[i]);
+		spin_unlock(&lmt_many[i]);
+	}
+	t0 = local_clock();
+	for (i = 0; i < n; i++) {
+		spin_lock(&lmt_full_lock);
+		spin_unlock(&lmt_full_lock);
+	}
+	t1 = local_clock();
+	migrate_enable();
 	return t1 - t0;
 }
 
@@ -867,6 +903,11 @@ static int lmt_cmd_bench(const unsigned int *a)
 	} else if (!strcmp(lmt_res.cmd, "bench_irq")) {
 		lmt_res.count = a[0];
 		elapsed = lmt_bench_irq_loop(a[0]);
+	} else if (!strcmp(lmt_res.cmd, "bench_full")) {
+		lmt_res.count = a[0];
+		lmt_res.fill = LMT_MANY;
+		lmt_res.has_fill = true;
+		elapsed = lmt_bench_full_loop(a[0]);
 	} else {
 		lmt_res.count = 2ULL * a[0];
 		ret = lmt_run_threads(2, LMT_BENCH, a[0], 0, &elapsed);
@@ -954,6 +995,7 @@ static const struct lmt_cmd {
 	{ "bench",		1, lmt_cmd_bench },
 	{ "bench_contended",	1, lmt_cmd_bench },
 	{ "bench_clock",	1, lmt_cmd_bench },
+	{ "bench_full",		1, lmt_cmd_bench },
 	{ "bench_irq",		1, lmt_cmd_bench },
 	{ "bench_mutex",	1, lmt_cmd_bench },
 	{ "contend",		3, lmt_cmd_threads },
@@ -1043,6 +1085,8 @@ static int lmt_show(struct seq_file *m, void *v)
 		seq_printf(m, "max_readers: %d\n", lmt_res.max_readers);
 	if (lmt_res.has_bench)
 		seq_printf(m, "ns_per_pair: %llu\n", lmt_res.ns_per_pair);
+	if (lmt_res.has_fill)
+		seq_printf(m, "fill: %llu\n", lmt_res.fill);
 	return 0;
 }
 

@@ -6,7 +6,8 @@
 # the guest clock advances 1 ns per guest instruction, so every figure of
 # scripts/guest/bench.sh is an instruction count, the same from boot to
 # boot.  Prints them, off and on, for judging a change to the hot path as
-# it is made; "make bench" compares whole kernels.
+# it is made, with the full-table pair against the normal one and the
+# memory lockmeter reports; "make bench" compares whole kernels.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,11 +27,23 @@ echo "instructions per operation (icount), lockmeter kernel:"
 sed -n 's/.*LM-BENCH: state=\([a-z_]*\) test=\([a-z]*\) value=\([0-9]*\) unit=ns.*/\2 \1 \3/p' \
 	"$out/quick.log" | awk '
 	{ v[$1, $2] = $3; if (!($1 in seen)) { seen[$1] = 1; order[n++] = $1 } }
+	function cell(t, s) { return ((t, s) in v) ? v[t, s] : "-" }
 	END {
 		printf "  %-10s %12s %12s %12s\n", "test", "off", "on", "on-off"
 		for (i = 0; i < n; i++) {
 			t = order[i]
-			printf "  %-10s %12d %12d %12d\n", t, v[t, "off"], v[t, "on"],
-				v[t, "on"] - v[t, "off"]
+			d = ((t, "on") in v && (t, "off") in v) ? v[t, "on"] - v[t, "off"] : "-"
+			printf "  %-10s %12s %12s %12s\n", t, cell(t, "off"), cell(t, "on"), d
+		}
+		# the full-table pair against the normal one, both over the off pair
+		if (("full", "on") in v && ("pair", "on") in v && ("pair", "off") in v) {
+			a = v["full", "on"] - v["pair", "off"]
+			b = v["pair", "on"] - v["pair", "off"]
+			r = b > 0 ? a / b : 0
+			printf "  full table: adds %d per spin pair, the normal pair %d (%.2fx; at most 2x)\n",
+				a, b, r
 		}
 	}'
+mem=$(sed -n 's/.*LM-BENCH-INFO: \(\(boot_\)\{0,1\}mem_[a-z]*\): \([0-9]*\).*/\1 \3/p' \
+	"$out/quick.log" | tr '\n' ' ' | sed 's/ $//')
+echo "  memory, bytes: ${mem:-not reported (no mem_* keys in /proc/lockmeter)}"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The table of "make bench": the medians of each kernel, and ratios.
 
-Usage: bench-report.py [--icount] baseline=LOG lockmeter=LOG lockstat=LOG
+Usage: bench-report.py [--icount] baseline=LOG lockmeter=LOG lockstat=LOG [wide=LOG]
 
 Reads the "LM-BENCH: state=S test=T value=V unit=ns" lines that
 scripts/guest/bench.sh printed in each guest's serial log, prints one row
@@ -11,13 +11,19 @@ targets of DESIGN.md section 6 with what was measured.  Absolute times
 under QEMU/TCG mean little; the ratios, all from one run, are the result.
 With --icount the logs come from boots under -icount shift=0,sleep=off,
 where each figure is a count of guest instructions, the same from boot to
-boot; the targets are then those of instructions (the primary figures).
-Exits 1 when a log lacks a figure.
+boot; the targets are then those of instructions (the primary figures),
+the hot-path issue's: added cost per lock pair, the workload with
+metering on and off, against lock_stat, a full table, machine size (wide=,
+the lockmeter kernel booted with more CPUs, module tests only) and
+memory (the mem_* keys of /proc/lockmeter; "not reported" when the kernel
+has none).  Each target is met or MISSED; the last line counts them.
+Exits 1 when a log lacks a figure, 0 otherwise, whatever was missed.
 """
 import re
 import sys
 
 TESTS = ['pair', 'contended', 'mutex', 'pipe', 'fork', 'clock', 'irq']
+MODULE_TESTS = ['pair', 'contended', 'mutex', 'clock', 'irq']
 HEAD = {
     'pair': 'spin pair',
     'contended': 'contended',
@@ -33,20 +39,40 @@ ROWS = [('baseline', 'none', 'baseline (no lockmeter)'),
         ('lockmeter', 'on', 'lockmeter, on'),
         ('lockstat', 'lock_stat', 'CONFIG_LOCK_STAT')]
 LINE = re.compile(r'LM-BENCH: state=(\S+) test=(\S+) value=(\d+) unit=ns')
+RUNS = re.compile(r'LM-BENCH-RUNS: state=(\S+) test=(\S+) min=(\d+) max=(\d+)')
 INFO = re.compile(r'LM-BENCH-INFO: (\S+): (\S+)')
+CPUS = re.compile(r'smp: Brought up \d+ nodes?, (\d+) CPUs?')
+# issue 12's memory limits, bytes
+MEM_PERCPU_MAX = 256 * 1024
+MEM_TASK_MAX = 64
 
 
-def read(path):
-    vals, info = {}, {}
-    with open(path, errors='replace') as f:
-        for line in f:
-            m = LINE.search(line)
-            if m:
-                vals[(m.group(1), m.group(2))] = int(m.group(3))
-            m = INFO.search(line)
-            if m:
-                info[m.group(1)] = m.group(2)
-    return vals, info
+class Log:
+    """What one guest's serial log says."""
+
+    def __init__(self, path):
+        self.vals, self.runs, self.info, self.cpus = {}, {}, {}, None
+        with open(path, errors='replace') as f:
+            for line in f:
+                m = LINE.search(line)
+                if m:
+                    self.vals[(m.group(1), m.group(2))] = int(m.group(3))
+                m = RUNS.search(line)
+                if m:
+                    self.runs[(m.group(1), m.group(2))] = (int(m.group(3)), int(m.group(4)))
+                m = INFO.search(line)
+                if m:
+                    self.info[m.group(1)] = m.group(2)
+                m = CPUS.search(line)
+                if m:
+                    self.cpus = int(m.group(1))
+
+    def num(self, key):
+        """An LM-BENCH-INFO figure as an int, or None when absent."""
+        try:
+            return int(self.info[key])
+        except (KeyError, ValueError):
+            return None
 
 
 def fmt_ns(v):
@@ -78,7 +104,7 @@ def wall_checks(v, base, off, on, ls):
 
 
 def icount_checks(v, base, off, on, ls):
-    """The targets in instructions (the hot-path issue's)."""
+    """The per-operation targets in instructions (the hot-path issue's)."""
     checks = []
     for t, most in (('pair', 130), ('mutex', 160), ('contended', 250)):
         added = v(on, t) - v(base, t)
@@ -104,18 +130,95 @@ def icount_checks(v, base, off, on, ls):
     return checks
 
 
+def full_check(v, base, on, lm):
+    """A pair in the overflow row of a full table against a normal one.
+
+    Both as instructions added over the baseline kernel's pair, the cost
+    metering puts on the lock operation: what the issue bounds to 2x.
+    The full-table test must have reached the overflow row: when the
+    kernel counts table_full, it grew during that test.
+    """
+    what = 'on, full table, added per spin pair at most 2x the normal pair\'s'
+    full = lm.vals.get(('on', 'full'))
+    if full is None:
+        return (what, 'no figure', False), True
+    added_full = full - v(base, 'pair')
+    added = v(on, 'pair') - v(base, 'pair')
+    got = '%d vs %d (%.2fx)' % (added_full, added, added_full / added if added > 0 else 0)
+    ok = added_full <= 2 * added
+    before, after = lm.num('table_full'), lm.num('full_table_full')
+    if before is not None and after is not None and after <= before:
+        got += ', table never full'
+        ok = False
+    return (what, got, ok), False
+
+
+def wide_checks(lm, wide):
+    """The metered pair and mutex pair independent of the number of CPUs."""
+    checks, missing = [], False
+    for t in ('pair', 'mutex'):
+        what = 'on, %s, more CPUs within 5%% of %s' % (HEAD[t], lm.cpus or '?')
+        ref = lm.vals[('on', t)]
+        if wide is None:
+            checks.append((what, 'not measured', False))
+            continue
+        what = 'on, %s, %s CPUs within 5%% of %s' % (HEAD[t], wide.cpus or '?', lm.cpus or '?')
+        got = wide.vals.get(('on', t))
+        if got is None:
+            checks.append((what, 'no figure', False))
+            missing = True
+            continue
+        checks.append((what, '%d vs %d (%+.1f%%)' % (got, ref, 100.0 * (got / ref - 1)),
+                       abs(got - ref) * 20 <= ref))
+    return checks, missing
+
+
+def mem_checks(lm):
+    """No tables before the first "on"; per-CPU and per-task bounds."""
+    def check(what, key, ok, fallback=None):
+        n = lm.num(key)
+        if n is None and fallback:
+            n = lm.num(fallback)
+        if n is None:
+            return (what, 'not reported', False)
+        return (what, '%d' % n, ok(n))
+
+    return [
+        check('boot, statistics tables allocated (mem_tables), 0 bytes',
+              'boot_mem_tables', lambda n: n == 0),
+        check('on, bytes per CPU (mem_percpu) at most %d' % MEM_PERCPU_MAX,
+              'mem_percpu', lambda n: n <= MEM_PERCPU_MAX),
+        check('task_struct growth (mem_task) at most %d bytes' % MEM_TASK_MAX,
+              'mem_task', lambda n: n <= MEM_TASK_MAX, 'boot_mem_task'),
+    ]
+
+
+def print_spread(logs):
+    """How far apart the workload's runs were within each boot."""
+    cells = []
+    for kernel, state, label in ROWS:
+        lg = logs.get(kernel)
+        for t in ('pipe', 'fork'):
+            r = lg.runs.get((state, t)) if lg else None
+            if r and r[0] > 0:
+                cells.append('%s %s %.1f%%' % (label, HEAD[t], 100.0 * (r[1] / r[0] - 1)))
+    if cells:
+        print()
+        print('workload runs within one boot, slowest over fastest: ' + ', '.join(cells))
+
+
 def main():
     icount = '--icount' in sys.argv[1:]
-    logs = dict(a.split('=', 1) for a in sys.argv[1:] if '=' in a)
-    if set(logs) != {'baseline', 'lockmeter', 'lockstat'}:
+    args = dict(a.split('=', 1) for a in sys.argv[1:] if '=' in a)
+    if not {'baseline', 'lockmeter', 'lockstat'} <= set(args) <= \
+            {'baseline', 'lockmeter', 'lockstat', 'wide'}:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2
-    data, info = {}, {}
-    for kernel, path in logs.items():
-        vals, inf = read(path)
-        info[kernel] = inf
-        for (state, test), v in vals.items():
-            data[(kernel, state, test)] = v
+    logs = {k: Log(p) for k, p in args.items()}
+    data = {}
+    for kernel in ('baseline', 'lockmeter', 'lockstat'):
+        for (state, test), val in logs[kernel].vals.items():
+            data[(kernel, state, test)] = val
     missing = ['%s %s %s' % (k, s, t) for k, s, _ in ROWS for t in TESTS
                if (k, s, t) not in data]
     if missing:
@@ -125,39 +228,73 @@ def main():
     def v(row, test):
         return data[(row[0], row[1], test)]
 
+    lm, wide = logs['lockmeter'], logs.get('wide')
     base = ROWS[0]
     w = 25
     if icount:
-        print('lockmeter bench, icount: medians of 5 runs, one QEMU session per kernel '
-              'under -icount shift=0,sleep=off, same tree')
+        print('lockmeter bench, icount: medians of 5 runs (workload: 7), one QEMU '
+              'session per kernel under -icount shift=0,sleep=off, same tree')
         unit, cell = 'instructions per op', lambda x: '%d' % x
     else:
-        print('lockmeter bench, wall time: medians of 5 runs, one QEMU/TCG session per '
-              'kernel, same tree')
+        print('lockmeter bench, wall time: medians of 5 runs (workload: 7), one QEMU/TCG '
+              'session per kernel, same tree')
         unit, cell = 'ns per operation', fmt_ns
+    rows = [(r[2], lambda t, r=r: v(r, t)) for r in ROWS]
+    if wide:
+        for state in ('off', 'on'):
+            rows.append(('lockmeter, %s, %s CPUs' % (state, wide.cpus or '?'),
+                         lambda t, s=state: wide.vals.get((s, t))))
     print()
     print('%-*s' % (w, unit) + ''.join('%12s' % HEAD[t] for t in TESTS))
-    for row in ROWS:
-        print('%-*s' % (w, row[2]) + ''.join('%12s' % cell(v(row, t)) for t in TESTS))
+    for label, get in rows:
+        print('%-*s' % (w, label) +
+              ''.join('%12s' % (cell(get(t)) if get(t) is not None else '-') for t in TESTS))
     print()
     print('%-*s' % (w, 'against the baseline') + ''.join('%12s' % HEAD[t] for t in TESTS))
-    for row in ROWS[1:]:
-        print('%-*s' % (w, row[2]) +
-              ''.join('%11.2fx' % (v(row, t) / v(base, t)) for t in TESTS))
+    for label, get in rows[1:]:
+        print('%-*s' % (w, label) +
+              ''.join('%11.2fx' % (get(t) / v(base, t)) if get(t) is not None
+                      else '%12s' % '-' for t in TESTS))
     print()
 
     off, on, ls = ROWS[1], ROWS[2], ROWS[3]
-    checks = (icount_checks if icount else wall_checks)(v, base, off, on, ls)
+    incomplete = False
+    if icount:
+        checks = icount_checks(v, base, off, on, ls)
+        full, no_full = full_check(v, base, on, lm)
+        checks.append(full)
+        more, no_wide = wide_checks(lm, wide)
+        checks += more + mem_checks(lm)
+        incomplete = no_full or no_wide
+    else:
+        checks = wall_checks(v, base, off, on, ls)
     print('targets (%s)' % ('instructions, the primary figures' if icount
                             else 'wall time under TCG, secondary'))
     for what, got, ok in checks:
-        print('  %-60s %-24s %s' % (what, got, 'met' if ok else 'MISSED'))
-    lm = info.get('lockmeter', {})
-    if lm:
+        print('  %-66s %-26s %s' % (what, got, 'met' if ok else 'MISSED'))
+    met = sum(1 for c in checks if c[2])
+    print('targets: %d met, %d MISSED' % (met, len(checks) - met))
+    print_spread(logs)
+    keys = ('rows', 'slots_used', 'dropped', 'table_full', 'recursion')
+    if any(k in lm.info for k in keys):
         print()
         print('lockmeter after the "on" runs: ' +
-              ', '.join('%s %s' % (k, lm[k]) for k in
-                        ('rows', 'slots_used', 'dropped', 'table_full', 'recursion') if k in lm))
+              ', '.join('%s %s' % (k, lm.info[k]) for k in keys if k in lm.info))
+    if ('on', 'full') in lm.vals:
+        print('full-table test: %d per spin pair%s' %
+              (lm.vals[('on', 'full')],
+               ', table_full then %s' % lm.info['full_table_full']
+               if 'full_table_full' in lm.info else ''))
+    mem = [(k, lm.info[k]) for k in ('boot_mem_percpu', 'boot_mem_tables', 'boot_mem_task',
+                                      'mem_percpu', 'mem_tables', 'mem_task') if k in lm.info]
+    if mem:
+        print('lockmeter memory, bytes: ' + ', '.join('%s %s' % kv for kv in mem))
+    if incomplete:
+        print('bench-report: no figure for: ' +
+              ', '.join(n for n, gone in (('lockmeter on full', no_full),
+                                          ('wide on pair/mutex', no_wide)) if gone),
+              file=sys.stderr)
+        return 1
     return 0
 
 

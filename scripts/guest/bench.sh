@@ -2,52 +2,97 @@
 # SPDX-License-Identifier: GPL-2.0
 # Guest side of "make bench": the same benchmarks on whatever kernel this
 # is, as "LM-BENCH: state=S test=T value=V unit=ns" lines, each value the
-# median of 5 runs.  S is off and on on a lockmeter kernel (switched at run
-# time), lock_stat on a CONFIG_LOCK_STAT kernel, none otherwise.
+# median of 5 runs (the workload's: of 7, after a warm-up run).  S is off
+# and on on a lockmeter kernel (switched at run time), lock_stat on a
+# CONFIG_LOCK_STAT kernel, none otherwise.
 #
 #   pair       ns per uncontended spin_lock/spin_unlock (test module)
 #   contended  ns per pair, two kthreads on one spinlock (test module)
 #   mutex      ns per uncontended mutex_lock/mutex_unlock (test module)
-#   pipe       ns per pipe round trip between two processes (workload)
-#   fork       ns per fork + exit + wait (workload)
 #   clock      ns per local_clock(), of which metering reads two per pair
 #   irq        ns per local_irq_save/restore, of which it does two per pair
+#   pipe       ns per pipe round trip between two processes (workload)
+#   fork       ns per fork + exit + wait (workload)
+#   full       lockmeter on only: ns per spin pair once this CPU's table
+#              is full, the pair landing in the overflow row (test module)
+#
+# "lmbench=module" on the kernel command line runs the module's tests
+# only (make bench's boot with more CPUs).  On a lockmeter kernel the
+# "LM-BENCH-INFO: key: value" lines give lockmeter's own figures: its
+# memory (mem_*) before the first "on", prefixed boot_, and after the
+# runs; what its tables saw during the "on" runs; and table_full after the
+# full-table test, prefixed full_.
 MOD=/proc/test_lockmeter
+LM=/proc/lockmeter
+
+scope=all
+for arg in $(cat /proc/cmdline); do
+	case $arg in
+	lmbench=*) scope=${arg#lmbench=} ;;
+	esac
+done
 
 median5() {	# median5 CMD: run the module command 5 times
-	for i in 1 2 3 4 5; do
+	for _ in 1 2 3 4 5; do
 		echo "$1" > $MOD || return 1
 		sed -n 's/^ns_per_pair: //p' $MOD
 	done | sort -n | sed -n 3p
 }
 
-run() {		# run STATE
-	for t in "pair:bench 200000" "contended:bench_contended 50000" \
-		 "mutex:bench_mutex 100000" "clock:bench_clock 200000" \
-		 "irq:bench_irq 200000"; do
+module() {	# module STATE TEST:COMMAND...: module tests, one line each
+	st=$1
+	shift
+	for t in "$@"; do
 		v=$(median5 "${t#*:}")
 		[ -n "$v" ] || { echo "bench: '${t#*:}' failed"; return 1; }
-		echo "LM-BENCH: state=$1 test=${t%%:*} value=$v unit=ns"
-	done
-	for t in "pipe 20000" "fork 300"; do
-		/bin/workload $t | sed "s/^LM-BENCH: /LM-BENCH: state=$1 /" || return 1
+		echo "LM-BENCH: state=$st test=${t%%:*} value=$v unit=ns"
 	done
 }
 
+run() {		# run STATE
+	module "$1" "pair:bench 200000" "contended:bench_contended 50000" \
+		"mutex:bench_mutex 100000" "clock:bench_clock 200000" \
+		"irq:bench_irq 200000" || return 1
+	[ "$scope" = module ] && return 0
+	for t in "pipe 20000" "fork 1000"; do
+		# shellcheck disable=SC2086
+		out=$(/bin/workload $t) || { echo "bench: workload $t failed"; return 1; }
+		echo "$out" | sed -e "s/^LM-BENCH: /LM-BENCH: state=$1 /" \
+			-e "s/^LM-BENCH-RUNS: /LM-BENCH-RUNS: state=$1 /"
+	done
+}
+
+info() {	# info PREFIX "KEY...": those keys of /proc/lockmeter's header
+	keys=$(echo "$2" | tr ' ' '|')
+	sed -n '/^$/q;p' $LM | grep -E "^($keys):" | sed "s/^/LM-BENCH-INFO: $1/"
+}
+
+MEM="mem_percpu mem_tables mem_task"
+
 echo "LM-GUEST: bench begin"
-insmod /lib/modules/$(uname -r)/kernel/lib/test_lockmeter.ko ||
+# Every pid below 4096, so the pid IDR keeps two levels: fork+exit cost
+# 1% more while the workload's children had pids past 4096 and it did
+# not (each fork grew the tree a level, each reap shrank it), and where
+# that began depended on how many processes the boot had made.
+echo 4096 > /proc/sys/kernel/pid_max
+insmod "/lib/modules/$(uname -r)/kernel/lib/test_lockmeter.ko" ||
 	{ echo "bench: test_lockmeter.ko did not load"; exit 1; }
 rc=0
-if [ -e /proc/lockmeter ]; then
-	echo off > /proc/lockmeter
+if [ -e $LM ]; then
+	echo off > $LM
+	info boot_ "$MEM"
 	run off || rc=1
-	echo reset > /proc/lockmeter
-	echo on > /proc/lockmeter
+	echo reset > $LM
+	echo on > $LM
 	run on || rc=1
-	echo off > /proc/lockmeter
 	# what lockmeter itself saw, to tell whether its tables overflowed
-	grep -E '^(rows|slots_used|dropped|table_full|recursion):' /proc/lockmeter |
-		sed 's/^/LM-BENCH-INFO: /'
+	info "" "rows slots_used dropped table_full recursion $MEM"
+	if [ "$scope" != module ]; then
+		module on "full:bench_full 50000" || rc=1
+		info full_ table_full
+	fi
+	echo off > $LM
+	echo reset > $LM	# the full-table test left this CPU's table full
 elif [ -e /proc/lock_stat ]; then
 	run lock_stat || rc=1
 else

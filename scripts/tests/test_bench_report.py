@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Host tests of bench-report.py: the medians go in the right rows, the
-ratios and the DESIGN.md targets follow from them, and a missing figure
-is an error, not a table with holes."""
+ratios and the DESIGN.md targets follow from them, the full-table, machine
+size and memory targets are judged (a kernel without the memory keys
+misses them, it does not crash the report), and a missing figure is an
+error, not a table with holes."""
 import os
 import subprocess
 import sys
@@ -13,18 +15,39 @@ REPORT = os.path.join(os.path.dirname(__file__), '..', 'bench-report.py')
 TESTS = ['pair', 'contended', 'mutex', 'pipe', 'fork', 'clock', 'irq']
 
 
-def log(state, values, info=''):
-    lines = ['[    0.4] smp: Brought up 1 node, 2 CPUs', 'LM-GUEST: bench begin']
+MEM = ('LM-BENCH-INFO: boot_mem_percpu: 4096\nLM-BENCH-INFO: boot_mem_tables: 0\n'
+       'LM-BENCH-INFO: boot_mem_task: 16\nLM-BENCH-INFO: mem_percpu: 200000\n'
+       'LM-BENCH-INFO: mem_tables: 400000\nLM-BENCH-INFO: mem_task: 16\n')
+
+
+def log(state, values, info='', cpus=2, tests=TESTS):
+    lines = ['[    0.4] smp: Brought up 1 node, %d CPUs' % cpus, 'LM-GUEST: bench begin']
     lines += ['LM-BENCH: state=%s test=%s value=%d unit=ns' % (state, t, v)
-              for t, v in zip(TESTS, values)]
+              for t, v in zip(tests, values)]
     return '\n'.join(lines) + '\n' + info + 'LM-GUEST: bench end rc=0\n'
 
 
+def full(value, table_full=None):
+    text = 'LM-BENCH: state=on test=full value=%d unit=ns\n' % value
+    if table_full is not None:
+        text += 'LM-BENCH-INFO: full_table_full: %d\n' % table_full
+    return text
+
+
+def wide(on_pair, on_mutex, cpus=8):
+    tests = ['pair', 'contended', 'mutex', 'clock', 'irq']
+    return (log('off', [101, 200, 100, 50, 10], cpus=cpus, tests=tests) +
+            log('on', [on_pair, 900, on_mutex, 50, 10], cpus=cpus, tests=tests))
+
+
 class BenchReport(unittest.TestCase):
-    def run_report(self, base, lm, ls, drop=None, extra=()):
+    def run_report(self, base, lm, ls, drop=None, extra=(), wide_log=None):
         with tempfile.TemporaryDirectory() as d:
             paths = {}
-            for name, text in (('baseline', base), ('lockmeter', lm), ('lockstat', ls)):
+            logs = [('baseline', base), ('lockmeter', lm), ('lockstat', ls)]
+            if wide_log is not None:
+                logs.append(('wide', wide_log))
+            for name, text in logs:
                 if drop:
                     text = '\n'.join(l for l in text.splitlines() if drop not in l) + '\n'
                 paths[name] = os.path.join(d, name + '.log')
@@ -35,13 +58,20 @@ class BenchReport(unittest.TestCase):
                                capture_output=True, text=True)
             return p.returncode, p.stdout, p.stderr
 
-    def logs(self, on_pair=60, off_pair=101, off_pipe=10100):
+    def logs(self, on_pair=60, off_pair=101, off_pipe=10100, extra_lm=None):
         base = log('none', [100, 200, 100, 10000, 500000, 50, 10])
         lm = (log('off', [off_pair, 200, 100, off_pipe, 500000, 50, 10]) +
               log('on', [on_pair + 100, 900, 800, 11000, 560000, 50, 10],
                   'LM-BENCH-INFO: rows: 264\nLM-BENCH-INFO: table_full: 0\n'))
+        if extra_lm is None:
+            extra_lm = full(on_pair + 100 + 50, 1000)
+        lm += extra_lm
         ls = log('lock_stat', [600, 1400, 900, 20000, 900000, 50, 10])
         return base, lm, ls
+
+    def icount(self, extra_lm=None, wide_log=None, **kw):
+        return self.run_report(*self.logs(extra_lm=extra_lm, **kw), extra=['--icount'],
+                               wide_log=wide_log)
 
     def test_icount_targets(self):
         # instructions: pair +60 (<= 130), mutex +700 (> 160), pipe 1.10x off
@@ -54,6 +84,89 @@ class BenchReport(unittest.TestCase):
         self.assertRegex(out, r'off, spin pair, at most 2 instructions more +\+1 +met')
         self.assertRegex(out, r"on, spin pair, added cost at most 1/5 of lock_stat's +60 vs 500 \(0\.12\) +met")
         self.assertRegex(out, r'off, pipe rtt, within 1% of the baseline +\+1\.0% +met')
+
+    def test_full_table(self):
+        # on pair 160: adds 60 over the baseline's 100; full 210 adds 110
+        rc, out, _ = self.icount()
+        self.assertEqual(rc, 0)
+        self.assertRegex(out, r"on, full table, added per spin pair at most 2x the normal "
+                              r"pair's +110 vs 60 \(1\.83x\) +met")
+        self.assertIn('full-table test: 210 per spin pair, table_full then 1000', out)
+        rc, out, _ = self.icount(extra_lm=full(260, 1000))
+        self.assertRegex(out, r'at most 2x the normal pair\'s +160 vs 60 \(2\.67x\) +MISSED')
+
+    def test_full_table_never_full(self):
+        # table_full did not grow during the test: it measured no full table
+        rc, out, _ = self.icount(extra_lm=full(170, 0))
+        self.assertEqual(rc, 0)
+        self.assertRegex(out, r'70 vs 60 \(1\.17x\), table never full +MISSED')
+
+    def test_full_table_missing(self):
+        rc, out, err = self.icount(extra_lm='')
+        self.assertEqual(rc, 1)
+        self.assertRegex(out, r'full table, .* +no figure +MISSED')
+        self.assertIn('no figure for: lockmeter on full', err)
+
+    def test_wide(self):
+        # pair 160 on 2 CPUs, 166 on 8 (+3.8%); mutex 800 vs 900 (+12.5%)
+        rc, out, _ = self.icount(wide_log=wide(166, 900))
+        self.assertEqual(rc, 0)
+        self.assertRegex(out, r'on, spin pair, 8 CPUs within 5% of 2 +166 vs 160 \(\+3\.8%\) +met')
+        self.assertRegex(out, r'on, mutex pair, 8 CPUs within 5% of 2 +900 vs 800 \(\+12\.5%\) '
+                              r'+MISSED')
+        self.assertRegex(out, r'(?m)^lockmeter, on, 8 CPUs +166 +900 +900 +- +- +50 +10$')
+
+    def test_wide_absent_or_short(self):
+        rc, out, _ = self.icount()
+        self.assertEqual(rc, 0)
+        self.assertRegex(out, r'on, spin pair, more CPUs within 5% of 2 +not measured +MISSED')
+        short = '\n'.join(l for l in wide(160, 800).splitlines() if 'test=mutex' not in l)
+        rc, out, err = self.icount(wide_log=short + '\n')
+        self.assertEqual(rc, 1)
+        self.assertRegex(out, r'on, mutex pair, 8 CPUs within 5% of 2 +no figure +MISSED')
+        self.assertIn('wide on pair/mutex', err)
+
+    def test_memory(self):
+        rc, out, _ = self.icount(extra_lm=full(210, 1000) + MEM)
+        self.assertEqual(rc, 0)
+        self.assertRegex(out, r'boot, statistics tables allocated \(mem_tables\), 0 bytes +0 +met')
+        self.assertRegex(out, r'on, bytes per CPU \(mem_percpu\) at most 262144 +200000 +met')
+        self.assertRegex(out, r'task_struct growth \(mem_task\) at most 64 bytes +16 +met')
+        self.assertIn('mem_tables 400000', out)
+        big = MEM.replace('boot_mem_tables: 0', 'boot_mem_tables: 655360').replace(
+            'mem_percpu: 200000', 'mem_percpu: 655360').replace('mem_task: 16', 'mem_task: 392')
+        rc, out, _ = self.icount(extra_lm=full(210, 1000) + big)
+        self.assertRegex(out, r'\(mem_tables\), 0 bytes +655360 +MISSED')
+        self.assertRegex(out, r'\(mem_percpu\) at most 262144 +655360 +MISSED')
+        self.assertRegex(out, r'\(mem_task\) at most 64 bytes +392 +MISSED')
+
+    def test_memory_not_reported(self):
+        # today's kernel: no mem_* keys; missed, not a crash, exit 0
+        rc, out, _ = self.icount()
+        self.assertEqual(rc, 0)
+        for key in ('mem_tables', 'mem_percpu', 'mem_task'):
+            self.assertRegex(out, r'\(%s\).* +not reported +MISSED' % key)
+
+    def test_count_line(self):
+        # 11 per-operation targets, full table, 2 machine size, 3 memory
+        rc, out, _ = self.icount(extra_lm=full(210, 1000) + MEM, wide_log=wide(160, 800))
+        self.assertEqual(rc, 0)
+        lines = [l for l in out.splitlines()
+                 if l.startswith('  ') and l.endswith((' met', ' MISSED'))]
+        met = sum(1 for l in lines if l.endswith(' met'))
+        self.assertEqual(len(lines), 17)
+        self.assertIn('targets: %d met, %d MISSED' % (met, len(lines) - met), out)
+        rc, out, _ = self.run_report(*self.logs())
+        self.assertRegex(out, r'(?m)^targets: 6 met, 0 MISSED$')
+
+    def test_spread(self):
+        base, lm, ls = self.logs()
+        lm = lm.replace('LM-BENCH: state=off test=pipe value=10100 unit=ns\n',
+                        'LM-BENCH: state=off test=pipe value=10100 unit=ns\n'
+                        'LM-BENCH-RUNS: state=off test=pipe min=10000 max=10200\n')
+        rc, out, _ = self.run_report(base, lm, ls, extra=['--icount'])
+        self.assertEqual(rc, 0)
+        self.assertIn('slowest over fastest: lockmeter, off pipe rtt 2.0%', out)
 
     def test_rows_and_ratios(self):
         rc, out, err = self.run_report(*self.logs())
