@@ -30,6 +30,7 @@
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/jump_label.h>
+#include <linux/lockmeter_task.h>
 #ifdef CONFIG_X86_TSC
 #include <asm/tsc.h>
 #endif
@@ -393,21 +394,6 @@ static inline u64 lm_ticks_to_ns(u64 t)
 	return t;
 }
 
-/* ... rounding up: (t * m) mod d is ((t mod d) * m) mod d. */
-static inline u64 lm_ticks_to_ns_up(u64 t)
-{
-#ifdef CONFIG_X86_TSC
-	if (static_branch_likely(&lm_tsc_key)) {
-		u32 rem;
-
-		div_u64_rem(t, tsc_khz, &rem);
-		div_u64_rem((u64)rem * USEC_PER_SEC, tsc_khz, &rem);
-		return mul_u64_u32_div(t, USEC_PER_SEC, tsc_khz) + !!rem;
-	}
-#endif
-	return t;
-}
-
 static __always_inline u64 lm_delta(u64 from, u64 to)
 {
 	return to > from ? to - from : 0;
@@ -427,9 +413,7 @@ static __always_inline u64 lm_offcpu(void)
 }
 
 void lm_reject(void *lock, unsigned long site, u32 type);
-void lm_sleep_acquired(void *lock, unsigned long site, u32 type, u64 t_wait);
 void lm_sleep_abort(void *lock, unsigned long site, u32 type);
-void lm_sleep_release(void *lock, u32 type, u64 t_rel, u64 offcpu_rel);
 struct lm_slot *lm_cache_fill(struct lm_cpu *c, struct lm_cached *e,
 			      unsigned long lock, unsigned long site, u32 type);
 
@@ -470,6 +454,130 @@ static __always_inline void lm_charge(struct lm_slot *s, u64 hold, u64 t_wait, u
 		if (wait < s->wait_min)
 			s->wait_min = wait;
 	}
+}
+
+/* ---- sleeping locks: the records of the current task ---- */
+
+/* A sleeping lock the task holds (lockmeter_sleep.c has the pool). */
+struct lm_task_held {
+	unsigned long lock;
+	unsigned long site;
+	u64 t_acq;		/* lm_ticks() when acquired */
+	u64 offcpu_acq;		/* the task's lm_task::offcpu then */
+	u64 t_wait;		/* lm_ticks() when the wait began, or 0 */
+	u32 epoch;		/* metering period it was taken in */
+	u32 type;
+};
+
+extern bool lm_pool_low;
+bool lm_task_room(struct lm_task *lt, u32 epoch);
+void lm_sleep_release_deep(struct lm_task *lt, unsigned long lock, u32 type,
+			   u64 t_rel, u64 offcpu_rel);
+void lm_task_give_back(struct lm_task *lt);
+
+/*
+ * Charge the hold of record @h, released at @t_rel with the task's time
+ * off a CPU then @offcpu_rel, split into on-CPU and blocked time.  The
+ * record is the task's, popped but intact.  The only part of a sleeping
+ * lock's bookkeeping with interrupts off: the callers are not probed.
+ */
+static __always_inline void lm_sleep_charge(const struct lm_task_held *h, u32 type,
+					    u64 t_rel, u64 offcpu_rel)
+{
+	u64 hold = lm_delta(h->t_acq, t_rel);
+	u64 offcpu = min(lm_delta(h->offcpu_acq, offcpu_rel), hold);
+	u64 oncpu = hold - offcpu;
+	unsigned long flags;
+	struct lm_slot *s;
+
+	raw_local_irq_save(flags);
+	s = lm_slot_of(this_cpu_read(lm_cpus), h->lock, h->site, type);
+	lm_charge(s, hold, h->t_wait, h->t_acq);
+	s->oncpu_total += oncpu;
+	if (oncpu > s->oncpu_max)
+		s->oncpu_max = oncpu;
+	if (offcpu > s->blocked_max)
+		s->blocked_max = offcpu;
+	raw_local_irq_restore(flags);
+}
+
+/*
+ * Sleeping locks are metered in task context only (lockmeter_sleep.c);
+ * in_task() also rules out NMIs.  Elsewhere they count as irqctx.
+ */
+static __always_inline bool lm_sleep_gate(void)
+{
+	if (likely(in_task()))
+		return READ_ONCE(lm_live);
+	if (!in_nmi() && READ_ONCE(lm_live))
+		this_cpu_read(lm_cpus)->loss.irqctx++;
+	return false;
+}
+
+/* After a release: a task holding nothing gives its block back if asked. */
+static __always_inline void lm_task_done(struct lm_task *lt)
+{
+	if (unlikely(!lt->depth && READ_ONCE(lm_pool_low)))
+		lm_task_give_back(lt);
+}
+
+/*
+ * Current acquired @lock at @site.  @t_wait is when the wait began if the
+ * first attempt failed (lm_ticks()), else 0.  The record is the task's
+ * alone, edited with preemption off; interrupts do not touch it.
+ */
+static __always_inline void lm_sleep_acquired(void *lock, unsigned long site, u32 type,
+					      u64 t_wait)
+{
+	struct lm_task *lt = &current->lockmeter;
+	struct lm_task_held *h;
+	u32 epoch;
+
+	if (!lm_sleep_gate())
+		return;
+	preempt_disable_notrace();
+	epoch = READ_ONCE(lm_epoch);
+	if (unlikely(!lt->held || lt->depth >= CONFIG_LOCKMETER_TASK_DEPTH) &&
+	    !lm_task_room(lt, epoch))
+		goto out;
+	h = &lt->held[lt->depth++];
+	h->lock = (unsigned long)lock;
+	h->site = site;
+	h->type = type;
+	h->epoch = epoch;
+	h->t_wait = t_wait;
+	h->offcpu_acq = lt->offcpu;
+	h->t_acq = lm_ticks();
+out:
+	preempt_enable_notrace();
+}
+
+/*
+ * Current released @lock; @t_rel and @offcpu_rel are the clock and its
+ * time off a CPU just before the release.  The newest record is the
+ * common case; lm_sleep_release_deep() takes the others.
+ */
+static __always_inline void lm_sleep_release(void *lock, u32 type, u64 t_rel,
+					     u64 offcpu_rel)
+{
+	struct lm_task *lt = &current->lockmeter;
+	struct lm_task_held *h;
+	unsigned int d;
+
+	if (!lm_sleep_gate())
+		return;
+	preempt_disable_notrace();
+	d = lt->depth;
+	h = &lt->held[d ? d - 1 : 0];
+	if (likely(d && h->lock == (unsigned long)lock &&
+		   h->epoch == READ_ONCE(lm_epoch))) {
+		lt->depth = d - 1;
+		lm_sleep_charge(h, type, t_rel, offcpu_rel);
+		lm_task_done(lt);
+	} else {
+		lm_sleep_release_deep(lt, (unsigned long)lock, type, t_rel, offcpu_rel);
+	}
+	preempt_enable_notrace();
 }
 
 /* ---- control and readers ---- */

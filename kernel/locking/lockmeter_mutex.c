@@ -14,6 +14,7 @@
  *   -EINTR:   a wait ended by a signal or a kill is an abort;
  *   release:  stamp, unlock, then charge hold, on-CPU and blocked time.
  */
+#include <linux/kprobes.h>
 #include <linux/lockmeter.h>
 
 #include "lockmeter.h"
@@ -85,6 +86,7 @@ void __sched lm_mutex_unlock(struct mutex *lock, unsigned long ip)
 		__mutex_unlock_slowpath(lock, ip);
 	lm_sleep_release(lock, LM_mutex, t_rel, offcpu_rel);
 }
+NOKPROBE_SYMBOL(lm_mutex_unlock);
 
 int lm_atomic_dec_and_mutex_lock(atomic_t *cnt, struct mutex *lock,
 				 unsigned long ip)

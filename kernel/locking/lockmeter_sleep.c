@@ -31,16 +31,6 @@
 
 #include "lockmeter.h"
 
-struct lm_task_held {
-	unsigned long lock;
-	unsigned long site;
-	u64 t_acq;		/* lm_ticks() when acquired */
-	u64 offcpu_acq;		/* the task's lm_task::offcpu then */
-	u64 t_wait;		/* lm_ticks() when the wait began, or 0 */
-	u32 epoch;		/* metering period it was taken in */
-	u32 type;
-};
-
 /* A free block's first word links it to the next free one. */
 union lm_task_block {
 	union lm_task_block *next;
@@ -56,7 +46,7 @@ static arch_spinlock_t lm_pool_lock = __ARCH_SPIN_LOCK_UNLOCKED;
 static union lm_task_block *lm_pool_free;
 static unsigned int lm_pool_nr_free;
 static unsigned int lm_pool_size;
-static bool lm_pool_low;	/* fewer than 1/8 free: give blocks back early */
+bool lm_pool_low;	/* fewer than 1/8 free: give blocks back early */
 
 /* Allocate the pool; control calls this under lm_ctl_mutex, once. */
 int lm_task_pool_init(unsigned int nr)
@@ -131,16 +121,6 @@ void lm_task_free(struct lm_task *lt)
 	lt->held = NULL;
 }
 
-static __always_inline bool lm_sleep_gate(void)
-{
-	if (!lm_gate())
-		return false;
-	if (likely(in_task()))
-		return true;
-	this_cpu_read(lm_cpus)->loss.irqctx++;
-	return false;
-}
-
 /*
  * The scheduler switches out a task that holds records: remember when.
  * Interrupts are off, and the task runs none of its own code until
@@ -184,7 +164,7 @@ static void lm_task_remove(struct lm_task *lt, unsigned int i)
  * none, else the records of earlier periods out, else its oldest.  False
  * when the pool is empty.  Preemption is off.
  */
-static noinline bool lm_task_room(struct lm_task *lt, u32 epoch)
+noinline bool lm_task_room(struct lm_task *lt, u32 epoch)
 {
 	if (!lt->held) {
 		lt->held = (struct lm_task_held *)lm_pool_get();
@@ -206,113 +186,44 @@ static noinline bool lm_task_room(struct lm_task *lt, u32 epoch)
 NOKPROBE_SYMBOL(lm_task_room);
 
 /*
- * Current acquired @lock at @site.  @t_wait is when the wait began if the
- * first attempt failed (lm_ticks()), else 0.
+ * The released lock is not the current task's newest record of this
+ * period: find it below, drop stale records, or count it unmatched
+ * (never seen acquired, or released by a task that is not the owner).
+ * Preemption is off.
  */
-void lm_sleep_acquired(void *lock, unsigned long site, u32 type, u64 t_wait)
+noinline void lm_sleep_release_deep(struct lm_task *lt, unsigned long lock, u32 type,
+				    u64 t_rel, u64 offcpu_rel)
 {
-	struct lm_task *lt = &current->lockmeter;
-	struct lm_task_held *h;
-	u32 epoch;
-
-	if (!lm_sleep_gate())
-		return;
-	preempt_disable_notrace();
-	epoch = READ_ONCE(lm_epoch);
-	if (unlikely(!lt->held || lt->depth >= CONFIG_LOCKMETER_TASK_DEPTH) &&
-	    !lm_task_room(lt, epoch))
-		goto out;
-	h = &lt->held[lt->depth++];
-	h->lock = (unsigned long)lock;
-	h->site = site;
-	h->type = type;
-	h->epoch = epoch;
-	h->t_wait = t_wait;
-	h->offcpu_acq = lt->offcpu;
-	h->t_acq = lm_ticks();
-out:
-	preempt_enable_notrace();
-}
-NOKPROBE_SYMBOL(lm_sleep_acquired);
-
-/* Charge a sleeping lock's hold, split into on-CPU and blocked time. */
-static __always_inline void lm_sleep_charge(unsigned long lock, unsigned long site, u32 type,
-					    u64 t_acq, u64 t_wait, u64 hold, u64 offcpu)
-{
-	unsigned long flags;
-	struct lm_slot *s;
-	u64 oncpu;
-
-	raw_local_irq_save(flags);
-	s = lm_slot_of(this_cpu_read(lm_cpus), lock, site, type);
-	lm_charge(s, hold, t_wait, t_acq);
-	oncpu = hold - offcpu;
-	s->oncpu_total += oncpu;
-	if (oncpu > s->oncpu_max)
-		s->oncpu_max = oncpu;
-	if (offcpu > s->blocked_max)
-		s->blocked_max = offcpu;
-	raw_local_irq_restore(flags);
-}
-
-/*
- * The record of @lock in @lt, or -1: never seen acquired, released by a
- * task that is not the owner, or taken in an earlier metering period.
- */
-static __always_inline int lm_task_find(struct lm_task *lt, unsigned long lock, u32 type)
-{
+	u32 epoch = READ_ONCE(lm_epoch);
+	struct lm_task_held h;
 	int i;
 
 	for (i = (int)lt->depth - 1; i >= 0; i--)
-		if (lt->held[i].lock == lock && lt->held[i].type == type)
+		if (lt->held[i].lock == lock)
 			break;
-	if (i >= 0 && unlikely(lt->held[i].epoch != READ_ONCE(lm_epoch))) {
-		/* stale, as are its elders */
-		lm_task_purge(lt, READ_ONCE(lm_epoch));
+	if (i >= 0 && lt->held[i].epoch != epoch) {
+		/* taken in an earlier period: stale, as are its elders */
+		lm_task_purge(lt, epoch);
 		i = -1;
 	}
-	return i;
-}
-
-/*
- * Current released @lock; @t_rel and @offcpu_rel are the clock and its
- * time off a CPU just before the release.
- */
-void lm_sleep_release(void *lock, u32 type, u64 t_rel, u64 offcpu_rel)
-{
-	struct lm_task *lt = &current->lockmeter;
-	u64 t_acq, t_wait, hold, offcpu;
-	struct lm_task_held *h;
-	unsigned long site;
-	int i;
-
-	if (!lm_sleep_gate())
-		return;
-	preempt_disable_notrace();
-	i = lt->depth ? lm_task_find(lt, (unsigned long)lock, type) : -1;
-	if (unlikely(i < 0)) {
+	if (i < 0) {
 		this_cpu_read(lm_cpus)->loss.unmatched++;
-		goto out;
+		return;
 	}
-	h = &lt->held[i];
-	site = h->site;
-	t_acq = h->t_acq;
-	t_wait = h->t_wait;
-	hold = lm_delta(t_acq, t_rel);
-	offcpu = min(lm_delta(h->offcpu_acq, offcpu_rel), hold);
-	if (likely(i == lt->depth - 1))
-		lt->depth--;
-	else
-		lm_task_remove(lt, i);
-	if (unlikely(!lt->depth && READ_ONCE(lm_pool_low))) {
-		lm_pool_put((union lm_task_block *)lt->held);
-		lt->held = NULL;
-	}
-	lm_sleep_charge((unsigned long)lock, site, type, t_acq, t_wait, hold, offcpu);
-out:
-	preempt_enable_notrace();
+	h = lt->held[i];
+	lm_task_remove(lt, i);
+	lm_sleep_charge(&h, type, t_rel, offcpu_rel);
+	lm_task_done(lt);
 }
-NOKPROBE_SYMBOL(lm_sleep_release);
+NOKPROBE_SYMBOL(lm_sleep_release_deep);
+
+/* The task holds nothing and the pool runs low: give its block back. */
+noinline void lm_task_give_back(struct lm_task *lt)
+{
+	lm_pool_put((union lm_task_block *)lt->held);
+	lt->held = NULL;
+}
+NOKPROBE_SYMBOL(lm_task_give_back);
 
 /* Sleeping locks the current task holds, as lockmeter sees them. */
 int lockmeter_current_held(void)

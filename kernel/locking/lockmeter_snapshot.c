@@ -93,17 +93,17 @@ void lm_slot_read(const struct lm_slot *s, struct lm_stat *row)
 	row->wait.max = lm_ticks_to_ns(max_t);
 	row->wait.min = spin ? lm_ticks_to_ns(min(READ_ONCE(s->wait_min), max_t)) : 0;
 	/*
-	 * Converted on their own, the parts of a split could round below
-	 * the whole: blocked total is the rest of the converted hold, and
-	 * the parts' maxima round up, so that hold = on-CPU + blocked and
-	 * the longest hold is at most the longest parts, in ns too.
+	 * Converted on its own, blocked total could round off the sum:
+	 * it is the rest of the converted hold, so hold = on-CPU + blocked
+	 * in ns too.  Each maximum rounds down on its own, so the longest
+	 * hold may exceed the longest parts by 1 ns.
 	 */
 	oncpu_total = lm_ticks_to_ns(min(READ_ONCE(s->oncpu_total), hold_total));
 	row->oncpu_total = oncpu_total;
 	row->blocked_total = lm_type_sleeps(row->key.type) ?
 			     row->hold.total - oncpu_total : 0;
-	row->oncpu_max = lm_ticks_to_ns_up(READ_ONCE(s->oncpu_max));
-	row->blocked_max = lm_ticks_to_ns_up(READ_ONCE(s->blocked_max));
+	row->oncpu_max = lm_ticks_to_ns(READ_ONCE(s->oncpu_max));
+	row->blocked_max = lm_ticks_to_ns(READ_ONCE(s->blocked_max));
 	row->inst = READ_ONCE(s->inst);
 }
 EXPORT_SYMBOL_IF_KUNIT(lm_slot_read);
