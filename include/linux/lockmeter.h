@@ -50,14 +50,18 @@ static __always_inline bool lockmeter_active(void)
  */
 #define lockmeter_sched_out(p)						\
 	do {								\
-		if (lockmeter_active() && (p)->lockmeter.depth)		\
-			lm_sched_out(&(p)->lockmeter);			\
+		struct lm_task *__lt = &(p)->lockmeter;			\
+									\
+		if (lockmeter_active() && __lt->depth)			\
+			lm_sched_out(__lt);				\
 	} while (0)
 
 #define lockmeter_sched_in(p)						\
 	do {								\
-		if (lockmeter_active() && (p)->lockmeter.t_out)		\
-			lm_sched_in(&(p)->lockmeter);			\
+		struct lm_task *__lt = &(p)->lockmeter;			\
+									\
+		if (lockmeter_active() && __lt->t_out)			\
+			lm_sched_in(__lt);				\
 	} while (0)
 
 #else /* !CONFIG_LOCKMETER */

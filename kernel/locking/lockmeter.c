@@ -69,14 +69,17 @@ bool lm_on;
  * already on and released through one still off would leave its record
  * behind, and a later metered release of that lock would charge a hold
  * as long as the time since.  So nothing is recorded or charged unless
- * lm_live, which is set only once every site is on and cleared before any
- * is switched off: records are made and used only while all sites meter.
- * Records left by releases that raced the clearing are dropped before
- * the next "on": per-CPU stacks by clearing them, task records by the
- * epoch, bumped by every "on", since a record of an earlier epoch never
+ * live: lm_live_cpu, the hot paths' pointer to each CPU's state, is set
+ * only once every site is on and cleared before any is switched off, so
+ * records are made and used only while all sites meter.  (A spinning
+ * lock is released on the CPU that took it, so that CPU's pointer alone
+ * decides; a sleeping lock taken on a CPU that went live a moment before
+ * the one it is released on leaves a record that only ages out.)
+ * Records left by releases that raced going dead are dropped before the
+ * next "on": per-CPU stacks by clearing them, task records by the epoch,
+ * bumped by every "on", since a record of an earlier epoch never
  * matches.
  */
-bool lm_live;
 u32 lm_epoch;
 u64 lm_t_on;		/* local_clock() when last switched on */
 u64 lm_metered;		/* ns metered before lm_t_on since reset */
@@ -142,6 +145,7 @@ static void lm_reset_one(struct lm_cpu *c, void *unused)
 	memset(c->slot, 0, array_size(c->table.nr, sizeof(*c->slot)));
 	c->table.used = 0;
 	lm_clear_cache(c);
+	c->fills = 0;
 	for (t = 0; t < LM_NR_TYPES; t++) {
 		memset(&c->overflow[t], 0, sizeof(c->overflow[t]));
 		lm_slot_init(&c->overflow[t], LM_OVERFLOW);
@@ -190,6 +194,15 @@ err_free_cpus:
 
 static void lm_gone_free(void);
 
+/* Point the hot paths at each CPU's state, or at nothing. */
+static void lm_go_live(bool live)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		WRITE_ONCE(per_cpu(lm_live_cpu, cpu), live ? per_cpu(lm_cpus, cpu) : NULL);
+}
+
 static int __lockmeter_on(void)
 {
 	int ret;
@@ -202,7 +215,7 @@ static int __lockmeter_on(void)
 	/*
 	 * Not live: nothing records.  Drop what releases that raced the last
 	 * "off" left behind, on every CPU (one that was offline then may be
-	 * back), switch every site on, then go live (see lm_live).  Holds
+	 * back), switch every site on, then go live (see lm_live_cpu).  Holds
 	 * that began before are not metered; their releases count as
 	 * unmatched.
 	 */
@@ -210,7 +223,7 @@ static int __lockmeter_on(void)
 	WRITE_ONCE(lm_epoch, lm_epoch + 1);
 	static_branch_enable(&lockmeter_key);
 	lm_t_on = local_clock();
-	WRITE_ONCE(lm_live, true);
+	lm_go_live(true);
 	lm_on = true;
 	return 0;
 }
@@ -219,7 +232,7 @@ static void __lockmeter_off(void)
 {
 	if (!lm_on)
 		return;
-	WRITE_ONCE(lm_live, false);
+	lm_go_live(false);
 	lm_metered += local_clock() - lm_t_on;
 	static_branch_disable(&lockmeter_key);
 	lm_on = false;

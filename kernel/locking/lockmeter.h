@@ -298,7 +298,7 @@ struct lm_held {
 };
 
 /* The per-CPU cache from a (lock, site) to its slot: direct mapped. */
-#define LM_CACHE_BITS	7
+#define LM_CACHE_BITS	10
 
 struct lm_cached {
 	unsigned long lock;
@@ -316,6 +316,7 @@ struct lm_cpu {
 	unsigned int depth;	/* entries of @held in use */
 	struct lm_held held[CONFIG_LOCKMETER_STACK_DEPTH];
 	struct lm_cached cache[1U << LM_CACHE_BITS];
+	u64 fills;		/* cache misses: classified and looked up */
 	struct lm_loss loss;
 	struct lm_table table;
 	struct lm_slot overflow[LM_NR_TYPES];	/* events that found no slot */
@@ -333,6 +334,7 @@ struct lm_snapshot {
 	size_t nr;
 	struct lm_loss loss;
 	u64 table_full;		/* events counted in overflow rows */
+	u64 cache_fills;	/* (lock, site) cache misses */
 	unsigned int slots_used;	/* fullest CPU's table */
 	unsigned int slots_per_cpu;
 	u64 truncated;		/* rows that did not fit the copy */
@@ -355,14 +357,20 @@ enum lm_ctl {
 	LM_CTL_RESET,
 };
 
-/* Control state (lockmeter.c), read by the hot paths. */
-extern bool lm_live;
+/*
+ * The hot paths' view of this CPU's state: lm_cpus while metering is
+ * live, NULL otherwise (lockmeter.c, lm_go_live()).  One per-CPU load
+ * tells both whether to meter and where.
+ */
+DECLARE_PER_CPU(struct lm_cpu *, lm_live_cpu);
 extern u32 lm_epoch;
 
-/* Meter this lock operation: not in NMI, and only while every site meters */
-static __always_inline bool lm_gate(void)
+/* This CPU's state if this lock operation is metered: not in NMI, live. */
+static __always_inline struct lm_cpu *lm_gate(void)
 {
-	return !in_nmi() && READ_ONCE(lm_live);
+	if (unlikely(in_nmi()))
+		return NULL;
+	return this_cpu_read(lm_live_cpu);
 }
 
 /* ---- the clock of the holds ---- */
@@ -370,25 +378,44 @@ static __always_inline bool lm_gate(void)
 /*
  * Holds and waits are timed in lm_ticks(): the raw TSC where it ticks at
  * a constant rate and is synchronised across CPUs (the kernel's own
- * premise for using it as sched_clock), else local_clock().  Readers
- * convert with lm_ticks_to_ns().  The choice is made once, when metering
- * is first switched on, and holds until reboot.
+ * premise for using it as sched_clock), else local_clock(), the choice
+ * lm_local_clock_key.  Readers convert with lm_ticks_to_ns().  The choice
+ * is made once, when metering is first switched on, and holds until
+ * reboot.
  */
-DECLARE_STATIC_KEY_FALSE(lm_tsc_key);
+DECLARE_STATIC_KEY_FALSE(lm_local_clock_key);
+
+static __always_inline bool lm_clock_is_tsc(void)
+{
+#ifdef CONFIG_X86_TSC
+	return !static_branch_unlikely(&lm_local_clock_key);
+#else
+	return false;
+#endif
+}
+
+/*
+ * The slow paths the hot paths call keep every register (as the stack
+ * leak tracker does): the fast paths around them then need no registers
+ * saved, and no stack frame, on their own way through.
+ */
+#define __lm_slow	noinline __no_caller_saved_registers
+
+u64 lm_local_ticks(void);
 
 static __always_inline u64 lm_ticks(void)
 {
 #ifdef CONFIG_X86_TSC
-	if (static_branch_likely(&lm_tsc_key))
+	if (lm_clock_is_tsc())
 		return rdtsc();
 #endif
-	return local_clock_noinstr();
+	return lm_local_ticks();
 }
 
 static inline u64 lm_ticks_to_ns(u64 t)
 {
 #ifdef CONFIG_X86_TSC
-	if (static_branch_likely(&lm_tsc_key))
+	if (lm_clock_is_tsc())
 		return mul_u64_u32_div(t, USEC_PER_SEC, tsc_khz);
 #endif
 	return t;
@@ -414,8 +441,8 @@ static __always_inline u64 lm_offcpu(void)
 
 void lm_reject(void *lock, unsigned long site, u32 type);
 void lm_sleep_abort(void *lock, unsigned long site, u32 type);
-struct lm_slot *lm_cache_fill(struct lm_cpu *c, struct lm_cached *e,
-			      unsigned long lock, unsigned long site, u32 type);
+__lm_slow struct lm_slot *lm_cache_fill(struct lm_cpu *c, struct lm_cached *e,
+					unsigned long lock, unsigned long site, u32 type);
 
 /*
  * The slot for (@lock, @site, @type) on this CPU, interrupts off: from the
@@ -470,10 +497,10 @@ struct lm_task_held {
 };
 
 extern bool lm_pool_low;
-bool lm_task_room(struct lm_task *lt, u32 epoch);
-void lm_sleep_release_deep(struct lm_task *lt, unsigned long lock, u32 type,
-			   u64 t_rel, u64 offcpu_rel);
-void lm_task_give_back(struct lm_task *lt);
+__lm_slow bool lm_task_room(struct lm_task *lt, u32 epoch);
+__lm_slow void lm_sleep_release_deep(struct lm_task *lt, unsigned long lock, u32 type,
+				     u64 t_rel, u64 offcpu_rel);
+__lm_slow void lm_task_give_back(struct lm_task *lt);
 
 /*
  * Charge the hold of record @h, released at @t_rel with the task's time
@@ -507,10 +534,13 @@ static __always_inline void lm_sleep_charge(const struct lm_task_held *h, u32 ty
  */
 static __always_inline bool lm_sleep_gate(void)
 {
+	struct lm_cpu *c;
+
 	if (likely(in_task()))
-		return READ_ONCE(lm_live);
-	if (!in_nmi() && READ_ONCE(lm_live))
-		this_cpu_read(lm_cpus)->loss.irqctx++;
+		return this_cpu_read(lm_live_cpu);
+	c = lm_gate();
+	if (c)
+		c->loss.irqctx++;
 	return false;
 }
 

@@ -86,6 +86,7 @@ void __sched lm_mutex_unlock(struct mutex *lock, unsigned long ip)
 		__mutex_unlock_slowpath(lock, ip);
 	lm_sleep_release(lock, LM_mutex, t_rel, offcpu_rel);
 }
+
 NOKPROBE_SYMBOL(lm_mutex_unlock);
 
 int lm_atomic_dec_and_mutex_lock(atomic_t *cnt, struct mutex *lock,

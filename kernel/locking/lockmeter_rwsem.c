@@ -94,6 +94,7 @@ void lm_up_read(struct rw_semaphore *sem, unsigned long ip)
 	__up_read(sem);
 	lm_sleep_release(sem, LM_rwsem_read, t_rel, offcpu_rel);
 }
+
 NOKPROBE_SYMBOL(lm_up_read);
 
 void lm_up_write(struct rw_semaphore *sem, unsigned long ip)
@@ -104,6 +105,7 @@ void lm_up_write(struct rw_semaphore *sem, unsigned long ip)
 	__up_write(sem);
 	lm_sleep_release(sem, LM_rwsem_write, t_rel, offcpu_rel);
 }
+
 NOKPROBE_SYMBOL(lm_up_write);
 
 void lm_downgrade_write(struct rw_semaphore *sem, unsigned long ip)
@@ -115,4 +117,5 @@ void lm_downgrade_write(struct rw_semaphore *sem, unsigned long ip)
 	lm_sleep_release(sem, LM_rwsem_write, t_rel, offcpu_rel);
 	lm_sleep_acquired(sem, ip, LM_rwsem_read, 0);
 }
+
 NOKPROBE_SYMBOL(lm_downgrade_write);

@@ -96,6 +96,7 @@ static union lm_task_block *lm_pool_get(void)
 	raw_local_irq_restore(flags);
 	return b;
 }
+
 NOKPROBE_SYMBOL(lm_pool_get);
 
 static void lm_pool_put(union lm_task_block *b)
@@ -111,6 +112,7 @@ static void lm_pool_put(union lm_task_block *b)
 	arch_spin_unlock(&lm_pool_lock);
 	raw_local_irq_restore(flags);
 }
+
 NOKPROBE_SYMBOL(lm_pool_put);
 
 /* The task is being freed (free_task()): nothing can use its block now. */
@@ -130,6 +132,7 @@ void lm_sched_out(struct lm_task *lt)
 {
 	lt->t_out = lm_ticks();
 }
+
 NOKPROBE_SYMBOL(lm_sched_out);
 
 /* ... and switches it back in, perhaps on another CPU. */
@@ -138,6 +141,7 @@ void lm_sched_in(struct lm_task *lt)
 	lt->offcpu += lm_delta(lt->t_out, lm_ticks());
 	lt->t_out = 0;
 }
+
 NOKPROBE_SYMBOL(lm_sched_in);
 
 /* Drop the current task's records of earlier metering periods. */
@@ -164,7 +168,7 @@ static void lm_task_remove(struct lm_task *lt, unsigned int i)
  * none, else the records of earlier periods out, else its oldest.  False
  * when the pool is empty.  Preemption is off.
  */
-noinline bool lm_task_room(struct lm_task *lt, u32 epoch)
+__lm_slow bool lm_task_room(struct lm_task *lt, u32 epoch)
 {
 	if (!lt->held) {
 		lt->held = (struct lm_task_held *)lm_pool_get();
@@ -183,6 +187,7 @@ noinline bool lm_task_room(struct lm_task *lt, u32 epoch)
 	}
 	return true;
 }
+
 NOKPROBE_SYMBOL(lm_task_room);
 
 /*
@@ -191,8 +196,8 @@ NOKPROBE_SYMBOL(lm_task_room);
  * (never seen acquired, or released by a task that is not the owner).
  * Preemption is off.
  */
-noinline void lm_sleep_release_deep(struct lm_task *lt, unsigned long lock, u32 type,
-				    u64 t_rel, u64 offcpu_rel)
+__lm_slow void lm_sleep_release_deep(struct lm_task *lt, unsigned long lock, u32 type,
+				     u64 t_rel, u64 offcpu_rel)
 {
 	u32 epoch = READ_ONCE(lm_epoch);
 	struct lm_task_held h;
@@ -215,14 +220,16 @@ noinline void lm_sleep_release_deep(struct lm_task *lt, unsigned long lock, u32 
 	lm_sleep_charge(&h, type, t_rel, offcpu_rel);
 	lm_task_done(lt);
 }
+
 NOKPROBE_SYMBOL(lm_sleep_release_deep);
 
 /* The task holds nothing and the pool runs low: give its block back. */
-noinline void lm_task_give_back(struct lm_task *lt)
+__lm_slow void lm_task_give_back(struct lm_task *lt)
 {
 	lm_pool_put((union lm_task_block *)lt->held);
 	lt->held = NULL;
 }
+
 NOKPROBE_SYMBOL(lm_task_give_back);
 
 /* Sleeping locks the current task holds, as lockmeter sees them. */

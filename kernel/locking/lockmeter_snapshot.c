@@ -262,6 +262,7 @@ int lm_snapshot(struct lm_snapshot *snap, int cpu, bool rows)
 		snap->loss.evicted += READ_ONCE(pc->loss.evicted);
 		snap->loss.irqctx += READ_ONCE(pc->loss.irqctx);
 		snap->loss.notask += READ_ONCE(pc->loss.notask);
+		snap->cache_fills += READ_ONCE(pc->fills);
 		/* every event of an overflow row found no slot */
 		for (t = LM_NONE + 1; t < LM_NR_TYPES; t++)
 			snap->table_full += READ_ONCE(pc->overflow[t].nr) +

@@ -56,7 +56,8 @@
 #include "lockmeter.h"
 
 DEFINE_PER_CPU_READ_MOSTLY(struct lm_cpu *, lm_cpus);
-DEFINE_STATIC_KEY_FALSE(lm_tsc_key);
+DEFINE_PER_CPU(struct lm_cpu *, lm_live_cpu);
+DEFINE_STATIC_KEY_FALSE(lm_local_clock_key);
 
 /* ---- where a lock lives (cache misses only) ---- */
 
@@ -152,12 +153,13 @@ int __init lm_classify_init(void)
  * overflow row of its type, and is cached as such: a full table costs
  * the events that overflow no more than the others.
  */
-noinline struct lm_slot *lm_cache_fill(struct lm_cpu *c, struct lm_cached *e,
-				       unsigned long lock, unsigned long site, u32 type)
+__lm_slow struct lm_slot *lm_cache_fill(struct lm_cpu *c, struct lm_cached *e,
+					unsigned long lock, unsigned long site, u32 type)
 {
 	struct lm_key k = { .site = site, .type = type };
 	struct lm_slot *s;
 
+	c->fills++;
 	lm_classify(lock, &k);
 	s = lm_table_get(&c->table, &k);
 	if (unlikely(!s))
@@ -172,32 +174,37 @@ noinline struct lm_slot *lm_cache_fill(struct lm_cpu *c, struct lm_cached *e,
 	e->lock = lock;
 	return s;
 }
+
 NOKPROBE_SYMBOL(lm_cache_fill);
 
 /* ---- the clock ---- */
 
 /*
  * Choose the clock of the holds, once, when metering is first switched
- * on (lm_tsc_key, see lm_ticks()).  The raw TSC needs a constant rate
- * (or the administrator's word for it, tsc=reliable), a known frequency,
- * and not to have been found unstable.
+ * on (lm_local_clock_key, see lm_ticks()).  The raw TSC needs a constant
+ * rate (or the administrator's word for it, tsc=reliable), a known
+ * frequency, and not to have been found unstable.
  */
 void lm_clock_init(void)
 {
 #ifdef CONFIG_X86_TSC
 	if (boot_cpu_has(X86_FEATURE_TSC) && tsc_khz && !check_tsc_unstable() &&
 	    (boot_cpu_has(X86_FEATURE_CONSTANT_TSC) || tsc_clocksource_reliable))
-		static_branch_enable(&lm_tsc_key);
+		return;
+	static_branch_enable(&lm_local_clock_key);
 #endif
 }
 
+/* local_clock() for lm_ticks(), keeping the caller's registers. */
+__lm_slow u64 lm_local_ticks(void)
+{
+	return local_clock_noinstr();
+}
+NOKPROBE_SYMBOL(lm_local_ticks);
+
 const char *lm_clock_name(void)
 {
-#ifdef CONFIG_X86_TSC
-	if (static_branch_likely(&lm_tsc_key))
-		return "tsc";
-#endif
-	return "local_clock";
+	return lm_clock_is_tsc() ? "tsc" : "local_clock";
 }
 
 /* ---- the held stack and the charge ---- */
@@ -214,11 +221,11 @@ static __always_inline void lm_acquire(void *lock, unsigned long site, u64 t_wai
 	struct lm_cpu *c;
 	unsigned int d;
 
-	if (!lm_gate())
-		return;
 	if (!irqs_off)
 		raw_local_irq_save(flags);
-	c = this_cpu_read(lm_cpus);
+	c = lm_gate();
+	if (unlikely(!c))
+		goto out;
 	d = c->depth;
 	if (likely(d < CONFIG_LOCKMETER_STACK_DEPTH)) {
 		h = &c->held[d];
@@ -230,6 +237,7 @@ static __always_inline void lm_acquire(void *lock, unsigned long site, u64 t_wai
 	} else {
 		c->loss.dropped++;
 	}
+out:
 	if (!irqs_off)
 		raw_local_irq_restore(flags);
 }
@@ -247,8 +255,8 @@ static __always_inline void lm_account(struct lm_cpu *c, unsigned long lock,
  * (release order need not be LIFO) and charge it, or count it
  * unmatched.  Interrupts are off.
  */
-static noinline void lm_release_deep(struct lm_cpu *c, unsigned long lock, u32 type,
-				     u64 now)
+static __lm_slow void lm_release_deep(struct lm_cpu *c, unsigned long lock, u32 type,
+				      u64 now)
 {
 	unsigned long site;
 	u64 t_acq, t_wait;
@@ -268,6 +276,7 @@ static noinline void lm_release_deep(struct lm_cpu *c, unsigned long lock, u32 t
 	}
 	c->loss.unmatched++;
 }
+
 NOKPROBE_SYMBOL(lm_release_deep);
 
 /*
@@ -283,11 +292,11 @@ static __always_inline void lm_release(void *lock, u32 type, u64 now, bool irqs_
 	struct lm_cpu *c;
 	unsigned int d;
 
-	if (!lm_gate())
-		return;
 	if (!irqs_off)
 		raw_local_irq_save(flags);
-	c = this_cpu_read(lm_cpus);
+	c = lm_gate();
+	if (unlikely(!c))
+		goto out;
 	d = c->depth;
 	h = &c->held[d ? d - 1 : 0];
 	if (likely(d && h->lock == (unsigned long)lock)) {
@@ -296,6 +305,7 @@ static __always_inline void lm_release(void *lock, u32 type, u64 now, bool irqs_
 	} else {
 		lm_release_deep(c, (unsigned long)lock, type, now);
 	}
+out:
 	if (!irqs_off)
 		raw_local_irq_restore(flags);
 }
@@ -308,15 +318,17 @@ static __always_inline void lm_miss(void *lock, unsigned long site, u32 type, bo
 {
 	unsigned long flags;
 	struct lm_slot *s;
+	struct lm_cpu *c;
 
-	if (!lm_gate())
-		return;
 	raw_local_irq_save(flags);
-	s = lm_slot_of(this_cpu_read(lm_cpus), (unsigned long)lock, site, type);
-	if (!abort)
-		s->reject++;
-	else if (s->abort != U32_MAX)
-		s->abort++;
+	c = lm_gate();
+	if (c) {
+		s = lm_slot_of(c, (unsigned long)lock, site, type);
+		if (!abort)
+			s->reject++;
+		else if (s->abort != U32_MAX)
+			s->abort++;
+	}
 	raw_local_irq_restore(flags);
 }
 
@@ -325,6 +337,7 @@ void lm_reject(void *lock, unsigned long site, u32 type)
 {
 	lm_miss(lock, site, type, false);
 }
+
 NOKPROBE_SYMBOL(lm_reject);
 
 /* A wait for the sleeping @lock at @site ended without it (signal, kill). */
@@ -332,6 +345,7 @@ void lm_sleep_abort(void *lock, unsigned long site, u32 type)
 {
 	lm_miss(lock, site, type, true);
 }
+
 NOKPROBE_SYMBOL(lm_sleep_abort);
 
 /* ---- the metered variants ---- */
@@ -360,16 +374,26 @@ static __always_inline bool lm_irqs_off(void)
  * bookkeeping need not disable them again.
  */
 #define LM_BUILD_OPS(op, locktype)					\
+/* The first attempt failed: time the wait for the lock. */		\
+static __lm_slow u64 lm_##op##_wait(typeof(locktype##_t) *lock,	\
+				    unsigned long ip)			\
+{									\
+	u64 t_wait;							\
+									\
+	lock_contended(&lock->dep_map, ip);				\
+	t_wait = lm_ticks();						\
+	do_raw_##op##_lock(lock);					\
+	return t_wait;							\
+}									\
+NOKPROBE_SYMBOL(lm_##op##_wait);					\
+									\
 static __always_inline void lm_##op##_take(typeof(locktype##_t) *lock,	\
 					   unsigned long ip, bool irqs_off) \
 {									\
 	u64 t_wait = 0;							\
 									\
-	if (!do_raw_##op##_trylock(lock)) {				\
-		lock_contended(&lock->dep_map, ip);			\
-		t_wait = lm_ticks();					\
-		do_raw_##op##_lock(lock);				\
-	}								\
+	if (unlikely(!do_raw_##op##_trylock(lock)))			\
+		t_wait = lm_##op##_wait(lock, ip);			\
 	lock_acquired(&lock->dep_map, ip);				\
 	lm_acquire(lock, ip, t_wait, irqs_off);				\
 }									\
@@ -433,46 +457,70 @@ int lm_##op##_trylock(typeof(locktype##_t) *lock, unsigned long ip)	\
 	lm_reject(lock, ip, LM_##op);					\
 	return 0;							\
 }									\
-NOKPROBE_SYMBOL(lm_##op##_trylock);					\
-									\
-void lm_##op##_unlock(typeof(locktype##_t) *lock, unsigned long ip)	\
+NOKPROBE_SYMBOL(lm_##op##_trylock)
+
+/*
+ * The unlocks: what the inline unlock of @name calls when metering is on,
+ * exported as the unlocks are inlined into modules too.  @irqs_off is
+ * whether interrupts are off at the release (see lm_irqs_off()), @after
+ * what the unmetered unlock does after the release.
+ */
+#define LM_BUILD_UNLOCK(name, op, locktype, irqs_off, after)		\
+void lm_##name(typeof(locktype##_t) *lock, unsigned long ip)		\
 {									\
-	lm_##op##_drop(lock, ip, false);				\
-	preempt_enable();						\
+	lm_##op##_drop(lock, ip, irqs_off);				\
+	after;								\
 }									\
-NOKPROBE_SYMBOL(lm_##op##_unlock);					\
-EXPORT_SYMBOL(lm_##op##_unlock);						\
-									\
-void lm_##op##_unlock_irq(typeof(locktype##_t) *lock, unsigned long ip)	\
-{									\
-	lm_##op##_drop(lock, ip, lm_irqs_off());			\
-	local_irq_enable();						\
-	preempt_enable();						\
-}									\
-NOKPROBE_SYMBOL(lm_##op##_unlock_irq);					\
-EXPORT_SYMBOL(lm_##op##_unlock_irq);					\
-									\
-void lm_##op##_unlock_irqrestore(typeof(locktype##_t) *lock, unsigned long flags, \
-				 unsigned long ip)			\
+NOKPROBE_SYMBOL(lm_##name)
+
+#define LM_BUILD_UNLOCK_IRQRESTORE(name, op, locktype)			\
+void lm_##name(typeof(locktype##_t) *lock, unsigned long flags,	\
+	       unsigned long ip)					\
 {									\
 	lm_##op##_drop(lock, ip, lm_irqs_off());			\
 	local_irq_restore(flags);					\
 	preempt_enable();						\
 }									\
-NOKPROBE_SYMBOL(lm_##op##_unlock_irqrestore);				\
-EXPORT_SYMBOL(lm_##op##_unlock_irqrestore);				\
-									\
-void lm_##op##_unlock_bh(typeof(locktype##_t) *lock, unsigned long ip)	\
-{									\
-	lm_##op##_drop(lock, ip, false);				\
-	__local_bh_enable_ip(ip, SOFTIRQ_LOCK_OFFSET);			\
-}									\
-NOKPROBE_SYMBOL(lm_##op##_unlock_bh);					\
-EXPORT_SYMBOL(lm_##op##_unlock_bh)
+NOKPROBE_SYMBOL(lm_##name)
 
 LM_BUILD_OPS(spin, raw_spinlock);
+
+LM_BUILD_UNLOCK(spin_unlock, spin, raw_spinlock, false, preempt_enable());
+EXPORT_SYMBOL(lm_spin_unlock);
+LM_BUILD_UNLOCK(spin_unlock_irq, spin, raw_spinlock, lm_irqs_off(),
+		local_irq_enable(); preempt_enable());
+EXPORT_SYMBOL(lm_spin_unlock_irq);
+LM_BUILD_UNLOCK_IRQRESTORE(spin_unlock_irqrestore, spin, raw_spinlock);
+EXPORT_SYMBOL(lm_spin_unlock_irqrestore);
+LM_BUILD_UNLOCK(spin_unlock_bh, spin, raw_spinlock, false,
+		__local_bh_enable_ip(ip, SOFTIRQ_LOCK_OFFSET));
+EXPORT_SYMBOL(lm_spin_unlock_bh);
+
 LM_BUILD_OPS(read, rwlock);
+
+LM_BUILD_UNLOCK(read_unlock, read, rwlock, false, preempt_enable());
+EXPORT_SYMBOL(lm_read_unlock);
+LM_BUILD_UNLOCK(read_unlock_irq, read, rwlock, lm_irqs_off(),
+		local_irq_enable(); preempt_enable());
+EXPORT_SYMBOL(lm_read_unlock_irq);
+LM_BUILD_UNLOCK_IRQRESTORE(read_unlock_irqrestore, read, rwlock);
+EXPORT_SYMBOL(lm_read_unlock_irqrestore);
+LM_BUILD_UNLOCK(read_unlock_bh, read, rwlock, false,
+		__local_bh_enable_ip(ip, SOFTIRQ_LOCK_OFFSET));
+EXPORT_SYMBOL(lm_read_unlock_bh);
+
 LM_BUILD_OPS(write, rwlock);
+
+LM_BUILD_UNLOCK(write_unlock, write, rwlock, false, preempt_enable());
+EXPORT_SYMBOL(lm_write_unlock);
+LM_BUILD_UNLOCK(write_unlock_irq, write, rwlock, lm_irqs_off(),
+		local_irq_enable(); preempt_enable());
+EXPORT_SYMBOL(lm_write_unlock_irq);
+LM_BUILD_UNLOCK_IRQRESTORE(write_unlock_irqrestore, write, rwlock);
+EXPORT_SYMBOL(lm_write_unlock_irqrestore);
+LM_BUILD_UNLOCK(write_unlock_bh, write, rwlock, false,
+		__local_bh_enable_ip(ip, SOFTIRQ_LOCK_OFFSET));
+EXPORT_SYMBOL(lm_write_unlock_bh);
 
 int lm_spin_trylock_bh(raw_spinlock_t *lock, unsigned long ip)
 {
