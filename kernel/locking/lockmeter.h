@@ -394,22 +394,13 @@ static __always_inline bool lm_clock_is_tsc(void)
 #endif
 }
 
-/*
- * The slow paths the hot paths call keep every register (as the stack
- * leak tracker does): the fast paths around them then need no registers
- * saved, and no stack frame, on their own way through.
- */
-#define __lm_slow	noinline __no_caller_saved_registers
-
-u64 lm_local_ticks(void);
-
 static __always_inline u64 lm_ticks(void)
 {
 #ifdef CONFIG_X86_TSC
 	if (lm_clock_is_tsc())
 		return rdtsc();
 #endif
-	return lm_local_ticks();
+	return local_clock_noinstr();
 }
 
 static inline u64 lm_ticks_to_ns(u64 t)
@@ -441,20 +432,32 @@ static __always_inline u64 lm_offcpu(void)
 
 void lm_reject(void *lock, unsigned long site, u32 type);
 void lm_sleep_abort(void *lock, unsigned long site, u32 type);
-__lm_slow struct lm_slot *lm_cache_fill(struct lm_cpu *c, struct lm_cached *e,
-					unsigned long lock, unsigned long site, u32 type);
+struct lm_slot *lm_cache_fill(struct lm_cpu *c, struct lm_cached *e,
+			      unsigned long lock, unsigned long site, u32 type);
 
 /*
  * The slot for (@lock, @site, @type) on this CPU, interrupts off: from the
  * cache, else classified, looked up and cached (the overflow row when the
  * table has no room).
  */
+static __always_inline struct lm_cached *lm_cache_entry(struct lm_cpu *c, unsigned long lock,
+							unsigned long site)
+{
+	return &c->cache[hash_64(lock ^ site, LM_CACHE_BITS)];
+}
+
+static __always_inline bool lm_cache_hit(const struct lm_cached *e, unsigned long lock,
+					 unsigned long site, u32 type)
+{
+	return e->lock == lock && e->site == site && e->slot->type == type;
+}
+
 static __always_inline struct lm_slot *lm_slot_of(struct lm_cpu *c, unsigned long lock,
 						  unsigned long site, u32 type)
 {
-	struct lm_cached *e = &c->cache[hash_64(lock ^ site, LM_CACHE_BITS)];
+	struct lm_cached *e = lm_cache_entry(c, lock, site);
 
-	if (likely(e->lock == lock && e->site == site && e->slot->type == type))
+	if (likely(lm_cache_hit(e, lock, site, type)))
 		return e->slot;
 	return lm_cache_fill(c, e, lock, site, type);
 }
@@ -497,10 +500,29 @@ struct lm_task_held {
 };
 
 extern bool lm_pool_low;
-__lm_slow bool lm_task_room(struct lm_task *lt, u32 epoch);
-__lm_slow void lm_sleep_release_deep(struct lm_task *lt, unsigned long lock, u32 type,
-				     u64 t_rel, u64 offcpu_rel);
-__lm_slow void lm_task_give_back(struct lm_task *lt);
+bool lm_task_room(struct lm_task *lt, u32 epoch);
+void lm_sleep_release_deep(struct lm_task *lt, unsigned long lock, u32 type,
+			   u64 t_rel, u64 offcpu_rel);
+void lm_task_give_back(struct lm_task *lt);
+
+/* Charge the hold of record @h, released at @t_rel, to slot @s. */
+static __always_inline void __lm_sleep_charge(struct lm_slot *s, const struct lm_task_held *h,
+					      u64 t_rel, u64 offcpu_rel)
+{
+	u64 hold = lm_delta(h->t_acq, t_rel);
+	u64 offcpu = min(lm_delta(h->offcpu_acq, offcpu_rel), hold);
+	u64 oncpu = hold - offcpu;
+
+	lm_charge(s, hold, h->t_wait, h->t_acq);
+	s->oncpu_total += oncpu;
+	if (oncpu > s->oncpu_max)
+		s->oncpu_max = oncpu;
+	if (offcpu > s->blocked_max)
+		s->blocked_max = offcpu;
+}
+
+void lm_sleep_charge_miss(struct lm_cpu *c, struct lm_cached *e, const struct lm_task_held *h,
+			  u32 type, u64 t_rel, u64 offcpu_rel);
 
 /*
  * Charge the hold of record @h, released at @t_rel with the task's time
@@ -511,20 +533,17 @@ __lm_slow void lm_task_give_back(struct lm_task *lt);
 static __always_inline void lm_sleep_charge(const struct lm_task_held *h, u32 type,
 					    u64 t_rel, u64 offcpu_rel)
 {
-	u64 hold = lm_delta(h->t_acq, t_rel);
-	u64 offcpu = min(lm_delta(h->offcpu_acq, offcpu_rel), hold);
-	u64 oncpu = hold - offcpu;
 	unsigned long flags;
-	struct lm_slot *s;
+	struct lm_cached *e;
+	struct lm_cpu *c;
 
 	raw_local_irq_save(flags);
-	s = lm_slot_of(this_cpu_read(lm_cpus), h->lock, h->site, type);
-	lm_charge(s, hold, h->t_wait, h->t_acq);
-	s->oncpu_total += oncpu;
-	if (oncpu > s->oncpu_max)
-		s->oncpu_max = oncpu;
-	if (offcpu > s->blocked_max)
-		s->blocked_max = offcpu;
+	c = this_cpu_read(lm_cpus);
+	e = lm_cache_entry(c, h->lock, h->site);
+	if (likely(lm_cache_hit(e, h->lock, h->site, type)))
+		__lm_sleep_charge(e->slot, h, t_rel, offcpu_rel);
+	else
+		lm_sleep_charge_miss(c, e, h, type, t_rel, offcpu_rel);
 	raw_local_irq_restore(flags);
 }
 

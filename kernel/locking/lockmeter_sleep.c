@@ -168,7 +168,7 @@ static void lm_task_remove(struct lm_task *lt, unsigned int i)
  * none, else the records of earlier periods out, else its oldest.  False
  * when the pool is empty.  Preemption is off.
  */
-__lm_slow bool lm_task_room(struct lm_task *lt, u32 epoch)
+noinline bool lm_task_room(struct lm_task *lt, u32 epoch)
 {
 	if (!lt->held) {
 		lt->held = (struct lm_task_held *)lm_pool_get();
@@ -190,13 +190,23 @@ __lm_slow bool lm_task_room(struct lm_task *lt, u32 epoch)
 
 NOKPROBE_SYMBOL(lm_task_room);
 
+/* lm_sleep_charge() when the cache missed; interrupts are off. */
+noinline void lm_sleep_charge_miss(struct lm_cpu *c, struct lm_cached *e,
+				   const struct lm_task_held *h, u32 type, u64 t_rel,
+				   u64 offcpu_rel)
+{
+	__lm_sleep_charge(lm_cache_fill(c, e, h->lock, h->site, type), h, t_rel, offcpu_rel);
+}
+
+NOKPROBE_SYMBOL(lm_sleep_charge_miss);
+
 /*
  * The released lock is not the current task's newest record of this
  * period: find it below, drop stale records, or count it unmatched
  * (never seen acquired, or released by a task that is not the owner).
  * Preemption is off.
  */
-__lm_slow void lm_sleep_release_deep(struct lm_task *lt, unsigned long lock, u32 type,
+noinline void lm_sleep_release_deep(struct lm_task *lt, unsigned long lock, u32 type,
 				     u64 t_rel, u64 offcpu_rel)
 {
 	u32 epoch = READ_ONCE(lm_epoch);
@@ -224,7 +234,7 @@ __lm_slow void lm_sleep_release_deep(struct lm_task *lt, unsigned long lock, u32
 NOKPROBE_SYMBOL(lm_sleep_release_deep);
 
 /* The task holds nothing and the pool runs low: give its block back. */
-__lm_slow void lm_task_give_back(struct lm_task *lt)
+noinline void lm_task_give_back(struct lm_task *lt)
 {
 	lm_pool_put((union lm_task_block *)lt->held);
 	lt->held = NULL;

@@ -153,8 +153,8 @@ int __init lm_classify_init(void)
  * overflow row of its type, and is cached as such: a full table costs
  * the events that overflow no more than the others.
  */
-__lm_slow struct lm_slot *lm_cache_fill(struct lm_cpu *c, struct lm_cached *e,
-					unsigned long lock, unsigned long site, u32 type)
+noinline struct lm_slot *lm_cache_fill(struct lm_cpu *c, struct lm_cached *e,
+				       unsigned long lock, unsigned long site, u32 type)
 {
 	struct lm_key k = { .site = site, .type = type };
 	struct lm_slot *s;
@@ -195,19 +195,34 @@ void lm_clock_init(void)
 #endif
 }
 
-/* local_clock() for lm_ticks(), keeping the caller's registers. */
-__lm_slow u64 lm_local_ticks(void)
-{
-	return local_clock_noinstr();
-}
-NOKPROBE_SYMBOL(lm_local_ticks);
-
 const char *lm_clock_name(void)
 {
 	return lm_clock_is_tsc() ? "tsc" : "local_clock";
 }
 
 /* ---- the held stack and the charge ---- */
+
+/*
+ * The fast paths below call nothing on their way through: every call is
+ * to a slow path taken last, so that the compiler needs no registers
+ * saved for the common case.
+ */
+
+/* Stamp *@t with lm_ticks(); the local_clock() case out of line. */
+static noinline void lm_stamp_local(u64 *t)
+{
+	*t = local_clock_noinstr();
+}
+
+NOKPROBE_SYMBOL(lm_stamp_local);
+
+static __always_inline void lm_stamp_into(u64 *t)
+{
+	if (likely(lm_clock_is_tsc()))
+		*t = lm_ticks();
+	else
+		lm_stamp_local(t);
+}
 
 /*
  * @lock was just acquired at @site, with a wait since @t_wait (0: none).
@@ -233,7 +248,7 @@ static __always_inline void lm_acquire(void *lock, unsigned long site, u64 t_wai
 		h->site = site;
 		h->t_wait = t_wait;
 		c->depth = d + 1;
-		h->t_acq = lm_ticks();
+		lm_stamp_into(&h->t_acq);
 	} else {
 		c->loss.dropped++;
 	}
@@ -242,36 +257,42 @@ out:
 		raw_local_irq_restore(flags);
 }
 
-/* Charge the hold of @lock, acquired at @t_acq, to its slot. */
-static __always_inline void lm_account(struct lm_cpu *c, unsigned long lock,
-				       unsigned long site, u32 type, u64 t_acq,
-				       u64 t_wait, u64 now)
+/* Charge the hold of @h, released at @now, to its slot. */
+static __always_inline void lm_account(struct lm_cpu *c, const struct lm_held *h, u32 type,
+				       u64 now)
 {
-	lm_charge(lm_slot_of(c, lock, site, type), lm_delta(t_acq, now), t_wait, t_acq);
+	lm_charge(lm_slot_of(c, h->lock, h->site, type), lm_delta(h->t_acq, now),
+		  h->t_wait, h->t_acq);
 }
+
+/* ... when the cache missed. */
+static noinline void lm_account_miss(struct lm_cpu *c, const struct lm_held *h, u32 type,
+				     u64 now)
+{
+	lm_account(c, h, type, now);
+}
+
+NOKPROBE_SYMBOL(lm_account_miss);
 
 /*
  * The released lock is not on top of the stack: take it from below
  * (release order need not be LIFO) and charge it, or count it
  * unmatched.  Interrupts are off.
  */
-static __lm_slow void lm_release_deep(struct lm_cpu *c, unsigned long lock, u32 type,
-				      u64 now)
+static noinline void lm_release_deep(struct lm_cpu *c, unsigned long lock, u32 type,
+				     u64 now)
 {
-	unsigned long site;
-	u64 t_acq, t_wait;
+	struct lm_held h;
 	int i;
 
 	for (i = (int)c->depth - 2; i >= 0; i--) {
 		if (c->held[i].lock != lock)
 			continue;
-		site = c->held[i].site;
-		t_acq = c->held[i].t_acq;
-		t_wait = c->held[i].t_wait;
+		h = c->held[i];
 		for (; i < (int)c->depth - 1; i++)
 			c->held[i] = c->held[i + 1];
 		c->depth--;
-		lm_account(c, lock, site, type, t_acq, t_wait, now);
+		lm_account(c, &h, type, now);
 		return;
 	}
 	c->loss.unmatched++;
@@ -288,6 +309,7 @@ NOKPROBE_SYMBOL(lm_release_deep);
 static __always_inline void lm_release(void *lock, u32 type, u64 now, bool irqs_off)
 {
 	unsigned long flags = 0;
+	struct lm_cached *e;
 	struct lm_held *h;
 	struct lm_cpu *c;
 	unsigned int d;
@@ -301,7 +323,11 @@ static __always_inline void lm_release(void *lock, u32 type, u64 now, bool irqs_
 	h = &c->held[d ? d - 1 : 0];
 	if (likely(d && h->lock == (unsigned long)lock)) {
 		c->depth = d - 1;
-		lm_account(c, h->lock, h->site, type, h->t_acq, h->t_wait, now);
+		e = lm_cache_entry(c, h->lock, h->site);
+		if (likely(lm_cache_hit(e, h->lock, h->site, type)))
+			lm_charge(e->slot, lm_delta(h->t_acq, now), h->t_wait, h->t_acq);
+		else
+			lm_account_miss(c, h, type, now);
 	} else {
 		lm_release_deep(c, (unsigned long)lock, type, now);
 	}
@@ -374,38 +400,55 @@ static __always_inline bool lm_irqs_off(void)
  * bookkeeping need not disable them again.
  */
 #define LM_BUILD_OPS(op, locktype)					\
-/* The first attempt failed: time the wait for the lock. */		\
-static __lm_slow u64 lm_##op##_wait(typeof(locktype##_t) *lock,	\
-				    unsigned long ip)			\
+/* The first attempt failed: time the wait for the lock, then as below. */ \
+static noinline void lm_##op##_wait(typeof(locktype##_t) *lock,	\
+				    unsigned long ip, bool irqs_off)	\
 {									\
 	u64 t_wait;							\
 									\
 	lock_contended(&lock->dep_map, ip);				\
 	t_wait = lm_ticks();						\
 	do_raw_##op##_lock(lock);					\
-	return t_wait;							\
+	lock_acquired(&lock->dep_map, ip);				\
+	lm_acquire(lock, ip, t_wait, irqs_off);				\
 }									\
 NOKPROBE_SYMBOL(lm_##op##_wait);					\
 									\
 static __always_inline void lm_##op##_take(typeof(locktype##_t) *lock,	\
 					   unsigned long ip, bool irqs_off) \
 {									\
-	u64 t_wait = 0;							\
-									\
-	if (unlikely(!do_raw_##op##_trylock(lock)))			\
-		t_wait = lm_##op##_wait(lock, ip);			\
+	if (unlikely(!do_raw_##op##_trylock(lock))) {			\
+		lm_##op##_wait(lock, ip, irqs_off);			\
+		return;							\
+	}								\
 	lock_acquired(&lock->dep_map, ip);				\
-	lm_acquire(lock, ip, t_wait, irqs_off);				\
+	lm_acquire(lock, ip, 0, irqs_off);				\
 }									\
+									\
+static __always_inline void __lm_##op##_drop(typeof(locktype##_t) *lock, \
+					     unsigned long ip, bool irqs_off, \
+					     u64 now)			\
+{									\
+	lm_dep_release_##op(lock, ip);					\
+	do_raw_##op##_unlock(lock);					\
+	lm_release(lock, LM_##op, now, irqs_off);			\
+}									\
+									\
+/* The release with local_clock() for a clock: out of line. */		\
+static noinline void lm_##op##_drop_local(typeof(locktype##_t) *lock,	\
+					  unsigned long ip, bool irqs_off) \
+{									\
+	__lm_##op##_drop(lock, ip, irqs_off, local_clock_noinstr());	\
+}									\
+NOKPROBE_SYMBOL(lm_##op##_drop_local);					\
 									\
 static __always_inline void lm_##op##_drop(typeof(locktype##_t) *lock,	\
 					   unsigned long ip, bool irqs_off) \
 {									\
-	u64 now = lm_ticks();						\
-									\
-	lm_dep_release_##op(lock, ip);					\
-	do_raw_##op##_unlock(lock);					\
-	lm_release(lock, LM_##op, now, irqs_off);			\
+	if (likely(lm_clock_is_tsc()))					\
+		__lm_##op##_drop(lock, ip, irqs_off, lm_ticks());	\
+	else								\
+		lm_##op##_drop_local(lock, ip, irqs_off);		\
 }									\
 									\
 void lm_##op##_lock(typeof(locktype##_t) *lock, unsigned long ip)	\
