@@ -298,11 +298,11 @@ struct lm_held {
 };
 
 /* The per-CPU cache from a (lock, site) to its slot: direct mapped. */
-#define LM_CACHE_BITS	10
+#define LM_CACHE_BITS	12
 
 struct lm_cached {
 	unsigned long lock;
-	unsigned long site;
+	unsigned long tag;	/* lm_cache_tag(site, type) */
 	struct lm_slot *slot;
 };
 
@@ -394,12 +394,20 @@ static __always_inline bool lm_clock_is_tsc(void)
 #endif
 }
 
-static __always_inline u64 lm_ticks(void)
+/* The TSC, where lm_clock_is_tsc() has been checked already. */
+static __always_inline u64 lm_tsc(void)
 {
 #ifdef CONFIG_X86_TSC
-	if (lm_clock_is_tsc())
-		return rdtsc();
+	return rdtsc();
+#else
+	return local_clock_noinstr();
 #endif
+}
+
+static __always_inline u64 lm_ticks(void)
+{
+	if (lm_clock_is_tsc())
+		return lm_tsc();
 	return local_clock_noinstr();
 }
 
@@ -446,10 +454,21 @@ static __always_inline struct lm_cached *lm_cache_entry(struct lm_cpu *c, unsign
 	return &c->cache[hash_64(lock ^ site, LM_CACHE_BITS)];
 }
 
+/*
+ * An entry holds its site XORed with the type: one compare checks both.
+ * Two types of one lock at sites that XOR alike would need return
+ * addresses 1 (read and write of an rwlock) or 3 (of an rw_semaphore)
+ * bytes apart, closer than two calls can be.
+ */
+static __always_inline unsigned long lm_cache_tag(unsigned long site, u32 type)
+{
+	return site ^ type;
+}
+
 static __always_inline bool lm_cache_hit(const struct lm_cached *e, unsigned long lock,
 					 unsigned long site, u32 type)
 {
-	return e->lock == lock && e->site == site && e->slot->type == type;
+	return e->lock == lock && e->tag == lm_cache_tag(site, type);
 }
 
 static __always_inline struct lm_slot *lm_slot_of(struct lm_cpu *c, unsigned long lock,

@@ -91,6 +91,11 @@ static unsigned long lm_pcpu_base(unsigned long a)
 {
 	unsigned int lo = 0, hi = lm_pcpu_nr;
 
+	/* most locks looked up are heap locks, nowhere near: one check */
+	if (!lm_pcpu_nr || a < lm_pcpu_bases[0] ||
+	    a >= lm_pcpu_bases[lm_pcpu_nr - 1] + lm_pcpu_size)
+		return 0;
+
 	while (lo < hi) {
 		unsigned int mid = lo + (hi - lo) / 2;
 
@@ -148,17 +153,27 @@ int __init lm_classify_init(void)
 }
 
 /*
- * The cache missed: classify (@lock, @site), find or claim its slot, and
- * cache it.  Interrupts are off.  A key that finds no slot goes to the
- * overflow row of its type, and is cached as such: a full table costs
- * the events that overflow no more than the others.
+ * The cache missed entry @e: look in its neighbour, where the entry @e
+ * held before lives on (two ways per set, the fast path checking only
+ * the first); else classify (@lock, @site), find or claim its slot, and
+ * cache it.  Interrupts are off, and no other CPU reads this cache.  A
+ * key that finds no slot goes to the overflow row of its type, and is
+ * cached as such: a full table costs the events that overflow no more
+ * than the others.
  */
 noinline struct lm_slot *lm_cache_fill(struct lm_cpu *c, struct lm_cached *e,
 				       unsigned long lock, unsigned long site, u32 type)
 {
+	struct lm_cached *alt = &c->cache[(e - c->cache) ^ 1];
 	struct lm_key k = { .site = site, .type = type };
+	struct lm_cached old = *e;
 	struct lm_slot *s;
 
+	if (lm_cache_hit(alt, lock, site, type)) {
+		*e = *alt;
+		*alt = old;
+		return e->slot;
+	}
 	c->fills++;
 	lm_classify(lock, &k);
 	s = lm_table_get(&c->table, &k);
@@ -166,12 +181,11 @@ noinline struct lm_slot *lm_cache_fill(struct lm_cpu *c, struct lm_cached *e,
 		s = &c->overflow[type];
 	if (k.class == LM_HEAP)
 		s->inst |= lm_inst_bit(lock);
-	e->lock = 0;
-	barrier();
-	e->site = site;
-	e->slot = s;
-	barrier();
+	if (old.lock)
+		*alt = old;
 	e->lock = lock;
+	e->tag = lm_cache_tag(site, type);
+	e->slot = s;
 	return s;
 }
 
@@ -219,7 +233,7 @@ NOKPROBE_SYMBOL(lm_stamp_local);
 static __always_inline void lm_stamp_into(u64 *t)
 {
 	if (likely(lm_clock_is_tsc()))
-		*t = lm_ticks();
+		*t = lm_tsc();
 	else
 		lm_stamp_local(t);
 }
@@ -446,7 +460,7 @@ static __always_inline void lm_##op##_drop(typeof(locktype##_t) *lock,	\
 					   unsigned long ip, bool irqs_off) \
 {									\
 	if (likely(lm_clock_is_tsc()))					\
-		__lm_##op##_drop(lock, ip, irqs_off, lm_ticks());	\
+		__lm_##op##_drop(lock, ip, irqs_off, lm_tsc());		\
 	else								\
 		lm_##op##_drop_local(lock, ip, irqs_off);		\
 }									\
