@@ -123,7 +123,7 @@ TEST_F(proc, header_memory)
 	cpus = lm_header_u64(_metadata, self->text, "cpus");
 	/* the slots take all but the held stack and the (lock, site) cache */
 	EXPECT_LT(slots * 128, percpu);
-	EXPECT_GT(slots * 128 + 65536, percpu) TH_LOG("%" PRIu64 " B for %" PRIu64 " slots",
+	EXPECT_GT(slots * 128 + 131072, percpu) TH_LOG("%" PRIu64 " B for %" PRIu64 " slots",
 						       percpu, slots);
 	EXPECT_LT(0ULL, task);
 	EXPECT_GE(64ULL, task);
