@@ -239,6 +239,24 @@ static __always_inline void lm_stamp_into(u64 *t)
 }
 
 /*
+ * Enter the bookkeeping: interrupts off unless @irqs_off says they are,
+ * and this CPU's state if this operation is metered (else NULL, still to
+ * be left with lm_exit()).
+ */
+static __always_inline struct lm_cpu *lm_enter(bool irqs_off, unsigned long *flags)
+{
+	if (!irqs_off)
+		raw_local_irq_save(*flags);
+	return lm_gate();
+}
+
+static __always_inline void lm_exit(bool irqs_off, unsigned long flags)
+{
+	if (!irqs_off)
+		raw_local_irq_restore(flags);
+}
+
+/*
  * @lock was just acquired at @site, with a wait since @t_wait (0: none).
  * Preemption is off; interrupts too if @irqs_off.
  */
@@ -250,9 +268,7 @@ static __always_inline void lm_acquire(void *lock, unsigned long site, u64 t_wai
 	struct lm_cpu *c;
 	unsigned int d;
 
-	if (!irqs_off)
-		raw_local_irq_save(flags);
-	c = lm_gate();
+	c = lm_enter(irqs_off, &flags);
 	if (unlikely(!c))
 		goto out;
 	d = c->depth;
@@ -267,8 +283,7 @@ static __always_inline void lm_acquire(void *lock, unsigned long site, u64 t_wai
 		c->loss.dropped++;
 	}
 out:
-	if (!irqs_off)
-		raw_local_irq_restore(flags);
+	lm_exit(irqs_off, flags);
 }
 
 /* Charge the hold of @h, released at @now, to its slot. */
@@ -328,9 +343,7 @@ static __always_inline void lm_release(void *lock, u32 type, u64 now, bool irqs_
 	struct lm_cpu *c;
 	unsigned int d;
 
-	if (!irqs_off)
-		raw_local_irq_save(flags);
-	c = lm_gate();
+	c = lm_enter(irqs_off, &flags);
 	if (unlikely(!c))
 		goto out;
 	d = c->depth;
@@ -346,8 +359,7 @@ static __always_inline void lm_release(void *lock, u32 type, u64 now, bool irqs_
 		lm_release_deep(c, (unsigned long)lock, type, now);
 	}
 out:
-	if (!irqs_off)
-		raw_local_irq_restore(flags);
+	lm_exit(irqs_off, flags);
 }
 
 /*
@@ -360,8 +372,7 @@ static __always_inline void lm_miss(void *lock, unsigned long site, u32 type, bo
 	struct lm_slot *s;
 	struct lm_cpu *c;
 
-	raw_local_irq_save(flags);
-	c = lm_gate();
+	c = lm_enter(false, &flags);
 	if (c) {
 		s = lm_slot_of(c, (unsigned long)lock, site, type);
 		if (!abort)
@@ -369,7 +380,7 @@ static __always_inline void lm_miss(void *lock, unsigned long site, u32 type, bo
 		else if (s->abort != U32_MAX)
 			s->abort++;
 	}
-	raw_local_irq_restore(flags);
+	lm_exit(false, flags);
 }
 
 /* A trylock of @lock at @site failed. */
