@@ -329,7 +329,7 @@ DECLARE_PER_CPU_READ_MOSTLY(struct lm_cpu *, lm_cpus);
 #define LM_CPU_BYTES	(CONFIG_LOCKMETER_TABLE_KIB * 1024UL)
 #define LM_SLOTS	((LM_CPU_BYTES - sizeof(struct lm_cpu)) / sizeof(struct lm_slot))
 
-static_assert(LM_CPU_BYTES >= sizeof(struct lm_cpu) + 64 * sizeof(struct lm_slot),
+static_assert(sizeof(struct lm_cpu) + 64 * sizeof(struct lm_slot) <= LM_CPU_BYTES,
 	      "CONFIG_LOCKMETER_TABLE_KIB leaves no room for a table");
 
 struct lm_snapshot {
