@@ -1,18 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * lockmeter internals shared by the core, the /proc interface and the
- * KUnit tests.
+ * lockmeter internals shared by the core, the hot paths, the /proc and
+ * netlink interfaces and the KUnit tests.
  *
- * The helpers in this file are pure: they work on caller-owned memory and
- * take no locks, read no clocks and touch no per-CPU data, so they can be
- * unit-tested and called from inside the lock hooks alike.
+ * In order: the keys, rows and pure helpers on caller-owned memory (time
+ * and row arithmetic, the slot table: no locks, no clocks, no per-CPU
+ * data, so KUnit can test them); the per-CPU state and its (lock, site)
+ * cache; the clock; the charge of a hold; and the fast paths of the
+ * sleeping locks, inlined into the metered mutex and rw_semaphore
+ * variants.  The spinning locks' fast paths are in lockmeter_spin.c.
  *
- * Concurrency: a per-CPU table is written only by its own CPU with
- * interrupts disabled.  Readers copy it without stopping the writer, so a
- * reader may see one update half applied (say, acquisitions bumped but the
- * hold total not yet); that is statistics, and we accept it.  A slot's key
- * is published before its type, and the type marks the slot as in use, so
- * a reader never sees a slot with a half-written key.  64-bit counters are
+ * Concurrency: a per-CPU table and cache are written only by their own
+ * CPU with interrupts disabled (or by control, in an IPI on that CPU).
+ * Readers copy a table without stopping the writer, so a reader may see
+ * one update half applied (say, acquisitions bumped but the hold total
+ * not yet); that is statistics, and we accept it, clamping what is
+ * derived so that a tear never shows as a huge number.  A slot's key is
+ * published before its type, and the type marks the slot as in use, so a
+ * reader never sees a slot with a half-written key.  64-bit counters are
  * never torn on 64-bit machines.
  */
 #ifndef _KERNEL_LOCKING_LOCKMETER_H
