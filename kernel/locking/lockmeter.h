@@ -355,8 +355,6 @@ struct lm_snapshot {
 	unsigned long mem_percpu;
 	unsigned long mem_tables;
 	unsigned long mem_task;
-	unsigned int task_pool_used;
-	unsigned int task_pool_size;
 };
 
 enum lm_ctl {
@@ -662,7 +660,6 @@ int lockmeter_control(enum lm_ctl op);
 int lm_snapshot(struct lm_snapshot *snap, int cpu, bool rows);
 void lm_snapshot_sort(struct lm_snapshot *snap);
 void lm_snapshot_free(struct lm_snapshot *snap);
-void lm_task_pool_stat(unsigned int *used, unsigned int *size);
 extern struct mutex lm_ctl_mutex;
 extern bool lm_on;
 extern u64 lm_t_on, lm_metered, lm_resets;

@@ -73,12 +73,6 @@ int lm_task_pool_init(unsigned int nr)
 	return 0;
 }
 
-void lm_task_pool_stat(unsigned int *used, unsigned int *size)
-{
-	*size = READ_ONCE(lm_pool_size);
-	*used = *size - READ_ONCE(lm_pool_nr_free);
-}
-
 static union lm_task_block *lm_pool_get(void)
 {
 	union lm_task_block *b;

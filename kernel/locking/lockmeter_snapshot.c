@@ -248,7 +248,6 @@ int lm_snapshot(struct lm_snapshot *snap, int cpu, bool rows)
 	snap->slots_per_cpu = LM_SLOTS;
 	snap->mem_percpu = LM_CPU_BYTES;
 	snap->mem_task = sizeof(struct lm_task);
-	lm_task_pool_stat(&snap->task_pool_used, &snap->task_pool_size);
 	for_each_possible_cpu(c) {
 		struct lm_cpu *pc = per_cpu(lm_cpus, c);
 
