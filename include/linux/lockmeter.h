@@ -43,6 +43,15 @@ static __always_inline bool lockmeter_active(void)
 }
 
 /*
+ * The hooked unlock operations of <linux/spinlock_api_smp.h> and
+ * <linux/rwlock_api_smp.h> are inlined into every caller: at -Os GCC
+ * would otherwise find the body with its hook too large and give many
+ * files an out-of-line copy, and each unlock would pay a call and a
+ * return for a hook that is off.
+ */
+#define __lockmeter_inline	__always_inline
+
+/*
  * Called by the scheduler with the runqueue locked and interrupts off,
  * for the task switched out and the one switched in.  A task that holds
  * no metered sleeping lock pays one load and a branch.  Macros, as
@@ -70,6 +79,8 @@ static __always_inline bool lockmeter_active(void)
 {
 	return false;
 }
+
+#define __lockmeter_inline	inline
 
 #define lockmeter_sched_out(p)	((void)(p))
 #define lockmeter_sched_in(p)	((void)(p))

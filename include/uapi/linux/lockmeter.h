@@ -55,6 +55,20 @@ enum lockmeter_control {
 	LOCKMETER_CONTROL_RESET,
 };
 
+/**
+ * enum lockmeter_context - Where a piece of evidence was taken.
+ * @LOCKMETER_CTX_TASK: in a task; pid and comm are that task's
+ * @LOCKMETER_CTX_SOFTIRQ: in a softirq (or with bottom halves off); pid and
+ *   comm are of the task it interrupted or ran in
+ * @LOCKMETER_CTX_HARDIRQ: in a hardirq; pid and comm are of the task it
+ *   interrupted
+ */
+enum lockmeter_context {
+	LOCKMETER_CTX_TASK,
+	LOCKMETER_CTX_SOFTIRQ,
+	LOCKMETER_CTX_HARDIRQ,
+};
+
 enum lockmeter_attr {
 	LOCKMETER_A_UNSPEC,
 	LOCKMETER_A_VERSION,
@@ -79,6 +93,8 @@ enum lockmeter_attr {
 	LOCKMETER_A_MEM_PERCPU,
 	LOCKMETER_A_MEM_TABLES,
 	LOCKMETER_A_MEM_TASK,
+	LOCKMETER_A_STACKS_FULL,
+	LOCKMETER_A_CAPTURES,
 
 	__LOCKMETER_A_MAX,
 	LOCKMETER_A_MAX = (__LOCKMETER_A_MAX - 1)
@@ -107,9 +123,27 @@ enum lockmeter_row_attr {
 	LOCKMETER_R_LOCK,
 	LOCKMETER_R_SITE,
 	LOCKMETER_R_CPU,
+	LOCKMETER_R_HOLD_EVIDENCE,
+	LOCKMETER_R_WAIT_EVIDENCE,
 
 	__LOCKMETER_R_MAX,
 	LOCKMETER_R_MAX = (__LOCKMETER_R_MAX - 1)
+};
+
+enum lockmeter_evidence_attr {
+	LOCKMETER_E_UNSPEC,
+	LOCKMETER_E_PID,
+	LOCKMETER_E_COMM,
+	LOCKMETER_E_CONTEXT,
+	LOCKMETER_E_CPU,
+	LOCKMETER_E_TIME,
+	LOCKMETER_E_OWNER_PID,
+	LOCKMETER_E_OWNER_COMM,
+	LOCKMETER_E_FRAME,
+	LOCKMETER_E_FRAME_ADDR,
+
+	__LOCKMETER_E_MAX,
+	LOCKMETER_E_MAX = (__LOCKMETER_E_MAX - 1)
 };
 
 enum lockmeter_cmd {
