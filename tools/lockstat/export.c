@@ -67,6 +67,8 @@ static const char *const export_msg[] = {
 	"                      lock=\"other\",site=\"other\"",
 	"  --exact-sites       site labels as the kernel names them (func+0xoff/0xsize);",
 	"                      by default the function only, its rows merged",
+	"  --source SRC        netlink, proc or auto (default: netlink, /proc/lockmeter",
+	"                      when the kernel has no lockmeter netlink family)",
 	"  -h, --help          this text",
 	NULL,
 };
@@ -74,7 +76,7 @@ static const char *const export_msg[] = {
 static void export_usage(int err)
 {
 	lm_usage(err, "export", "[--format prometheus] [--textfile-dir DIR] [--interval SECS] [FILE]",
-		 export_msg, LM_USAGE_SOURCE);
+		 export_msg, 0);
 }
 
 /* seconds: decimal digits and a point, in [0.1, EXPORT_MAX_INTERVAL] */

@@ -155,6 +155,15 @@ def scraped(path):
             sys.exit("duplicate series %s" % (key,))
         out[key] = float(m.group(3))
     return out
+
+def same(snap, scrape):
+    """the per-row series of @scrape are exactly those of @snap: returned"""
+    want, got = expected(snap), scraped(scrape)
+    assert set(want) == set(got), sorted(set(want) ^ set(got))[:5]
+    bad = [(k, want[k], got[k]) for k in want if float(want[k]) != got[k]]
+    assert not bad, bad[:5]
+    assert len(got) > 200, len(got)
+    return got
 EOF
 
 # ---- promtool ----
@@ -176,12 +185,8 @@ fi
 check "every series has the fixture's value, nothing more" "$PYTHON" -c '
 import sys
 sys.path.insert(0, sys.argv[1])
-from expect import expected, scraped
-want, got = expected(sys.argv[2]), scraped(sys.argv[3])
-assert set(want) == set(got), sorted(set(want) ^ set(got))[:5]
-bad = [(k, want[k], got[k]) for k in want if float(want[k]) != got[k]]
-assert not bad, bad[:5]
-assert len(got) > 200, len(got)
+from expect import same
+same(sys.argv[2], sys.argv[3])
 ' "$tmp" "$snap" "$tmp/demo.prom"
 "$LOCKSTAT" export --max-series 5 "$snap" >"$tmp/top5.prom" 2>&1
 check "--max-series 5: the five with the most hold time, the rest in other per type" "$PYTHON" -c '
@@ -240,11 +245,8 @@ else
 		check "/metrics has every lockmeter series of the fixture, exact values" "$PYTHON" -c '
 import sys
 sys.path.insert(0, sys.argv[1])
-from expect import expected, scraped
-want, got = expected(sys.argv[2]), scraped(sys.argv[3])
-assert set(want) == set(got), sorted(set(want) ^ set(got))[:5]
-bad = [(k, want[k], got[k]) for k in want if float(want[k]) != got[k]]
-assert not bad, bad[:5]
+from expect import same
+got = same(sys.argv[2], sys.argv[3])
 # the lines the fixture has, as typed: 200 holds, 29101662 ns
 k = ("lockmeter_acquisitions_total", "spin", "lmt_static_lock[test_lockmeter]",
      "lmt_hold_static[test_lockmeter]")
