@@ -187,8 +187,10 @@ acq=$(series lockmeter_acquisitions_total spin "$lock" "$site")
 hold=$(ns "$(series lockmeter_hold_seconds_total spin "$lock" "$site")")
 hmax=$(ns "$(series lockmeter_hold_max_seconds spin "$lock" "$site")")
 mtotal=$(modval "$T/mod.hold" hold_total_ns) mmax=$(modval "$T/mod.hold" hold_max_ns)
-[ "$rc" -eq 0 ] && [ "$acq" = 25 ] && [ -n "$mtotal" ] && [ "$hold" -ge "$mtotal" ] &&
-	[ "$hmax" -ge "$mmax" ] && [ "$hmax" -ge 2000000 ]
+# (the module's own clock reads are inside the hold: lockmeter's can only
+# be longer; udelay() itself may be a little short of 2 ms)
+[ "$rc" -eq 0 ] && [ "$acq" = 25 ] && [ -n "$mtotal" ] && [ "$mmax" -gt 0 ] &&
+	[ "$hold" -ge "$mtotal" ] && [ "$hmax" -ge "$mmax" ]
 r=$?
 echo "acquisitions $acq, hold ${hold}ns (module ${mtotal}ns), max ${hmax}ns (module ${mmax}ns)" | diag
 [ $r -ne 0 ] && { echo "exit $rc"; cat "$T/exp.err"; grep -F "[$MOD]" "$T/tf/lockmeter.prom" | head; } | diag
