@@ -7,7 +7,18 @@ set -eu
 
 PKGS="linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
 cpio xz-utils kmod ccache rsync python3 perl qemu-system-x86 busybox-static
-pkg-config libnl-3-dev libnl-genl-3-dev libncurses-dev tmux clang libclang-rt-dev"
+pkg-config libnl-3-dev libnl-genl-3-dev libncurses-dev tmux clang libclang-rt-dev
+prometheus prometheus-node-exporter pcp python3-requests curl"
+
+# The export tests run promtool (prometheus), prometheus-node-exporter and
+# a private pmcd with pmdaopenmetrics (pcp, python3-requests) on loopback.
+# In a container without systemd as PID 1, pcp's postinst would fail on
+# "systemctl start": SYSTEMD_OFFLINE=1 makes systemctl skip it (the tests
+# start their own daemons), and a package left half-configured by an
+# earlier run is configured again.
+if [ ! -d /run/systemd/system ]; then
+	export SYSTEMD_OFFLINE=1
+fi
 
 missing=""
 for p in $PKGS; do
@@ -20,12 +31,17 @@ done
 
 [ -z "$missing" ] && exit 0
 
+export DEBIAN_FRONTEND=noninteractive
+if [ "$(id -u)" -eq 0 ] && dpkg-query -W -f='${Status}\n' $PKGS 2>/dev/null |
+	grep -q 'half-configured\|unpacked'; then
+	dpkg --configure -a
+fi
+
 echo "deps: installing:$missing"
 if [ "$(id -u)" -ne 0 ]; then
 	echo "deps: missing packages and not root; run as root or install:$missing" >&2
 	exit 1
 fi
-export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
 # shellcheck disable=SC2086
 apt-get install -y -q --no-install-recommends $missing

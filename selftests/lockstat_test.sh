@@ -3,8 +3,9 @@
 #
 # lockstat, the reader, against the live kernel: the data source, record
 # around a workload of the test module, get then report, the /proc
-# fallback, top in batch mode during a workload, exit codes.  Prints KTAP; exits 4 (skip) without lockstat,
-# lockmeter or the test module.
+# fallback, top in batch mode during a workload, exit codes, export
+# (Prometheus text) of the module's known holds.  Prints KTAP; exits 4
+# (skip) without lockstat, lockmeter or the test module.
 KSFT_SKIP=4
 MOD=test_lockmeter
 MODPROC=/proc/$MOD
@@ -30,7 +31,7 @@ if [ ! -e $MODPROC ]; then
 	insmod /lib/modules/$(uname -r)/kernel/lib/$MOD.ko 2>/dev/null
 	[ -e $MODPROC ] || { echo "1..0 # SKIP $MOD.ko not loadable"; exit $KSFT_SKIP; }
 fi
-echo "1..13"
+echo "1..18"
 
 # 1: the default source is netlink, and it says so
 lockstat status > "$T/status" 2>&1
@@ -158,5 +159,109 @@ rc=$?
 r=$?
 [ $r -ne 0 ] && { echo "exit $rc"; head -5 "$T/rec13.txt"; cat "$T/rec13.err"; } | diag
 ok "record -o: the save failed after CMD, the table is printed, exit 1" $r
+
+# 14-18: export from the live kernel while the module makes known holds.
+# The value of a series of $T/tf/lockmeter.prom, times as integer ns
+# (exact: no floating point).
+series() {	# series METRIC TYPE LOCK SITE
+	grep -F "$1{type=\"$2\",lock=\"$3\",site=\"$4\"} " "$T/tf/lockmeter.prom" |
+		awk '{ print $2; exit }'
+}
+ns() {		# ns SECONDS: "0.052110221" -> 52110221
+	echo "$1" | awk -F. '{ f = substr($2 "000000000", 1, 9); printf "%d%s\n", $1, f }' |
+		sed 's/^0*\([0-9]\)/\1/'
+}
+modval() {	# modval FILE KEY: from the module's results
+	sed -n "s/^$2: //p" "$1"
+}
+lockstat reset && lockstat on
+echo 'hold 25 2000' > $MODPROC && cat $MODPROC > "$T/mod.hold"
+echo 'trylock 7' > $MODPROC
+echo 'mutex_sleep 3 20' > $MODPROC
+lockstat off
+mkdir "$T/tf"
+lockstat export --max-series 1000000 --textfile-dir "$T/tf" 2> "$T/exp.err"
+rc=$?
+site="lmt_hold[$MOD]" lock="lmt_static_lock[$MOD]"
+acq=$(series lockmeter_acquisitions_total spin "$lock" "$site")
+hold=$(ns "$(series lockmeter_hold_seconds_total spin "$lock" "$site")")
+hmax=$(ns "$(series lockmeter_hold_max_seconds spin "$lock" "$site")")
+mtotal=$(modval "$T/mod.hold" hold_total_ns) mmax=$(modval "$T/mod.hold" hold_max_ns)
+# (the module's own clock reads are inside the hold: lockmeter's can only
+# be longer; udelay() itself may be a little short of 2 ms)
+[ "$rc" -eq 0 ] && [ "$acq" = 25 ] && [ -n "$mtotal" ] && [ "$mmax" -gt 0 ] &&
+	[ "$hold" -ge "$mtotal" ] && [ "$hmax" -ge "$mmax" ]
+r=$?
+echo "acquisitions $acq, hold ${hold}ns (module ${mtotal}ns), max ${hmax}ns (module ${mmax}ns)" | diag
+[ $r -ne 0 ] && { echo "exit $rc"; cat "$T/exp.err"; grep -F "[$MOD]" "$T/tf/lockmeter.prom" | head; } | diag
+ok "export: 25 holds of lmt_static_lock at lmt_hold, hold times at least the module's" $r
+
+# 15: trylocks: one acquisition, 7 rejects, at their own sites
+lock="lmt_try_lock[$MOD]"
+got1=$(series lockmeter_acquisitions_total spin "$lock" "lmt_trylock_hold[$MOD]")
+rej=$(series lockmeter_rejected_total spin "$lock" "lmt_trylock_fail[$MOD]")
+con=$(series lockmeter_contended_total spin "$lock" "lmt_trylock_fail[$MOD]")
+[ "$got1" = 1 ] && [ "$rej" = 7 ] && [ "$con" = 7 ]
+r=$?
+[ $r -ne 0 ] && { echo "acquired $got1 rejected $rej contended $con"; grep -F "$lock" "$T/tf/lockmeter.prom"; } | diag
+ok "export: lmt_try_lock acquired once, 7 trylocks rejected" $r
+
+# 16: a sleeping lock: 3 holds, hold = on-CPU + blocked, blocked >= 90% of 3 x 20 ms
+lock="lmt_sleep_mutex[$MOD]" site="lmt_mutex_sleep[$MOD]"
+acq=$(series lockmeter_acquisitions_total mutex "$lock" "$site")
+hold=$(ns "$(series lockmeter_hold_seconds_total mutex "$lock" "$site")")
+oncpu=$(ns "$(series lockmeter_hold_oncpu_seconds_total mutex "$lock" "$site")")
+blocked=$(ns "$(series lockmeter_hold_blocked_seconds_total mutex "$lock" "$site")")
+[ "$acq" = 3 ] && [ -n "$hold" ] && [ "$hold" -eq $((oncpu + blocked)) ] && [ "$blocked" -ge 54000000 ]
+r=$?
+echo "mutex: $acq holds, hold ${hold}ns = oncpu ${oncpu}ns + blocked ${blocked}ns" | diag
+ok "export: lmt_sleep_mutex 3 holds, on-CPU + blocked = hold, blocked the sleeps" $r
+
+# 17: every series is the table's (metering is off: nothing moves), the
+# sites cut to their functions and merged as export does
+lockstat print --csv > "$T/now.csv" 2>&1
+awk -F, -v out="$T/tf/lockmeter.prom" '
+	$1 != "site" { next }
+	{
+		site = $4
+		if (match(site, /\+0x[0-9a-f]+(\/0x[0-9a-f]+)?(\[[^]]*\])?$/)) {
+			mod = substr(site, RSTART)
+			sub(/^[^[]*/, "", mod)
+			site = substr(site, 1, RSTART - 1) mod
+		}
+		want["lockmeter_acquisitions_total{type=\"" $2 "\",lock=\"" $3 "\",site=\"" site "\"}"] += $5
+	}
+	END {
+		while ((getline line < out) > 0) {
+			if (line !~ /^lockmeter_acquisitions_total\{/)
+				continue
+			split(line, f, "} ")
+			k = f[1] "}"
+			if (!(k in want) || want[k] != f[2]) { print "export: " line; bad = 1 }
+			seen[k] = 1
+			n++
+		}
+		for (k in want)
+			if (!(k in seen)) { print "missing: " k; bad = 1 }
+		print n " series"
+		exit bad || n < 10
+	}' "$T/now.csv" > "$T/cmp17"
+r=$?
+[ $r -ne 0 ] && head -20 "$T/cmp17" | diag
+[ $r -eq 0 ] && diag < "$T/cmp17"
+ok "export: every acquisitions series equals print --csv, summed per function" $r
+
+# 18: --interval to standard output, then SIGTERM: exit 0
+lockstat export --interval 0.2 > "$T/iv.out" 2> "$T/iv.err" &
+pid=$!
+sleep 1
+kill -TERM $pid
+wait $pid
+rc=$?
+frames=$(grep -c '^# TYPE lockmeter_rows gauge' "$T/iv.out")
+[ $rc -eq 0 ] && [ "$frames" -ge 2 ] && [ ! -s "$T/iv.err" ]
+r=$?
+[ $r -ne 0 ] && { echo "exit $rc, $frames exports"; cat "$T/iv.err"; } | diag
+ok "export --interval 0.2: $frames exports in 1 s, SIGTERM: exit 0" $r
 
 [ $fails -eq 0 ]

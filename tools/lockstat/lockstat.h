@@ -49,5 +49,6 @@ int record_main(int argc, char **argv);
 int get_main(int argc, char **argv);
 int report_main(int argc, char **argv);
 int top_main(int argc, char **argv);
+int export_main(int argc, char **argv);
 
 #endif /* LOCKSTAT_H */

@@ -6,11 +6,11 @@
  *
  * This file only dispatches: each subcommand parses its own options in
  * its own file (ctl.c, status.c, print.c, record.c, get.c, report.c,
- * top.c).
+ * top.c, export.c).
  * Data comes from the "lockmeter" netlink family (nl.c), /proc/lockmeter
  * (procfs.c) or a snapshot file (snapfile.c); model.c merges and sorts,
- * view_table.c and view_json.c render; top draws with view_top.c
- * (curses) or view_batch.c.
+ * view_table.c and view_json.c render, view_prom.c for export; top draws
+ * with view_top.c (curses) or view_batch.c.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -32,6 +32,7 @@ static const char *const msg[] = {
 	"  get -o FILE          save a snapshot of the statistics to FILE",
 	"  report FILE          the table of a saved snapshot (offline)",
 	"  top                  live view of the busiest locks, per interval",
+	"  export               Prometheus text for node_exporter and PCP",
 	"",
 	"  lockstat COMMAND -h  the options of COMMAND",
 	"  lockstat -V          the version",
@@ -43,6 +44,7 @@ static const struct {
 	const char *name;
 	int (*main)(int argc, char **argv);
 } cmds[] = {
+	{ "export", export_main },
 	{ "get", get_main },
 	{ "off", ctl_main },
 	{ "on", ctl_main },

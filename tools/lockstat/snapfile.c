@@ -151,7 +151,7 @@ static const char *lm_out_refuse(const struct stat *st)
 	return "neither a regular file, a FIFO nor a character device";
 }
 
-/* a temporary file next to the target, mode 0600, or its existing mode and owner */
+/* a temporary file next to the target: o->mode, or its existing mode and owner */
 static int lm_out_tmp(struct lm_out *o)
 {
 	int ret;
@@ -168,8 +168,9 @@ static int lm_out_tmp(struct lm_out *o)
 		o->tmp = NULL;
 		return ret;
 	}
+	/* a new file: o->mode exactly, whatever the umask */
 	if (!o->exists)
-		return 0;
+		return fchmod(o->fd, o->mode) ? lm_save_errno(o->tmp, "cannot set the mode", errno) : 0;
 	/* the owner first: fchown() clears the set-id bits */
 	if ((o->st.st_uid != geteuid() || o->st.st_gid != getegid()) &&
 	    fchown(o->fd, o->st.st_uid, o->st.st_gid))
@@ -179,38 +180,38 @@ static int lm_out_tmp(struct lm_out *o)
 	return 0;
 }
 
-/*
- * Get ready to write a snapshot to @path, before anything is read or run:
- * standard output for "-"; a FIFO or a character device is written as a
- * stream (opened by lm_out_commit()); a regular file, or a new one, is
- * written to a temporary file next to it that replaces it at the end.
- * Anything else (a symbolic link, a directory, a block device) is
- * refused, and nothing is changed.
- */
-int lm_out_open(struct lm_out *o, const char *path)
+static int lm_out_prepare(struct lm_out *o, const char *path, mode_t mode, bool regular,
+			  const char *what)
 {
 	const char *why;
 
 	memset(o, 0, sizeof(*o));
 	o->path = path;
+	o->what = what;
+	o->mode = mode;
 	o->fd = -1;
 	if (!*path) {
 		lm_err("-o: an empty file name");
 		return LM_EXIT_USAGE;
 	}
-	if (!strcmp(path, "-")) {
+	if (!regular && !strcmp(path, "-")) {
 		o->stream = true;
 		return 0;
 	}
 	if (lstat(path, &o->st)) {
-		if (errno != ENOENT)
-			return lm_save_errno(path, "cannot write the snapshot", errno);
+		if (errno != ENOENT) {
+			lm_err("%s: cannot write the %s: %s", path, what, strerror(errno));
+			return (errno == EACCES || errno == EPERM) ? LM_EXIT_PERM : LM_EXIT_ERR;
+		}
 		return lm_out_tmp(o);
 	}
 	o->exists = true;
 	why = lm_out_refuse(&o->st);
+	if (!why && regular && !S_ISREG(o->st.st_mode))
+		why = S_ISFIFO(o->st.st_mode) ? "a FIFO (a regular file only)" :
+		      "a character device (a regular file only)";
 	if (why) {
-		lm_err("%s: will not write the snapshot to %s", path, why);
+		lm_err("%s: will not write the %s to %s", path, what, why);
 		return LM_EXIT_ERR;
 	}
 	if (!S_ISREG(o->st.st_mode)) {
@@ -218,6 +219,29 @@ int lm_out_open(struct lm_out *o, const char *path)
 		return 0;
 	}
 	return lm_out_tmp(o);
+}
+
+/*
+ * Get ready to write a snapshot to @path, before anything is read or run:
+ * standard output for "-"; a FIFO or a character device is written as a
+ * stream (opened by lm_out_commit()); a regular file, or a new one (mode
+ * 0600), is written to a temporary file next to it that replaces it at
+ * the end.  Anything else (a symbolic link, a directory, a block device)
+ * is refused, and nothing is changed.
+ */
+int lm_out_open(struct lm_out *o, const char *path)
+{
+	return lm_out_prepare(o, path, 0600, false, "snapshot");
+}
+
+/*
+ * The same for a file that must stay a regular file (export's
+ * lockmeter.prom, read by other programs): a new one gets @mode, and
+ * anything but a regular file is refused.
+ */
+int lm_out_open_regular(struct lm_out *o, const char *path, mode_t mode, const char *what)
+{
+	return lm_out_prepare(o, path, mode, true, what);
 }
 
 /* forget @o; a temporary file is removed */
@@ -263,14 +287,15 @@ static int lm_out_replace(struct lm_out *o)
 		if (!link(o->tmp, o->path))
 			return 0;
 		if (errno == EEXIST) {
-			lm_err("%s: appeared while lockstat wrote the snapshot; not replaced",
-			       o->path);
+			lm_err("%s: appeared while lockstat wrote the %s; not replaced",
+			       o->path, o->what);
 			return LM_EXIT_ERR;
 		}
 		return lm_save_errno(o->path, "cannot create", errno);
 	}
 	if (lstat(o->path, &st) || !S_ISREG(st.st_mode) || !lm_same_file(&st, &o->st)) {
-		lm_err("%s: changed while lockstat wrote the snapshot; not replaced", o->path);
+		lm_err("%s: changed while lockstat wrote the %s; not replaced", o->path,
+		       o->what);
 		return LM_EXIT_ERR;
 	}
 	if (rename(o->tmp, o->path))
@@ -280,8 +305,8 @@ static int lm_out_replace(struct lm_out *o)
 	return 0;
 }
 
-/* write @s where lm_out_open() said; @o is closed whatever happens */
-int lm_out_commit(struct lm_out *o, const struct lm_snapshot *s)
+/* what @fn writes, where lm_out_open() said; @o is closed whatever happens */
+int lm_out_write(struct lm_out *o, lm_out_fn *fn, const void *arg)
 {
 	const char *name = strcmp(o->path, "-") ? o->path : "<stdout>";
 	FILE *f;
@@ -298,7 +323,7 @@ int lm_out_commit(struct lm_out *o, const struct lm_snapshot *s)
 		goto out;
 	}
 	errno = 0;
-	if (lm_snap_write(f, s) || fflush(f) || (o->tmp && fsync(o->fd))) {
+	if (fn(f, arg) || fflush(f) || (o->tmp && fsync(o->fd))) {
 		ret = lm_save_errno(name, "write", errno ? errno : EIO);
 		if (f != stdout)
 			fclose(f);
@@ -316,6 +341,17 @@ int lm_out_commit(struct lm_out *o, const struct lm_snapshot *s)
 out:
 	lm_out_abort(o);
 	return ret;
+}
+
+static int lm_out_snap(FILE *f, const void *s)
+{
+	return lm_snap_write(f, s);
+}
+
+/* write @s where lm_out_open() said; @o is closed whatever happens */
+int lm_out_commit(struct lm_out *o, const struct lm_snapshot *s)
+{
+	return lm_out_write(o, lm_out_snap, s);
 }
 
 /* @s to @path ("-": standard output), see lm_out_open() */

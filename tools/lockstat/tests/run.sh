@@ -81,7 +81,7 @@ json_ok() {
 }
 
 # ---- unit tests in C ----
-for t in test_model test_snapfile test_nl; do
+for t in test_model test_snapfile test_nl test_prom; do
 	"$TESTBIN/$t" >"$tmp/unit" 2>"$tmp/unit.err"
 	got=$?
 	grep -E '^(ok|not ok) - |^# ' "$tmp/unit" >>"$results"
@@ -108,6 +108,8 @@ golden "--type mutex --type rwsem_write --min-con 5" filter-type-con.txt \
 golden "--name test_lockmeter" filter-name.txt report --name test_lockmeter "$fx/demo.snap"
 golden "--min-util 1 --csv" filter-util.csv report --min-util 1 --csv "$fx/demo.snap"
 golden "--json --type read --top 1" filter-read.json report --json --type read --top 1 "$fx/demo.snap"
+golden "export: Prometheus text" demo.prom export "$fx/demo.snap"
+golden "export --max-series 4" export-top4.prom export --max-series 4 "$fx/demo.snap"
 
 # a saved /proc/lockmeter into a lockstat snapshot
 "$LOCKSTAT" report "$fx/proc.txt" >/dev/null 2>&1 && pass "report: a saved /proc/lockmeter reads" ||
@@ -234,6 +236,10 @@ grep -q "terminal" "$tmp/stderr" && pass "top: no terminal: says to use -b" ||
 LOCKSTAT="$LOCKSTAT" FIXTURES="$fx" sh "$here/top_screen.sh" >>"$results" 2>&1 ||
 	fail "top_screen.sh exited with $?"
 
+# ---- export with promtool, node_exporter and PCP ----
+LOCKSTAT="$LOCKSTAT" FIXTURES="$fx" PYTHON="$PYTHON" sh "$here/export.sh" >>"$results" 2>&1 ||
+	fail "export.sh exited with $?"
+
 # ---- the command line ----
 rc "no command" 2
 rc "unknown command" 2 frobnicate
@@ -241,7 +247,7 @@ rc "lockstat -h" 0 -h
 rc "lockstat --help" 0 --help
 rc "lockstat help" 0 help
 rc "lockstat -V" 0 -V
-for cmd in on off reset status print record get report top; do
+for cmd in on off reset status print record get report top export; do
 	rc "$cmd: unknown option" 2 "$cmd" --bogus
 	rc "$cmd -h" 0 "$cmd" -h
 	grep -q "^usage: lockstat $cmd" "$tmp/stdout" && pass "$cmd -h: usage on stdout" ||

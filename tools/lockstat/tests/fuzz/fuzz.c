@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The helpers of fuzz.h.  A snapshot that parsed is rendered as the table,
- * JSON and CSV, sorted by every key, and as a top frame against itself;
+ * JSON, CSV and Prometheus text (whole, rolled up, exact sites), sorted
+ * by every key, and as a top frame against itself;
  * written back and read again, it must parse again: a snapshot lockstat
  * wrote is one it reads.
  */
@@ -11,6 +12,7 @@
 #include "lockstat.h"
 #include "snapfile.h"
 #include "view.h"
+#include "view_prom.h"
 
 static FILE *fuzz_null;
 
@@ -36,12 +38,19 @@ static void fuzz_views(const struct lm_snapshot *s)
 {
 	static const enum lm_fmt fmts[] = { LM_FMT_TABLE, LM_FMT_JSON, LM_FMT_CSV };
 	struct lm_filter f;
+	struct lm_prom p;
 	struct lm_flat fl;
 	unsigned int i, k;
 
 	lm_filter_init(&f);
 	for (i = 0; i < ARRAY_SIZE(fmts); i++)
 		lm_render(fuzz_null, s, &f, fmts[i]);
+	for (i = 0; i < 3; i++) {
+		if (lm_prom_build(&p, s, i == 1 ? 1 : LM_PROM_MAX_SERIES, i == 2))
+			continue;
+		lm_prom_print(fuzz_null, &p);
+		lm_prom_free(&p);
+	}
 	for (k = 0; k < LM_NR_KEYS; k++) {
 		f.key = &lm_keys[k];
 		f.top = 2;
