@@ -183,8 +183,12 @@ static int top_parse_args(int argc, char **argv, struct top_params *p)
 	/* what the interval did, not a maximum since the row appeared */
 	if (!p->opts.view.filter.key)
 		p->opts.view.filter.key = &lm_keys[LM_K_UTIL];
-	if (p->opts.view.fmt == LM_FMT_CSV) {
-		lm_err("top: no --csv; -b prints text, or JSON with --json");
+	if (p->opts.view.fmt == LM_FMT_CSV || p->opts.view.fmt == LM_FMT_FOLDED) {
+		lm_err("top: no --csv or --folded; -b prints text, or JSON with --json");
+		return LM_EXIT_USAGE;
+	}
+	if (p->opts.view.filter.stacks) {
+		lm_err("top: no --stacks; the HOLDER column names the worst holder");
 		return LM_EXIT_USAGE;
 	}
 	if (p->opts.view.fmt == LM_FMT_JSON && !p->batch) {

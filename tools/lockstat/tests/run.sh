@@ -333,7 +333,7 @@ assert not f[1]["since_start"] and f[1]["rows"] == [], f[1]
 	rc "status --json from /proc" 0 status --json
 	ok "status --json: python3 -m json.tool accepts it" json_ok "$tmp/stdout"
 	rc "get -o from /proc" 0 get -o "$tmp/got.snap"
-	head -n 1 "$tmp/got.snap" | grep -qx "lockstat snapshot version 1" &&
+	head -n 1 "$tmp/got.snap" | grep -qx "lockstat snapshot version 2" &&
 		grep -q "^command: get$" "$tmp/got.snap" && grep -q "^start: [0-9]*\.[0-9]\{9\}$" "$tmp/got.snap" &&
 		grep -q "^system: " "$tmp/got.snap" && pass "get: a snapshot with its header" ||
 		fail "get: a snapshot with its header" "$tmp/got.snap"
@@ -363,7 +363,7 @@ assert not f[1]["since_start"] and f[1]["rows"] == [], f[1]
 	stat -c '%a %u %g' "$out/old.snap" >"$tmp/before"
 	rc "get -o an existing file" 0 get -o "$out/old.snap"
 	stat -c '%a %u %g' "$out/old.snap" >"$tmp/after"
-	head -n 1 "$out/old.snap" | grep -qx "lockstat snapshot version 1" &&
+	head -n 1 "$out/old.snap" | grep -qx "lockstat snapshot version 2" &&
 		diff "$tmp/before" "$tmp/after" >"$tmp/diff" && pass "get: an existing file keeps its mode and owner" ||
 		fail "get: an existing file keeps its mode and owner" "$tmp/diff"
 	echo target >"$out/target"
@@ -378,7 +378,7 @@ assert not f[1]["since_start"] and f[1]["rows"] == [], f[1]
 	reader=$!
 	rc "get -o a FIFO" 0 get -o "$out/fifo"
 	wait $reader
-	[ -p "$out/fifo" ] && head -n 1 "$tmp/fifo.out" | grep -qx "lockstat snapshot version 1" &&
+	[ -p "$out/fifo" ] && head -n 1 "$tmp/fifo.out" | grep -qx "lockstat snapshot version 2" &&
 		pass "get: a FIFO stays a FIFO, its reader gets the snapshot" ||
 		fail "get: a FIFO stays a FIFO, its reader gets the snapshot" "$tmp/fifo.out"
 	if mknod "$out/null" c 1 3 2>/dev/null && mknod "$out/blk" b 7 0 2>/dev/null; then

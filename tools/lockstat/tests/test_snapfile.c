@@ -67,7 +67,7 @@ static void test_roundtrip(void)
 		printf("# %d at %lu: %s\n", ret, e.line, e.msg);
 		goto out;
 	}
-	tap_ok(!strncmp(buf, "lockstat snapshot version 1\n", 28), "file: the first line");
+	tap_ok(!strncmp(buf, "lockstat snapshot version 2\n", 28), "file: the first line");
 	tap_ok(b.h.present == (a.h.present | 1ULL << LM_H_ROWS), "file: the same header fields");
 	tap_ok(b.h.metered_ns == UINT64_MAX && b.h.cpus == 2 && b.h.on &&
 	       b.h.start.tv_nsec == 1 && b.h.loss[LM_L_TABLE_FULL] == 12 &&
@@ -117,7 +117,7 @@ static void test_damage(void)
 	} t[] = {
 		{ "", 1, "an empty file" },
 		{ "hello\n", 1, "another file" },
-		{ "lockstat snapshot version 2\n", 1, "version 2" },
+		{ "lockstat snapshot version 3\n", 1, "version 3" },
 		{ "lockstat snapshot version 1", 1, "a first line without newline" },
 		{ "lockstat snapshot version one\n", 1, "a bad version" },
 		{ "lockmeter version 7\n", 1, "a /proc format from the future" },
