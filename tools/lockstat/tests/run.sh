@@ -109,6 +109,74 @@ golden "--name test_lockmeter" filter-name.txt report --name test_lockmeter "$fx
 golden "--min-util 1 --csv" filter-util.csv report --min-util 1 --csv "$fx/demo.snap"
 golden "--json --type read --top 1" filter-read.json report --json --type read --top 1 "$fx/demo.snap"
 
+# ---- evidence: who held it, and where ----
+golden "--stacks: the evidence under each site" stacks.txt report --stacks "$fx/stacks.snap"
+golden "--stacks --name contend --type spin" stacks-contend.txt report --stacks --name contend \
+	--type spin "$fx/stacks.snap"
+golden "JSON with evidence" stacks.json report --json "$fx/stacks.snap"
+golden "--folded: flame graph lines" stacks.folded report --folded "$fx/stacks.snap"
+"$LOCKSTAT" report "$fx/stacks.snap" >"$tmp/plain.txt" 2>&1
+"$LOCKSTAT" report --stacks "$fx/stacks.snap" |
+	grep -v -e '^        worst ' -e '^          [^ ]' -e '^Evidence: ' >"$tmp/stacks.txt"
+ok "--stacks: the table itself is unchanged, only evidence lines added" diff -u "$tmp/plain.txt" \
+	"$tmp/stacks.txt"
+grep -q "^WARNING: 1 call chain was not kept: a CPU's store of distinct chains was full" \
+	"$tmp/plain.txt" && pass "stacks_full: in the loss banner" ||
+	fail "stacks_full: in the loss banner" "$tmp/plain.txt"
+"$LOCKSTAT" report --json "$fx/stacks.snap" >"$tmp/ev.json" 2>&1
+ok "JSON: evidence fields and values" "$PYTHON" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+sites = {s["site"]: s for sec in d["sections"] for l in sec["locks"] for s in l["sites"]}
+h = sites["lmt_contend_thread+0x4e/0xa0[test_lockmeter]"]["hold_evidence"]
+assert (h["pid"], h["comm"], h["context"], h["cpu"]) == (415, "lmt_contend/1", "task", 1), h
+assert h["time"] == {"sec": 52, "nsec": 208113020}, h["time"]
+assert h["frames"][0] == "lmt_contend_thread+0x4e/0xa0 [test_lockmeter]" and len(h["frames"]) == 4, h
+assert h["addrs"] == ["0xffffffffc0a0114e", "0xffffffffc0a01230", "0xffffffff810d3e42",
+                      "0xffffffff81002e31"], h["addrs"]
+assert "owner_pid" not in h and "owner_comm" not in h, h
+w = sites["pipe_write+0x5a/0x6b0"]["wait_evidence"]
+assert (w["pid"], w["comm"], w["owner_pid"], w["owner_comm"]) == (1805, "cat", 1803, "sh"), w
+assert "addrs" not in w, w
+w = sites["run_timer_softirq+0x2e/0x70"]["wait_evidence"]
+assert (w["comm"], w["context"], w["frames"]) == ("my prog\x01\xff", "hardirq", []), w
+assert "wait_evidence" not in sites["lmt_hold_static+0x2a/0x60[test_lockmeter]"]
+assert "hold_evidence" not in sites["pipe_read+0x41/0x4a0"]
+assert d["header"]["captures"] == 57 and d["header"]["stacks_full"] == 1, d["header"]
+' "$tmp/ev.json"
+"$LOCKSTAT" report --folded "$fx/stacks.snap" >"$tmp/f.folded" 2>&1
+ok "--folded: a line per site with a hold chain, weighted by its hold total" "$PYTHON" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = sorted(s["hold_total_ns"] for sec in d["sections"] for l in sec["locks"]
+              for s in l["sites"] if s.get("hold_evidence", {}).get("frames"))
+lines = open(sys.argv[2]).read().splitlines()
+got = sorted(int(l.rsplit(" ", 1)[1]) for l in lines)
+assert got == want, (got, want)
+leaf = [l.rsplit(" ", 1)[0].split(";")[-1] for l in lines]
+assert "lmt_hold_static [test_lockmeter]" in leaf and "pipe_write" in leaf, leaf
+assert all(l.split(";")[0] in ("ret_from_fork_asm", "ret_from_fork", "default_idle",
+                               "entry_SYSCALL_64_after_hwframe") for l in lines), lines
+' "$tmp/ev.json" "$tmp/f.folded"
+rc "--stacks --csv" 2 report --stacks --csv "$fx/stacks.snap"
+grep -q "CSV has no evidence" "$tmp/stderr" && pass "--stacks --csv: says CSV has no evidence" ||
+	fail "--stacks --csv: says CSV has no evidence" "$tmp/stderr"
+rc "--folded --json" 2 report --folded --json "$fx/stacks.snap"
+rc "--stacks --json" 0 report --stacks --json "$fx/stacks.snap"
+rc "top --stacks" 2 top -b --stacks --replay "$fx/stacks.snap"
+rc "top --folded" 2 top -b --folded --replay "$fx/stacks.snap"
+"$LOCKSTAT" report --stacks "$fx/demo.snap" >"$tmp/old.txt" 2>&1
+grep -q "^Evidence: none from this kernel" "$tmp/old.txt" && ! grep -q "worst hold" "$tmp/old.txt" &&
+	pass "--stacks: a snapshot of a kernel without evidence says so" ||
+	fail "--stacks: a snapshot of a kernel without evidence says so" "$tmp/old.txt"
+"$LOCKSTAT" report --stacks "$fx/proc.txt" >"$tmp/proc-stacks.txt" 2>&1
+grep -q "^Evidence: none: /proc/lockmeter has no holders or call chains" "$tmp/proc-stacks.txt" &&
+	pass "--stacks: a saved /proc/lockmeter has no evidence, and says so" ||
+	fail "--stacks: a saved /proc/lockmeter has no evidence, and says so" "$tmp/proc-stacks.txt"
+rc "--folded of a snapshot without evidence" 0 report --folded "$fx/demo.snap"
+[ ! -s "$tmp/stdout" ] && pass "--folded without evidence: no lines" ||
+	fail "--folded without evidence: no lines" "$tmp/stdout"
+
 # a saved /proc/lockmeter into a lockstat snapshot
 "$LOCKSTAT" report "$fx/proc.txt" >/dev/null 2>&1 && pass "report: a saved /proc/lockmeter reads" ||
 	fail "report: a saved /proc/lockmeter reads"
@@ -144,7 +212,7 @@ grep -q "does-not-exist.snap" "$tmp/stderr" && pass "report: the message names t
 	fail "report: the message names the missing file" "$tmp/stderr"
 rc "report: a directory" 6 report "$fx"
 for f in bad-version bad-header bad-fields bad-number bad-type bad-impossible truncated-rows truncated-line \
-	 truncated-header empty-file not-a-snapshot; do
+	 truncated-header empty-file not-a-snapshot bad-evidence truncated-evidence; do
 	rc "report: $f.snap is corrupt" 7 report "$fx/$f.snap"
 	if grep -Eq "^lockstat: .*/$f\.snap:[0-9]+: corrupt snapshot: " "$tmp/stderr" &&
 	   [ ! -s "$tmp/stdout" ]; then
@@ -312,6 +380,10 @@ else
 
 	# ---- the /proc source, on a fixture ----
 	export LOCKSTAT_PROC="$fx/proc.txt"
+	rc "print --stacks from /proc" 0 print --stacks
+	grep -q "^Evidence: none: /proc/lockmeter has no holders" "$tmp/stdout" &&
+		pass "print --stacks from /proc: says /proc has no evidence" ||
+		fail "print --stacks from /proc: says /proc has no evidence" "$tmp/stdout"
 	rc "print from /proc (the fallback)" 0 print
 	grep -q "metering on, from proc" "$tmp/stdout" && grep -q "percpu:runqueues+0x0" "$tmp/stdout" &&
 		pass "print from /proc: the rows" || fail "print from /proc: the rows" "$tmp/stdout"
