@@ -835,6 +835,15 @@ static int cmp_name(const struct lm_row *a, const struct lm_row *b)
 	return (c > 0) - (c < 0);
 }
 
+/* the comm of the worst hold's evidence; rows without any first */
+static int cmp_holder(const struct lm_row *a, const struct lm_row *b)
+{
+	const struct lm_evidence *x = a->ev[LM_EV_HOLD], *y = b->ev[LM_EV_HOLD];
+	int c = !x || !y ? !!x - !!y : strcmp(x->comm, y->comm);
+
+	return (c > 0) - (c < 0);
+}
+
 static int cmp_type(const struct lm_row *a, const struct lm_row *b)
 {
 	int c = lm_cmp_u64(a->type, b->type);
@@ -949,6 +958,16 @@ static void pr_contended(char *buf, size_t len, const struct lm_row *r, const st
 	pr_count(buf, len, lm_row_contended(r));
 }
 
+/* escaped: a comm may hold any byte; "-" without evidence */
+static void pr_holder(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
+{
+	(void)c;
+	if (r->ev[LM_EV_HOLD])
+		lm_esc(buf, len, r->ev[LM_EV_HOLD]->comm, "");
+	else
+		lm_copy(buf, len, "-");
+}
+
 static void pr_type(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
 {
 	(void)c;
@@ -983,6 +1002,7 @@ const struct lm_key lm_keys[LM_NR_KEYS] = {
 	KEY(ONCPU, oncpu, "ONCPU", 6, true, "longest on-CPU part of one hold (ONCPU MAX)"),
 	KEY(RATE, rate, "ACQ/s", 6, true, "acquisitions per second of metered time"),
 	KEY(CONTENDED, contended, "CONTND", 10, true, "attempts that waited or failed: spin + reject"),
+	KEY(HOLDER, holder, "HOLDER", 15, false, "the worst holder's comm (evidence), A to Z"),
 	KEY(TYPE, type, "TYPE", 11, false, "lock type, then name"),
 	KEY(NAME, name, "NAME", 0, false, "lock name, then site, alphabetically"),
 };

@@ -330,6 +330,7 @@ enum lm_key_id {
 	LM_K_ONCPU,
 	LM_K_RATE,
 	LM_K_CONTENDED,
+	LM_K_HOLDER,
 	LM_K_TYPE,
 	LM_K_NAME,
 	LM_NR_KEYS

@@ -17,7 +17,7 @@ const char *const lm_view_help[] = {
 	"  --sort KEY        sort locks, and sites under them, by KEY (default maxhold):",
 	"                    maxhold meanhold totalhold util con maxwait meanwait waitcpu",
 	"                    total nowait spin reject abort blocked oncpu rate contended",
-	"                    type name; perf lock's acquired avg_wait wait_max wait_total",
+	"                    holder type name; perf lock's acquired avg_wait wait_max wait_total",
 	"                    hold_total are aliases",
 	"  -r, --reverse     reverse the order (smallest first; name: Z to A)",
 	"  --top N           the first N locks of each section, N sites under each",

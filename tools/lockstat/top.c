@@ -103,7 +103,8 @@ static const char *const top_keys_help[] = {
 	"of attempts that waited or failed; HMEAN, HMAX mean and longest hold;",
 	"WMEAN, WMAX mean and longest wait of those that waited; %CPU total wait",
 	"/ (CPUs x metered time).  HMAX, WMAX: since the row appeared; bold when",
-	"set in this interval.  man lockstat: the rest.",
+	"set in this interval.  HOLDER (140 columns and wider): who made HMAX.",
+	"man lockstat: the rest.",
 	NULL,
 };
 

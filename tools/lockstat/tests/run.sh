@@ -271,6 +271,23 @@ t = [json.loads(l) for l in open(sys.argv[2])]
 assert r["header"]["end"] == {"sec": 1732968001, "nsec": 0}, r["header"]["end"]
 assert t[1]["time"] == r["header"]["end"], t[1]["time"]
 ' "$tmp/r.json" "$tmp/top.json"
+"$LOCKSTAT" top -b --json --by-site --replay "$fx/stacks.snap" "$fx/stacks-2.snap" >"$tmp/top-ev.json" 2>&1
+ok "top --json: the evidence of a new maximum is the interval's, an old one marked so" "$PYTHON" -c '
+import json, sys
+f = [json.loads(l) for l in open(sys.argv[1])]
+rows = {r["site"]: r for r in f[1]["rows"]}
+assert sorted(rows) == ["lmt_contend_thread+0x4e/0xa0[test_lockmeter]", "pipe_write+0x5a/0x6b0"], rows
+r = rows["lmt_contend_thread+0x4e/0xa0[test_lockmeter]"]
+assert r["hold_max_new"] and r["hold_max_ns"] == 180000, r
+assert (r["hold_evidence"]["pid"], r["hold_evidence"]["comm"]) == (416, "lmt_contend/2"), r
+assert not r["wait_max_new"] and r["wait_evidence"]["pid"] == 414, r
+r = rows["pipe_write+0x5a/0x6b0"]
+assert r["acquired"] == 2 and not r["hold_max_new"] and r["hold_evidence"]["comm"] == "sh", r
+' "$tmp/top-ev.json"
+"$LOCKSTAT" top -b --by-site --replay "$fx/stacks.snap" "$fx/stacks-2.snap" >"$tmp/top-ev.txt" 2>&1
+grep -Eq "180us .* lmt_contend/2 +spin +lmt_static_lock lmt_contend_thread" "$tmp/top-ev.txt" &&
+	pass "top -b: HOLDER names who made the interval's longest hold" ||
+	fail "top -b: HOLDER names who made the interval's longest hold" "$tmp/top-ev.txt"
 rc "top -b -n 2: two frames" 0 top -b -n 2 --json --replay $replay
 [ "$(wc -l <"$tmp/stdout")" -eq 2 ] && pass "top -b -n 2: stops after two frames" ||
 	fail "top -b -n 2: stops after two frames" "$tmp/stdout"

@@ -29,16 +29,32 @@ static int read_mem(const char *text, size_t len, struct lm_snapshot *s, struct 
 	return ret;
 }
 
+/* @a written into *buf, then read back into @b: 0, or the reader's error */
+static int write_read(const struct lm_snapshot *a, struct lm_snapshot *b, char **buf,
+		      const char *what)
+{
+	struct lm_perr e;
+	size_t len = 0;
+	FILE *f;
+	int ret;
+
+	*buf = NULL;
+	f = open_memstream(buf, &len);
+	tap_ok(f && !lm_snap_write(f, a) && !fclose(f), "%s: a snapshot is written", what);
+	ret = read_mem(*buf, len, b, &e);
+	if (!tap_ok(ret == 0, "%s: and read back", what))
+		printf("# %d at %lu: %s\n", ret, e.line, e.msg);
+	return ret;
+}
+
 static void test_roundtrip(void)
 {
 	struct lm_snapshot a, b;
-	struct lm_perr e;
-	char *buf = NULL;
-	size_t len = 0, i;
+	char *buf;
+	size_t i;
 	struct lm_row *r;
 	const char *why;
-	FILE *f;
-	int ok = 1, ret;
+	int ok = 1;
 
 	lm_snap_init(&a);
 	lm_snap_init(&b);
@@ -62,13 +78,8 @@ static void test_roundtrip(void)
 		r->v[LM_F_BLOCKED_MAX] = 1234567890123ULL;
 		r->v[LM_F_INSTANCES] = 266;
 	}
-	f = open_memstream(&buf, &len);
-	tap_ok(f && !lm_snap_write(f, &a) && !fclose(f), "file: a snapshot is written");
-	ret = read_mem(buf, len, &b, &e);
-	if (!tap_ok(ret == 0, "file: and read back")) {
-		printf("# %d at %lu: %s\n", ret, e.line, e.msg);
+	if (write_read(&a, &b, &buf, "file"))
 		goto out;
-	}
 	tap_ok(!strncmp(buf, "lockstat snapshot version 2\n", 28), "file: the first line");
 	tap_ok(b.h.present == (a.h.present | 1ULL << LM_H_ROWS), "file: the same header fields");
 	tap_ok(b.h.metered_ns == UINT64_MAX && b.h.cpus == 2 && b.h.on &&
@@ -123,13 +134,11 @@ static void test_evidence_roundtrip(void)
 {
 	static const char odd[] = "my prog \\x41=\x01\x1b\xff";
 	struct lm_snapshot a, b;
-	struct lm_perr e;
-	char *buf = NULL;
-	size_t len = 0, i;
+	char *buf;
+	size_t i;
 	struct lm_row *r;
 	const char *why;
-	FILE *f;
-	int ok, ret;
+	int ok;
 
 	lm_snap_init(&a);
 	lm_snap_init(&b);
@@ -149,19 +158,14 @@ static void test_evidence_roundtrip(void)
 	a.rows[0].ev[LM_EV_WAIT] = make_ev(&a, "", 16, true, false);
 	a.rows[1].ev[LM_EV_WAIT] = make_ev(&a, "lmt_contend/0", 0, true, false);
 	a.rows[3].ev[LM_EV_HOLD] = make_ev(&a, "x", 1, false, false);
-	f = open_memstream(&buf, &len);
-	tap_ok(f && !lm_snap_write(f, &a) && !fclose(f), "evidence: a snapshot with evidence is written");
-	tap_ok(buf && strstr(buf, " comm=my\\x20prog\\x20\\x5cx41=\\x01\\x1b\\xff ctx=hardirq ") != NULL,
-	       "evidence: comm escaped: blanks, backslashes, control and high bytes as \\xHH");
-	tap_ok(buf && strstr(buf, "> hold frame a frame with \\x5c and \\x09 and \\x7f\\x80\n") != NULL,
-	       "evidence: a frame keeps its blanks, the rest escaped");
-	tap_ok(buf && strstr(buf, "frames=3 addrs=0xffffffffc0a00000,0xffffffffc0a00001,0xffffffffc0a00002\n"),
-	       "evidence: the addresses, one per frame, on the head line");
-	ret = read_mem(buf, len, &b, &e);
-	if (!tap_ok(ret == 0, "evidence: and read back")) {
-		printf("# %d at %lu: %s\n", ret, e.line, e.msg);
+	if (write_read(&a, &b, &buf, "evidence"))
 		goto out;
-	}
+	tap_ok(strstr(buf, " comm=my\\x20prog\\x20\\x5cx41=\\x01\\x1b\\xff ctx=hardirq ") != NULL,
+	       "evidence: comm escaped: blanks, backslashes, control and high bytes as \\xHH");
+	tap_ok(strstr(buf, "> hold frame a frame with \\x5c and \\x09 and \\x7f\\x80\n") != NULL,
+	       "evidence: a frame keeps its blanks, the rest escaped");
+	tap_ok(strstr(buf, "frames=3 addrs=0xffffffffc0a00000,0xffffffffc0a00001,0xffffffffc0a00002\n") != NULL,
+	       "evidence: the addresses, one per frame, on the head line");
 	ok = b.nr == a.nr;
 	for (i = 0; ok && i < a.nr; i++)
 		ok = lm_ev_equal(a.rows[i].ev[LM_EV_HOLD], b.rows[i].ev[LM_EV_HOLD]) &&
