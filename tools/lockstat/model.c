@@ -454,14 +454,6 @@ static bool lm_esc_byte(unsigned char c, const char *also)
 	return c < ' ' || c >= 0x7f || c == '\\' || strchr(also, c);
 }
 
-bool lm_esc_needed(const char *s, const char *also)
-{
-	for (; *s; s++)
-		if (lm_esc_byte(*s, also))
-			return true;
-	return false;
-}
-
 /* @s into @buf, escaped; cut (never inside an escape) when @buf is full */
 void lm_esc(char *buf, size_t len, const char *s, const char *also)
 {

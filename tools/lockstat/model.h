@@ -270,7 +270,6 @@ int lm_context_parse(const char *name);
 extern const char *const lm_ev_names[LM_NR_EV];
 bool lm_ev_equal(const struct lm_evidence *a, const struct lm_evidence *b);
 /* @s with bytes below ' ', from 0x7f, '\\' and those in @also as \xHH */
-bool lm_esc_needed(const char *s, const char *also);
 void lm_esc(char *buf, size_t len, const char *s, const char *also);
 
 const char *lm_type_name(uint32_t type);

@@ -448,6 +448,8 @@ int lm_snap_write(FILE *f, const struct lm_snapshot *s)
 	}
 	fputc('\n', f);
 	lm_rows_legend(f);
+	fputs("# > KIND pid= comm= ctx= cpu= time= frames=N [owner_pid= owner_comm= addrs=], "
+	      "then N lines '> KIND frame TEXT': the evidence of the row above\n", f);
 	for (i = 0; i < s->nr; i++) {
 		lm_row_write(f, &s->rows[i]);
 		for (k = 0; k < LM_NR_EV; k++)

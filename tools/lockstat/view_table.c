@@ -415,7 +415,7 @@ static void lm_table_ev_note(FILE *f, const struct lm_view *v)
 		return;
 	}
 	if (!lm_has(h, LM_H_CAPTURES)) {
-		fputs("Evidence: none from this kernel (it reports no captures)\n", f);
+		fputs("Evidence: none in this snapshot (its kernel reports no captures)\n", f);
 		return;
 	}
 	fprintf(f, "Evidence: %llu captures (a hold or wait that set its row's maximum on its CPU); "

@@ -166,7 +166,7 @@ rc "--stacks --json" 0 report --stacks --json "$fx/stacks.snap"
 rc "top --stacks" 2 top -b --stacks --replay "$fx/stacks.snap"
 rc "top --folded" 2 top -b --folded --replay "$fx/stacks.snap"
 "$LOCKSTAT" report --stacks "$fx/demo.snap" >"$tmp/old.txt" 2>&1
-grep -q "^Evidence: none from this kernel" "$tmp/old.txt" && ! grep -q "worst hold" "$tmp/old.txt" &&
+grep -q "^Evidence: none in this snapshot (its kernel reports no captures)" "$tmp/old.txt" && ! grep -q "worst hold" "$tmp/old.txt" &&
 	pass "--stacks: a snapshot of a kernel without evidence says so" ||
 	fail "--stacks: a snapshot of a kernel without evidence says so" "$tmp/old.txt"
 "$LOCKSTAT" report --stacks "$fx/proc.txt" >"$tmp/proc-stacks.txt" 2>&1
@@ -432,6 +432,16 @@ assert not f[1]["since_start"] and f[1]["rows"] == [], f[1]
 	rc "get -o into a missing directory" 1 get -o "$tmp/no/such/dir.snap"
 	ls "$tmp" | grep -q '\.tmp\.' && fail "get: no temporary file left behind" ||
 		pass "get: no temporary file left behind"
+	# the evidence keys of the /proc header: stacks_full a loss, captures a count
+	sed 's/^evicted: 0$/evicted: 0\nstacks_full: 2\ncaptures: 40/' "$fx/proc.txt" >"$tmp/proc-ev.txt"
+	LOCKSTAT_PROC="$tmp/proc-ev.txt" rc "print with stacks_full from /proc" 0 print
+	grep -q "^WARNING: 2 call chains were not kept" "$tmp/stdout" &&
+		pass "print: stacks_full from the /proc header in the banner" ||
+		fail "print: stacks_full from the /proc header in the banner" "$tmp/stdout"
+	LOCKSTAT_PROC="$tmp/proc-ev.txt" rc "status with captures from /proc" 0 status
+	grep -q "^evidence: 40 captures" "$tmp/stdout" && grep -q "^stacks_full: 2$" "$tmp/stdout" &&
+		pass "status: captures and stacks_full from the /proc header" ||
+		fail "status: captures and stacks_full from the /proc header" "$tmp/stdout"
 	# the kernel's newer loss counters reach the banner
 	sed 's/^evicted: 0$/evicted: 0\nirqctx: 3\ntruncated: 2/' "$fx/proc.txt" >"$tmp/proc-loss.txt"
 	LOCKSTAT_PROC="$tmp/proc-loss.txt" rc "print with irqctx and truncated" 0 print
