@@ -158,6 +158,17 @@ assert "lmt_hold_static [test_lockmeter]" in leaf and "pipe_write" in leaf, leaf
 assert all(l.split(";")[0] in ("ret_from_fork_asm", "ret_from_fork", "default_idle",
                                "entry_SYSCALL_64_after_hwframe") for l in lines), lines
 ' "$tmp/ev.json" "$tmp/f.folded"
+# frames as a flame graph names them: offsets gone, module kept, separators and controls '?'
+{
+	printf 'lockstat snapshot version 2\ncpus: 1\nmetered_ns: 1000\nrows: 1\n\n'
+	printf 'spin 3 2 1 0 0 10 1 5 4 4 4 0 0 0 0 1 l s+0x1/0x2\n'
+	printf '> hold pid=1 comm=a ctx=task cpu=0 time=1 frames=4\n'
+	printf '> hold frame in;ner+0x1e/0x40 [m;od]\n> hold frame mid\\x01dle+0x2/0x10\n'
+	printf '> hold frame 0xffffffffc0a01100\n> hold frame +0x5/0x9 odd\n'
+} >"$tmp/fold.snap"
+rc "--folded: odd frames" 0 report --folded "$tmp/fold.snap"
+printf '%s\n' '+0x5/0x9 odd;0xffffffffc0a01100;mid?dle;in?ner [m?od] 10' >"$tmp/fold.want"
+ok "--folded: odd frames named as a flame graph wants them" diff -u "$tmp/fold.want" "$tmp/stdout"
 rc "--stacks --csv" 2 report --stacks --csv "$fx/stacks.snap"
 grep -q "CSV has no evidence" "$tmp/stderr" && pass "--stacks --csv: says CSV has no evidence" ||
 	fail "--stacks --csv: says CSV has no evidence" "$tmp/stderr"
