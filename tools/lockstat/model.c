@@ -139,6 +139,7 @@ const struct lm_hdr_key lm_hdr_keys[LM_NR_HDR] = {
 	HK(LM_H_MEM_PERCPU, "mem_percpu", LM_HK_U64, mem_percpu),
 	HK(LM_H_MEM_TABLES, "mem_tables", LM_HK_U64, mem_tables),
 	HK(LM_H_MEM_TASK, "mem_task", LM_HK_U64, mem_task),
+	HK(LM_H_CAPTURES, "captures", LM_HK_U64, captures),
 #define X(e, n)	HK(LM_H_LOSS + LM_L_##e, #n, LM_HK_U64, loss[LM_L_##e]),
 	LM_LOSSES(X)
 #undef X
@@ -347,13 +348,14 @@ struct lm_row *lm_snap_add_row(struct lm_snapshot *s)
 	return &s->rows[s->nr++];
 }
 
-const char *lm_snap_strdup(struct lm_snapshot *s, const char *str)
+/* @n bytes from the pool of @s, aligned for any of its structs */
+static void *lm_pool_get(struct lm_snapshot *s, size_t n)
 {
-	size_t n = strlen(str) + 1;
 	struct lm_pool *p = s->pool;
-	char *dst;
+	size_t at = p ? (p->used + 7) & ~(size_t)7 : 0;
+	void *dst;
 
-	if (!p || p->size - p->used < n) {
+	if (!p || at > p->size || p->size - at < n) {
 		size_t size = n > LM_POOL_CHUNK ? n : LM_POOL_CHUNK;
 
 		p = malloc(sizeof(*p) + size);
@@ -363,11 +365,120 @@ const char *lm_snap_strdup(struct lm_snapshot *s, const char *str)
 		p->size = size;
 		p->next = s->pool;
 		s->pool = p;
+		at = 0;
 	}
-	dst = p->data + p->used;
-	memcpy(dst, str, n);
-	p->used += n;
+	dst = p->data + at;
+	p->used = at + n;
 	return dst;
+}
+
+const char *lm_snap_strdup(struct lm_snapshot *s, const char *str)
+{
+	size_t n = strlen(str) + 1;
+	char *dst = lm_pool_get(s, n);
+
+	if (dst)
+		memcpy(dst, str, n);
+	return dst;
+}
+
+/* a zeroed piece of evidence that lives as long as @s, or NULL */
+struct lm_evidence *lm_snap_add_ev(struct lm_snapshot *s)
+{
+	struct lm_evidence *ev = lm_pool_get(s, sizeof(*ev));
+
+	if (ev)
+		memset(ev, 0, sizeof(*ev));
+	return ev;
+}
+
+/* ---- evidence ---- */
+
+static const char *const lm_context_names[LM_NR_CONTEXTS] = {
+	[LM_CONTEXT_TASK] = "task",
+	[LM_CONTEXT_SOFTIRQ] = "softirq",
+	[LM_CONTEXT_HARDIRQ] = "hardirq",
+};
+
+const char *const lm_ev_names[LM_NR_EV] = {
+	[LM_EV_HOLD] = "hold",
+	[LM_EV_WAIT] = "wait",
+};
+
+const char *lm_context_name(uint32_t context)
+{
+	return context < LM_NR_CONTEXTS ? lm_context_names[context] : "?";
+}
+
+int lm_context_parse(const char *name)
+{
+	int c;
+
+	for (c = 0; c < LM_NR_CONTEXTS; c++)
+		if (!strcmp(name, lm_context_names[c]))
+			return c;
+	return -1;
+}
+
+static bool lm_str_equal(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* the same evidence, field by field (NULL is equal to NULL only) */
+bool lm_ev_equal(const struct lm_evidence *a, const struct lm_evidence *b)
+{
+	uint32_t i;
+
+	if (!a || !b)
+		return a == b;
+	if (a->present != b->present || a->pid != b->pid || a->context != b->context ||
+	    a->cpu != b->cpu || a->time_ns != b->time_ns || a->nr_frames != b->nr_frames ||
+	    !lm_str_equal(a->comm, b->comm))
+		return false;
+	if (lm_ev_has(a, LM_EB_OWNER_PID) && a->owner_pid != b->owner_pid)
+		return false;
+	if (lm_ev_has(a, LM_EB_OWNER_COMM) && !lm_str_equal(a->owner_comm, b->owner_comm))
+		return false;
+	for (i = 0; i < a->nr_frames; i++) {
+		if (!lm_str_equal(a->frame[i], b->frame[i]))
+			return false;
+		if (lm_ev_has(a, LM_EB_ADDRS) && a->addr[i] != b->addr[i])
+			return false;
+	}
+	return true;
+}
+
+static bool lm_esc_byte(unsigned char c, const char *also)
+{
+	return c < ' ' || c >= 0x7f || c == '\\' || strchr(also, c);
+}
+
+/* @s into @buf, escaped; cut (never inside an escape) when @buf is full */
+void lm_esc(char *buf, size_t len, const char *s, const char *also)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = 0;
+
+	if (!len)
+		return;
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (!lm_esc_byte(c, also)) {
+			if (n + 1 >= len)
+				break;
+			buf[n++] = c;
+			continue;
+		}
+		if (n + 4 >= len)
+			break;
+		buf[n++] = '\\';
+		buf[n++] = 'x';
+		buf[n++] = hex[c >> 4];
+		buf[n++] = hex[c & 15];
+	}
+	buf[n] = '\0';
 }
 
 /* ---- rows ---- */
@@ -412,9 +523,23 @@ const char *lm_row_impossible(const struct lm_row *r)
 }
 
 /*
+ * Whether a maximum equal to @dst's brings better evidence from @src: some
+ * where @dst has none, or evidence of the interval where @dst's is older.
+ */
+static bool lm_ev_better(const struct lm_row *dst, const struct lm_row *src, int kind,
+			 uint32_t bit)
+{
+	if (!src->ev[kind])
+		return false;
+	return !dst->ev[kind] || ((src->fresh & bit) && !(dst->fresh & bit));
+}
+
+/*
  * Merge @src into @dst: counts and totals add, maxima take the larger, a
  * minimum the smaller of the rows that have samples, instances the larger
- * (sites of one lock name the same instances).
+ * (sites of one lock name the same instances).  The evidence of a maximum
+ * goes with it: that of the larger, even none; of equal ones, one that is
+ * there and, in a delta, of the interval.
  */
 void lm_row_add(struct lm_row *dst, const struct lm_row *src)
 {
@@ -422,12 +547,16 @@ void lm_row_add(struct lm_row *dst, const struct lm_row *src)
 	bool dst_wait = dst->v[LM_F_SPIN], src_wait = src->v[LM_F_SPIN];
 	uint64_t *d = dst->v;
 	const uint64_t *s = src->v;
-	int f;
+	int f, kind;
 
 	for (f = 0; f < LM_NR_FIELDS; f++) {
 		switch (f) {
 		case LM_F_HOLD_MAX:
 		case LM_F_WAIT_MAX:
+			kind = f == LM_F_HOLD_MAX ? LM_EV_HOLD : LM_EV_WAIT;
+			if (s[f] > d[f] || (s[f] == d[f] && lm_ev_better(dst, src, kind, 1U << f)))
+				dst->ev[kind] = src->ev[kind];
+			/* fall through */
 		case LM_F_ONCPU_MAX:
 		case LM_F_BLOCKED_MAX:
 			/* a maximum is as fresh as the row it comes from */
@@ -698,6 +827,15 @@ static int cmp_name(const struct lm_row *a, const struct lm_row *b)
 	return (c > 0) - (c < 0);
 }
 
+/* the comm of the worst hold's evidence; rows without any first */
+static int cmp_holder(const struct lm_row *a, const struct lm_row *b)
+{
+	const struct lm_evidence *x = a->ev[LM_EV_HOLD], *y = b->ev[LM_EV_HOLD];
+	int c = !x || !y ? !!x - !!y : strcmp(x->comm, y->comm);
+
+	return (c > 0) - (c < 0);
+}
+
 static int cmp_type(const struct lm_row *a, const struct lm_row *b)
 {
 	int c = lm_cmp_u64(a->type, b->type);
@@ -812,6 +950,16 @@ static void pr_contended(char *buf, size_t len, const struct lm_row *r, const st
 	pr_count(buf, len, lm_row_contended(r));
 }
 
+/* escaped: a comm may hold any byte; "-" without evidence */
+static void pr_holder(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
+{
+	(void)c;
+	if (r->ev[LM_EV_HOLD])
+		lm_esc(buf, len, r->ev[LM_EV_HOLD]->comm, "");
+	else
+		lm_copy(buf, len, "-");
+}
+
 static void pr_type(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
 {
 	(void)c;
@@ -846,6 +994,7 @@ const struct lm_key lm_keys[LM_NR_KEYS] = {
 	KEY(ONCPU, oncpu, "ONCPU", 6, true, "longest on-CPU part of one hold (ONCPU MAX)"),
 	KEY(RATE, rate, "ACQ/s", 6, true, "acquisitions per second of metered time"),
 	KEY(CONTENDED, contended, "CONTND", 10, true, "attempts that waited or failed: spin + reject"),
+	KEY(HOLDER, holder, "HOLDER", 15, false, "the worst holder's comm (evidence), A to Z"),
 	KEY(TYPE, type, "TYPE", 11, false, "lock type, then name"),
 	KEY(NAME, name, "NAME", 0, false, "lock name, then site, alphabetically"),
 };

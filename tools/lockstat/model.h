@@ -82,7 +82,8 @@ enum lm_field {
 	X(EVICTED, evicted)	\
 	X(IRQCTX, irqctx)	\
 	X(TRUNCATED, truncated)	\
-	X(NOTASK, notask)
+	X(NOTASK, notask)	\
+	X(STACKS_FULL, stacks_full)
 
 enum lm_loss {
 #define X(e, n)	LM_L_##e,
@@ -90,6 +91,57 @@ enum lm_loss {
 #undef X
 	LM_NR_LOSSES
 };
+
+/*
+ * Evidence: who made a row's longest hold or wait, and through which call
+ * chain (taken by the kernel when the hold or wait set the maximum of its
+ * row on its CPU; netlink only, /proc/lockmeter has none).  pid, comm,
+ * context, cpu and time are always there; the rest has presence bits.
+ * comm and the frames are as the kernel sent them: any byte but NUL, to
+ * be escaped by whoever prints them.
+ */
+#define LM_EV_FRAMES	16	/* frames of a call chain, at most */
+#define LM_COMM_MAX	64	/* bytes of a comm, with its NUL */
+#define LM_FRAME_MAX	1024	/* bytes of a frame, with its NUL */
+
+enum lm_ev_kind {
+	LM_EV_HOLD,		/* the longest hold: the chain at the release */
+	LM_EV_WAIT,		/* the longest wait: the chain at the acquire */
+	LM_NR_EV
+};
+
+/* where it happened, numbered as enum lockmeter_context */
+enum lm_context {
+	LM_CONTEXT_TASK,
+	LM_CONTEXT_SOFTIRQ,
+	LM_CONTEXT_HARDIRQ,
+	LM_NR_CONTEXTS
+};
+
+enum lm_ev_bit {
+	LM_EB_OWNER_PID,	/* a sleeping lock's owner when the wait began */
+	LM_EB_OWNER_COMM,	/* only with LM_EB_OWNER_PID */
+	LM_EB_ADDRS,		/* addr[], one per frame (privileged readers) */
+};
+
+struct lm_evidence {
+	uint32_t present;	/* 1 << enum lm_ev_bit */
+	uint32_t pid;
+	uint32_t context;	/* enum lm_context */
+	uint32_t cpu;
+	uint64_t time_ns;	/* when the hold or wait ended, since boot */
+	uint32_t owner_pid;
+	uint32_t nr_frames;	/* 0: the chain was not kept (stacks_full) */
+	const char *comm;
+	const char *owner_comm;
+	const char *frame[LM_EV_FRAMES];	/* innermost first */
+	uint64_t addr[LM_EV_FRAMES];
+};
+
+static inline bool lm_ev_has(const struct lm_evidence *ev, enum lm_ev_bit bit)
+{
+	return ev->present & (1U << bit);
+}
 
 struct lm_row {
 	uint32_t type;		/* enum lm_type */
@@ -99,6 +151,8 @@ struct lm_row {
 	uint64_t v[LM_NR_FIELDS];
 	const char *lock;
 	const char *site;
+	/* of HOLD_MAX and WAIT_MAX, or NULL: in the snapshot's pool */
+	const struct lm_evidence *ev[LM_NR_EV];
 };
 
 /* Header fields; a field is valid only when its bit is in ->present. */
@@ -125,6 +179,7 @@ enum lm_hdr_bit {
 	LM_H_MEM_PERCPU,	/* bytes per CPU once metering is on */
 	LM_H_MEM_TABLES,	/* bytes of tables, all CPUs; 0 before the first on */
 	LM_H_MEM_TASK,		/* bytes added to each task_struct */
+	LM_H_CAPTURES,		/* pieces of evidence taken (no loss) */
 	LM_H_LOSS,		/* + enum lm_loss */
 	LM_NR_HDR = LM_H_LOSS + LM_NR_LOSSES
 };
@@ -155,6 +210,7 @@ struct lm_header {
 	uint64_t mem_percpu;
 	uint64_t mem_tables;
 	uint64_t mem_task;
+	uint64_t captures;
 	uint64_t loss[LM_NR_LOSSES];
 };
 
@@ -200,13 +256,21 @@ struct lm_snapshot {
 	struct lm_row *rows;
 	size_t nr;
 	size_t cap;
-	struct lm_pool *pool;	/* the names */
+	struct lm_pool *pool;	/* the names and the evidence */
 };
 
 void lm_snap_init(struct lm_snapshot *s);
 void lm_snap_free(struct lm_snapshot *s);
 struct lm_row *lm_snap_add_row(struct lm_snapshot *s);
 const char *lm_snap_strdup(struct lm_snapshot *s, const char *str);
+struct lm_evidence *lm_snap_add_ev(struct lm_snapshot *s);
+
+const char *lm_context_name(uint32_t context);
+int lm_context_parse(const char *name);
+extern const char *const lm_ev_names[LM_NR_EV];
+bool lm_ev_equal(const struct lm_evidence *a, const struct lm_evidence *b);
+/* @s with bytes below ' ', from 0x7f, '\\' and those in @also as \xHH */
+void lm_esc(char *buf, size_t len, const char *s, const char *also);
 
 const char *lm_type_name(uint32_t type);
 const char *lm_type_title(uint32_t type);
@@ -265,6 +329,7 @@ enum lm_key_id {
 	LM_K_ONCPU,
 	LM_K_RATE,
 	LM_K_CONTENDED,
+	LM_K_HOLDER,
 	LM_K_TYPE,
 	LM_K_NAME,
 	LM_NR_KEYS
@@ -288,6 +353,7 @@ const char *lm_key_alias(const struct lm_key *k);
 
 /* What to show. */
 struct lm_filter {
+	bool stacks;		/* the table: evidence under each site (--stacks) */
 	const char *name;	/* substring of the lock or site name */
 	unsigned int types;	/* 1 << enum lm_type; 0: all */
 	double min_con;		/* percent; < 0: off */
@@ -340,8 +406,9 @@ void lm_view_free(struct lm_view *v);
  * was evicted or reset and counted again: its @cur values are the
  * interval's.  When the kernel was reset in between (the reset counts
  * differ, or without them the metered time went down) @out is all of
- * @cur; lm_snap_delta() then returns 1.  @out's names
- * point into @cur: free @out first.  -1: out of memory.
+ * @cur; lm_snap_delta() then returns 1.  @out's names and evidence
+ * point into @cur: free @out first.  The evidence of a maximum is that of
+ * @cur, as fresh as the maximum.  -1: out of memory.
  */
 int lm_snap_delta(struct lm_snapshot *out, const struct lm_snapshot *cur,
 		  const struct lm_snapshot *prev);

@@ -12,6 +12,9 @@
  * for their mandatory attributes.  A reply that does not parse is
  * remembered and the rest of the dump still drained, so the socket stays
  * usable.  Counters are NLA_UINT: 4 bytes when the value fits, else 8.
+ * A row may carry the evidence of its longest hold and wait, each a nest
+ * of its own policy; evidence attributes this reader does not know are
+ * skipped, a known one of the wrong size refuses the reply.
  * include/uapi/linux/lockmeter.h is the reference.
  */
 #include <assert.h>
@@ -48,10 +51,14 @@ LM_SAME(LM_CLASS_STATIC, LOCKMETER_CLASS_STATIC);
 LM_SAME(LM_CLASS_PERCPU, LOCKMETER_CLASS_PERCPU);
 LM_SAME(LM_CLASS_HEAP, LOCKMETER_CLASS_HEAP);
 LM_SAME(LM_CLASS_OVERFLOW, LOCKMETER_CLASS_OVERFLOW);
+LM_SAME(LM_CONTEXT_TASK, LOCKMETER_CTX_TASK);
+LM_SAME(LM_CONTEXT_SOFTIRQ, LOCKMETER_CTX_SOFTIRQ);
+LM_SAME(LM_CONTEXT_HARDIRQ, LOCKMETER_CTX_HARDIRQ);
 
 #define LM_NLA_U32	{ .type = NLA_U32, .minlen = 4, .maxlen = 4 }
 #define LM_NLA_UINT	{ .type = NLA_UNSPEC, .minlen = 4, .maxlen = 8 }
 #define LM_NLA_STR	{ .type = NLA_STRING, .minlen = 1, .maxlen = 1024 }
+#define LM_NLA_COMM	{ .type = NLA_STRING, .minlen = 1, .maxlen = LM_COMM_MAX }
 
 static const struct nla_policy lm_nl_policy[LOCKMETER_A_MAX + 1] = {
 	[LOCKMETER_A_VERSION]		= LM_NLA_U32,
@@ -76,6 +83,8 @@ static const struct nla_policy lm_nl_policy[LOCKMETER_A_MAX + 1] = {
 	[LOCKMETER_A_MEM_PERCPU]	= LM_NLA_UINT,
 	[LOCKMETER_A_MEM_TABLES]	= LM_NLA_UINT,
 	[LOCKMETER_A_MEM_TASK]		= LM_NLA_UINT,
+	[LOCKMETER_A_STACKS_FULL]	= LM_NLA_UINT,
+	[LOCKMETER_A_CAPTURES]		= LM_NLA_UINT,
 };
 
 static const struct nla_policy lm_nl_row_policy[LOCKMETER_R_MAX + 1] = {
@@ -87,6 +96,21 @@ static const struct nla_policy lm_nl_row_policy[LOCKMETER_R_MAX + 1] = {
 	[LOCKMETER_R_LOCK]		= LM_NLA_STR,
 	[LOCKMETER_R_SITE]		= LM_NLA_STR,
 	[LOCKMETER_R_CPU]		= LM_NLA_U32,
+	[LOCKMETER_R_HOLD_EVIDENCE]	= { .type = NLA_NESTED },
+	[LOCKMETER_R_WAIT_EVIDENCE]	= { .type = NLA_NESTED },
+};
+
+/* FRAME and FRAME_ADDR come once per frame: each one is checked */
+static const struct nla_policy lm_nl_ev_policy[LOCKMETER_E_MAX + 1] = {
+	[LOCKMETER_E_PID]		= LM_NLA_U32,
+	[LOCKMETER_E_COMM]		= LM_NLA_COMM,
+	[LOCKMETER_E_CONTEXT]		= LM_NLA_U32,
+	[LOCKMETER_E_CPU]		= LM_NLA_U32,
+	[LOCKMETER_E_TIME]		= LM_NLA_UINT,
+	[LOCKMETER_E_OWNER_PID]		= LM_NLA_U32,
+	[LOCKMETER_E_OWNER_COMM]	= LM_NLA_COMM,
+	[LOCKMETER_E_FRAME]		= { .type = NLA_STRING, .minlen = 2, .maxlen = LM_FRAME_MAX },
+	[LOCKMETER_E_FRAME_ADDR]	= LM_NLA_UINT,
 };
 
 static const int lm_nl_status_mandatory[] = {
@@ -111,6 +135,19 @@ static const int lm_nl_row_mandatory[] = {
 	LOCKMETER_R_SITE,
 };
 
+static const int lm_nl_ev_mandatory[] = {
+	LOCKMETER_E_PID,
+	LOCKMETER_E_COMM,
+	LOCKMETER_E_CONTEXT,
+	LOCKMETER_E_CPU,
+	LOCKMETER_E_TIME,
+};
+
+static const int lm_nl_ev_attr[LM_NR_EV] = {
+	[LM_EV_HOLD] = LOCKMETER_R_HOLD_EVIDENCE,
+	[LM_EV_WAIT] = LOCKMETER_R_WAIT_EVIDENCE,
+};
+
 static const int lm_nl_field_attr[LM_NR_FIELDS] = {
 #define X(e, n)	[LM_F_##e] = LOCKMETER_R_##e,
 	LM_FIELDS(X)
@@ -123,7 +160,7 @@ static const int lm_nl_loss_attr[LM_NR_LOSSES] = {
 #undef X
 };
 
-/* The memory figures of a status reply, and where they go. */
+/* The memory figures (and the evidence count) of a status reply, and where they go. */
 static const struct {
 	int attr;
 	int bit;
@@ -132,6 +169,7 @@ static const struct {
 	{ LOCKMETER_A_MEM_PERCPU, LM_H_MEM_PERCPU, offsetof(struct lm_header, mem_percpu) },
 	{ LOCKMETER_A_MEM_TABLES, LM_H_MEM_TABLES, offsetof(struct lm_header, mem_tables) },
 	{ LOCKMETER_A_MEM_TASK, LM_H_MEM_TASK, offsetof(struct lm_header, mem_task) },
+	{ LOCKMETER_A_CAPTURES, LM_H_CAPTURES, offsetof(struct lm_header, captures) },
 };
 
 /* One request in flight: what the callbacks share. */
@@ -406,7 +444,7 @@ static int lm_nl_status_cb(struct nl_msg *msg, void *arg)
 		if (!tb[a])
 			continue;
 		if (lm_nla_get_uint(tb[a], &v)) {
-			lm_nl_bad(req, "memory figure is neither 4 nor 8 bytes", a);
+			lm_nl_bad(req, "memory figure or count is neither 4 nor 8 bytes", a);
 			return NL_SKIP;
 		}
 		*(uint64_t *)((char *)h + lm_nl_mem[i].off) = v;
@@ -459,6 +497,115 @@ static const char *lm_nl_name(struct lm_snapshot *s, const char *name)
 	return lm_snap_strdup(s, buf);
 }
 
+/*
+ * The frames, and their addresses, of an evidence nest, in order: 0; 1
+ * when they are malformed (said so); -1 without memory.
+ */
+static int lm_nl_frames(struct lm_nl_req *req, struct nlattr *nest, struct lm_evidence *ev)
+{
+	struct lm_snapshot *s = req->arg;
+	uint32_t nr_addrs = 0;
+	struct nlattr *a;
+	const char *why = NULL;
+	int rem, bad = LOCKMETER_E_FRAME_ADDR;
+
+	nla_for_each_nested(a, nest, rem) {
+		bad = nla_type(a);
+		if (bad == LOCKMETER_E_FRAME) {
+			if (ev->nr_frames == LM_EV_FRAMES) {
+				why = "more frames than a chain has";
+				break;
+			}
+			if (!*lm_nla_str(a)) {
+				why = "an empty frame";
+				break;
+			}
+			ev->frame[ev->nr_frames] = lm_snap_strdup(s, lm_nla_str(a));
+			if (!ev->frame[ev->nr_frames++])
+				return -1;
+		} else if (bad == LOCKMETER_E_FRAME_ADDR) {
+			if (nr_addrs == LM_EV_FRAMES) {
+				why = "more frame addresses than a chain has";
+				break;
+			}
+			if (lm_nla_get_uint(a, &ev->addr[nr_addrs++])) {
+				why = "frame address is neither 4 nor 8 bytes";
+				break;
+			}
+		}
+	}
+	if (!why && nr_addrs && nr_addrs != ev->nr_frames) {
+		why = "frame addresses are not one per frame";
+		bad = LOCKMETER_E_FRAME_ADDR;
+	}
+	if (why) {
+		lm_nl_bad(req, why, bad);
+		return 1;
+	}
+	if (nr_addrs)
+		ev->present |= 1U << LM_EB_ADDRS;
+	return 0;
+}
+
+/*
+ * The evidence nest @nest of a row into *out, in the pool of the dump's
+ * snapshot: 0; 1 when it is malformed (said so); -1 without memory.
+ */
+static int lm_nl_evidence(struct lm_nl_req *req, struct nlattr *nest,
+			  const struct lm_evidence **out)
+{
+	struct nlattr *tb[LOCKMETER_E_MAX + 1];
+	struct lm_snapshot *s = req->arg;
+	struct lm_evidence *ev;
+	int a, ret;
+
+	if (nla_parse_nested(tb, LOCKMETER_E_MAX, nest, lm_nl_ev_policy) < 0) {
+		lm_nl_bad(req, "evidence does not parse", nla_type(nest));
+		return 1;
+	}
+	a = lm_nl_missing(tb, lm_nl_ev_mandatory, ARRAY_SIZE(lm_nl_ev_mandatory));
+	if (a) {
+		lm_nl_bad(req, "evidence lacks a mandatory attribute", a);
+		return 1;
+	}
+	if (tb[LOCKMETER_E_OWNER_COMM] && !tb[LOCKMETER_E_OWNER_PID]) {
+		lm_nl_bad(req, "evidence has an owner's comm without its pid",
+			  LOCKMETER_E_OWNER_COMM);
+		return 1;
+	}
+	if (nla_get_u32(tb[LOCKMETER_E_CONTEXT]) >= LM_NR_CONTEXTS) {
+		lm_nl_bad(req, "evidence of an unknown context", LOCKMETER_E_CONTEXT);
+		return 1;
+	}
+	ev = lm_snap_add_ev(s);
+	if (!ev)
+		return -1;
+	if (lm_nla_get_uint(tb[LOCKMETER_E_TIME], &ev->time_ns)) {
+		lm_nl_bad(req, "evidence time is neither 4 nor 8 bytes", LOCKMETER_E_TIME);
+		return 1;
+	}
+	ev->pid = nla_get_u32(tb[LOCKMETER_E_PID]);
+	ev->context = nla_get_u32(tb[LOCKMETER_E_CONTEXT]);
+	ev->cpu = nla_get_u32(tb[LOCKMETER_E_CPU]);
+	ev->comm = lm_snap_strdup(s, lm_nla_str(tb[LOCKMETER_E_COMM]));
+	if (!ev->comm)
+		return -1;
+	if (tb[LOCKMETER_E_OWNER_PID]) {
+		ev->owner_pid = nla_get_u32(tb[LOCKMETER_E_OWNER_PID]);
+		ev->present |= 1U << LM_EB_OWNER_PID;
+	}
+	if (tb[LOCKMETER_E_OWNER_COMM]) {
+		ev->owner_comm = lm_snap_strdup(s, lm_nla_str(tb[LOCKMETER_E_OWNER_COMM]));
+		if (!ev->owner_comm)
+			return -1;
+		ev->present |= 1U << LM_EB_OWNER_COMM;
+	}
+	ret = lm_nl_frames(req, nest, ev);
+	if (!ret)
+		*out = ev;
+	return ret;
+}
+
 static int lm_nl_row(struct lm_nl_req *req, struct nlattr *nest)
 {
 	struct nlattr *tb[LOCKMETER_R_MAX + 1];
@@ -500,6 +647,11 @@ static int lm_nl_row(struct lm_nl_req *req, struct nlattr *nest)
 	if (!lock || !site) {
 		lm_nl_bad(req, "name is not a string", LOCKMETER_R_LOCK);
 		return 0;
+	}
+	for (i = 0; i < LM_NR_EV; i++) {
+		a = tb[lm_nl_ev_attr[i]] ? lm_nl_evidence(req, tb[lm_nl_ev_attr[i]], &row.ev[i]) : 0;
+		if (a)
+			return a < 0 ? -1 : 0;
 	}
 	r = lm_snap_add_row(s);
 	if (!r)

@@ -17,7 +17,7 @@ const char *const lm_view_help[] = {
 	"  --sort KEY        sort locks, and sites under them, by KEY (default maxhold):",
 	"                    maxhold meanhold totalhold util con maxwait meanwait waitcpu",
 	"                    total nowait spin reject abort blocked oncpu rate contended",
-	"                    type name; perf lock's acquired avg_wait wait_max wait_total",
+	"                    holder type name; perf lock's acquired avg_wait wait_max wait_total",
 	"                    hold_total are aliases",
 	"  -r, --reverse     reverse the order (smallest first; name: Z to A)",
 	"  --top N           the first N locks of each section, N sites under each",
@@ -26,8 +26,12 @@ const char *const lm_view_help[] = {
 	"                    (repeatable, or comma-separated)",
 	"  --min-con PCT     only locks with CON >= PCT",
 	"  --min-util PCT    only locks with UTIL >= PCT",
-	"  --json            JSON instead of the table (raw ns and counts)",
+	"  --stacks          under each call site, its worst hold's and worst wait's",
+	"                    task, CPU, time and call chain (netlink sources only)",
+	"  --json            JSON instead of the table (raw ns and counts; evidence too)",
 	"  --csv             CSV instead of the table (raw ns and counts)",
+	"  --folded          folded stacks for flame graphs: each site's worst hold",
+	"                    chain, weighted by the site's total hold time in ns",
 	NULL,
 };
 
@@ -122,6 +126,16 @@ static void lm_keys_list(FILE *f)
 	}
 }
 
+/* --stacks is the table's; JSON and folded stacks have the evidence anyway */
+static int lm_stacks_check(const struct lm_view_opts *o)
+{
+	if (o->filter.stacks && o->fmt == LM_FMT_CSV) {
+		lm_err("--stacks: CSV has no evidence (--json has it, always)");
+		return LM_EXIT_USAGE;
+	}
+	return 0;
+}
+
 /* 0: taken; 1: not a view option; LM_EXIT_USAGE: bad argument */
 static int lm_view_opt(struct lm_view_opts *o, int opt, const char *arg)
 {
@@ -132,13 +146,18 @@ static int lm_view_opt(struct lm_view_opts *o, int opt, const char *arg)
 		f->reverse = true;
 		return 0;
 	case LM_OPT_CSV:
+	case LM_OPT_FOLDED:
 	case LM_OPT_JSON:
 		if (o->fmt != LM_FMT_TABLE) {
-			lm_err("--json and --csv exclude each other");
+			lm_err("--json, --csv and --folded exclude each other");
 			return LM_EXIT_USAGE;
 		}
-		o->fmt = opt == LM_OPT_CSV ? LM_FMT_CSV : LM_FMT_JSON;
-		return 0;
+		o->fmt = opt == LM_OPT_CSV ? LM_FMT_CSV : opt == LM_OPT_FOLDED ? LM_FMT_FOLDED :
+			 LM_FMT_JSON;
+		return lm_stacks_check(o);
+	case LM_OPT_STACKS:
+		f->stacks = true;
+		return lm_stacks_check(o);
 	case LM_OPT_MIN_CON:
 		if (!lm_parse_pct(arg, 100, &f->min_con))
 			return 0;

@@ -16,12 +16,14 @@
 enum lm_opt {
 	LM_OPT_CPU = 256,
 	LM_OPT_CSV,
+	LM_OPT_FOLDED,
 	LM_OPT_JSON,
 	LM_OPT_MIN_CON,
 	LM_OPT_MIN_UTIL,
 	LM_OPT_NAME,
 	LM_OPT_SORT,
 	LM_OPT_SOURCE,
+	LM_OPT_STACKS,
 	LM_OPT_TOP,
 	LM_OPT_TYPE,
 };
@@ -29,12 +31,14 @@ enum lm_opt {
 /* the view options, for a subcommand's struct option table */
 #define LM_VIEW_LONGOPTS						\
 	{ "csv", no_argument, NULL, LM_OPT_CSV },			\
+	{ "folded", no_argument, NULL, LM_OPT_FOLDED },			\
 	{ "json", no_argument, NULL, LM_OPT_JSON },			\
 	{ "min-con", required_argument, NULL, LM_OPT_MIN_CON },		\
 	{ "min-util", required_argument, NULL, LM_OPT_MIN_UTIL },	\
 	{ "name", required_argument, NULL, LM_OPT_NAME },		\
 	{ "reverse", no_argument, NULL, 'r' },				\
 	{ "sort", required_argument, NULL, LM_OPT_SORT },		\
+	{ "stacks", no_argument, NULL, LM_OPT_STACKS },			\
 	{ "top", required_argument, NULL, LM_OPT_TOP },			\
 	{ "type", required_argument, NULL, LM_OPT_TYPE }
 

@@ -261,10 +261,12 @@ static int lm_parse_header_line(struct lm_snapshot *s, char *line, struct lm_per
 
 /*
  * After the version line: the header up to its empty line, then the rows
- * to the end of the file.  The header must give cpus, metered_ns and rows,
- * and there must be that many rows.
+ * to the end of the file, and the lines @hook (if any) takes among them.
+ * The header must give cpus, metered_ns and rows, and there must be that
+ * many rows.
  */
-int lm_parse_body(struct lm_lines *l, struct lm_snapshot *s, struct lm_perr *e)
+int lm_parse_body(struct lm_lines *l, struct lm_snapshot *s, struct lm_perr *e,
+		  struct lm_body_hook *hook)
 {
 	static const int required[] = { LM_H_CPUS, LM_H_METERED_NS, LM_H_ROWS };
 	unsigned int i;
@@ -296,10 +298,15 @@ int lm_parse_body(struct lm_lines *l, struct lm_snapshot *s, struct lm_perr *e)
 		ret = lm_lines_next(l, &line, e);
 		if (ret)
 			return ret;
+		if (line && line[0] == '#')
+			continue;
+		ret = hook ? hook->line(hook, s, line, l->line, e) : 0;
+		if (ret == 1)
+			continue;
+		if (ret)
+			return ret;
 		if (!line)
 			break;
-		if (line[0] == '#')
-			continue;
 		if (!*line) {
 			lm_perr_set(e, l->line, "an empty line among the rows");
 			return LM_EXIT_CORRUPT;
@@ -364,7 +371,7 @@ int lm_proc_parse(FILE *f, struct lm_snapshot *s, struct lm_perr *e)
 		ret = LM_EXIT_ERR;
 	}
 	if (!ret)
-		ret = lm_parse_body(&l, s, e);
+		ret = lm_parse_body(&l, s, e, NULL);
 	lm_lines_free(&l);
 	return ret;
 }

@@ -38,7 +38,20 @@ int lm_parse_version(const char *line, const char *prefix, unsigned long *ver);
 int lm_row_parse(struct lm_snapshot *s, char *line, struct lm_perr *e);
 void lm_row_write(FILE *f, const struct lm_row *r);
 void lm_rows_legend(FILE *f);
-int lm_parse_body(struct lm_lines *l, struct lm_snapshot *s, struct lm_perr *e);
+/*
+ * Lines a snapshot file adds among the rows (snapfile.c): ->line is called
+ * with each line of the body that is not a comment, before it is parsed,
+ * and with NULL at the end of the file.  It returns 0 for a row line (to
+ * be parsed as one), 1 for a line it took, or an LM_EXIT_* code with @e
+ * set, its line number too.
+ */
+struct lm_body_hook {
+	int (*line)(struct lm_body_hook *hook, struct lm_snapshot *s, char *line,
+		    unsigned long lineno, struct lm_perr *e);
+};
+
+int lm_parse_body(struct lm_lines *l, struct lm_snapshot *s, struct lm_perr *e,
+		  struct lm_body_hook *hook);
 
 int lm_proc_parse(FILE *f, struct lm_snapshot *s, struct lm_perr *e);
 int lm_proc_read(const char *path, struct lm_snapshot *s);

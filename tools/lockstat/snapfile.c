@@ -2,7 +2,7 @@
 /*
  * lockstat: save and load snapshot files.
  *
- *   lockstat snapshot version 1
+ *   lockstat snapshot version 2
  *   command: record
  *   system: Linux
  *   ...                          "key: value", see lockstat(8)
@@ -12,12 +12,27 @@
  *                                an empty line
  *   # type acquired ... site     a legend; lines starting with # are skipped
  *   spin 5710 5706 4 0 0 ...     19 fields per row, as in /proc/lockmeter
+ *   > hold pid=2231 comm=lmt_hold ctx=task cpu=1 time=5123456789 frames=2
+ *   > hold frame lmt_hold_inner+0x1e/0x40 [test_lockmeter]
+ *   > hold frame kthread+0xd2/0x100
  *
- * The reader also takes a saved copy of /proc/lockmeter ("lockmeter
- * version 1" first line).  It refuses, naming the file and line, anything
- * it cannot vouch for: another version, a malformed header or row, a
+ * Lines starting with "> " carry the evidence of the row above them (new
+ * in version 2: a version 1 reader would call them bad rows).  A head
+ * line, "> KIND key=value...", KIND hold or wait, gives the task (pid,
+ * comm, ctx, cpu, time, and owner_pid, owner_comm when known), the number
+ * of frames that follow, and addrs=0x...,0x... (one per frame) when the
+ * addresses were known; then one "> KIND frame TEXT" line per frame,
+ * innermost first.  Values and frames are escaped: a byte below '!' (in
+ * a frame, below ' '), from 0x7f, or a backslash is \xHH.  Unknown keys
+ * and kinds are skipped, as unknown header keys are.
+ *
+ * The reader also takes version 1 files and a saved copy of
+ * /proc/lockmeter ("lockmeter version 1" first line), neither of which
+ * has evidence.  It refuses, naming the file and line, anything it cannot
+ * vouch for: another version, a malformed header, row or evidence line, a
  * NUL byte, a last line without its newline, fewer or more rows than the
- * header says (a truncated file).  Unknown header keys are skipped.
+ * header says (a truncated file), fewer frames than a head line says.
+ * Unknown header keys are skipped.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,8 +44,327 @@
 #include "lockstat.h"
 #include "snapfile.h"
 
+/* what is escaped: in values, the blank that ends them too */
+#define LM_ESC_VALUE	" "
+#define LM_ESC_FRAME	""
+
+/* the evidence being read, of the last row */
+struct lm_ev_reader {
+	struct lm_body_hook hook;	/* first: the hook is the reader */
+	bool evidence;			/* the format has evidence lines */
+	struct {
+		struct lm_evidence *ev;
+		uint32_t frames;	/* what its head line says */
+		unsigned long line;	/* of its head line */
+	} k[LM_NR_EV];
+};
+
+static int lm_hex(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+		return (c | 0x20) - 'a' + 10;
+	return -1;
+}
+
+/* @s with its \xHH back as bytes, into @buf of @len: NULL, or why not */
+static const char *lm_unesc(char *buf, size_t len, const char *s, bool blanks)
+{
+	size_t n = 0;
+	int hi, lo;
+
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (n + 1 >= len)
+			return "too long";
+		if (c == '\\') {
+			hi = s[1] == 'x' ? lm_hex(s[2]) : -1;
+			lo = hi >= 0 ? lm_hex(s[3]) : -1;
+			if (lo < 0)
+				return "a backslash that is not \\xHH";
+			if (!hi && !lo)
+				return "an escaped NUL byte";
+			buf[n++] = (char)(hi << 4 | lo);
+			s += 3;
+			continue;
+		}
+		if (c < ' ' || c >= 0x7f || (c == ' ' && !blanks))
+			return "a byte that should have been escaped";
+		buf[n++] = c;
+	}
+	buf[n] = '\0';
+	return NULL;
+}
+
+static int lm_ev_fail(struct lm_perr *e, unsigned long line, int kind, const char *why)
+{
+	lm_perr_set(e, line, "%s evidence: %s", lm_ev_names[kind], why);
+	return LM_EXIT_CORRUPT;
+}
+
+static int lm_ev_nomem(struct lm_perr *e, unsigned long line)
+{
+	lm_perr_set(e, line, "out of memory");
+	return LM_EXIT_ERR;
+}
+
+/* the keys of a head line; the first six are required */
+enum lm_ev_key {
+	LM_EK_PID,
+	LM_EK_COMM,
+	LM_EK_CTX,
+	LM_EK_CPU,
+	LM_EK_TIME,
+	LM_EK_FRAMES,
+	LM_EK_OWNER_PID,
+	LM_EK_OWNER_COMM,
+	LM_EK_ADDRS,
+	LM_NR_EK
+};
+
+#define LM_EK_REQUIRED	((1U << LM_EK_OWNER_PID) - 1)
+
+static const char *const lm_ev_keys[LM_NR_EK] = {
+	[LM_EK_PID] = "pid",
+	[LM_EK_COMM] = "comm",
+	[LM_EK_CTX] = "ctx",
+	[LM_EK_CPU] = "cpu",
+	[LM_EK_TIME] = "time",
+	[LM_EK_FRAMES] = "frames",
+	[LM_EK_OWNER_PID] = "owner_pid",
+	[LM_EK_OWNER_COMM] = "owner_comm",
+	[LM_EK_ADDRS] = "addrs",
+};
+
+/* a head line being read */
+struct lm_ev_head {
+	struct lm_evidence *ev;
+	uint32_t seen;		/* 1 << enum lm_ev_key */
+	uint32_t frames;
+	const char *addrs;	/* read once frames is known */
+	bool nomem;
+};
+
+/* addrs=0x1,0x2: one per frame */
+static const char *lm_ev_addrs(struct lm_evidence *ev, const char *val, uint32_t n)
+{
+	uint32_t i;
+	size_t k;
+
+	for (i = 0; i < n; i++) {
+		if (strncmp(val, "0x", 2))
+			return "an address is not 0x and hex digits";
+		ev->addr[i] = 0;
+		for (k = 2; lm_hex(val[k]) >= 0; k++) {
+			if (k == 18)
+				return "an address has more than 16 hex digits";
+			ev->addr[i] = ev->addr[i] << 4 | lm_hex(val[k]);
+		}
+		if (k == 2 || (val[k] && val[k] != ','))
+			return "an address is not 0x and hex digits";
+		if (val[k] == ',' && i + 1 == n)
+			return "more addresses than frames";
+		if (!val[k] && i + 1 < n)
+			return "fewer addresses than frames";
+		val += k + 1;
+	}
+	ev->present |= 1U << LM_EB_ADDRS;
+	return NULL;
+}
+
+/* an escaped comm into the pool of @s */
+static const char *lm_ev_comm(struct lm_snapshot *s, struct lm_ev_head *h, const char *val,
+			      const char **out)
+{
+	char buf[LM_COMM_MAX];
+	const char *why = lm_unesc(buf, sizeof(buf), val, false);
+
+	if (why)
+		return why;
+	*out = lm_snap_strdup(s, buf);
+	h->nomem = !*out;
+	return *out ? NULL : "out of memory";
+}
+
+/* one key=value of a head line */
+static const char *lm_ev_kv(struct lm_snapshot *s, struct lm_ev_head *h, char *tok)
+{
+	struct lm_evidence *ev = h->ev;
+	char *val = strchr(tok, '=');
+	uint64_t v = 0;
+	int key, c;
+
+	if (!val || val == tok)
+		return "a field is not key=value";
+	*val++ = '\0';
+	for (key = 0; key < LM_NR_EK && strcmp(tok, lm_ev_keys[key]); key++)
+		;
+	if (key == LM_NR_EK)
+		return NULL;	/* a key of a newer writer */
+	if (h->seen & (1U << key))
+		return "a key given twice";
+	h->seen |= 1U << key;
+	switch (key) {
+	case LM_EK_COMM:
+		return lm_ev_comm(s, h, val, &ev->comm);
+	case LM_EK_OWNER_COMM:
+		ev->present |= 1U << LM_EB_OWNER_COMM;
+		return lm_ev_comm(s, h, val, &ev->owner_comm);
+	case LM_EK_CTX:
+		c = lm_context_parse(val);
+		ev->context = c;
+		return c < 0 ? "ctx is none of task, softirq, hardirq" : NULL;
+	case LM_EK_ADDRS:
+		h->addrs = val;
+		return NULL;
+	}
+	if (lm_parse_u64(val, &v) || (key != LM_EK_TIME && v > UINT32_MAX))
+		return "a number out of range";
+	switch (key) {
+	case LM_EK_PID:
+		ev->pid = v;
+		break;
+	case LM_EK_CPU:
+		ev->cpu = v;
+		break;
+	case LM_EK_TIME:
+		ev->time_ns = v;
+		break;
+	case LM_EK_OWNER_PID:
+		ev->owner_pid = v;
+		ev->present |= 1U << LM_EB_OWNER_PID;
+		break;
+	case LM_EK_FRAMES:
+		if (v > LM_EV_FRAMES)
+			return "more frames than a chain has";
+		h->frames = v;
+		break;
+	}
+	return NULL;
+}
+
+/* "> KIND pid=... frames=N": the head of a row's evidence of KIND */
+static int lm_ev_head(struct lm_ev_reader *r, struct lm_snapshot *s, int kind, char *rest,
+		      unsigned long lineno, struct lm_perr *e)
+{
+	struct lm_ev_head h = { 0 };
+	const char *why = NULL;
+	char *tok, *save = NULL;
+
+	if (r->k[kind].ev)
+		return lm_ev_fail(e, lineno, kind, "a second head line for one row");
+	h.ev = lm_snap_add_ev(s);
+	if (!h.ev)
+		return lm_ev_nomem(e, lineno);
+	for (tok = strtok_r(rest, " ", &save); tok && !why; tok = strtok_r(NULL, " ", &save))
+		why = lm_ev_kv(s, &h, tok);
+	if (h.nomem)
+		return lm_ev_nomem(e, lineno);
+	if (!why && (h.seen & LM_EK_REQUIRED) != LM_EK_REQUIRED)
+		why = "a head line needs pid, comm, ctx, cpu, time and frames";
+	if (!why && lm_ev_has(h.ev, LM_EB_OWNER_COMM) && !lm_ev_has(h.ev, LM_EB_OWNER_PID))
+		why = "owner_comm without owner_pid";
+	if (!why && h.addrs)
+		why = h.frames ? lm_ev_addrs(h.ev, h.addrs, h.frames) : "addresses without frames";
+	if (why)
+		return lm_ev_fail(e, lineno, kind, why);
+	r->k[kind].ev = h.ev;
+	r->k[kind].frames = h.frames;
+	r->k[kind].line = lineno;
+	s->rows[s->nr - 1].ev[kind] = h.ev;
+	return 0;
+}
+
+/* "> KIND frame TEXT": the next frame of KIND's evidence */
+static int lm_ev_frame(struct lm_ev_reader *r, struct lm_snapshot *s, int kind,
+		       const char *text, unsigned long lineno, struct lm_perr *e)
+{
+	struct lm_evidence *ev = r->k[kind].ev;
+	char buf[LM_FRAME_MAX];
+	const char *why;
+
+	if (!ev)
+		return lm_ev_fail(e, lineno, kind, "a frame before its head line");
+	if (ev->nr_frames == r->k[kind].frames) {
+		lm_perr_set(e, lineno, "%s evidence: more frames than its head line (line %lu) says",
+			    lm_ev_names[kind], r->k[kind].line);
+		return LM_EXIT_CORRUPT;
+	}
+	why = *text ? lm_unesc(buf, sizeof(buf), text, true) : "empty";
+	if (why) {
+		lm_perr_set(e, lineno, "%s evidence: a frame: %s", lm_ev_names[kind], why);
+		return LM_EXIT_CORRUPT;
+	}
+	ev->frame[ev->nr_frames] = lm_snap_strdup(s, buf);
+	if (!ev->frame[ev->nr_frames++])
+		return lm_ev_nomem(e, lineno);
+	return 0;
+}
+
+/* the evidence of the last row is complete: as many frames as said */
+static int lm_ev_done(struct lm_ev_reader *r, struct lm_perr *e)
+{
+	int k;
+
+	for (k = 0; k < LM_NR_EV; k++) {
+		const struct lm_evidence *ev = r->k[k].ev;
+
+		if (ev && ev->nr_frames != r->k[k].frames) {
+			lm_perr_set(e, r->k[k].line,
+				    "truncated: %s evidence: the head line says %u frames, %u follow",
+				    lm_ev_names[k], r->k[k].frames, ev->nr_frames);
+			return LM_EXIT_CORRUPT;
+		}
+		r->k[k].ev = NULL;
+	}
+	return 0;
+}
+
+/* the evidence lines among the rows, and the end of each row's evidence */
+static int lm_ev_line(struct lm_body_hook *hook, struct lm_snapshot *s, char *line,
+		      unsigned long lineno, struct lm_perr *e)
+{
+	struct lm_ev_reader *r = (struct lm_ev_reader *)hook;
+	char *kind, *rest;
+	int k, ret;
+
+	if (!line || line[0] != '>')
+		return lm_ev_done(r, e);	/* a row, or the end */
+	if (!r->evidence) {
+		lm_perr_set(e, lineno, "an evidence line, new in snapshot version 2, in a file of an older format");
+		return LM_EXIT_CORRUPT;
+	}
+	if (!s->nr) {
+		lm_perr_set(e, lineno, "an evidence line before any row");
+		return LM_EXIT_CORRUPT;
+	}
+	kind = line + 1 + (line[1] == ' ');
+	rest = kind + strcspn(kind, " ");
+	if (line[1] != ' ' || rest == kind ||
+	    strspn(kind, "abcdefghijklmnopqrstuvwxyz_") != (size_t)(rest - kind)) {
+		lm_perr_set(e, lineno, "an evidence line is '> ', a kind in lower case, and its fields");
+		return LM_EXIT_CORRUPT;
+	}
+	if (*rest)
+		*rest++ = '\0';
+	for (k = 0; k < LM_NR_EV && strcmp(kind, lm_ev_names[k]); k++)
+		;
+	if (k == LM_NR_EV)
+		return 1;	/* a kind of a newer writer */
+	if (!strcmp(rest, "frame"))
+		ret = lm_ev_frame(r, s, k, "", lineno, e);
+	else if (!strncmp(rest, "frame ", 6))
+		ret = lm_ev_frame(r, s, k, rest + 6, lineno, e);
+	else
+		ret = lm_ev_head(r, s, k, rest, lineno, e);
+	return ret ? ret : 1;
+}
+
 int lm_snap_read(FILE *f, struct lm_snapshot *s, struct lm_perr *e)
 {
+	struct lm_ev_reader ev = { .hook.line = lm_ev_line };
 	struct lm_lines l;
 	unsigned long ver;
 	char *line;
@@ -44,10 +378,11 @@ int lm_snap_read(FILE *f, struct lm_snapshot *s, struct lm_perr *e)
 	if (!line) {
 		lm_perr_set(e, 1, "empty file, not a lockstat snapshot");
 	} else if (!lm_parse_version(line, LM_SNAP_MAGIC, &ver)) {
-		if (ver == LM_SNAP_VERSION)
+		if (ver >= 1 && ver <= LM_SNAP_VERSION) {
+			ev.evidence = ver >= 2;
 			ret = 0;
-		else
-			lm_perr_set(e, 1, "snapshot version %lu is not supported (this lockstat reads version %d)",
+		} else
+			lm_perr_set(e, 1, "snapshot version %lu is not supported (this lockstat reads versions 1 to %d)",
 				    ver, LM_SNAP_VERSION);
 	} else if (!lm_parse_version(line, "lockmeter version", &ver)) {
 		/* a saved /proc/lockmeter */
@@ -63,17 +398,42 @@ int lm_snap_read(FILE *f, struct lm_snapshot *s, struct lm_perr *e)
 			    LM_SNAP_MAGIC, LM_SNAP_VERSION);
 	}
 	if (!ret)
-		ret = lm_parse_body(&l, s, e);
+		ret = lm_parse_body(&l, s, e, &ev.hook);
 out:
 	lm_lines_free(&l);
 	return ret;
+}
+
+/* a row's evidence of @kind: its head line, then a line per frame */
+static void lm_ev_write(FILE *f, int kind, const struct lm_evidence *ev)
+{
+	char buf[4 * LM_FRAME_MAX];
+	uint32_t i;
+
+	lm_esc(buf, sizeof(buf), ev->comm, LM_ESC_VALUE);
+	fprintf(f, "> %s pid=%u comm=%s ctx=%s cpu=%u time=%llu", lm_ev_names[kind], ev->pid, buf,
+		lm_context_name(ev->context), ev->cpu, (unsigned long long)ev->time_ns);
+	if (lm_ev_has(ev, LM_EB_OWNER_PID))
+		fprintf(f, " owner_pid=%u", ev->owner_pid);
+	if (lm_ev_has(ev, LM_EB_OWNER_COMM)) {
+		lm_esc(buf, sizeof(buf), ev->owner_comm, LM_ESC_VALUE);
+		fprintf(f, " owner_comm=%s", buf);
+	}
+	fprintf(f, " frames=%u", ev->nr_frames);
+	for (i = 0; lm_ev_has(ev, LM_EB_ADDRS) && i < ev->nr_frames; i++)
+		fprintf(f, "%s0x%llx", i ? "," : " addrs=", (unsigned long long)ev->addr[i]);
+	fputc('\n', f);
+	for (i = 0; i < ev->nr_frames; i++) {
+		lm_esc(buf, sizeof(buf), ev->frame[i], LM_ESC_FRAME);
+		fprintf(f, "> %s frame %s\n", lm_ev_names[kind], buf);
+	}
 }
 
 int lm_snap_write(FILE *f, const struct lm_snapshot *s)
 {
 	char buf[LM_STR_LEN + 32];
 	size_t i;
-	int bit;
+	int bit, k;
 
 	fprintf(f, "%s %d\n", LM_SNAP_MAGIC, LM_SNAP_VERSION);
 	for (bit = 0; bit < LM_NR_HDR; bit++) {
@@ -88,8 +448,14 @@ int lm_snap_write(FILE *f, const struct lm_snapshot *s)
 	}
 	fputc('\n', f);
 	lm_rows_legend(f);
-	for (i = 0; i < s->nr; i++)
+	fputs("# > KIND pid= comm= ctx= cpu= time= frames=N [owner_pid= owner_comm= addrs=], "
+	      "then N lines '> KIND frame TEXT': the evidence of the row above\n", f);
+	for (i = 0; i < s->nr; i++) {
 		lm_row_write(f, &s->rows[i]);
+		for (k = 0; k < LM_NR_EV; k++)
+			if (s->rows[i].ev[k])
+				lm_ev_write(f, k, s->rows[i].ev[k]);
+	}
 	return ferror(f) ? -1 : 0;
 }
 

@@ -13,7 +13,7 @@
 #include "procfs.h"
 
 #define LM_SNAP_MAGIC		"lockstat snapshot version"
-#define LM_SNAP_VERSION		1
+#define LM_SNAP_VERSION		2	/* reads 1 too: no evidence */
 
 int lm_snap_read(FILE *f, struct lm_snapshot *s, struct lm_perr *e);
 int lm_snap_write(FILE *f, const struct lm_snapshot *s);

@@ -79,6 +79,9 @@ static void status_print(const struct lm_header *h)
 		       h->mem_tables ? "" : " (none until first on)");
 	if (lm_has(h, LM_H_MEM_TASK))
 		printf("task_struct: +%llu bytes\n", (unsigned long long)h->mem_task);
+	if (lm_has(h, LM_H_CAPTURES))
+		printf("evidence: %llu captures (new maxima, with task and call chain)\n",
+		       (unsigned long long)h->captures);
 	for (i = 0; i < LM_NR_LOSSES; i++)
 		if (lm_has(h, LM_H_LOSS + i))
 			printf("%s: %llu\n", lm_loss_names[i], (unsigned long long)h->loss[i]);

@@ -103,7 +103,8 @@ static const char *const top_keys_help[] = {
 	"of attempts that waited or failed; HMEAN, HMAX mean and longest hold;",
 	"WMEAN, WMAX mean and longest wait of those that waited; %CPU total wait",
 	"/ (CPUs x metered time).  HMAX, WMAX: since the row appeared; bold when",
-	"set in this interval.  man lockstat: the rest.",
+	"set in this interval.  HOLDER (140 columns and wider): who made HMAX.",
+	"man lockstat: the rest.",
 	NULL,
 };
 
@@ -183,8 +184,12 @@ static int top_parse_args(int argc, char **argv, struct top_params *p)
 	/* what the interval did, not a maximum since the row appeared */
 	if (!p->opts.view.filter.key)
 		p->opts.view.filter.key = &lm_keys[LM_K_UTIL];
-	if (p->opts.view.fmt == LM_FMT_CSV) {
-		lm_err("top: no --csv; -b prints text, or JSON with --json");
+	if (p->opts.view.fmt == LM_FMT_CSV || p->opts.view.fmt == LM_FMT_FOLDED) {
+		lm_err("top: no --csv or --folded; -b prints text, or JSON with --json");
+		return LM_EXIT_USAGE;
+	}
+	if (p->opts.view.filter.stacks) {
+		lm_err("top: no --stacks; the HOLDER column names the worst holder");
 		return LM_EXIT_USAGE;
 	}
 	if (p->opts.view.fmt == LM_FMT_JSON && !p->batch) {

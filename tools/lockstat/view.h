@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * lockstat: renderers of a view: the lockmeter table (view_table.c), JSON
- * and CSV with raw ns and counts (view_json.c).
+ * and CSV with raw ns and counts, and folded stacks (view_json.c).
  */
 #ifndef LOCKSTAT_VIEW_H
 #define LOCKSTAT_VIEW_H
@@ -14,6 +14,7 @@ enum lm_fmt {
 	LM_FMT_TABLE,
 	LM_FMT_JSON,
 	LM_FMT_CSV,
+	LM_FMT_FOLDED,
 };
 
 void lm_table_header(FILE *f, const struct lm_header *h);
@@ -25,6 +26,8 @@ void lm_json_header(FILE *f, const struct lm_header *h, int indent);
 void lm_json_str(FILE *f, const char *s);
 void lm_json_time(FILE *f, const struct timespec *ts);
 void lm_json_fields(FILE *f, const struct lm_row *r);
+void lm_json_evidence(FILE *f, const struct lm_row *r);
+void lm_folded_print(FILE *f, const struct lm_view *v);
 void lm_csv_print(FILE *f, const struct lm_view *v);
 
 int lm_render(FILE *f, const struct lm_snapshot *s, const struct lm_filter *flt,

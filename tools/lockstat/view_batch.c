@@ -7,7 +7,8 @@
  *
  * A row is one interval's delta (lm_snap_delta()): counts, totals, means
  * and rates are the interval's; HMAX and WMAX are the longest since the
- * row appeared, which is the interval's own when ->fresh says so.
+ * row appeared, which is the interval's own when ->fresh says so, and so
+ * is HOLDER, the comm of the task that made HMAX.
  *
  * JSON, one line per frame:
  *   { "frame": N, "since_start": bool, "time": { "sec": S, "nsec": N },
@@ -17,7 +18,8 @@
  *     "losses": { name: total }, "losses_new": { name: in the interval },
  *     "rows_active": N, "rows": [ { "type", "lock", "class", ["site"],
  *       the 16 numbers, "rate": acquisitions/s, "util_pct", "con_pct",
- *       "wait_cpu_pct", "hold_max_new", "wait_max_new" } ] }
+ *       "wait_cpu_pct", "hold_max_new", "wait_max_new", and the evidence of
+ *       the maxima as report --json has it: of the interval when *_new } ] }
  */
 #include <string.h>
 #include <time.h>
@@ -28,7 +30,7 @@
 
 const enum lm_key_id lm_top_cols[] = {
 	LM_K_RATE, LM_K_UTIL, LM_K_CON, LM_K_MEANHOLD, LM_K_MAXHOLD,
-	LM_K_MEANWAIT, LM_K_MAXWAIT, LM_K_WAITCPU, LM_K_TYPE, LM_K_NAME,
+	LM_K_MEANWAIT, LM_K_MAXWAIT, LM_K_WAITCPU, LM_K_HOLDER, LM_K_TYPE, LM_K_NAME,
 };
 const unsigned int lm_top_nr_cols = ARRAY_SIZE(lm_top_cols);
 
@@ -140,7 +142,7 @@ int lm_top_width(enum lm_key_id k)
 
 bool lm_top_left(enum lm_key_id k)
 {
-	return k == LM_K_TYPE || k == LM_K_NAME;
+	return k == LM_K_HOLDER || k == LM_K_TYPE || k == LM_K_NAME;
 }
 
 static size_t lm_batch_rows(const struct lm_top_frame *f, size_t top)
@@ -211,9 +213,11 @@ static void lm_batch_json_row(FILE *out, const struct lm_row *r, const struct lm
 		c->elapsed_ns > 0 ? 1e9 * (double)v[LM_F_ACQUIRED] / c->elapsed_ns : 0,
 		lm_util_pct(r, c), lm_con_pct(r),
 		lm_pct((double)v[LM_F_WAIT_TOTAL], c->cpus * c->elapsed_ns));
-	fprintf(out, ", \"hold_max_new\": %s, \"wait_max_new\": %s }",
+	fprintf(out, ", \"hold_max_new\": %s, \"wait_max_new\": %s",
 		r->fresh & (1U << LM_F_HOLD_MAX) ? "true" : "false",
 		r->fresh & (1U << LM_F_WAIT_MAX) ? "true" : "false");
+	lm_json_evidence(out, r);
+	fputs(" }", out);
 }
 
 static void lm_batch_json_losses(FILE *out, const char *name, const struct lm_header *h,

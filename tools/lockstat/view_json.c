@@ -7,11 +7,18 @@
  * JSON: { "format": 1, "header": {...}, "sort": {...}, "sections": [ {
  *   "type", "title", "rows", "total": {counts}, "locks": [ { "lock",
  *   "class", ["site" for a [heap] or *overflow* lock], counts,
- *   "sites": [ { "site", counts } ] } ] } ] }
+ *   "sites": [ { "site", counts } ] } ] } ] }; next to the counts of any
+ *   row, "hold_evidence" and "wait_evidence" when it has them: { "pid",
+ *   "comm", "context", "cpu", "time": { "sec", "nsec" } since boot,
+ *   ["owner_pid", "owner_comm"], "frames": [...], ["addrs": ["0x..."]] }.
  *
  * CSV: a header line, then kind,type,lock,site and the 16 numbers of
  * /proc/lockmeter per line; kind is total, lock or site, each lock line
- * followed by its site lines.
+ * followed by its site lines.  No evidence: it is not in /proc/lockmeter.
+ *
+ * Folded stacks (--folded), for flame graphs: a line per row that has a
+ * hold chain, its functions outermost first joined by ';', a blank, and
+ * the row's total hold time in ns.
  */
 #include <string.h>
 
@@ -60,6 +67,45 @@ void lm_json_fields(FILE *f, const struct lm_row *r)
 		fputs(lm_field_names[i], f);
 		fputs("\": ", f);
 		fputs(num, f);
+	}
+}
+
+/* , "hold_evidence": {...}, "wait_evidence": {...}, those @r has */
+void lm_json_evidence(FILE *f, const struct lm_row *r)
+{
+	struct timespec ts;
+	uint32_t i;
+	int k;
+
+	for (k = 0; k < LM_NR_EV; k++) {
+		const struct lm_evidence *ev = r->ev[k];
+
+		if (!ev)
+			continue;
+		fprintf(f, ", \"%s_evidence\": { \"pid\": %u, \"comm\": ", lm_ev_names[k], ev->pid);
+		lm_json_str(f, ev->comm);
+		fprintf(f, ", \"context\": \"%s\", \"cpu\": %u, \"time\": ",
+			lm_context_name(ev->context), ev->cpu);
+		ts.tv_sec = (time_t)(ev->time_ns / 1000000000);
+		ts.tv_nsec = (long)(ev->time_ns % 1000000000);
+		lm_json_time(f, &ts);
+		if (lm_ev_has(ev, LM_EB_OWNER_PID))
+			fprintf(f, ", \"owner_pid\": %u", ev->owner_pid);
+		if (lm_ev_has(ev, LM_EB_OWNER_COMM)) {
+			fputs(", \"owner_comm\": ", f);
+			lm_json_str(f, ev->owner_comm);
+		}
+		fputs(", \"frames\": [", f);
+		for (i = 0; i < ev->nr_frames; i++) {
+			fputs(i ? ", " : " ", f);
+			lm_json_str(f, ev->frame[i]);
+		}
+		fputs(ev->nr_frames ? " ]" : "]", f);
+		/* hex strings: a double cannot hold a kernel address */
+		for (i = 0; lm_ev_has(ev, LM_EB_ADDRS) && i < ev->nr_frames; i++)
+			fprintf(f, "%s\"0x%llx\"", i ? ", " : ", \"addrs\": [ ",
+				(unsigned long long)ev->addr[i]);
+		fputs(lm_ev_has(ev, LM_EB_ADDRS) && ev->nr_frames ? " ] }" : " }", f);
 	}
 }
 
@@ -120,11 +166,13 @@ static void lm_json_lock(FILE *f, const struct lm_lock *lk)
 		lm_json_str(f, lk->agg.site);
 	}
 	lm_json_fields(f, &lk->agg);
+	lm_json_evidence(f, &lk->agg);
 	fputs(",\n          \"sites\": [", f);
 	for (j = 0; j < lk->nr_sites; j++) {
 		fprintf(f, "%s\n            { \"site\": ", j ? "," : "");
 		lm_json_str(f, lk->sites[j]->site);
 		lm_json_fields(f, lk->sites[j]);
+		lm_json_evidence(f, lk->sites[j]);
 		fputs(" }", f);
 	}
 	fputs(lk->nr_sites ? "\n          ] }" : "] }", f);
@@ -150,6 +198,7 @@ void lm_json_print(FILE *f, const struct lm_view *v)
 		sep = ",";
 		fputs("      \"total\": { \"lock\": \"*TOTAL*\"", f);
 		lm_json_fields(f, &sec->total);
+		lm_json_evidence(f, &sec->total);
 		fputs(" },\n      \"locks\": [", f);
 		for (i = 0; i < sec->nr_locks; i++) {
 			fputs(i ? ",\n" : "\n", f);
@@ -216,6 +265,65 @@ void lm_csv_print(FILE *f, const struct lm_view *v)
 			for (j = 0; j < lk->nr_sites; j++)
 				lm_csv_row(f, "site", t, lk->agg.lock, lk->sites[j]->site,
 					   lk->sites[j]);
+		}
+	}
+}
+
+/*
+ * A frame as a flame graph names it: "func+0xoff/0xsize [mod]" is
+ * "func [mod]" (one box per function, wherever in it the call was), and
+ * nothing in it may be taken for the separators (';', a line break) or be
+ * unprintable.
+ */
+static void lm_folded_frame(FILE *f, const char *frame)
+{
+	const char *plus = strstr(frame, "+0x");
+	const char *skip = plus && plus > frame ? plus + strcspn(plus, " ") : NULL;
+
+	for (; *frame; frame++) {
+		if (frame == plus && skip)
+			frame = skip;
+		if (!*frame)
+			break;
+		fputc(*frame >= ' ' && *frame < 0x7f && *frame != ';' ? *frame : '?', f);
+	}
+}
+
+static void lm_folded_row(FILE *f, const struct lm_row *r)
+{
+	const struct lm_evidence *ev = r->ev[LM_EV_HOLD];
+	char num[24];
+	uint32_t i;
+
+	if (!ev || !ev->nr_frames)
+		return;
+	for (i = ev->nr_frames; i-- > 0;) {
+		lm_folded_frame(f, ev->frame[i]);
+		if (i)
+			fputc(';', f);
+	}
+	lm_u64_str(num, r->v[LM_F_HOLD_TOTAL]);
+	fprintf(f, " %s\n", num);
+}
+
+/*
+ * Only the worst hold's chain of a row is known: the graph shows where
+ * long holds were released, each chain weighted by its whole row's hold
+ * time.  Rows come in the order, and after the filters, of the table.
+ */
+void lm_folded_print(FILE *f, const struct lm_view *v)
+{
+	size_t i, j;
+	int t;
+
+	for (t = LM_TYPE_NONE + 1; t < LM_NR_TYPES; t++) {
+		const struct lm_section *sec = &v->sec[t];
+
+		for (i = 0; i < sec->nr_locks; i++) {
+			const struct lm_lock *lk = &sec->locks[i];
+
+			for (j = 0; j < lk->nr_sites; j++)
+				lm_folded_row(f, lk->sites[j]);
 		}
 	}
 }

@@ -16,6 +16,18 @@
  * (model.c), so a column prints the same value its --sort key compares.
  * A [heap] row has no lock name, only its site: it is a lock of its own,
  * named "[heap] site (N instances)", with no site line beneath.
+ *
+ * With --stacks, each site (and each [heap] or *overflow* lock) is followed
+ * by the evidence of its worst hold and worst wait, lockdep's way of
+ * naming a task (comm/pid):
+ *
+ *         worst hold 51ms by rm/4242 on CPU 1, released at 1234.567890s in:
+ *           ext3_delete_inode+0x34/0x120
+ *           ...
+ *         worst wait 22ms by cp/4250 on CPU 0, owner rm/4242 at its start,
+ *         acquired at 1234.501234s in:  (one line)
+ *
+ * Times are since boot, as dmesg prints them.
  */
 #include <errno.h>
 #include <string.h>
@@ -160,6 +172,86 @@ static void lm_table_row(FILE *f, const struct lm_view *v, const struct lm_row *
 	fwrite(l.b, 1, l.n, f);
 }
 
+/* "rm/4242": the name escaped (it may hold any byte), then the pid */
+static void lm_put_task(struct lm_line *l, const char *comm, uint32_t pid)
+{
+	char buf[4 * LM_COMM_MAX], num[24];
+
+	lm_esc(buf, sizeof(buf), comm, "");
+	lm_u64_str(num, pid);
+	lm_put(l, buf);
+	lm_put(l, "/");
+	lm_put(l, num);
+}
+
+/* ns since boot as dmesg prints it: seconds and microseconds */
+static void lm_put_uptime(struct lm_line *l, uint64_t ns)
+{
+	char num[24], us[8];
+
+	lm_u64_str(num, ns / 1000000000);
+	snprintf(us, sizeof(us), ".%06u", (unsigned int)(ns % 1000000000 / 1000));
+	lm_put(l, num);
+	lm_put(l, us);
+}
+
+static void lm_line_out(FILE *f, struct lm_line *l)
+{
+	l->b[l->n++] = '\n';
+	fwrite(l->b, 1, l->n, f);
+	l->n = 0;
+}
+
+/* the evidence of @r's maximum of @kind: who, where, when, and the chain */
+static void lm_table_evidence(FILE *f, const struct lm_row *r, int kind)
+{
+	const struct lm_evidence *ev = r->ev[kind];
+	char buf[4 * LM_FRAME_MAX];
+	struct lm_line l;
+	uint32_t i;
+
+	l.n = 0;
+	lm_fmt_time(buf, sizeof(buf), (double)r->v[kind == LM_EV_HOLD ? LM_F_HOLD_MAX : LM_F_WAIT_MAX]);
+	lm_put(&l, kind == LM_EV_HOLD ? "        worst hold " : "        worst wait ");
+	lm_put(&l, buf);
+	lm_put(&l, " by ");
+	lm_put_task(&l, ev->comm, ev->pid);
+	lm_u64_str(buf, ev->cpu);
+	lm_put(&l, " on CPU ");
+	lm_put(&l, buf);
+	if (ev->context != LM_CONTEXT_TASK) {
+		lm_put(&l, " in ");
+		lm_put(&l, lm_context_name(ev->context));
+	}
+	if (lm_ev_has(ev, LM_EB_OWNER_PID)) {
+		lm_put(&l, ", owner ");
+		lm_put_task(&l, lm_ev_has(ev, LM_EB_OWNER_COMM) ? ev->owner_comm : "?",
+			    ev->owner_pid);
+		lm_put(&l, " at its start");
+	}
+	lm_put(&l, kind == LM_EV_HOLD ? ", released at " : ", acquired at ");
+	lm_put_uptime(&l, ev->time_ns);
+	lm_put(&l, ev->nr_frames ? "s in:" : "s; call chain not kept (stacks_full)");
+	lm_line_out(f, &l);
+	for (i = 0; i < ev->nr_frames; i++) {
+		lm_esc(buf, sizeof(buf), ev->frame[i], "");
+		lm_put(&l, "          ");
+		lm_put(&l, buf);
+		lm_line_out(f, &l);
+	}
+}
+
+static void lm_table_evidences(FILE *f, const struct lm_view *v, const struct lm_row *r)
+{
+	int k;
+
+	if (!v->filter->stacks)
+		return;
+	for (k = 0; k < LM_NR_EV; k++)
+		if (r->ev[k])
+			lm_table_evidence(f, r, k);
+}
+
 static void lm_table_section(FILE *f, const struct lm_view *v, const struct lm_section *sec)
 {
 	bool sleeping = lm_type_sleeping(sec->type);
@@ -180,10 +272,14 @@ static void lm_table_section(FILE *f, const struct lm_view *v, const struct lm_s
 		const struct lm_lock *lk = &sec->locks[i];
 
 		lm_table_row(f, v, &lk->agg, LM_ROW_LOCK, sleeping);
-		if (lm_lock_per_site(lk->agg.class))
+		if (lm_lock_per_site(lk->agg.class)) {
+			lm_table_evidences(f, v, &lk->agg);
 			continue;
-		for (j = 0; j < lk->nr_sites; j++)
+		}
+		for (j = 0; j < lk->nr_sites; j++) {
 			lm_table_row(f, v, lk->sites[j], LM_ROW_SITE, sleeping);
+			lm_table_evidences(f, v, lk->sites[j]);
+		}
 	}
 }
 
@@ -294,6 +390,8 @@ void lm_table_losses(FILE *f, const struct lm_header *h)
 			"left out of this snapshot: claimed faster than the kernel could copy them" },
 		[LM_L_NOTASK] = { "WARNING", "sleeping-lock acquisition was", "sleeping-lock acquisitions were",
 			"not metered: the pool of task records was empty (too many tasks holding locks)" },
+		[LM_L_STACKS_FULL] = { "WARNING", "call chain was", "call chains were",
+			"not kept: a CPU's store of distinct chains was full; that evidence has no frames" },
 	};
 	int i;
 
@@ -307,11 +405,30 @@ void lm_table_losses(FILE *f, const struct lm_header *h)
 	}
 }
 
+/* with --stacks: what evidence there is, and what its times mean */
+static void lm_table_ev_note(FILE *f, const struct lm_view *v)
+{
+	const struct lm_header *h = v->h;
+
+	if (lm_has(h, LM_H_SOURCE) && !strcmp(h->source, "proc")) {
+		fputs("Evidence: none: /proc/lockmeter has no holders or call chains (netlink has)\n", f);
+		return;
+	}
+	if (!lm_has(h, LM_H_CAPTURES)) {
+		fputs("Evidence: none in this snapshot (its kernel reports no captures)\n", f);
+		return;
+	}
+	fprintf(f, "Evidence: %llu captures (a hold or wait that set its row's maximum on its CPU); "
+		"times in s since boot\n", (unsigned long long)h->captures);
+}
+
 void lm_table_print(FILE *f, const struct lm_view *v)
 {
 	int t, shown = 0;
 
 	lm_table_header(f, v->h);
+	if (v->filter->stacks)
+		lm_table_ev_note(f, v);
 	for (t = LM_TYPE_NONE + 1; t < LM_NR_TYPES; t++) {
 		if (!v->sec[t].nr_rows)
 			continue;
@@ -341,6 +458,9 @@ int lm_render(FILE *f, const struct lm_snapshot *s, const struct lm_filter *flt,
 		break;
 	case LM_FMT_CSV:
 		lm_csv_print(f, &v);
+		break;
+	case LM_FMT_FOLDED:
+		lm_folded_print(f, &v);
 		break;
 	}
 	lm_view_free(&v);

@@ -176,6 +176,7 @@ static uint32_t lm_col_fresh(enum lm_key_id k)
 {
 	switch (k) {
 	case LM_K_MAXHOLD:
+	case LM_K_HOLDER:
 		return 1U << LM_F_HOLD_MAX;
 	case LM_K_MAXWAIT:
 		return 1U << LM_F_WAIT_MAX;
@@ -186,6 +187,17 @@ static uint32_t lm_col_fresh(enum lm_key_id k)
 	default:
 		return 0;
 	}
+}
+
+/*
+ * HOLDER only where NAME keeps the room of a lock and site ("lmt_static_lock
+ * lmt_contend_thread+0x4e[test_lockmeter]", 56 columns) after it
+ */
+#define LM_HOLDER_MIN_COLS	140
+
+static bool lm_col_shown(enum lm_key_id k)
+{
+	return k != LM_K_HOLDER || getmaxx(stdscr) >= LM_HOLDER_MIN_COLS;
 }
 
 /*
@@ -204,6 +216,8 @@ static void lm_draw_colhdr(int y, const struct lm_top_state *st)
 		attr_t a = A_REVERSE | (sorted ? A_BOLD : 0);
 		int w = lm_col_width(k);
 
+		if (!lm_col_shown(k))
+			continue;
 		snprintf(hdr, sizeof(hdr), "%s%s", sorted ? "*" : " ", lm_top_header(k));
 		if (k == LM_K_NAME) {
 			x = lm_put(y, x, " ", A_REVERSE);
@@ -225,6 +239,8 @@ static void lm_draw_row(int y, const struct lm_row *r, const struct lm_top_frame
 		enum lm_key_id k = lm_top_cols[i];
 		attr_t a = r->fresh & lm_col_fresh(k) ? A_BOLD : A_NORMAL;
 
+		if (!lm_col_shown(k))
+			continue;
 		lm_top_cell(cell, sizeof(cell), k, r, f);
 		x = lm_put(y, x, " ", A_NORMAL);
 		if (k == LM_K_NAME) {

@@ -111,6 +111,85 @@ golden "--json --type read --top 1" filter-read.json report --json --type read -
 golden "export: Prometheus text" demo.prom export "$fx/demo.snap"
 golden "export --max-series 4" export-top4.prom export --max-series 4 "$fx/demo.snap"
 
+# ---- evidence: who held it, and where ----
+golden "--stacks: the evidence under each site" stacks.txt report --stacks "$fx/stacks.snap"
+golden "--stacks --name contend --type spin" stacks-contend.txt report --stacks --name contend \
+	--type spin "$fx/stacks.snap"
+golden "JSON with evidence" stacks.json report --json "$fx/stacks.snap"
+golden "--folded: flame graph lines" stacks.folded report --folded "$fx/stacks.snap"
+"$LOCKSTAT" report "$fx/stacks.snap" >"$tmp/plain.txt" 2>&1
+"$LOCKSTAT" report --stacks "$fx/stacks.snap" |
+	grep -v -e '^        worst ' -e '^          [^ ]' -e '^Evidence: ' >"$tmp/stacks.txt"
+ok "--stacks: the table itself is unchanged, only evidence lines added" diff -u "$tmp/plain.txt" \
+	"$tmp/stacks.txt"
+grep -q "^WARNING: 1 call chain was not kept: a CPU's store of distinct chains was full" \
+	"$tmp/plain.txt" && pass "stacks_full: in the loss banner" ||
+	fail "stacks_full: in the loss banner" "$tmp/plain.txt"
+"$LOCKSTAT" report --json "$fx/stacks.snap" >"$tmp/ev.json" 2>&1
+ok "JSON: evidence fields and values" "$PYTHON" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+sites = {s["site"]: s for sec in d["sections"] for l in sec["locks"] for s in l["sites"]}
+h = sites["lmt_contend_thread+0x4e/0xa0[test_lockmeter]"]["hold_evidence"]
+assert (h["pid"], h["comm"], h["context"], h["cpu"]) == (415, "lmt_contend/1", "task", 1), h
+assert h["time"] == {"sec": 52, "nsec": 208113020}, h["time"]
+assert h["frames"][0] == "lmt_contend_thread+0x4e/0xa0 [test_lockmeter]" and len(h["frames"]) == 4, h
+assert h["addrs"] == ["0xffffffffc0a0114e", "0xffffffffc0a01230", "0xffffffff810d3e42",
+                      "0xffffffff81002e31"], h["addrs"]
+assert "owner_pid" not in h and "owner_comm" not in h, h
+w = sites["pipe_write+0x5a/0x6b0"]["wait_evidence"]
+assert (w["pid"], w["comm"], w["owner_pid"], w["owner_comm"]) == (1805, "cat", 1803, "sh"), w
+assert "addrs" not in w, w
+w = sites["run_timer_softirq+0x2e/0x70"]["wait_evidence"]
+assert (w["comm"], w["context"], w["frames"]) == ("my prog\x01\xff", "hardirq", []), w
+assert "wait_evidence" not in sites["lmt_hold_static+0x2a/0x60[test_lockmeter]"]
+assert "hold_evidence" not in sites["pipe_read+0x41/0x4a0"]
+assert d["header"]["captures"] == 57 and d["header"]["stacks_full"] == 1, d["header"]
+' "$tmp/ev.json"
+"$LOCKSTAT" report --folded "$fx/stacks.snap" >"$tmp/f.folded" 2>&1
+ok "--folded: a line per site with a hold chain, weighted by its hold total" "$PYTHON" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = sorted(s["hold_total_ns"] for sec in d["sections"] for l in sec["locks"]
+              for s in l["sites"] if s.get("hold_evidence", {}).get("frames"))
+lines = open(sys.argv[2]).read().splitlines()
+got = sorted(int(l.rsplit(" ", 1)[1]) for l in lines)
+assert got == want, (got, want)
+leaf = [l.rsplit(" ", 1)[0].split(";")[-1] for l in lines]
+assert "lmt_hold_static [test_lockmeter]" in leaf and "pipe_write" in leaf, leaf
+assert all(l.split(";")[0] in ("ret_from_fork_asm", "ret_from_fork", "default_idle",
+                               "entry_SYSCALL_64_after_hwframe") for l in lines), lines
+' "$tmp/ev.json" "$tmp/f.folded"
+# frames as a flame graph names them: offsets gone, module kept, separators and controls '?'
+{
+	printf 'lockstat snapshot version 2\ncpus: 1\nmetered_ns: 1000\nrows: 1\n\n'
+	printf 'spin 3 2 1 0 0 10 1 5 4 4 4 0 0 0 0 1 l s+0x1/0x2\n'
+	printf '> hold pid=1 comm=a ctx=task cpu=0 time=1 frames=4\n'
+	printf '> hold frame in;ner+0x1e/0x40 [m;od]\n> hold frame mid\\x01dle+0x2/0x10\n'
+	printf '> hold frame 0xffffffffc0a01100\n> hold frame +0x5/0x9 odd\n'
+} >"$tmp/fold.snap"
+rc "--folded: odd frames" 0 report --folded "$tmp/fold.snap"
+printf '%s\n' '+0x5/0x9 odd;0xffffffffc0a01100;mid?dle;in?ner [m?od] 10' >"$tmp/fold.want"
+ok "--folded: odd frames named as a flame graph wants them" diff -u "$tmp/fold.want" "$tmp/stdout"
+rc "--stacks --csv" 2 report --stacks --csv "$fx/stacks.snap"
+grep -q "CSV has no evidence" "$tmp/stderr" && pass "--stacks --csv: says CSV has no evidence" ||
+	fail "--stacks --csv: says CSV has no evidence" "$tmp/stderr"
+rc "--folded --json" 2 report --folded --json "$fx/stacks.snap"
+rc "--stacks --json" 0 report --stacks --json "$fx/stacks.snap"
+rc "top --stacks" 2 top -b --stacks --replay "$fx/stacks.snap"
+rc "top --folded" 2 top -b --folded --replay "$fx/stacks.snap"
+"$LOCKSTAT" report --stacks "$fx/demo.snap" >"$tmp/old.txt" 2>&1
+grep -q "^Evidence: none in this snapshot (its kernel reports no captures)" "$tmp/old.txt" && ! grep -q "worst hold" "$tmp/old.txt" &&
+	pass "--stacks: a snapshot of a kernel without evidence says so" ||
+	fail "--stacks: a snapshot of a kernel without evidence says so" "$tmp/old.txt"
+"$LOCKSTAT" report --stacks "$fx/proc.txt" >"$tmp/proc-stacks.txt" 2>&1
+grep -q "^Evidence: none: /proc/lockmeter has no holders or call chains" "$tmp/proc-stacks.txt" &&
+	pass "--stacks: a saved /proc/lockmeter has no evidence, and says so" ||
+	fail "--stacks: a saved /proc/lockmeter has no evidence, and says so" "$tmp/proc-stacks.txt"
+rc "--folded of a snapshot without evidence" 0 report --folded "$fx/demo.snap"
+[ ! -s "$tmp/stdout" ] && pass "--folded without evidence: no lines" ||
+	fail "--folded without evidence: no lines" "$tmp/stdout"
+
 # a saved /proc/lockmeter into a lockstat snapshot
 "$LOCKSTAT" report "$fx/proc.txt" >/dev/null 2>&1 && pass "report: a saved /proc/lockmeter reads" ||
 	fail "report: a saved /proc/lockmeter reads"
@@ -146,7 +225,7 @@ grep -q "does-not-exist.snap" "$tmp/stderr" && pass "report: the message names t
 	fail "report: the message names the missing file" "$tmp/stderr"
 rc "report: a directory" 6 report "$fx"
 for f in bad-version bad-header bad-fields bad-number bad-type bad-impossible truncated-rows truncated-line \
-	 truncated-header empty-file not-a-snapshot; do
+	 truncated-header empty-file not-a-snapshot bad-evidence truncated-evidence; do
 	rc "report: $f.snap is corrupt" 7 report "$fx/$f.snap"
 	if grep -Eq "^lockstat: .*/$f\.snap:[0-9]+: corrupt snapshot: " "$tmp/stderr" &&
 	   [ ! -s "$tmp/stdout" ]; then
@@ -205,6 +284,23 @@ t = [json.loads(l) for l in open(sys.argv[2])]
 assert r["header"]["end"] == {"sec": 1732968001, "nsec": 0}, r["header"]["end"]
 assert t[1]["time"] == r["header"]["end"], t[1]["time"]
 ' "$tmp/r.json" "$tmp/top.json"
+"$LOCKSTAT" top -b --json --by-site --replay "$fx/stacks.snap" "$fx/stacks-2.snap" >"$tmp/top-ev.json" 2>&1
+ok "top --json: the evidence of a new maximum is the interval's, an old one marked so" "$PYTHON" -c '
+import json, sys
+f = [json.loads(l) for l in open(sys.argv[1])]
+rows = {r["site"]: r for r in f[1]["rows"]}
+assert sorted(rows) == ["lmt_contend_thread+0x4e/0xa0[test_lockmeter]", "pipe_write+0x5a/0x6b0"], rows
+r = rows["lmt_contend_thread+0x4e/0xa0[test_lockmeter]"]
+assert r["hold_max_new"] and r["hold_max_ns"] == 180000, r
+assert (r["hold_evidence"]["pid"], r["hold_evidence"]["comm"]) == (416, "lmt_contend/2"), r
+assert not r["wait_max_new"] and r["wait_evidence"]["pid"] == 414, r
+r = rows["pipe_write+0x5a/0x6b0"]
+assert r["acquired"] == 2 and not r["hold_max_new"] and r["hold_evidence"]["comm"] == "sh", r
+' "$tmp/top-ev.json"
+"$LOCKSTAT" top -b --by-site --replay "$fx/stacks.snap" "$fx/stacks-2.snap" >"$tmp/top-ev.txt" 2>&1
+grep -Eq "180us .* lmt_contend/2 +spin +lmt_static_lock lmt_contend_thread" "$tmp/top-ev.txt" &&
+	pass "top -b: HOLDER names who made the interval's longest hold" ||
+	fail "top -b: HOLDER names who made the interval's longest hold" "$tmp/top-ev.txt"
 rc "top -b -n 2: two frames" 0 top -b -n 2 --json --replay $replay
 [ "$(wc -l <"$tmp/stdout")" -eq 2 ] && pass "top -b -n 2: stops after two frames" ||
 	fail "top -b -n 2: stops after two frames" "$tmp/stdout"
@@ -318,6 +414,10 @@ else
 
 	# ---- the /proc source, on a fixture ----
 	export LOCKSTAT_PROC="$fx/proc.txt"
+	rc "print --stacks from /proc" 0 print --stacks
+	grep -q "^Evidence: none: /proc/lockmeter has no holders" "$tmp/stdout" &&
+		pass "print --stacks from /proc: says /proc has no evidence" ||
+		fail "print --stacks from /proc: says /proc has no evidence" "$tmp/stdout"
 	rc "print from /proc (the fallback)" 0 print
 	grep -q "metering on, from proc" "$tmp/stdout" && grep -q "percpu:runqueues+0x0" "$tmp/stdout" &&
 		pass "print from /proc: the rows" || fail "print from /proc: the rows" "$tmp/stdout"
@@ -339,7 +439,7 @@ assert not f[1]["since_start"] and f[1]["rows"] == [], f[1]
 	rc "status --json from /proc" 0 status --json
 	ok "status --json: python3 -m json.tool accepts it" json_ok "$tmp/stdout"
 	rc "get -o from /proc" 0 get -o "$tmp/got.snap"
-	head -n 1 "$tmp/got.snap" | grep -qx "lockstat snapshot version 1" &&
+	head -n 1 "$tmp/got.snap" | grep -qx "lockstat snapshot version 2" &&
 		grep -q "^command: get$" "$tmp/got.snap" && grep -q "^start: [0-9]*\.[0-9]\{9\}$" "$tmp/got.snap" &&
 		grep -q "^system: " "$tmp/got.snap" && pass "get: a snapshot with its header" ||
 		fail "get: a snapshot with its header" "$tmp/got.snap"
@@ -349,6 +449,16 @@ assert not f[1]["since_start"] and f[1]["rows"] == [], f[1]
 	rc "get -o into a missing directory" 1 get -o "$tmp/no/such/dir.snap"
 	ls "$tmp" | grep -q '\.tmp\.' && fail "get: no temporary file left behind" ||
 		pass "get: no temporary file left behind"
+	# the evidence keys of the /proc header: stacks_full a loss, captures a count
+	sed 's/^evicted: 0$/evicted: 0\nstacks_full: 2\ncaptures: 40/' "$fx/proc.txt" >"$tmp/proc-ev.txt"
+	LOCKSTAT_PROC="$tmp/proc-ev.txt" rc "print with stacks_full from /proc" 0 print
+	grep -q "^WARNING: 2 call chains were not kept" "$tmp/stdout" &&
+		pass "print: stacks_full from the /proc header in the banner" ||
+		fail "print: stacks_full from the /proc header in the banner" "$tmp/stdout"
+	LOCKSTAT_PROC="$tmp/proc-ev.txt" rc "status with captures from /proc" 0 status
+	grep -q "^evidence: 40 captures" "$tmp/stdout" && grep -q "^stacks_full: 2$" "$tmp/stdout" &&
+		pass "status: captures and stacks_full from the /proc header" ||
+		fail "status: captures and stacks_full from the /proc header" "$tmp/stdout"
 	# the kernel's newer loss counters reach the banner
 	sed 's/^evicted: 0$/evicted: 0\nirqctx: 3\ntruncated: 2/' "$fx/proc.txt" >"$tmp/proc-loss.txt"
 	LOCKSTAT_PROC="$tmp/proc-loss.txt" rc "print with irqctx and truncated" 0 print
@@ -369,7 +479,7 @@ assert not f[1]["since_start"] and f[1]["rows"] == [], f[1]
 	stat -c '%a %u %g' "$out/old.snap" >"$tmp/before"
 	rc "get -o an existing file" 0 get -o "$out/old.snap"
 	stat -c '%a %u %g' "$out/old.snap" >"$tmp/after"
-	head -n 1 "$out/old.snap" | grep -qx "lockstat snapshot version 1" &&
+	head -n 1 "$out/old.snap" | grep -qx "lockstat snapshot version 2" &&
 		diff "$tmp/before" "$tmp/after" >"$tmp/diff" && pass "get: an existing file keeps its mode and owner" ||
 		fail "get: an existing file keeps its mode and owner" "$tmp/diff"
 	echo target >"$out/target"
@@ -384,7 +494,7 @@ assert not f[1]["since_start"] and f[1]["rows"] == [], f[1]
 	reader=$!
 	rc "get -o a FIFO" 0 get -o "$out/fifo"
 	wait $reader
-	[ -p "$out/fifo" ] && head -n 1 "$tmp/fifo.out" | grep -qx "lockstat snapshot version 1" &&
+	[ -p "$out/fifo" ] && head -n 1 "$tmp/fifo.out" | grep -qx "lockstat snapshot version 2" &&
 		pass "get: a FIFO stays a FIFO, its reader gets the snapshot" ||
 		fail "get: a FIFO stays a FIFO, its reader gets the snapshot" "$tmp/fifo.out"
 	if mknod "$out/null" c 1 3 2>/dev/null && mknod "$out/blk" b 7 0 2>/dev/null; then

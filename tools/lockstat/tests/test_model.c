@@ -2,8 +2,8 @@
 /*
  * Unit tests of the model: units, percentages, the merge of sites under
  * locks, sort keys and directions, filters, the key table, row and
- * header parsing, option parsing, the deltas and flat lists of top.  No
- * kernel, no files.
+ * header parsing, option parsing, the deltas and flat lists of top, the
+ * evidence that goes with a merged maximum.  No kernel, no files.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +13,7 @@
 #include "options.h"
 #include "procfs.h"
 #include "tap.h"
+#include "view.h"
 
 static void test_units(void)
 {
@@ -677,6 +678,180 @@ static void test_flat(void)
 	lm_snap_free(&s);
 }
 
+/* evidence told apart by its pid */
+static const struct lm_evidence *ev_pid(struct lm_snapshot *s, uint32_t pid)
+{
+	struct lm_evidence *ev = lm_snap_add_ev(s);
+
+	ev->pid = pid;
+	ev->comm = "t";
+	return ev;
+}
+
+static uint32_t pid_of(const struct lm_row *r, int kind)
+{
+	return r->ev[kind] ? r->ev[kind]->pid : 0;
+}
+
+/* lm_row_add(): the evidence of a maximum goes with the maximum */
+static void test_evidence_add(void)
+{
+	struct lm_snapshot s;
+	struct lm_row d = { 0 }, x = { 0 };
+
+	lm_snap_init(&s);
+	d.v[LM_F_HOLD_MAX] = 5;
+	d.ev[LM_EV_HOLD] = ev_pid(&s, 1);
+	d.v[LM_F_WAIT_MAX] = 50;
+	d.ev[LM_EV_WAIT] = ev_pid(&s, 10);
+	x.v[LM_F_HOLD_MAX] = 7;
+	x.ev[LM_EV_HOLD] = ev_pid(&s, 2);
+	x.v[LM_F_WAIT_MAX] = 40;
+	x.ev[LM_EV_WAIT] = ev_pid(&s, 20);
+	lm_row_add(&d, &x);
+	tap_num(pid_of(&d, LM_EV_HOLD), 2, "evidence: a larger hold maximum brings its evidence");
+	tap_num(pid_of(&d, LM_EV_WAIT), 10, "evidence: a smaller wait maximum leaves the wait's");
+	x.v[LM_F_HOLD_MAX] = 3;
+	x.ev[LM_EV_HOLD] = ev_pid(&s, 3);
+	lm_row_add(&d, &x);
+	tap_num(pid_of(&d, LM_EV_HOLD), 2, "evidence: a smaller maximum leaves it");
+	x.v[LM_F_HOLD_MAX] = 7;
+	lm_row_add(&d, &x);
+	tap_num(pid_of(&d, LM_EV_HOLD), 2, "evidence: an equal maximum leaves it");
+	x.ev[LM_EV_HOLD] = NULL;
+	x.v[LM_F_HOLD_MAX] = 9;
+	lm_row_add(&d, &x);
+	tap_ok(d.v[LM_F_HOLD_MAX] == 9 && !d.ev[LM_EV_HOLD],
+	       "evidence: a larger maximum without evidence leaves none, not the smaller's");
+	x.ev[LM_EV_HOLD] = ev_pid(&s, 4);
+	lm_row_add(&d, &x);
+	tap_num(pid_of(&d, LM_EV_HOLD), 4, "evidence: an equal maximum fills in what is missing");
+	/* in a delta: of two equal maxima, the one of the interval */
+	x.ev[LM_EV_HOLD] = ev_pid(&s, 5);
+	x.fresh = 1U << LM_F_HOLD_MAX;
+	lm_row_add(&d, &x);
+	tap_ok(pid_of(&d, LM_EV_HOLD) == 5 && (d.fresh & (1U << LM_F_HOLD_MAX)),
+	       "evidence: of equal maxima, the fresh one's, and the maximum is fresh");
+	x.ev[LM_EV_HOLD] = ev_pid(&s, 6);
+	x.fresh = 0;
+	lm_row_add(&d, &x);
+	tap_num(pid_of(&d, LM_EV_HOLD), 5, "evidence: an older equal maximum does not replace it");
+	lm_snap_free(&s);
+}
+
+/* in a view: equal keys (two CPUs' rows), a lock's sites, *TOTAL*; in a delta */
+static void test_evidence_view(void)
+{
+	struct lm_snapshot s, prev, d;
+	const struct lm_lock *a;
+	const struct lm_row *f1 = NULL;
+	struct lm_filter f;
+	struct lm_view v;
+	size_t i;
+
+	fixture(&s);
+	/* lock_a: f1 twice, hold max 300 and 500; f2 hold max 2000, wait max 400 */
+	s.rows[0].ev[LM_EV_HOLD] = ev_pid(&s, 300);
+	s.rows[2].ev[LM_EV_HOLD] = ev_pid(&s, 500);
+	s.rows[2].ev[LM_EV_WAIT] = ev_pid(&s, 100);
+	s.rows[1].ev[LM_EV_HOLD] = ev_pid(&s, 2000);
+	s.rows[1].ev[LM_EV_WAIT] = ev_pid(&s, 400);
+	/* [heap] d_alloc: the section's longest wait, 900 */
+	s.rows[4].ev[LM_EV_WAIT] = ev_pid(&s, 900);
+	lm_filter_init(&f);
+	if (!tap_ok(!lm_view_build(&v, &s, &f), "evidence: view builds"))
+		goto out;
+	a = find_lock(&v.sec[LM_TYPE_SPIN], "lock_a", NULL);
+	for (i = 0; a && i < a->nr_sites; i++)
+		if (!strcmp(a->sites[i]->site, "f1+0x10/0x40"))
+			f1 = a->sites[i];
+	tap_ok(f1 && pid_of(f1, LM_EV_HOLD) == 500 && pid_of(f1, LM_EV_WAIT) == 100,
+	       "evidence: two CPUs' rows of a site keep the larger maximum's");
+	tap_ok(a && pid_of(&a->agg, LM_EV_HOLD) == 2000 && pid_of(&a->agg, LM_EV_WAIT) == 400,
+	       "evidence: a lock has its worst site's");
+	tap_ok(pid_of(&v.sec[LM_TYPE_SPIN].total, LM_EV_HOLD) == 2000 &&
+	       pid_of(&v.sec[LM_TYPE_SPIN].total, LM_EV_WAIT) == 900,
+	       "evidence: *TOTAL* has the section's worst, whichever lock it is of");
+	lm_view_free(&v);
+
+	/* a delta: the current snapshot's evidence, fresh when its maximum is */
+	fixture(&prev);
+	s.rows[1].v[LM_F_ACQUIRED]++;
+	s.rows[1].v[LM_F_NOWAIT]++;
+	s.rows[1].v[LM_F_HOLD_MAX] = 2500;
+	s.rows[1].v[LM_F_HOLD_TOTAL] += 2500;
+	if (tap_ok(lm_snap_delta(&d, &s, &prev) == 0 && d.nr == 1, "evidence: a delta of one row")) {
+		tap_ok(d.rows[0].ev[LM_EV_HOLD] == s.rows[1].ev[LM_EV_HOLD] &&
+		       (d.rows[0].fresh & (1U << LM_F_HOLD_MAX)),
+		       "evidence: a delta's hold evidence is the interval's");
+		tap_ok(d.rows[0].ev[LM_EV_WAIT] == s.rows[1].ev[LM_EV_WAIT] &&
+		       !(d.rows[0].fresh & (1U << LM_F_WAIT_MAX)),
+		       "evidence: its wait evidence is older, and marked so");
+	}
+	lm_snap_free(&d);
+	lm_snap_free(&prev);
+out:
+	lm_snap_free(&s);
+}
+
+/* stacks_full is a loss: the banner says it */
+static void test_stacks_full_banner(void)
+{
+	struct lm_header h = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	h.loss[LM_L_STACKS_FULL] = 3;
+	lm_set(&h, LM_H_LOSS + LM_L_STACKS_FULL);
+	f = open_memstream(&buf, &len);
+	lm_table_losses(f, &h);
+	fclose(f);
+	tap_str(buf, "WARNING: 3 call chains were not kept: a CPU's store of distinct chains was full; that evidence has no frames\n",
+		"evidence: stacks_full in the loss banner");
+	free(buf);
+}
+
+/* --stacks is the table's; --folded is a format of its own */
+static void test_evidence_options(void)
+{
+	static const struct option opts[] = { LM_VIEW_LONGOPTS, { NULL, 0, NULL, 0 } };
+	static const struct {
+		const char *a, *b;
+		int want;
+		enum lm_fmt fmt;
+	} t[] = {
+		{ "--stacks", "-r", 0, LM_FMT_TABLE },
+		{ "--stacks", "--json", 0, LM_FMT_JSON },
+		{ "--json", "--stacks", 0, LM_FMT_JSON },
+		{ "--stacks", "--folded", 0, LM_FMT_FOLDED },
+		{ "--folded", "-r", 0, LM_FMT_FOLDED },
+		{ "--stacks", "--csv", LM_EXIT_USAGE, 0 },
+		{ "--csv", "--stacks", LM_EXIT_USAGE, 0 },
+		{ "--folded", "--json", LM_EXIT_USAGE, 0 },
+		{ "--csv", "--folded", LM_EXIT_USAGE, 0 },
+	};
+	struct lm_opts o;
+	unsigned int i;
+	bool stacks;
+	int ret;
+
+	fprintf(stderr, "# expected: four messages on options that exclude each other\n");
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		char cmd[] = "report", a[16], b[16];
+		char *argv[] = { cmd, a, b, NULL };
+
+		snprintf(a, sizeof(a), "%s", t[i].a);
+		snprintf(b, sizeof(b), "%s", t[i].b);
+		optind = 0;	/* glibc: start over */
+		ret = lm_opts_parse(&o, 3, argv, ":r", opts);
+		stacks = !strcmp(a, "--stacks") || !strcmp(b, "--stacks");
+		tap_ok(ret == t[i].want && (ret || (o.view.fmt == t[i].fmt &&
+						    o.view.filter.stacks == stacks)),
+		       "options: %s %s: %s", t[i].a, t[i].b, t[i].want ? "refused" : "taken");
+	}
+}
+
 int main(void)
 {
 	test_units();
@@ -695,5 +870,9 @@ int main(void)
 	test_rate();
 	test_delta();
 	test_flat();
+	test_evidence_add();
+	test_evidence_view();
+	test_stacks_full_banner();
+	test_evidence_options();
 	return tap_done();
 }

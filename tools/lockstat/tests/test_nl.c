@@ -339,6 +339,184 @@ static void test_real_kernel(void)
 	lm_nl_close(&nl);
 }
 
+/*
+ * An evidence nest as the kernel builds it: @drop leaves out that
+ * attribute, @bad makes it malformed (see the cases below).
+ */
+enum ev_bad {
+	EV_OK,
+	EV_PID_2_BYTES,
+	EV_COMM_NO_NUL,
+	EV_17_FRAMES,
+	EV_ADDRS_SHORT,
+	EV_CONTEXT_5,
+	EV_OWNER_COMM_ONLY,
+	EV_EMPTY_FRAME,
+	EV_ADDR_6_BYTES,
+	EV_TIME_2_BYTES,
+};
+
+static const char *const frames[] = {
+	"lmt_hold_inner+0x1e/0x40 [test_lockmeter]",
+	"lmt_hold+0x22/0x50 [test_lockmeter]",
+	"kthread+0xd2/0x100",
+};
+
+static void put_evidence(struct nl_msg *msg, int attr, int drop, enum ev_bad bad, bool addrs)
+{
+	struct nlattr *nest = nla_nest_start(msg, attr);
+	static const char comm[] = "my prog\x01\xff";
+	char two[2] = { 0 };
+	unsigned int i, n = bad == EV_17_FRAMES ? 17 : 3;
+
+	if (drop != LOCKMETER_E_PID)
+		bad == EV_PID_2_BYTES ? nla_put(msg, LOCKMETER_E_PID, 2, two) :
+					nla_put_u32(msg, LOCKMETER_E_PID, 2231);
+	if (drop != LOCKMETER_E_COMM)
+		bad == EV_COMM_NO_NUL ? nla_put(msg, LOCKMETER_E_COMM, 4, "abcd") :
+					nla_put_string(msg, LOCKMETER_E_COMM, comm);
+	if (drop != LOCKMETER_E_CONTEXT)
+		nla_put_u32(msg, LOCKMETER_E_CONTEXT, bad == EV_CONTEXT_5 ? 5 : LOCKMETER_CTX_SOFTIRQ);
+	if (drop != LOCKMETER_E_CPU)
+		nla_put_u32(msg, LOCKMETER_E_CPU, 1);
+	if (drop != LOCKMETER_E_TIME)
+		bad == EV_TIME_2_BYTES ? nla_put(msg, LOCKMETER_E_TIME, 2, two) :
+					 put_uint(msg, LOCKMETER_E_TIME, 52104331877ULL);
+	if (bad != EV_OWNER_COMM_ONLY)
+		nla_put_u32(msg, LOCKMETER_E_OWNER_PID, 2230);
+	nla_put_string(msg, LOCKMETER_E_OWNER_COMM, "jbd2/vda1-8");
+	/* a newer kernel's attribute, to be skipped */
+	nla_put_u32(msg, LOCKMETER_E_MAX + 3, 77);
+	for (i = 0; i < n; i++) {
+		nla_put_string(msg, LOCKMETER_E_FRAME,
+			       bad == EV_EMPTY_FRAME && i == 1 ? "" : frames[i % 3]);
+		if (!addrs || (bad == EV_ADDRS_SHORT && i == 2))
+			continue;
+		if (bad == EV_ADDR_6_BYTES && i == 1)
+			nla_put(msg, LOCKMETER_E_FRAME_ADDR, 6, "abcdef");
+		else
+			put_uint(msg, LOCKMETER_E_FRAME_ADDR, 0xffffffffc0a01100ULL + i);
+	}
+	nla_nest_end(msg, nest);
+}
+
+/* one row, with hold evidence as put_evidence() makes it and a plain wait's */
+static int dump_evidence(struct lm_snapshot *s, int drop, enum ev_bad bad, bool addrs)
+{
+	struct lm_nl_req req = { .arg = s };
+	struct nl_msg *msg = reply(LOCKMETER_CMD_STATS_GET);
+	struct nlattr *nest = nla_nest_start(msg, LOCKMETER_A_ROW), *ev;
+	int i;
+
+	nla_put_u32(msg, LOCKMETER_R_TYPE, LOCKMETER_TYPE_MUTEX);
+	nla_put_u32(msg, LOCKMETER_R_CLASS, LOCKMETER_CLASS_STATIC);
+	for (i = 0; i < LM_NR_FIELDS; i++)
+		put_uint(msg, lm_nl_field_attr[i], i == LM_F_ACQUIRED ? 7 : i == LM_F_NOWAIT ? 4 :
+			 i == LM_F_SPIN ? 3 : 100 + i);
+	nla_put_string(msg, LOCKMETER_R_LOCK, "lmt_mutex[test_lockmeter]");
+	nla_put_string(msg, LOCKMETER_R_SITE, "lmt_hold+0x22/0x50[test_lockmeter]");
+	put_evidence(msg, LOCKMETER_R_HOLD_EVIDENCE, drop, bad, addrs);
+	ev = nla_nest_start(msg, LOCKMETER_R_WAIT_EVIDENCE);
+	nla_put_u32(msg, LOCKMETER_E_PID, 17);
+	nla_put_string(msg, LOCKMETER_E_COMM, "");
+	nla_put_u32(msg, LOCKMETER_E_CONTEXT, LOCKMETER_CTX_TASK);
+	nla_put_u32(msg, LOCKMETER_E_CPU, 0);
+	put_uint(msg, LOCKMETER_E_TIME, 9);
+	nla_nest_end(msg, ev);
+	nla_nest_end(msg, nest);
+	lm_nl_dump_cb(msg, &req);
+	nlmsg_free(msg);
+	return req.parse;
+}
+
+static void test_evidence(void)
+{
+	static const struct {
+		int drop;
+		enum ev_bad bad;
+		const char *what;
+	} refused[] = {
+		{ LOCKMETER_E_PID, EV_OK, "evidence without its pid" },
+		{ LOCKMETER_E_COMM, EV_OK, "evidence without its comm" },
+		{ LOCKMETER_E_CONTEXT, EV_OK, "evidence without its context" },
+		{ LOCKMETER_E_CPU, EV_OK, "evidence without its CPU" },
+		{ LOCKMETER_E_TIME, EV_OK, "evidence without its time" },
+		{ 0, EV_PID_2_BYTES, "a 2-byte pid" },
+		{ 0, EV_COMM_NO_NUL, "a comm without its NUL" },
+		{ 0, EV_TIME_2_BYTES, "a 2-byte time" },
+		{ 0, EV_17_FRAMES, "17 frames" },
+		{ 0, EV_ADDRS_SHORT, "fewer addresses than frames" },
+		{ 0, EV_ADDR_6_BYTES, "a 6-byte address" },
+		{ 0, EV_CONTEXT_5, "an unknown context" },
+		{ 0, EV_OWNER_COMM_ONLY, "an owner's comm without its pid" },
+		{ 0, EV_EMPTY_FRAME, "an empty frame" },
+	};
+	const struct lm_evidence *ev, *w;
+	struct lm_snapshot s;
+	unsigned int i;
+	int ret;
+
+	lm_snap_init(&s);
+	ret = dump_evidence(&s, 0, EV_OK, true);
+	tap_ok(!ret && s.nr == 1 && s.rows[0].ev[LM_EV_HOLD] && s.rows[0].ev[LM_EV_WAIT],
+	       "evidence: a row with hold and wait evidence parses");
+	if (ret || s.nr != 1 || !s.rows[0].ev[LM_EV_HOLD] || !s.rows[0].ev[LM_EV_WAIT])
+		goto out;
+	ev = s.rows[0].ev[LM_EV_HOLD];
+	w = s.rows[0].ev[LM_EV_WAIT];
+	tap_num(ev->pid, 2231, "evidence: pid");
+	tap_str(ev->comm, "my prog\x01\xff", "evidence: comm, every byte kept");
+	tap_num(ev->context, LM_CONTEXT_SOFTIRQ, "evidence: context");
+	tap_num(ev->cpu, 1, "evidence: cpu");
+	tap_num(ev->time_ns, 52104331877ULL, "evidence: time, an 8-byte NLA_UINT");
+	tap_ok(lm_ev_has(ev, LM_EB_OWNER_PID) && ev->owner_pid == 2230 &&
+	       lm_ev_has(ev, LM_EB_OWNER_COMM) && !strcmp(ev->owner_comm, "jbd2/vda1-8"),
+	       "evidence: the owner, pid and comm");
+	tap_num(ev->nr_frames, 3, "evidence: frames");
+	tap_ok(ev->nr_frames == 3 && !strcmp(ev->frame[0], frames[0]) &&
+	       !strcmp(ev->frame[1], frames[1]) && !strcmp(ev->frame[2], frames[2]),
+	       "evidence: the frames in order, innermost first");
+	tap_ok(lm_ev_has(ev, LM_EB_ADDRS) && ev->addr[0] == 0xffffffffc0a01100ULL &&
+	       ev->addr[2] == 0xffffffffc0a01102ULL, "evidence: an address per frame");
+	tap_ok(w->pid == 17 && !strcmp(w->comm, "") && w->context == LM_CONTEXT_TASK &&
+	       w->time_ns == 9 && !w->nr_frames && !w->present,
+	       "evidence: wait evidence without owner or chain: none present");
+	lm_snap_free(&s);
+
+	lm_snap_init(&s);
+	ret = dump_evidence(&s, 0, EV_OK, false);
+	tap_ok(!ret && s.nr == 1 && s.rows[0].ev[LM_EV_HOLD]->nr_frames == 3 &&
+	       !lm_ev_has(s.rows[0].ev[LM_EV_HOLD], LM_EB_ADDRS),
+	       "evidence: frames without addresses (an unprivileged reader)");
+	lm_snap_free(&s);
+
+	fprintf(stderr, "# expected: %zu messages on malformed evidence\n", ARRAY_SIZE(refused));
+	for (i = 0; i < ARRAY_SIZE(refused); i++) {
+		lm_snap_init(&s);
+		ret = dump_evidence(&s, refused[i].drop, refused[i].bad, true);
+		tap_ok(ret == LM_EXIT_ERR && s.nr == 0, "evidence: %s is refused", refused[i].what);
+		lm_snap_free(&s);
+	}
+out:
+	lm_snap_free(&s);
+}
+
+static void test_status_evidence(void)
+{
+	struct lm_header h = { 0 };
+	struct lm_nl_req req = { .arg = &h };
+	struct nl_msg *msg = status_reply(LOCKMETER_FAMILY_VERSION, true);
+
+	put_uint(msg, LOCKMETER_A_STACKS_FULL, 3);
+	put_uint(msg, LOCKMETER_A_CAPTURES, 1ULL << 33);
+	lm_nl_status_cb(msg, &req);
+	nlmsg_free(msg);
+	tap_ok(!req.parse && lm_has(&h, LM_H_LOSS + LM_L_STACKS_FULL) &&
+	       h.loss[LM_L_STACKS_FULL] == 3, "status: stacks_full is a loss counter");
+	tap_ok(lm_has(&h, LM_H_CAPTURES) && h.captures == 1ULL << 33,
+	       "status: captures, an 8-byte NLA_UINT");
+}
+
 static void test_close(void)
 {
 	struct lm_nl nl = { 0 };
@@ -353,6 +531,8 @@ int main(void)
 	test_status();
 	test_rows();
 	test_row_impossible();
+	test_evidence();
+	test_status_evidence();
 	test_ext_ack(true);
 	test_ext_ack(false);
 	test_finish();

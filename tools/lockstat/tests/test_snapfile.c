@@ -13,6 +13,8 @@
 
 #define HDR	"lockstat snapshot version 1\ncpus: 2\nmetered_ns: 1000\n"
 #define ROW	"spin 3 2 1 0 0 10 1 5 4 4 4 0 0 0 0 1 tasklist_lock do_exit+0x5c/0xa40\n"
+#define V2	"lockstat snapshot version 2\ncpus: 2\nmetered_ns: 1000\n"
+#define EV	"> hold pid=1 comm=a ctx=task cpu=0 time=1 frames=1\n> hold frame f+0x1/0x2\n"
 
 static int read_mem(const char *text, size_t len, struct lm_snapshot *s, struct lm_perr *e)
 {
@@ -27,16 +29,32 @@ static int read_mem(const char *text, size_t len, struct lm_snapshot *s, struct 
 	return ret;
 }
 
+/* @a written into *buf, then read back into @b: 0, or the reader's error */
+static int write_read(const struct lm_snapshot *a, struct lm_snapshot *b, char **buf,
+		      const char *what)
+{
+	struct lm_perr e;
+	size_t len = 0;
+	FILE *f;
+	int ret;
+
+	*buf = NULL;
+	f = open_memstream(buf, &len);
+	tap_ok(f && !lm_snap_write(f, a) && !fclose(f), "%s: a snapshot is written", what);
+	ret = read_mem(*buf, len, b, &e);
+	if (!tap_ok(ret == 0, "%s: and read back", what))
+		printf("# %d at %lu: %s\n", ret, e.line, e.msg);
+	return ret;
+}
+
 static void test_roundtrip(void)
 {
 	struct lm_snapshot a, b;
-	struct lm_perr e;
-	char *buf = NULL;
-	size_t len = 0, i;
+	char *buf;
+	size_t i;
 	struct lm_row *r;
 	const char *why;
-	FILE *f;
-	int ok = 1, ret;
+	int ok = 1;
 
 	lm_snap_init(&a);
 	lm_snap_init(&b);
@@ -60,14 +78,9 @@ static void test_roundtrip(void)
 		r->v[LM_F_BLOCKED_MAX] = 1234567890123ULL;
 		r->v[LM_F_INSTANCES] = 266;
 	}
-	f = open_memstream(&buf, &len);
-	tap_ok(f && !lm_snap_write(f, &a) && !fclose(f), "file: a snapshot is written");
-	ret = read_mem(buf, len, &b, &e);
-	if (!tap_ok(ret == 0, "file: and read back")) {
-		printf("# %d at %lu: %s\n", ret, e.line, e.msg);
+	if (write_read(&a, &b, &buf, "file"))
 		goto out;
-	}
-	tap_ok(!strncmp(buf, "lockstat snapshot version 1\n", 28), "file: the first line");
+	tap_ok(!strncmp(buf, "lockstat snapshot version 2\n", 28), "file: the first line");
 	tap_ok(b.h.present == (a.h.present | 1ULL << LM_H_ROWS), "file: the same header fields");
 	tap_ok(b.h.metered_ns == UINT64_MAX && b.h.cpus == 2 && b.h.on &&
 	       b.h.start.tv_nsec == 1 && b.h.loss[LM_L_TABLE_FULL] == 12 &&
@@ -78,6 +91,96 @@ static void test_roundtrip(void)
 		     !memcmp(a.rows[i].v, b.rows[i].v, sizeof(a.rows[i].v)) &&
 		     !strcmp(a.rows[i].lock, b.rows[i].lock) && !strcmp(a.rows[i].site, b.rows[i].site);
 	tap_ok(ok, "file: the same rows");
+out:
+	free(buf);
+	lm_snap_free(&a);
+	lm_snap_free(&b);
+}
+
+/* evidence with every kind of field, in the pool of @s */
+static const struct lm_evidence *make_ev(struct lm_snapshot *s, const char *comm,
+					 unsigned int nr_frames, bool owner, bool addrs)
+{
+	static const char *const frames[] = {
+		"lmt_hold_inner+0x1e/0x40 [test_lockmeter]",
+		"a frame with \\ and \t and \x7f\x80",
+		"kthread+0xd2/0x100",
+	};
+	struct lm_evidence *ev = lm_snap_add_ev(s);
+	unsigned int i;
+
+	ev->pid = 4000000000U;
+	ev->context = LM_CONTEXT_HARDIRQ;
+	ev->cpu = 63;
+	ev->time_ns = UINT64_MAX;
+	ev->comm = lm_snap_strdup(s, comm);
+	if (owner) {
+		ev->present |= 1U << LM_EB_OWNER_PID | 1U << LM_EB_OWNER_COMM;
+		ev->owner_pid = 1;
+		ev->owner_comm = lm_snap_strdup(s, "own er=x");
+	}
+	for (i = 0; i < nr_frames; i++) {
+		ev->frame[i] = lm_snap_strdup(s, frames[i % 3]);
+		ev->addr[i] = addrs ? 0xffffffffc0a00000ULL + i : 0;
+	}
+	ev->nr_frames = nr_frames;
+	if (addrs)
+		ev->present |= 1U << LM_EB_ADDRS;
+	return ev;
+}
+
+/* evidence written and read back is the same evidence, byte for byte */
+static void test_evidence_roundtrip(void)
+{
+	static const char odd[] = "my prog \\x41=\x01\x1b\xff";
+	struct lm_snapshot a, b;
+	char *buf;
+	size_t i;
+	struct lm_row *r;
+	const char *why;
+	int ok;
+
+	lm_snap_init(&a);
+	lm_snap_init(&b);
+	lm_hdr_set(&a.h, LM_H_CPUS, "2", &why);
+	lm_hdr_set(&a.h, LM_H_METERED_NS, "1000", &why);
+	lm_hdr_set(&a.h, LM_H_CAPTURES, "9", &why);
+	lm_hdr_set(&a.h, LM_H_LOSS + LM_L_STACKS_FULL, "4", &why);
+	for (i = 0; i < 4; i++) {
+		r = lm_snap_add_row(&a);
+		r->type = LM_TYPE_MUTEX;
+		r->lock = lm_snap_strdup(&a, "lmt_mutex[test_lockmeter]");
+		r->site = lm_snap_strdup(&a, i ? "f+0x1/0x2[m]" : "g+0x1/0x2[m]");
+		r->v[LM_F_NOWAIT] = 2;
+		r->v[LM_F_ACQUIRED] = 2;
+	}
+	a.rows[0].ev[LM_EV_HOLD] = make_ev(&a, odd, 3, false, true);
+	a.rows[0].ev[LM_EV_WAIT] = make_ev(&a, "", 16, true, false);
+	a.rows[1].ev[LM_EV_WAIT] = make_ev(&a, "lmt_contend/0", 0, true, false);
+	a.rows[3].ev[LM_EV_HOLD] = make_ev(&a, "x", 1, false, false);
+	if (write_read(&a, &b, &buf, "evidence"))
+		goto out;
+	tap_ok(strstr(buf, " comm=my\\x20prog\\x20\\x5cx41=\\x01\\x1b\\xff ctx=hardirq ") != NULL,
+	       "evidence: comm escaped: blanks, backslashes, control and high bytes as \\xHH");
+	tap_ok(strstr(buf, "> hold frame a frame with \\x5c and \\x09 and \\x7f\\x80\n") != NULL,
+	       "evidence: a frame keeps its blanks, the rest escaped");
+	tap_ok(strstr(buf, "frames=3 addrs=0xffffffffc0a00000,0xffffffffc0a00001,0xffffffffc0a00002\n") != NULL,
+	       "evidence: the addresses, one per frame, on the head line");
+	ok = b.nr == a.nr;
+	for (i = 0; ok && i < a.nr; i++)
+		ok = lm_ev_equal(a.rows[i].ev[LM_EV_HOLD], b.rows[i].ev[LM_EV_HOLD]) &&
+		     lm_ev_equal(a.rows[i].ev[LM_EV_WAIT], b.rows[i].ev[LM_EV_WAIT]);
+	tap_ok(ok, "evidence: the same evidence on the same rows");
+	tap_ok(b.nr == 4 && !strcmp(b.rows[0].ev[LM_EV_HOLD]->comm, odd) &&
+	       b.rows[0].ev[LM_EV_WAIT]->nr_frames == 16 && !b.rows[2].ev[LM_EV_HOLD] &&
+	       !b.rows[2].ev[LM_EV_WAIT] && b.rows[0].ev[LM_EV_HOLD]->time_ns == UINT64_MAX,
+	       "evidence: the odd comm, 16 frames, a row without evidence, 2^64-1 ns");
+	tap_ok(b.h.captures == 9 && b.h.loss[LM_L_STACKS_FULL] == 4 && lm_has(&b.h, LM_H_CAPTURES),
+	       "evidence: captures and stacks_full in the header");
+	/* lm_ev_equal() must see a difference, or the check above proves nothing */
+	tap_ok(!lm_ev_equal(a.rows[0].ev[LM_EV_HOLD], a.rows[3].ev[LM_EV_HOLD]) &&
+	       !lm_ev_equal(a.rows[0].ev[LM_EV_HOLD], NULL),
+	       "evidence: lm_ev_equal() tells different evidence apart");
 out:
 	free(buf);
 	lm_snap_free(&a);
@@ -117,7 +220,7 @@ static void test_damage(void)
 	} t[] = {
 		{ "", 1, "an empty file" },
 		{ "hello\n", 1, "another file" },
-		{ "lockstat snapshot version 2\n", 1, "version 2" },
+		{ "lockstat snapshot version 3\n", 1, "version 3" },
 		{ "lockstat snapshot version 1", 1, "a first line without newline" },
 		{ "lockstat snapshot version one\n", 1, "a bad version" },
 		{ "lockmeter version 7\n", 1, "a /proc format from the future" },
@@ -151,6 +254,60 @@ static void test_damage(void)
 		  "end before start" },
 		{ HDR "end: 10.000000000\nstart: 10.000000001\nrows: 1\n\n" ROW, 5,
 		  "start after end" },
+		/* evidence (V2 is version 2; HDR, version 1, has none) */
+		{ HDR "rows: 1\n\n" ROW EV, 7, "evidence in a version 1 file" },
+		{ "lockmeter version 1\ncpus: 2\nmetered_ns: 1000\nrows: 1\n\n" ROW EV, 7,
+		  "evidence in a saved /proc/lockmeter" },
+		{ V2 "rows: 1\n\n" EV ROW, 6, "evidence before any row" },
+		{ V2 "rows: 1\n\n" ROW "> hold pid=1 comm=a ctx=task cpu=0 time=1 frames=2\n"
+		  "> hold frame f+0x1/0x2\n", 7, "a frame missing at the end (truncated)" },
+		{ V2 "rows: 2\n\n" ROW "> hold pid=1 comm=a ctx=task cpu=0 time=1 frames=2\n"
+		  "> hold frame f+0x1/0x2\n" ROW, 7, "a frame missing before the next row" },
+		{ V2 "rows: 1\n\n" ROW EV "> hold frame g+0x1/0x2\n", 9, "a frame too many" },
+		{ V2 "rows: 1\n\n" ROW "> wait frame f+0x1/0x2\n", 7, "a frame before its head" },
+		{ V2 "rows: 1\n\n" ROW EV EV, 9, "a second head line" },
+		{ V2 "rows: 1\n\n" ROW "> hold pid=1 comm=a ctx=nmi cpu=0 time=1 frames=0\n", 7,
+		  "an unknown context" },
+		{ V2 "rows: 1\n\n" ROW "> hold pid=1 comm=a ctx=task time=1 frames=0\n", 7,
+		  "no cpu" },
+		{ V2 "rows: 1\n\n" ROW "> hold pid=1 pid=2 comm=a ctx=task cpu=0 time=1 frames=0\n", 7,
+		  "a key twice" },
+		{ V2 "rows: 1\n\n" ROW "> hold pid=4294967296 comm=a ctx=task cpu=0 time=1 frames=0\n",
+		  7, "a pid past 32 bits" },
+		{ V2 "rows: 1\n\n" ROW "> hold pid=1 comm=a ctx=task cpu=0 time=1 frames=17\n", 7,
+		  "17 frames" },
+		{ V2 "rows: 1\n\n" ROW "> hold pid=1 comm=a ctx=task cpu=0 time=1 frames\n", 7,
+		  "a field without =" },
+		{ V2 "rows: 1\n\n" ROW "> hold pid=1 comm=a\\x0 ctx=task cpu=0 time=1 frames=0\n", 7,
+		  "a cut escape" },
+		{ V2 "rows: 1\n\n" ROW "> hold pid=1 comm=a\\x00 ctx=task cpu=0 time=1 frames=0\n", 7,
+		  "an escaped NUL" },
+		{ V2 "rows: 1\n\n" ROW "> hold pid=1 comm=a\\n ctx=task cpu=0 time=1 frames=0\n", 7,
+		  "a backslash that is no \\xHH" },
+		{ V2 "rows: 1\n\n" ROW "> hold pid=1 comm=\xc3\xa9 ctx=task cpu=0 time=1 frames=0\n", 7,
+		  "a raw high byte" },
+		{ V2 "rows: 1\n\n" ROW "> hold pid=1 comm=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		  " ctx=task cpu=0 time=1 frames=0\n", 7, "a comm of 65 bytes" },
+		{ V2 "rows: 1\n\n" ROW "> hold pid=1 comm=a ctx=task cpu=0 time=1 frames=0 owner_comm=b\n",
+		  7, "owner_comm without owner_pid" },
+		{ V2 "rows: 1\n\n" ROW "> hold pid=1 comm=a ctx=task cpu=0 time=1 frames=1 addrs=0x1,0x2\n"
+		  "> hold frame f\n", 7, "more addresses than frames" },
+		{ V2 "rows: 1\n\n" ROW "> hold pid=1 comm=a ctx=task cpu=0 time=1 frames=2 addrs=0x1\n"
+		  "> hold frame f\n> hold frame g\n", 7, "fewer addresses than frames" },
+		{ V2 "rows: 1\n\n" ROW "> hold pid=1 comm=a ctx=task cpu=0 time=1 frames=1 addrs=12\n"
+		  "> hold frame f\n", 7, "an address without 0x" },
+		{ V2 "rows: 1\n\n" ROW "> hold pid=1 comm=a ctx=task cpu=0 time=1 frames=1 "
+		  "addrs=0x10000000000000000\n> hold frame f\n", 7, "an address past 64 bits" },
+		{ V2 "rows: 1\n\n" ROW "> hold pid=1 comm=a ctx=task cpu=0 time=1 frames=0 addrs=0x1\n",
+		  7, "addresses without frames" },
+		{ V2 "rows: 1\n\n" ROW "> hold pid=1 comm=a ctx=task cpu=0 time=1 frames=1\n"
+		  "> hold frame\n", 8, "an empty frame" },
+		{ V2 "rows: 1\n\n" ROW "> hold pid=1 comm=a ctx=task cpu=0 time=1 frames=1\n"
+		  "> hold frame a\tb\n", 8, "a raw tab in a frame" },
+		{ V2 "rows: 1\n\n" ROW ">hold pid=1\n", 7, "no blank after >" },
+		{ V2 "rows: 1\n\n" ROW "> Hold pid=1\n", 7, "a kind in capitals" },
+		{ V2 "rows: 1\n\n" ROW ">  hold pid=1\n", 7, "an empty kind" },
+		{ V2 "rows: 1\n\n" ROW ">\n", 7, "a lone >" },
 	};
 	struct lm_snapshot s;
 	struct lm_perr e;
@@ -201,9 +358,37 @@ static void test_load_errors(void)
 	lm_snap_free(&s);
 }
 
+/* what a newer writer may add is skipped; version 1 files still read */
+static void test_evidence_compat(void)
+{
+	static const char v2[] = V2 "rows: 1\n\n" ROW
+		"> hold pid=1 comm=a ctx=task cpu=0 time=1 frames=1 color=blue\n"
+		"> blocked pid=1 anything at all\n> blocked frame x\n"
+		"> hold frame f+0x1/0x2\n";
+	static const char v1[] = HDR "rows: 1\n\n" ROW;
+	struct lm_snapshot s;
+	struct lm_perr e;
+	int ret;
+
+	lm_snap_init(&s);
+	ret = read_mem(v2, sizeof(v2) - 1, &s, &e);
+	tap_ok(ret == 0 && s.nr == 1 && s.rows[0].ev[LM_EV_HOLD] &&
+	       s.rows[0].ev[LM_EV_HOLD]->nr_frames == 1 && !s.rows[0].ev[LM_EV_WAIT],
+	       "evidence: unknown keys and kinds are skipped");
+	if (ret)
+		printf("# %d at %lu: %s\n", ret, e.line, e.msg);
+	lm_snap_free(&s);
+	lm_snap_init(&s);
+	ret = read_mem(v1, sizeof(v1) - 1, &s, &e);
+	tap_ok(ret == 0 && s.nr == 1 && !s.rows[0].ev[LM_EV_HOLD], "evidence: a version 1 file reads");
+	lm_snap_free(&s);
+}
+
 int main(void)
 {
 	test_roundtrip();
+	test_evidence_roundtrip();
+	test_evidence_compat();
 	test_proc_copy();
 	test_damage();
 	test_load_errors();

@@ -4,7 +4,8 @@
  * JSON, CSV and Prometheus text (whole, rolled up, exact sites), sorted
  * by every key, and as a top frame against itself;
  * written back and read again, it must parse again: a snapshot lockstat
- * wrote is one it reads.
+ * wrote is one it reads, with the same evidence.  The evidence is also
+ * rendered under the table (--stacks) and as folded stacks.
  */
 #include <stdlib.h>
 
@@ -60,6 +61,30 @@ static void fuzz_views(const struct lm_snapshot *s)
 	}
 }
 
+/* the table with the evidence under each site, and the folded stacks */
+static void fuzz_evidence_views(const struct lm_snapshot *s)
+{
+	struct lm_filter f;
+
+	lm_filter_init(&f);
+	f.stacks = true;
+	lm_render(fuzz_null, s, &f, LM_FMT_TABLE);
+	lm_render(fuzz_null, s, &f, LM_FMT_FOLDED);
+}
+
+/* the evidence of each row of @a is that of the same row of @b */
+static bool fuzz_same_evidence(const struct lm_snapshot *a, const struct lm_snapshot *b)
+{
+	size_t i;
+	int k;
+
+	for (i = 0; i < a->nr; i++)
+		for (k = 0; k < LM_NR_EV; k++)
+			if (!lm_ev_equal(a->rows[i].ev[k], b->rows[i].ev[k]))
+				return false;
+	return true;
+}
+
 /* written back, the snapshot reads again, with as many rows */
 static void fuzz_roundtrip(const struct lm_snapshot *s)
 {
@@ -81,6 +106,10 @@ static void fuzz_roundtrip(const struct lm_snapshot *s)
 			e.line, e.msg);
 		abort();
 	}
+	if (!fuzz_same_evidence(s, &again)) {
+		fprintf(stderr, "a written snapshot reads back with other evidence\n");
+		abort();
+	}
 	fclose(f);
 	free(buf);
 	lm_snap_free(&again);
@@ -91,6 +120,7 @@ void fuzz_render(const struct lm_snapshot *s)
 	struct lm_snapshot delta;
 
 	fuzz_views(s);
+	fuzz_evidence_views(s);
 	fuzz_roundtrip(s);
 	lm_snap_init(&delta);
 	if (lm_snap_delta(&delta, s, s) >= 0)

@@ -37,10 +37,37 @@ def row(kind=1, nowait=4, spin=3):
     return attr(15 | 0x8000, body)
 
 
+def evidence(kind, pid, comm, frames, addrs=False, owner=None):
+    # E_PID 1, E_COMM 2, E_CONTEXT 3, E_CPU 4, E_TIME 5, E_OWNER_PID 6,
+    # E_OWNER_COMM 7, E_FRAME 8 (one per frame), E_FRAME_ADDR 9
+    body = (u32(1, pid) + attr(2, comm + b"\0") + u32(3, 1) + u32(4, 1) +
+            u64(5, 52104331877))
+    if owner:
+        body += u32(6, owner[0]) + string(7, owner[1])
+    for i, f in enumerate(frames):
+        body += string(8, f)
+        if addrs:
+            body += u64(9, 0xffffffffc0a01100 + i)
+    return attr(kind | 0x8000, body)
+
+
+def row_evidence():
+    # a mutex row, then R_HOLD_EVIDENCE 22 and R_WAIT_EVIDENCE 23 in its nest
+    vals = [7, 4, 3, 1, 0, 900, 10, 400, 60, 20, 30, 0, 0, 0, 0, 1]
+    body = u32(1, 4) + u32(2, 0)
+    for i, v in enumerate(vals):
+        body += u32(3 + i, v)
+    body += string(19, "lmt_mutex[test_lockmeter]") + string(20, "lmt_hold+0x22/0x50[test_lockmeter]")
+    body += evidence(22, 2231, b"my prog\x01\xff",
+                     ["lmt_hold+0x22/0x50 [test_lockmeter]", "kthread+0xd2/0x100"], addrs=True)
+    body += evidence(23, 2232, b"cat", ["pipe_write+0x5a/0x6b0"], owner=(2231, "sh"))
+    return attr(15 | 0x8000, body)
+
+
 def status():
     return (u32(1, 1) + string(2, "6.12.117") + u32(3, 2) + u32(4, 1) +
             u64(5, 5000000000) + u32(6, 291) + u32(7, 4096) + u32(9, 8) +
-            u64(11, 1 << 40) + u32(16, 3))
+            u64(11, 1 << 40) + u32(16, 3) + u32(23, 2) + u64(24, 57))
 
 
 def write(path, data):
@@ -56,6 +83,7 @@ def main():
     os.makedirs(opts, exist_ok=True)
     write(os.path.join(nl, "dump-row"), b"\0" + row())
     write(os.path.join(nl, "dump-mutex"), b"\0" + row(4, 1, 1))
+    write(os.path.join(nl, "dump-evidence"), b"\0" + row_evidence())
     write(os.path.join(nl, "status"), b"\1" + status())
     # error: flags NLM_F_ACK_TLVS | NLM_F_CAPPED, struct nlmsgerr, a message
     err = struct.pack("=i", -22) + struct.pack("=IHHII", 20, 0x13, 5, 1, 0)
