@@ -62,6 +62,13 @@
  *                       acquire context, then ww_mutex_trylock(lmt_ww_a)
  *                       with none                                    lmt_ww()
  *
+ * Evidence:
+ *
+ *   chain N H           a kthread "lmt/chain" takes lmt_chain_lock N times
+ *                       through lmt_chain_outer() -> lmt_chain_middle() ->
+ *                       lmt_chain_inner(), holding it H us the (N/2)th time
+ *                       and H/8 us the others: pid (the kthread's) lmt_chain_inner()
+ *
  * Loading the module takes lmt_init_lock once, in __init code: that site
  * has no name once the init code is freed.
  *
@@ -100,6 +107,7 @@ static DEFINE_SPINLOCK(lmt_nl_a);
 static DEFINE_SPINLOCK(lmt_nl_b);
 static DEFINE_SPINLOCK(lmt_bench_lock);
 static DEFINE_SPINLOCK(lmt_full_lock);
+static DEFINE_SPINLOCK(lmt_chain_lock);
 static DEFINE_RWLOCK(lmt_rwlock);
 static spinlock_t lmt_many[LMT_MANY];
 static DEFINE_MUTEX(lmt_sleep_mutex);
@@ -142,6 +150,7 @@ struct lmt_result {
 	int task_depth;
 	int held;
 	int max_readers;
+	pid_t pid;
 	bool has_hold;
 	bool has_bench;
 	bool has_fill;
@@ -150,6 +159,7 @@ struct lmt_result {
 	bool has_aborted;
 	bool has_held;
 	bool has_irq;
+	bool has_pid;
 };
 
 /* Busy-wait @us; udelay() alone overflows past a few ms. */
@@ -815,6 +825,66 @@ static int lmt_run_threads(unsigned int k, enum lmt_work work, unsigned int n,
 	return ret;
 }
 
+/* ---- evidence: a known call chain, from a kthread of a known name ---- */
+
+struct lmt_chain {
+	unsigned int n;
+	unsigned int us;
+	struct completion done;
+};
+
+static noinline void lmt_chain_inner(unsigned int us)
+{
+	u64 t0, t1;
+
+	spin_lock(&lmt_chain_lock);
+	t0 = local_clock();
+	lmt_delay(us);
+	t1 = local_clock();
+	spin_unlock(&lmt_chain_lock);
+	lmt_account(t0, t1);
+}
+
+/* Each calls the next and then does something, so none is a tail call. */
+static noinline void lmt_chain_middle(unsigned int us)
+{
+	lmt_chain_inner(us);
+	barrier();
+}
+
+static noinline void lmt_chain_outer(unsigned int us)
+{
+	lmt_chain_middle(us);
+	barrier();
+}
+
+static int lmt_chain_fn(void *arg)
+{
+	struct lmt_chain *c = arg;
+	unsigned int i;
+
+	for (i = 0; i < c->n; i++) {
+		lmt_chain_outer(i == c->n / 2 ? c->us : c->us / 8);
+		cond_resched();
+	}
+	complete(&c->done);
+	return 0;
+}
+
+static noinline int lmt_chain_run(unsigned int n, unsigned int us)
+{
+	struct lmt_chain c = { .n = n, .us = us };
+	struct task_struct *t;
+
+	init_completion(&c.done);
+	t = kthread_run(lmt_chain_fn, &c, "lmt/chain");
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	lmt_res.pid = task_pid_nr(t);
+	wait_for_completion(&c.done);
+	return 0;
+}
+
 /* ---- the control file ---- */
 
 #define LMT_HOLD_US_OK(us)	((us) <= LMT_MAX_HOLD_US)
@@ -987,6 +1057,15 @@ static int lmt_cmd_ww(const unsigned int *a)
 	return 0;
 }
 
+static int lmt_cmd_chain(const unsigned int *a)
+{
+	if (!a[0] || !LMT_HOLD_US_OK(a[1]))
+		return -EINVAL;
+	lmt_res.has_hold = true;
+	lmt_res.has_pid = true;
+	return lmt_chain_run(a[0], a[1]);
+}
+
 static const struct lmt_cmd {
 	const char *name;
 	int nargs;
@@ -998,6 +1077,7 @@ static const struct lmt_cmd {
 	{ "bench_full",		1, lmt_cmd_bench },
 	{ "bench_irq",		1, lmt_cmd_bench },
 	{ "bench_mutex",	1, lmt_cmd_bench },
+	{ "chain",		2, lmt_cmd_chain },
 	{ "contend",		3, lmt_cmd_threads },
 	{ "downgrade",		2, lmt_cmd_downgrade },
 	{ "fork_hold",		0, lmt_cmd_fork },
@@ -1087,6 +1167,8 @@ static int lmt_show(struct seq_file *m, void *v)
 		seq_printf(m, "ns_per_pair: %llu\n", lmt_res.ns_per_pair);
 	if (lmt_res.has_fill)
 		seq_printf(m, "fill: %llu\n", lmt_res.fill);
+	if (lmt_res.has_pid)
+		seq_printf(m, "pid: %d\n", lmt_res.pid);
 	return 0;
 }
 

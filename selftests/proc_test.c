@@ -67,7 +67,7 @@ TEST_F(proc, header_order)
 		"slots_used", "slots_per_cpu", "rows", "dropped", "unmatched",
 		"table_full", "evicted", "irqctx", "truncated", "stack_depth",
 		"task_depth", "notask", "mem_percpu", "mem_tables",
-		"mem_task",
+		"mem_task", "cache_fills", "stacks_full", "captures",
 	};
 	const char *end = strstr(self->text, "\n\n"), *prev = self->text, *p;
 	char pat[32];
@@ -91,7 +91,7 @@ TEST_F(proc, header_counters)
 		"cpus", "metered_ns", "resets", "slots_used", "slots_per_cpu",
 		"rows", "dropped", "unmatched", "table_full", "evicted",
 		"irqctx", "truncated", "stack_depth", "task_depth", "notask",
-		"mem_percpu", "mem_tables", "mem_task",
+		"mem_percpu", "mem_tables", "mem_task", "stacks_full", "captures",
 	};
 	uint64_t cpus, used, per_cpu;
 	size_t i;
@@ -106,7 +106,8 @@ TEST_F(proc, header_counters)
 }
 
 /*
- * Memory: each CPU's share holds its table of 128-byte slots, tables
+ * Memory: each CPU's share holds its table of 232-byte slots (128 of
+ * counters, 104 of evidence), tables
  * exist for every possible CPU once metering has been on (none before:
  * a boot that never switched it on shows 0), and task_struct grows by a
  * small header only.
@@ -121,9 +122,9 @@ TEST_F(proc, header_memory)
 	task = lm_header_u64(_metadata, self->text, "mem_task");
 	slots = lm_header_u64(_metadata, self->text, "slots_per_cpu");
 	cpus = lm_header_u64(_metadata, self->text, "cpus");
-	/* the slots take all but the held stack and the (lock, site) cache */
-	EXPECT_LT(slots * 128, percpu);
-	EXPECT_GT(slots * 128 + 131072, percpu) TH_LOG("%" PRIu64 " B for %" PRIu64 " slots",
+	/* the slots take all but the held stack, the cache and the chains */
+	EXPECT_LT(slots * 232, percpu);
+	EXPECT_GT(slots * 232 + 131072, percpu) TH_LOG("%" PRIu64 " B for %" PRIu64 " slots",
 						       percpu, slots);
 	EXPECT_LT(0ULL, task);
 	EXPECT_GE(64ULL, task);

@@ -143,6 +143,9 @@ static void lm_reset_one(struct lm_cpu *c, void *unused)
 	unsigned int t;
 
 	memset(c->slot, 0, array_size(c->table.nr, sizeof(*c->slot)));
+	memset(c->ev, 0, array_size(c->table.nr, sizeof(*c->ev)));
+	memset(c->stacks, 0, sizeof(c->stacks));
+	c->captures = 0;
 	c->table.used = 0;
 	lm_clear_cache(c);
 	c->fills = 0;
@@ -173,6 +176,7 @@ static int lm_alloc(void)
 			goto err_free_cpus;
 		c->table.slot = c->slot;
 		c->table.nr = LM_SLOTS;
+		c->ev = (struct lm_evidence *)&c->slot[LM_SLOTS];
 		per_cpu(lm_cpus, cpu) = c;
 	}
 	ret = lm_task_pool_init(LM_TASK_POOL);

@@ -41,6 +41,7 @@
 #endif
 #include <linux/types.h>
 #include <asm/barrier.h>
+#include <uapi/linux/lockmeter.h>
 
 #define LOCKMETER_VERSION	1
 
@@ -97,6 +98,25 @@ struct lm_time {
 
 #define LM_INST_BITS	6	/* heap instances: a 64-bucket hash set */
 
+#define LM_STACK_DEPTH	16	/* frames kept of a call chain */
+
+/*
+ * Evidence as readers get it: the task behind a row's longest hold or
+ * wait, where it was (the chain innermost first) and when it ended.
+ */
+struct lm_stat_ev {
+	u64 t;			/* ns, lockmeter's clock */
+	u32 pid;
+	u32 owner_pid;		/* wait on a sleeping lock: its owner then, 0 unknown */
+	u16 cpu;
+	u8 ctx;			/* enum lockmeter_context */
+	u8 set;			/* there is evidence */
+	u32 nr;			/* frames in @ip; 0: the chain was lost */
+	char comm[TASK_COMM_LEN];
+	char owner_comm[TASK_COMM_LEN];
+	unsigned long ip[LM_STACK_DEPTH];
+};
+
 struct lm_stat {
 	struct lm_key key;
 	u64 nowait;		/* acquired at once */
@@ -110,6 +130,8 @@ struct lm_stat {
 	u64 blocked_total;	/* ... and blocked (hold - on CPU) */
 	u64 blocked_max;
 	u64 inst;		/* buckets of hash_64(lock) seen (heap rows) */
+	struct lm_stat_ev hold_ev;	/* behind hold.max */
+	struct lm_stat_ev wait_ev;	/* behind wait.max */
 };
 
 /* Sleeping locks (mutex, rw_semaphore) keep per-task held records. */
@@ -145,6 +167,11 @@ static inline void lm_time_add(const struct lm_time *src, struct lm_time *dst)
 /* Merge the counters of @src into @dst; the keys are the caller's business. */
 static inline void lm_stat_add(const struct lm_stat *src, struct lm_stat *dst)
 {
+	/* the evidence goes with the maximum it explains */
+	if (src->hold_ev.set && (!dst->hold_ev.set || src->hold.max > dst->hold.max))
+		dst->hold_ev = src->hold_ev;
+	if (src->wait_ev.set && (!dst->wait_ev.set || src->wait.max > dst->wait.max))
+		dst->wait_ev = src->wait_ev;
 	dst->nowait += src->nowait;
 	dst->spin += src->spin;
 	dst->reject += src->reject;
@@ -282,6 +309,8 @@ static inline u64 lm_inst_bit(unsigned long lock)
 size_t lm_rows_merge(struct lm_stat *rows, size_t n);
 u64 lm_inst_estimate(u64 inst);
 void lm_slot_read(const struct lm_slot *s, struct lm_stat *row);
+struct lm_evidence;
+void lm_ev_read(const struct lm_evidence *ev, unsigned int cpu, struct lm_stat *row);
 
 /* ---- the per-CPU state, shared by the hot paths and the readers ---- */
 
@@ -292,6 +321,7 @@ struct lm_loss {
 	u64 evicted;		/* task's held records full: oldest dropped */
 	u64 irqctx;		/* sleeping-lock op outside task context: not metered */
 	u64 notask;		/* task record pool empty: acquisition not metered */
+	u64 stacks_full;	/* evidence whose chain found the store full */
 };
 
 /* A spinning lock this CPU holds. */
@@ -300,15 +330,56 @@ struct lm_held {
 	unsigned long site;
 	u64 t_acq;		/* lm_ticks() when acquired */
 	u64 t_wait;		/* lm_ticks() when the wait began, or 0 */
+	u32 wait_stack;		/* with @t_wait: the waiter's chain, or LM_NO_STACK */
 };
 
 /* The per-CPU cache from a (lock, site) to its slot: direct mapped. */
-#define LM_CACHE_BITS	12
+#define LM_CACHE_BITS	11
 
 struct lm_cached {
 	unsigned long lock;
 	unsigned long tag;	/* lm_cache_tag(site, type) */
 	struct lm_slot *slot;
+};
+
+/*
+ * Evidence: when a hold or a wait sets a new maximum for its slot, who it
+ * was, when, and the call chain (lockmeter_spin.c, lm_evidence_take()).
+ * Chains go to a store of each CPU, once however many slots point at
+ * them; an entry is written once, before anything points at it, and
+ * stays until reset.  A reference to a chain names its CPU (a sleeping
+ * lock's waiter may take the lock on one CPU and release it on another).
+ */
+#define LM_STACKS	256	/* distinct chains per CPU */
+#define LM_STACK_PROBES	8
+#define LM_NO_STACK	U32_MAX
+
+static inline u32 lm_stack_ref(unsigned int cpu, unsigned int i)
+{
+	return cpu << 16 | i;
+}
+
+struct lm_stack {
+	u32 hash;
+	u32 nr;			/* frames in @ip; 0: the entry is free */
+	unsigned long ip[LM_STACK_DEPTH];
+};
+
+struct lm_ev {
+	u64 t;			/* lm_ticks() when the hold or wait ended */
+	u32 pid;
+	u32 stack;		/* lm_stack_ref(), or LM_NO_STACK */
+	char comm[TASK_COMM_LEN];
+	u8 ctx;			/* enum lockmeter_context */
+	u8 set;
+};
+
+/* One per slot, beside the table: touched only when a maximum is set. */
+struct lm_evidence {
+	struct lm_ev hold;
+	struct lm_ev wait;
+	u32 owner_pid;		/* the waited-for owner, sleeping locks */
+	char owner_comm[TASK_COMM_LEN];
 };
 
 /*
@@ -325,6 +396,9 @@ struct lm_cpu {
 	struct lm_loss loss;
 	struct lm_table table;
 	struct lm_slot overflow[LM_NR_TYPES];	/* events that found no slot */
+	u64 captures;		/* evidence taken */
+	struct lm_evidence *ev;	/* per slot of @table, after the slots */
+	struct lm_stack stacks[LM_STACKS];
 	struct lm_slot slot[];
 };
 
@@ -332,9 +406,10 @@ DECLARE_PER_CPU_READ_MOSTLY(struct lm_cpu *, lm_cpus);
 
 /* Slots per CPU in a table of CONFIG_LOCKMETER_TABLE_KIB. */
 #define LM_CPU_BYTES	(CONFIG_LOCKMETER_TABLE_KIB * 1024UL)
-#define LM_SLOTS	((LM_CPU_BYTES - sizeof(struct lm_cpu)) / sizeof(struct lm_slot))
+#define LM_SLOT_BYTES	(sizeof(struct lm_slot) + sizeof(struct lm_evidence))
+#define LM_SLOTS	((LM_CPU_BYTES - sizeof(struct lm_cpu)) / LM_SLOT_BYTES)
 
-static_assert(sizeof(struct lm_cpu) + 64 * sizeof(struct lm_slot) <= LM_CPU_BYTES,
+static_assert(sizeof(struct lm_cpu) + 64 * LM_SLOT_BYTES <= LM_CPU_BYTES,
 	      "CONFIG_LOCKMETER_TABLE_KIB leaves no room for a table");
 
 struct lm_snapshot {
@@ -343,6 +418,7 @@ struct lm_snapshot {
 	struct lm_loss loss;
 	u64 table_full;		/* events counted in overflow rows */
 	u64 cache_fills;	/* (lock, site) cache misses */
+	u64 captures;		/* evidence taken */
 	unsigned int slots_used;	/* fullest CPU's table */
 	unsigned int slots_per_cpu;
 	u64 truncated;		/* rows that did not fit the copy */
@@ -487,28 +563,46 @@ static __always_inline struct lm_slot *lm_slot_of(struct lm_cpu *c, unsigned lon
 	return lm_cache_fill(c, e, lock, site, type);
 }
 
-/*
- * Charge one acquisition's hold and wait (ticks) to @s.  A slot's minima
- * start at U64_MAX (lm_slot_init()), so the first sample sets them.
- */
-static __always_inline void lm_charge(struct lm_slot *s, u64 hold, u64 t_wait, u64 t_acq)
+/* The owner of a sleeping lock when a wait for it began. */
+struct lm_owner {
+	u32 pid;		/* 0: unknown */
+	char comm[TASK_COMM_LEN];
+};
+
+/* Note @p (NULL: none; the caller holds rcu_read_lock()) as the owner waited for. */
+static inline void lm_owner_of(struct task_struct *p, struct lm_owner *o)
 {
+	o->pid = p ? p->pid : 0;
+	if (!p)
+		return;
+	/* a racing set_task_comm() may tear the copy, not its end */
+	memcpy(o->comm, p->comm, sizeof(o->comm));
+	o->comm[sizeof(o->comm) - 1] = '\0';
+}
+
+void lm_charge_slow(struct lm_cpu *c, struct lm_slot *s, u64 hold, u64 t_wait, u64 t_acq,
+		    u32 wait_stack, const struct lm_owner *owner);
+
+/*
+ * Charge one acquisition's hold and wait (ticks) to @s of @c.  A slot's
+ * minima start at U64_MAX (lm_slot_init()), so the first sample sets
+ * them.  The common case, a hold that waited for nothing and sets no new
+ * maximum, is done here; the rest, with the evidence of a new maximum
+ * (the task, and @wait_stack, the chain where the wait ended), out of
+ * line, as the last thing the caller does before leaving.
+ */
+static __always_inline void lm_charge(struct lm_cpu *c, struct lm_slot *s, u64 hold,
+				      u64 t_wait, u64 t_acq, u32 wait_stack,
+				      const struct lm_owner *owner)
+{
+	if (unlikely(hold > s->hold_max || t_wait)) {
+		lm_charge_slow(c, s, hold, t_wait, t_acq, wait_stack, owner);
+		return;
+	}
 	s->nr++;
 	s->hold_total += hold;
-	if (hold > s->hold_max)
-		s->hold_max = hold;
 	if (hold < s->hold_min)
 		s->hold_min = hold;
-	if (unlikely(t_wait)) {
-		u64 wait = lm_delta(t_wait, t_acq);
-
-		s->spin++;
-		s->wait_total += wait;
-		if (wait > s->wait_max)
-			s->wait_max = wait;
-		if (wait < s->wait_min)
-			s->wait_min = wait;
-	}
 }
 
 /* ---- sleeping locks: the records of the current task ---- */
@@ -522,6 +616,8 @@ struct lm_task_held {
 	u64 t_wait;		/* lm_ticks() when the wait began, or 0 */
 	u32 epoch;		/* metering period it was taken in */
 	u32 type;
+	u32 wait_stack;		/* with @t_wait: the waiter's chain, or LM_NO_STACK */
+	struct lm_owner owner;	/* with @t_wait: whom it waited for */
 };
 
 extern bool lm_pool_low;
@@ -530,15 +626,16 @@ void lm_sleep_release_deep(struct lm_task *lt, unsigned long lock, u32 type,
 			   u64 t_rel, u64 offcpu_rel);
 void lm_task_give_back(struct lm_task *lt);
 
-/* Charge the hold of record @h, released at @t_rel, to slot @s. */
-static __always_inline void __lm_sleep_charge(struct lm_slot *s, const struct lm_task_held *h,
+/* Charge the hold of record @h, released at @t_rel, to slot @s of @c. */
+static __always_inline void __lm_sleep_charge(struct lm_cpu *c, struct lm_slot *s,
+					      const struct lm_task_held *h,
 					      u64 t_rel, u64 offcpu_rel)
 {
 	u64 hold = lm_delta(h->t_acq, t_rel);
 	u64 offcpu = min(lm_delta(h->offcpu_acq, offcpu_rel), hold);
 	u64 oncpu = hold - offcpu;
 
-	lm_charge(s, hold, h->t_wait, h->t_acq);
+	lm_charge(c, s, hold, h->t_wait, h->t_acq, h->wait_stack, &h->owner);
 	s->oncpu_total += oncpu;
 	if (oncpu > s->oncpu_max)
 		s->oncpu_max = oncpu;
@@ -566,7 +663,7 @@ static __always_inline void lm_sleep_charge(const struct lm_task_held *h, u32 ty
 	c = this_cpu_read(lm_cpus);
 	e = lm_cache_entry(c, h->lock, h->site);
 	if (likely(lm_cache_hit(e, h->lock, h->site, type)))
-		__lm_sleep_charge(e->slot, h, t_rel, offcpu_rel);
+		__lm_sleep_charge(c, e->slot, h, t_rel, offcpu_rel);
 	else
 		lm_sleep_charge_miss(c, e, h, type, t_rel, offcpu_rel);
 	raw_local_irq_restore(flags);
@@ -595,13 +692,19 @@ static __always_inline void lm_task_done(struct lm_task *lt)
 		lm_task_give_back(lt);
 }
 
+void lm_sleep_waited(struct lm_task_held *h, const struct lm_owner *owner);
+void lm_wait_chain(struct lm_cpu *c, unsigned long lock, unsigned long site, u32 type,
+		   u64 *t_wait, u64 *t_acq, u32 *stack);
+u32 lm_stack_take(struct lm_cpu *c);
+
 /*
  * Current acquired @lock at @site.  @t_wait is when the wait began if the
- * first attempt failed (lm_ticks()), else 0.  The record is the task's
- * alone, edited with preemption off; interrupts do not touch it.
+ * first attempt failed (lm_ticks()), else 0, and @owner whom it waited
+ * for (or NULL).  The record is the task's alone, edited with preemption
+ * off; interrupts do not touch it.
  */
 static __always_inline void lm_sleep_acquired(void *lock, unsigned long site, u32 type,
-					      u64 t_wait)
+					      u64 t_wait, const struct lm_owner *owner)
 {
 	struct lm_task *lt = &current->lockmeter;
 	struct lm_task_held *h;
@@ -622,6 +725,8 @@ static __always_inline void lm_sleep_acquired(void *lock, unsigned long site, u3
 	h->t_wait = t_wait;
 	h->offcpu_acq = lt->offcpu;
 	h->t_acq = lm_ticks();
+	if (unlikely(t_wait))
+		lm_sleep_waited(h, owner);
 out:
 	preempt_enable_notrace();
 }

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests of lockmeter's pure logic: time accumulation, the per-CPU
- * table (insert, lookup, probe limit) and the merge of snapshots.
+ * table (insert, lookup, probe limit), the merge of snapshots, and the
+ * evidence taken with a new maximum.
  */
 #include <kunit/test.h>
 #include <kunit/visibility.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 
 #include "lockmeter.h"
 
@@ -168,9 +170,9 @@ static void lm_slot_read_derives_counts(struct kunit *test)
 	struct lm_stat row;
 
 	lm_slot_init(&s, LM_STATIC);
-	lm_charge(&s, 40, 0, 100);		/* at once */
-	lm_charge(&s, 10, 90, 100);		/* waited 10 */
-	lm_charge(&s, 70, 50, 100);		/* waited 50 */
+	lm_charge(NULL, &s, 40, 0, 100, LM_NO_STACK, NULL);	/* at once */
+	lm_charge(NULL, &s, 10, 90, 100, LM_NO_STACK, NULL);	/* waited 10 */
+	lm_charge(NULL, &s, 70, 50, 100, LM_NO_STACK, NULL);	/* waited 50 */
 	s.oncpu_total = 100;
 	s.reject = 2;
 	lm_slot_read(&s, &row);
@@ -209,9 +211,11 @@ static void lm_slot_read_clamps_torn_updates(struct kunit *test)
 
 static void lm_rows_merge_folds_equal_keys(struct kunit *test)
 {
-	struct lm_stat rows[5] = { };
+	/* rows carry their evidence: too large for the stack */
+	struct lm_stat *rows = kunit_kcalloc(test, 5, sizeof(*rows), GFP_KERNEL);
 	size_t n;
 
+	KUNIT_ASSERT_NOT_NULL(test, rows);
 	/* the same (lock, site, type) from three CPUs, plus two others */
 	rows[0].key = t_key(0x100, 0x200, LM_spin);
 	rows[0].nowait = 5;
@@ -228,7 +232,7 @@ static void lm_rows_merge_folds_equal_keys(struct kunit *test)
 	rows[4].reject = 1;
 	rows[4].inst = 0x5;
 
-	n = lm_rows_merge(rows, ARRAY_SIZE(rows));
+	n = lm_rows_merge(rows, 5);
 	KUNIT_ASSERT_EQ(test, n, (size_t)3);
 	/* sorted by key: type first, then lock, then site */
 	KUNIT_EXPECT_EQ(test, rows[0].key.type, (u32)LM_spin);
@@ -269,6 +273,105 @@ static void lm_inst_estimate_counts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, lm_inst_estimate(~0ULL), 266ULL);
 }
 
+/* Merged rows keep the evidence of the larger maximum, whichever comes first. */
+static void lm_stat_add_keeps_evidence_of_max(struct kunit *test)
+{
+	struct lm_stat *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	struct lm_stat *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+
+	a->hold.nr = 1;
+	a->hold.max = 50;
+	a->hold_ev.set = 1;
+	a->hold_ev.pid = 11;
+	b->hold.nr = 1;
+	b->hold.max = 90;
+	b->hold_ev.set = 1;
+	b->hold_ev.pid = 22;
+	b->wait.nr = 1;
+	b->wait.max = 5;
+	b->wait_ev.set = 1;
+	b->wait_ev.pid = 22;
+	lm_stat_add(b, a);
+	KUNIT_EXPECT_EQ(test, a->hold.max, 90ULL);
+	KUNIT_EXPECT_EQ(test, a->hold_ev.pid, 22U);
+	KUNIT_EXPECT_EQ(test, a->wait_ev.pid, 22U);
+
+	/* a smaller maximum leaves the evidence alone */
+	b->hold.max = 10;
+	b->hold_ev.pid = 33;
+	lm_stat_add(b, a);
+	KUNIT_EXPECT_EQ(test, a->hold_ev.pid, 22U);
+}
+
+static noinline u32 lm_kunit_take_here(struct lm_cpu *c)
+{
+	return lm_stack_take(c);
+}
+
+/*
+ * A new maximum takes the current task and chain, a smaller hold takes
+ * nothing, and the same chain is stored once.
+ */
+static void lm_charge_takes_evidence(struct kunit *test)
+{
+	struct lm_cpu *c = vzalloc(LM_CPU_BYTES);
+	struct lm_evidence *ev;
+	struct lm_slot *s;
+	unsigned int i, twice = 2;
+	unsigned long flags;
+	u32 ref[2];
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->table.slot = c->slot;
+	c->table.nr = LM_SLOTS;
+	c->ev = (struct lm_evidence *)&c->slot[LM_SLOTS];
+	s = &c->slot[3];
+	ev = &c->ev[3];
+	lm_slot_init(s, LM_STATIC);
+
+	local_irq_save(flags);
+	lm_charge(c, s, 100, 0, 1000, LM_NO_STACK, NULL);
+	lm_charge(c, s, 40, 0, 2000, LM_NO_STACK, NULL);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, c->captures, 1ULL);
+	KUNIT_EXPECT_EQ(test, (u32)ev->hold.set, 1U);
+	KUNIT_EXPECT_EQ(test, ev->hold.pid, (u32)current->pid);
+	KUNIT_EXPECT_STREQ(test, ev->hold.comm, current->comm);
+	KUNIT_EXPECT_EQ(test, ev->hold.t, 1100ULL);
+	KUNIT_EXPECT_EQ(test, (u32)ev->hold.ctx, (u32)LOCKMETER_CTX_TASK);
+	KUNIT_ASSERT_NE(test, ev->hold.stack, LM_NO_STACK);
+	KUNIT_EXPECT_GT(test, c->stacks[ev->hold.stack & 0xffff].nr, 0U);
+	KUNIT_EXPECT_EQ(test, (u32)ev->wait.set, 0U);
+
+	/* a wait that sets the maximum, with its owner */
+	local_irq_save(flags);
+	lm_charge(c, s, 10, 900, 1000, LM_NO_STACK,
+		  &(struct lm_owner){ .pid = 77, .comm = "owner" });
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, c->captures, 2ULL);
+	KUNIT_EXPECT_EQ(test, s->wait_max, 100ULL);
+	KUNIT_EXPECT_EQ(test, (u32)ev->wait.set, 1U);
+	KUNIT_EXPECT_EQ(test, ev->wait.stack, LM_NO_STACK);
+	KUNIT_EXPECT_EQ(test, ev->owner_pid, 77U);
+	KUNIT_EXPECT_STREQ(test, ev->owner_comm, "owner");
+
+	/*
+	 * One chain, twice (from one call: a loop the compiler cannot
+	 * unroll): one entry; the second reference is the first.
+	 */
+	local_irq_save(flags);
+	for (i = 0; i < READ_ONCE(twice); i++)
+		ref[i] = lm_kunit_take_here(c);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_NE(test, ref[0], LM_NO_STACK);
+	KUNIT_EXPECT_EQ(test, ref[0], ref[1]);
+	KUNIT_EXPECT_EQ(test, c->loss.stacks_full, 0ULL);
+	vfree(c);
+}
+
 static struct kunit_case lockmeter_table_cases[] = {
 	KUNIT_CASE(lm_table_insert_and_find),
 	KUNIT_CASE(lm_table_fills_then_refuses),
@@ -277,6 +380,8 @@ static struct kunit_case lockmeter_table_cases[] = {
 	KUNIT_CASE(lm_slot_read_clamps_torn_updates),
 	KUNIT_CASE(lm_rows_merge_folds_equal_keys),
 	KUNIT_CASE(lm_inst_estimate_counts),
+	KUNIT_CASE(lm_stat_add_keeps_evidence_of_max),
+	KUNIT_CASE(lm_charge_takes_evidence),
 	{}
 };
 

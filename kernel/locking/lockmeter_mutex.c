@@ -28,10 +28,23 @@ static __always_inline bool lm_mutex_trylock_first(struct mutex *lock)
 #endif
 }
 
+/* The task @lock's owner is, for the evidence of a wait (NULL: none). */
+static void lm_mutex_owner(struct mutex *lock, struct lm_owner *o)
+{
+	struct task_struct *p;
+
+	/* as in mutex_spin_on_owner(): RCU keeps the owner's task_struct */
+	rcu_read_lock();
+	p = __mutex_owner(lock);
+	lm_owner_of(p, o);
+	rcu_read_unlock();
+}
+
 int __sched lm_mutex_lock(struct mutex *lock, unsigned int state,
 			  unsigned int subclass, struct lockdep_map *nest,
 			  unsigned long ip)
 {
+	struct lm_owner owner;
 	u64 t_wait = 0;
 	int ret = 0;
 
@@ -41,12 +54,13 @@ int __sched lm_mutex_lock(struct mutex *lock, unsigned int state,
 		lock_acquired(&lock->dep_map, ip);
 	} else {
 		t_wait = lm_ticks();
+		lm_mutex_owner(lock, &owner);
 		ret = __mutex_lock(lock, state, subclass, nest, ip);
 	}
 	if (ret)
 		lm_sleep_abort(lock, ip, LM_mutex);
 	else
-		lm_sleep_acquired(lock, ip, LM_mutex, t_wait);
+		lm_sleep_acquired(lock, ip, LM_mutex, t_wait, &owner);
 	return ret;
 }
 
@@ -69,7 +83,7 @@ int __sched lm_mutex_trylock(struct mutex *lock, unsigned long ip)
 	locked = __mutex_trylock(lock);
 	if (locked) {
 		mutex_acquire(&lock->dep_map, 0, 1, ip);
-		lm_sleep_acquired(lock, ip, LM_mutex, 0);
+		lm_sleep_acquired(lock, ip, LM_mutex, 0, NULL);
 	} else {
 		lm_reject(lock, ip, LM_mutex);
 	}
@@ -114,12 +128,15 @@ int __sched lm_ww_mutex_lock(struct ww_mutex *ww, struct ww_acquire_ctx *ctx,
 			     unsigned int state, unsigned long ip)
 {
 	struct mutex *lock = &ww->base;
+	struct lm_owner owner;
 	u64 t_wait = 0;
 	int ret;
 
 	might_sleep();
-	if (mutex_is_locked(lock))
+	if (mutex_is_locked(lock)) {
 		t_wait = lm_ticks();
+		lm_mutex_owner(lock, &owner);
+	}
 	ret = __ww_mutex_lock(lock, state, 0, ip, ctx);
 	if (ret == -EALREADY)
 		return ret;
@@ -127,7 +144,7 @@ int __sched lm_ww_mutex_lock(struct ww_mutex *ww, struct ww_acquire_ctx *ctx,
 		lm_sleep_abort(lock, ip, LM_mutex);
 		return ret;
 	}
-	lm_sleep_acquired(lock, ip, LM_mutex, t_wait);
+	lm_sleep_acquired(lock, ip, LM_mutex, t_wait, &owner);
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
 	if (ctx && ctx->acquired > 1)
 		return ww_mutex_deadlock_injection(ww, ctx);
@@ -150,7 +167,7 @@ int __sched lm_ww_mutex_trylock(struct ww_mutex *ww, struct ww_acquire_ctx *ctx,
 	if (__mutex_trylock(lock)) {
 		ww_mutex_set_context_fastpath(ww, ctx);
 		mutex_acquire_nest(&lock->dep_map, 0, 1, &ctx->dep_map, ip);
-		lm_sleep_acquired(lock, ip, LM_mutex, 0);
+		lm_sleep_acquired(lock, ip, LM_mutex, 0, NULL);
 		return 1;
 	}
 	lm_reject(lock, ip, LM_mutex);

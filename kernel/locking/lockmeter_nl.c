@@ -19,6 +19,7 @@
  * netns-aware, which this family is not.
  */
 #include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/cpumask.h>
 #include <linux/init.h>
 #include <linux/slab.h>
@@ -49,6 +50,7 @@ struct lm_nl_dump {
 	struct lm_names names;
 	size_t pos;
 	int cpu;
+	bool show_addr;		/* the reader may see kernel addresses */
 	char lock[LM_NAME_LEN];
 	char site[LM_NAME_LEN];
 };
@@ -81,7 +83,9 @@ static int lm_nl_status_put(struct sk_buff *skb, const struct lm_snapshot *s)
 	    nla_put_uint(skb, LOCKMETER_A_NOTASK, s->loss.notask) ||
 	    nla_put_uint(skb, LOCKMETER_A_MEM_PERCPU, s->mem_percpu) ||
 	    nla_put_uint(skb, LOCKMETER_A_MEM_TABLES, s->mem_tables) ||
-	    nla_put_uint(skb, LOCKMETER_A_MEM_TASK, s->mem_task))
+	    nla_put_uint(skb, LOCKMETER_A_MEM_TASK, s->mem_task) ||
+	    nla_put_uint(skb, LOCKMETER_A_STACKS_FULL, s->loss.stacks_full) ||
+	    nla_put_uint(skb, LOCKMETER_A_CAPTURES, s->captures))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -106,6 +110,44 @@ int lockmeter_nl_status_get_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
+}
+
+/* Evidence @e as nest @attr; nothing when there is none. */
+static int lm_nl_ev_put(struct sk_buff *skb, int attr, struct lm_nl_dump *d,
+			const struct lm_stat_ev *e)
+{
+	struct nlattr *nest;
+	unsigned int i;
+
+	if (!e->set)
+		return 0;
+	nest = nla_nest_start(skb, attr);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, LOCKMETER_E_PID, e->pid) ||
+	    nla_put_string(skb, LOCKMETER_E_COMM, e->comm) ||
+	    nla_put_u32(skb, LOCKMETER_E_CONTEXT, e->ctx) ||
+	    nla_put_u32(skb, LOCKMETER_E_CPU, e->cpu) ||
+	    nla_put_uint(skb, LOCKMETER_E_TIME, e->t))
+		goto err_cancel;
+	if (e->owner_pid &&
+	    (nla_put_u32(skb, LOCKMETER_E_OWNER_PID, e->owner_pid) ||
+	     nla_put_string(skb, LOCKMETER_E_OWNER_COMM, e->owner_comm)))
+		goto err_cancel;
+	for (i = 0; i < e->nr; i++)
+		if (nla_put_string(skb, LOCKMETER_E_FRAME,
+				   lm_addr_name(&d->names, e->ip[i], true, d->site,
+						sizeof(d->site))))
+			goto err_cancel;
+	for (i = 0; d->show_addr && i < e->nr; i++)
+		if (nla_put_uint(skb, LOCKMETER_E_FRAME_ADDR, e->ip[i]))
+			goto err_cancel;
+	nla_nest_end(skb, nest);
+	return 0;
+
+err_cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
 }
 
 static int lm_nl_row_put(struct sk_buff *skb, struct lm_nl_dump *d,
@@ -152,6 +194,9 @@ static int lm_nl_row_put(struct sk_buff *skb, struct lm_nl_dump *d,
 		goto err_cancel;
 	if (d->cpu >= 0 && nla_put_u32(skb, LOCKMETER_R_CPU, d->cpu))
 		goto err_cancel;
+	if (lm_nl_ev_put(skb, LOCKMETER_R_HOLD_EVIDENCE, d, &r->hold_ev) ||
+	    lm_nl_ev_put(skb, LOCKMETER_R_WAIT_EVIDENCE, d, &r->wait_ev))
+		goto err_cancel;
 	nla_nest_end(skb, nest);
 	return 0;
 
@@ -176,6 +221,8 @@ int lockmeter_nl_stats_get_start(struct netlink_callback *cb)
 	if (!d)
 		return -ENOMEM;
 	d->cpu = -1;
+	/* addresses as /proc/kallsyms shows them to this reader */
+	d->show_addr = kallsyms_show_value(current_cred());
 	if (cpu_attr) {
 		d->cpu = nla_get_u32(cpu_attr);
 		if (d->cpu >= nr_cpu_ids || !cpu_possible(d->cpu)) {

@@ -67,6 +67,8 @@ static void lm_show_header(struct seq_file *m, struct lm_proc *p)
 	seq_printf(m, "mem_tables: %lu\n", s->mem_tables);
 	seq_printf(m, "mem_task: %lu\n", s->mem_task);
 	seq_printf(m, "cache_fills: %llu\n", s->cache_fills);
+	seq_printf(m, "stacks_full: %llu\n", s->loss.stacks_full);
+	seq_printf(m, "captures: %llu\n", s->captures);
 	seq_puts(m, "\n# type acquired nowait spin reject abort hold_total_ns hold_min_ns hold_max_ns wait_total_ns wait_min_ns wait_max_ns oncpu_total_ns oncpu_max_ns blocked_total_ns blocked_max_ns instances lock site\n");
 }
 

@@ -16,9 +16,26 @@
 
 #include "lockmeter.h"
 
+/*
+ * The writer that owns @sem, for the evidence of a wait; readers are not
+ * named (the owner field keeps only the last of them, maybe gone).
+ */
+static void lm_rwsem_owner(struct rw_semaphore *sem, struct lm_owner *o)
+{
+	struct task_struct *p;
+	unsigned long flags;
+
+	/* as in rwsem_spin_on_owner(): RCU keeps the owner's task_struct */
+	rcu_read_lock();
+	p = rwsem_owner_flags(sem, &flags);
+	lm_owner_of(flags & RWSEM_READER_OWNED ? NULL : p, o);
+	rcu_read_unlock();
+}
+
 int __sched lm_down_read(struct rw_semaphore *sem, int state, int subclass,
 			 unsigned long ip)
 {
+	struct lm_owner owner;
 	u64 t_wait = 0;
 
 	might_sleep();
@@ -26,6 +43,7 @@ int __sched lm_down_read(struct rw_semaphore *sem, int state, int subclass,
 	if (!__down_read_trylock(sem)) {
 		lock_contended(&sem->dep_map, ip);
 		t_wait = lm_ticks();
+		lm_rwsem_owner(sem, &owner);
 		if (__down_read_common(sem, state)) {
 			rwsem_release(&sem->dep_map, ip);
 			lm_sleep_abort(sem, ip, LM_rwsem_read);
@@ -33,13 +51,14 @@ int __sched lm_down_read(struct rw_semaphore *sem, int state, int subclass,
 		}
 	}
 	lock_acquired(&sem->dep_map, ip);
-	lm_sleep_acquired(sem, ip, LM_rwsem_read, t_wait);
+	lm_sleep_acquired(sem, ip, LM_rwsem_read, t_wait, &owner);
 	return 0;
 }
 
 int __sched lm_down_write(struct rw_semaphore *sem, int state, int subclass,
 			  struct lockdep_map *nest, unsigned long ip)
 {
+	struct lm_owner owner;
 	u64 t_wait = 0;
 
 	might_sleep();
@@ -47,6 +66,7 @@ int __sched lm_down_write(struct rw_semaphore *sem, int state, int subclass,
 	if (!__down_write_trylock(sem)) {
 		lock_contended(&sem->dep_map, ip);
 		t_wait = lm_ticks();
+		lm_rwsem_owner(sem, &owner);
 		if (__down_write_common(sem, state)) {
 			rwsem_release(&sem->dep_map, ip);
 			lm_sleep_abort(sem, ip, LM_rwsem_write);
@@ -54,7 +74,7 @@ int __sched lm_down_write(struct rw_semaphore *sem, int state, int subclass,
 		}
 	}
 	lock_acquired(&sem->dep_map, ip);
-	lm_sleep_acquired(sem, ip, LM_rwsem_write, t_wait);
+	lm_sleep_acquired(sem, ip, LM_rwsem_write, t_wait, &owner);
 	return 0;
 }
 
@@ -65,7 +85,7 @@ int lm_down_read_trylock(struct rw_semaphore *sem, unsigned long ip)
 	ret = __down_read_trylock(sem);
 	if (ret == 1) {
 		rwsem_acquire_read(&sem->dep_map, 0, 1, ip);
-		lm_sleep_acquired(sem, ip, LM_rwsem_read, 0);
+		lm_sleep_acquired(sem, ip, LM_rwsem_read, 0, NULL);
 	} else {
 		lm_reject(sem, ip, LM_rwsem_read);
 	}
@@ -79,7 +99,7 @@ int lm_down_write_trylock(struct rw_semaphore *sem, unsigned long ip)
 	ret = __down_write_trylock(sem);
 	if (ret == 1) {
 		rwsem_acquire(&sem->dep_map, 0, 1, ip);
-		lm_sleep_acquired(sem, ip, LM_rwsem_write, 0);
+		lm_sleep_acquired(sem, ip, LM_rwsem_write, 0, NULL);
 	} else {
 		lm_reject(sem, ip, LM_rwsem_write);
 	}
@@ -115,7 +135,7 @@ void lm_downgrade_write(struct rw_semaphore *sem, unsigned long ip)
 	lock_downgrade(&sem->dep_map, ip);
 	__downgrade_write(sem);
 	lm_sleep_release(sem, LM_rwsem_write, t_rel, offcpu_rel);
-	lm_sleep_acquired(sem, ip, LM_rwsem_read, 0);
+	lm_sleep_acquired(sem, ip, LM_rwsem_read, 0, NULL);
 }
 
 NOKPROBE_SYMBOL(lm_downgrade_write);

@@ -185,11 +185,11 @@ noinline bool lm_task_room(struct lm_task *lt, u32 epoch)
 NOKPROBE_SYMBOL(lm_task_room);
 
 /* lm_sleep_charge() when the cache missed; interrupts are off. */
-noinline void lm_sleep_charge_miss(struct lm_cpu *c, struct lm_cached *e,
-				   const struct lm_task_held *h, u32 type, u64 t_rel,
-				   u64 offcpu_rel)
+noinline void __lockfunc lm_sleep_charge_miss(struct lm_cpu *c, struct lm_cached *e,
+					      const struct lm_task_held *h, u32 type,
+					      u64 t_rel, u64 offcpu_rel)
 {
-	__lm_sleep_charge(lm_cache_fill(c, e, h->lock, h->site, type), h, t_rel, offcpu_rel);
+	__lm_sleep_charge(c, lm_cache_fill(c, e, h->lock, h->site, type), h, t_rel, offcpu_rel);
 }
 
 NOKPROBE_SYMBOL(lm_sleep_charge_miss);
@@ -200,8 +200,8 @@ NOKPROBE_SYMBOL(lm_sleep_charge_miss);
  * (never seen acquired, or released by a task that is not the owner).
  * Preemption is off.
  */
-noinline void lm_sleep_release_deep(struct lm_task *lt, unsigned long lock, u32 type,
-				     u64 t_rel, u64 offcpu_rel)
+noinline void __lockfunc lm_sleep_release_deep(struct lm_task *lt, unsigned long lock,
+						u32 type, u64 t_rel, u64 offcpu_rel)
 {
 	u32 epoch = READ_ONCE(lm_epoch);
 	struct lm_task_held h;
@@ -226,6 +226,28 @@ noinline void lm_sleep_release_deep(struct lm_task *lt, unsigned long lock, u32 
 }
 
 NOKPROBE_SYMBOL(lm_sleep_release_deep);
+
+/*
+ * The acquisition of record @h (stamped) waited: keep whom for, and the
+ * chain where the wait ended if it may be the longest of the slot on
+ * this CPU (lm_wait_chain()), for the charge at the release, which may
+ * come on another CPU.  Preemption is off.
+ */
+noinline void __lockfunc lm_sleep_waited(struct lm_task_held *h, const struct lm_owner *owner)
+{
+	unsigned long flags;
+
+	if (owner)
+		h->owner = *owner;
+	else
+		h->owner.pid = 0;
+	raw_local_irq_save(flags);
+	lm_wait_chain(this_cpu_read(lm_cpus), h->lock, h->site, h->type, &h->t_wait,
+		      &h->t_acq, &h->wait_stack);
+	raw_local_irq_restore(flags);
+}
+
+NOKPROBE_SYMBOL(lm_sleep_waited);
 
 /* The task holds nothing and the pool runs low: give its block back. */
 noinline void lm_task_give_back(struct lm_task *lt)

@@ -108,6 +108,63 @@ void lm_slot_read(const struct lm_slot *s, struct lm_stat *row)
 }
 EXPORT_SYMBOL_IF_KUNIT(lm_slot_read);
 
+/*
+ * The chain @ref names, and the CPU it was taken on, into @e; none if it
+ * was lost or is not (yet) there.
+ */
+static void lm_stack_read(u32 ref, struct lm_stat_ev *e)
+{
+	unsigned int cpu = ref >> 16, i = ref & 0xffff, n;
+	const struct lm_stack *st;
+	struct lm_cpu *pc;
+
+	e->nr = 0;
+	if (ref == LM_NO_STACK || cpu >= nr_cpu_ids || !cpu_possible(cpu) || i >= LM_STACKS)
+		return;
+	pc = per_cpu(lm_cpus, cpu);
+	if (!pc)
+		return;
+	e->cpu = cpu;
+	st = &pc->stacks[i];
+	n = READ_ONCE(st->nr);
+	/* pairs with smp_wmb() in lm_stack_take(): the frames came first */
+	smp_rmb();
+	n = min_t(unsigned int, n, LM_STACK_DEPTH);
+	memcpy(e->ip, st->ip, n * sizeof(*e->ip));
+	e->nr = n;
+}
+
+static void lm_one_ev_read(const struct lm_ev *ev, unsigned int cpu, struct lm_stat_ev *e)
+{
+	memset(e, 0, sizeof(*e));
+	if (!READ_ONCE(ev->set))
+		return;
+	e->set = 1;
+	e->cpu = cpu;
+	e->t = lm_ticks_to_ns(READ_ONCE(ev->t));
+	e->pid = READ_ONCE(ev->pid);
+	e->ctx = READ_ONCE(ev->ctx);
+	memcpy(e->comm, ev->comm, sizeof(e->comm));
+	e->comm[sizeof(e->comm) - 1] = '\0';
+	lm_stack_read(READ_ONCE(ev->stack), e);
+}
+
+/*
+ * Read the evidence of a slot of @cpu into @row, whose maxima it explains
+ * (a writer may be half way through replacing it: statistics again).
+ */
+void lm_ev_read(const struct lm_evidence *ev, unsigned int cpu, struct lm_stat *row)
+{
+	lm_one_ev_read(&ev->hold, cpu, &row->hold_ev);
+	lm_one_ev_read(&ev->wait, cpu, &row->wait_ev);
+	if (row->wait_ev.set) {
+		row->wait_ev.owner_pid = READ_ONCE(ev->owner_pid);
+		memcpy(row->wait_ev.owner_comm, ev->owner_comm, sizeof(ev->owner_comm));
+		row->wait_ev.owner_comm[sizeof(ev->owner_comm) - 1] = '\0';
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(lm_ev_read);
+
 static bool lm_stat_empty(const struct lm_stat *s)
 {
 	return !s->nowait && !s->spin && !s->reject && !s->abort;
@@ -117,8 +174,8 @@ static bool lm_stat_empty(const struct lm_stat *s)
  * Append @pc's non-empty rows to @rows[@n..@cap); returns the new @n and
  * adds the rows that did not fit to @missed.
  */
-static size_t lm_copy_cpu(struct lm_cpu *pc, struct lm_stat *rows, size_t n,
-			  size_t cap, u64 *missed)
+static size_t lm_copy_cpu(struct lm_cpu *pc, unsigned int cpu, struct lm_stat *rows,
+			  size_t n, size_t cap, u64 *missed)
 {
 	unsigned int i, t;
 
@@ -128,6 +185,8 @@ static size_t lm_copy_cpu(struct lm_cpu *pc, struct lm_stat *rows, size_t n,
 			continue;
 		}
 		lm_slot_read(&pc->overflow[t], &rows[n]);
+		memset(&rows[n].hold_ev, 0, sizeof(rows[n].hold_ev));
+		memset(&rows[n].wait_ev, 0, sizeof(rows[n].wait_ev));
 		if (!lm_stat_empty(&rows[n]))
 			n++;
 	}
@@ -139,6 +198,7 @@ static size_t lm_copy_cpu(struct lm_cpu *pc, struct lm_stat *rows, size_t n,
 			continue;
 		}
 		lm_slot_read(&pc->slot[i], &rows[n]);
+		lm_ev_read(&pc->ev[i], cpu, &rows[n]);
 		if (!lm_stat_empty(&rows[n]))
 			n++;
 	}
@@ -220,7 +280,7 @@ static int lm_snapshot_rows(struct lm_snapshot *snap, int cpu)
 		for_each_possible_cpu(c) {
 			if (cpu >= 0 && c != cpu)
 				continue;
-			n = lm_copy_cpu(per_cpu(lm_cpus, c), snap->rows, n, cap,
+			n = lm_copy_cpu(per_cpu(lm_cpus, c), c, snap->rows, n, cap,
 					&snap->truncated);
 			cond_resched();
 		}
@@ -261,6 +321,8 @@ int lm_snapshot(struct lm_snapshot *snap, int cpu, bool rows)
 		snap->loss.evicted += READ_ONCE(pc->loss.evicted);
 		snap->loss.irqctx += READ_ONCE(pc->loss.irqctx);
 		snap->loss.notask += READ_ONCE(pc->loss.notask);
+		snap->loss.stacks_full += READ_ONCE(pc->loss.stacks_full);
+		snap->captures += READ_ONCE(pc->captures);
 		snap->cache_fills += READ_ONCE(pc->fills);
 		/* every event of an overflow row found no slot */
 		for (t = LM_NONE + 1; t < LM_NR_TYPES; t++)

@@ -42,6 +42,7 @@
  * the table lookup happen only when the cache misses: once per (lock,
  * site) until the entry is evicted.
  */
+#include <kunit/visibility.h>
 #include <linux/bottom_half.h>
 #include <linux/cpumask.h>
 #include <linux/kprobes.h>
@@ -49,8 +50,10 @@
 #include <linux/pgtable.h>
 #include <linux/preempt.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/debug.h>
 #include <linux/sort.h>
 #include <linux/spinlock.h>
+#include <linux/stacktrace.h>
 #include <asm/sections.h>
 
 #include "lockmeter.h"
@@ -214,6 +217,163 @@ const char *lm_clock_name(void)
 	return lm_clock_is_tsc() ? "tsc" : "local_clock";
 }
 
+/* ---- evidence ---- */
+
+/*
+ * The lock operations, lockmeter's own code on their path (all of it
+ * __lockfunc) and the sleeping locks' entry points (__sched): frames a
+ * chain starts after.
+ */
+extern char __lock_text_start[], __lock_text_end[];
+
+static __always_inline bool lm_lock_text(unsigned long ip)
+{
+	return (ip >= (unsigned long)__lock_text_start && ip < (unsigned long)__lock_text_end) ||
+	       (ip >= (unsigned long)__sched_text_start && ip < (unsigned long)__sched_text_end);
+}
+
+/*
+ * The current call chain from the caller of the lock operation on, kept
+ * in this CPU's store: a reference to it, or LM_NO_STACK when the store
+ * has no room (counted).  Interrupts are off.
+ */
+noinline u32 __lockfunc lm_stack_take(struct lm_cpu *c)
+{
+	unsigned long ip[LM_STACK_DEPTH + 8];
+	unsigned int nr, skip = 0, i, j, k;
+	struct lm_stack *st;
+	u32 h;
+
+	nr = stack_trace_save(ip, ARRAY_SIZE(ip), 0);
+	while (skip < nr && lm_lock_text(ip[skip]))
+		skip++;
+	nr = min_t(unsigned int, nr - skip, LM_STACK_DEPTH);
+	if (!nr)
+		return LM_NO_STACK;
+	h = nr;
+	for (i = 0; i < nr; i++)
+		h = (u32)hash_64(ip[skip + i] ^ h, 32);
+	for (i = 0; i < LM_STACK_PROBES; i++) {
+		j = (h + i) % LM_STACKS;
+		st = &c->stacks[j];
+		if (!st->nr) {
+			for (k = 0; k < nr; k++)
+				st->ip[k] = ip[skip + k];
+			st->hash = h;
+			/* readers see the frames before the count that makes them valid */
+			smp_wmb();
+			WRITE_ONCE(st->nr, nr);
+			return lm_stack_ref(raw_smp_processor_id(), j);
+		}
+		if (st->hash != h || st->nr != nr)
+			continue;
+		for (k = 0; k < nr && st->ip[k] == ip[skip + k]; k++)
+			;
+		if (k == nr)
+			return lm_stack_ref(raw_smp_processor_id(), j);
+	}
+	c->loss.stacks_full++;
+	return LM_NO_STACK;
+}
+EXPORT_SYMBOL_IF_KUNIT(lm_stack_take);
+NOKPROBE_SYMBOL(lm_stack_take);
+
+/* The evidence of slot @s of @c, or NULL for an overflow row. */
+static inline struct lm_evidence *lm_slot_ev(struct lm_cpu *c, struct lm_slot *s)
+{
+	if (!c || s < c->slot || s >= c->slot + c->table.nr)
+		return NULL;
+	return &c->ev[s - c->slot];
+}
+
+/* Fill @ev with the current task, @t and chain @stack. */
+static void lm_ev_take(struct lm_cpu *c, struct lm_ev *ev, u64 t, u32 stack)
+{
+	struct task_struct *p = current;
+
+	ev->t = t;
+	ev->pid = p->pid;
+	/* a racing set_task_comm() may tear the copy, not its end */
+	memcpy(ev->comm, p->comm, sizeof(ev->comm));
+	ev->comm[sizeof(ev->comm) - 1] = '\0';
+	if (in_hardirq())
+		ev->ctx = LOCKMETER_CTX_HARDIRQ;
+	else if (in_serving_softirq())
+		ev->ctx = LOCKMETER_CTX_SOFTIRQ;
+	else
+		ev->ctx = LOCKMETER_CTX_TASK;
+	ev->stack = stack;
+	ev->set = 1;
+	c->captures++;
+}
+
+/*
+ * lm_charge() for a hold that waited or sets a new maximum: the charge,
+ * and evidence for each new maximum.  The hold's chain is the current
+ * one (the caller released the lock); the wait's was taken when it ended
+ * (@wait_stack).  Interrupts are off.
+ */
+noinline void __lockfunc lm_charge_slow(struct lm_cpu *c, struct lm_slot *s, u64 hold,
+					u64 t_wait, u64 t_acq, u32 wait_stack,
+					const struct lm_owner *owner)
+{
+	struct lm_evidence *ev = lm_slot_ev(c, s);
+
+	s->nr++;
+	s->hold_total += hold;
+	if (hold < s->hold_min)
+		s->hold_min = hold;
+	if (hold > s->hold_max) {
+		s->hold_max = hold;
+		if (ev)
+			lm_ev_take(c, &ev->hold, t_acq + hold, lm_stack_take(c));
+	}
+	if (t_wait) {
+		u64 wait = lm_delta(t_wait, t_acq);
+
+		s->spin++;
+		s->wait_total += wait;
+		if (wait < s->wait_min)
+			s->wait_min = wait;
+		if (wait > s->wait_max) {
+			s->wait_max = wait;
+			if (ev) {
+				lm_ev_take(c, &ev->wait, t_acq, wait_stack);
+				ev->owner_pid = owner ? owner->pid : 0;
+				if (owner)
+					memcpy(ev->owner_comm, owner->comm, sizeof(ev->owner_comm));
+			}
+		}
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(lm_charge_slow);
+NOKPROBE_SYMBOL(lm_charge_slow);
+
+/*
+ * An acquisition waited until *@t_acq, since *@t_wait: if that may be a
+ * new longest wait of the slot, keep the chain where it ended for the
+ * charge at the release, and move both stamps past the time taken, so
+ * that neither the wait nor the hold counts it.  Else *@stack is
+ * LM_NO_STACK.  Interrupts are off.
+ */
+noinline void __lockfunc lm_wait_chain(struct lm_cpu *c, unsigned long lock,
+				       unsigned long site, u32 type, u64 *t_wait,
+				       u64 *t_acq, u32 *stack)
+{
+	struct lm_slot *s = lm_slot_of(c, lock, site, type);
+	u64 t;
+
+	*stack = LM_NO_STACK;
+	if (lm_delta(*t_wait, *t_acq) <= s->wait_max)
+		return;
+	*stack = lm_stack_take(c);
+	t = lm_ticks();
+	*t_wait += lm_delta(*t_acq, t);
+	*t_acq = t;
+}
+
+NOKPROBE_SYMBOL(lm_wait_chain);
+
 /* ---- the held stack and the charge ---- */
 
 /*
@@ -260,8 +420,8 @@ static __always_inline void lm_exit(bool irqs_off, unsigned long flags)
  * @lock was just acquired at @site, with a wait since @t_wait (0: none).
  * Preemption is off; interrupts too if @irqs_off.
  */
-static __always_inline void lm_acquire(void *lock, unsigned long site, u64 t_wait,
-				       bool irqs_off)
+static __always_inline void lm_acquire(void *lock, unsigned long site, u32 type,
+				       u64 t_wait, bool irqs_off)
 {
 	unsigned long flags = 0;
 	struct lm_held *h;
@@ -279,6 +439,9 @@ static __always_inline void lm_acquire(void *lock, unsigned long site, u64 t_wai
 		h->t_wait = t_wait;
 		c->depth = d + 1;
 		lm_stamp_into(&h->t_acq);
+		if (t_wait)
+			lm_wait_chain(c, h->lock, h->site, type, &h->t_wait, &h->t_acq,
+				      &h->wait_stack);
 	} else {
 		c->loss.dropped++;
 	}
@@ -290,12 +453,12 @@ out:
 static __always_inline void lm_account(struct lm_cpu *c, const struct lm_held *h, u32 type,
 				       u64 now)
 {
-	lm_charge(lm_slot_of(c, h->lock, h->site, type), lm_delta(h->t_acq, now),
-		  h->t_wait, h->t_acq);
+	lm_charge(c, lm_slot_of(c, h->lock, h->site, type), lm_delta(h->t_acq, now),
+		  h->t_wait, h->t_acq, h->wait_stack, NULL);
 }
 
 /* ... when the cache missed. */
-static noinline void lm_account_miss(struct lm_cpu *c, const struct lm_held *h, u32 type,
+static noinline void __lockfunc lm_account_miss(struct lm_cpu *c, const struct lm_held *h, u32 type,
 				     u64 now)
 {
 	lm_account(c, h, type, now);
@@ -308,7 +471,7 @@ NOKPROBE_SYMBOL(lm_account_miss);
  * (release order need not be LIFO) and charge it, or count it
  * unmatched.  Interrupts are off.
  */
-static noinline void lm_release_deep(struct lm_cpu *c, unsigned long lock, u32 type,
+static noinline void __lockfunc lm_release_deep(struct lm_cpu *c, unsigned long lock, u32 type,
 				     u64 now)
 {
 	struct lm_held h;
@@ -352,7 +515,8 @@ static __always_inline void lm_release(void *lock, u32 type, u64 now, bool irqs_
 		c->depth = d - 1;
 		e = lm_cache_entry(c, h->lock, h->site);
 		if (likely(lm_cache_hit(e, h->lock, h->site, type)))
-			lm_charge(e->slot, lm_delta(h->t_acq, now), h->t_wait, h->t_acq);
+			lm_charge(c, e->slot, lm_delta(h->t_acq, now), h->t_wait, h->t_acq,
+				  h->wait_stack, NULL);
 		else
 			lm_account_miss(c, h, type, now);
 	} else {
@@ -426,7 +590,7 @@ static __always_inline bool lm_irqs_off(void)
  */
 #define LM_BUILD_OPS(op, locktype)					\
 /* The first attempt failed: time the wait for the lock, then as below. */ \
-static noinline void lm_##op##_wait(typeof(locktype##_t) *lock,	\
+static noinline void __lockfunc lm_##op##_wait(typeof(locktype##_t) *lock,	\
 				    unsigned long ip, bool irqs_off)	\
 {									\
 	u64 t_wait;							\
@@ -435,7 +599,7 @@ static noinline void lm_##op##_wait(typeof(locktype##_t) *lock,	\
 	t_wait = lm_ticks();						\
 	do_raw_##op##_lock(lock);					\
 	lock_acquired(&lock->dep_map, ip);				\
-	lm_acquire(lock, ip, t_wait, irqs_off);				\
+	lm_acquire(lock, ip, LM_##op, t_wait, irqs_off);		\
 }									\
 NOKPROBE_SYMBOL(lm_##op##_wait);					\
 									\
@@ -447,7 +611,7 @@ static __always_inline void lm_##op##_take(typeof(locktype##_t) *lock,	\
 		return;							\
 	}								\
 	lock_acquired(&lock->dep_map, ip);				\
-	lm_acquire(lock, ip, 0, irqs_off);				\
+	lm_acquire(lock, ip, LM_##op, 0, irqs_off);			\
 }									\
 									\
 static __always_inline void __lm_##op##_drop(typeof(locktype##_t) *lock, \
@@ -460,7 +624,7 @@ static __always_inline void __lm_##op##_drop(typeof(locktype##_t) *lock, \
 }									\
 									\
 /* The release with local_clock() for a clock: out of line. */		\
-static noinline void lm_##op##_drop_local(typeof(locktype##_t) *lock,	\
+static noinline void __lockfunc lm_##op##_drop_local(typeof(locktype##_t) *lock,	\
 					  unsigned long ip, bool irqs_off) \
 {									\
 	__lm_##op##_drop(lock, ip, irqs_off, local_clock_noinstr());	\
@@ -476,7 +640,7 @@ static __always_inline void lm_##op##_drop(typeof(locktype##_t) *lock,	\
 		lm_##op##_drop_local(lock, ip, irqs_off);		\
 }									\
 									\
-void lm_##op##_lock(typeof(locktype##_t) *lock, unsigned long ip)	\
+void __lockfunc lm_##op##_lock(typeof(locktype##_t) *lock, unsigned long ip)	\
 {									\
 	preempt_disable();						\
 	lm_dep_acquire_##op(lock, 0, 0, ip);				\
@@ -484,7 +648,7 @@ void lm_##op##_lock(typeof(locktype##_t) *lock, unsigned long ip)	\
 }									\
 NOKPROBE_SYMBOL(lm_##op##_lock);					\
 									\
-void lm_##op##_lock_irq(typeof(locktype##_t) *lock, unsigned long ip)	\
+void __lockfunc lm_##op##_lock_irq(typeof(locktype##_t) *lock, unsigned long ip)	\
 {									\
 	local_irq_disable();						\
 	preempt_disable();						\
@@ -493,7 +657,7 @@ void lm_##op##_lock_irq(typeof(locktype##_t) *lock, unsigned long ip)	\
 }									\
 NOKPROBE_SYMBOL(lm_##op##_lock_irq);					\
 									\
-unsigned long lm_##op##_lock_irqsave(typeof(locktype##_t) *lock, unsigned long ip) \
+unsigned long __lockfunc lm_##op##_lock_irqsave(typeof(locktype##_t) *lock, unsigned long ip) \
 {									\
 	unsigned long flags;						\
 									\
@@ -505,7 +669,7 @@ unsigned long lm_##op##_lock_irqsave(typeof(locktype##_t) *lock, unsigned long i
 }									\
 NOKPROBE_SYMBOL(lm_##op##_lock_irqsave);				\
 									\
-void lm_##op##_lock_bh(typeof(locktype##_t) *lock, unsigned long ip)	\
+void __lockfunc lm_##op##_lock_bh(typeof(locktype##_t) *lock, unsigned long ip)	\
 {									\
 	__local_bh_disable_ip(ip, SOFTIRQ_LOCK_OFFSET);			\
 	lm_dep_acquire_##op(lock, 0, 0, ip);				\
@@ -513,12 +677,12 @@ void lm_##op##_lock_bh(typeof(locktype##_t) *lock, unsigned long ip)	\
 }									\
 NOKPROBE_SYMBOL(lm_##op##_lock_bh);					\
 									\
-int lm_##op##_trylock(typeof(locktype##_t) *lock, unsigned long ip)	\
+int __lockfunc lm_##op##_trylock(typeof(locktype##_t) *lock, unsigned long ip)	\
 {									\
 	preempt_disable();						\
 	if (do_raw_##op##_trylock(lock)) {				\
 		lm_dep_acquire_##op(lock, 0, 1, ip);			\
-		lm_acquire(lock, ip, 0, false);				\
+		lm_acquire(lock, ip, LM_##op, 0, false);		\
 		return 1;						\
 	}								\
 	preempt_enable();						\
@@ -534,7 +698,7 @@ NOKPROBE_SYMBOL(lm_##op##_trylock)
  * what the unmetered unlock does after the release.
  */
 #define LM_BUILD_UNLOCK(name, op, locktype, irqs_off, after)		\
-void lm_##name(typeof(locktype##_t) *lock, unsigned long ip)		\
+void __lockfunc lm_##name(typeof(locktype##_t) *lock, unsigned long ip)		\
 {									\
 	lm_##op##_drop(lock, ip, irqs_off);				\
 	after;								\
@@ -542,7 +706,7 @@ void lm_##name(typeof(locktype##_t) *lock, unsigned long ip)		\
 NOKPROBE_SYMBOL(lm_##name)
 
 #define LM_BUILD_UNLOCK_IRQRESTORE(name, op, locktype)			\
-void lm_##name(typeof(locktype##_t) *lock, unsigned long flags,	\
+void __lockfunc lm_##name(typeof(locktype##_t) *lock, unsigned long flags,	\
 	       unsigned long ip)					\
 {									\
 	lm_##op##_drop(lock, ip, lm_irqs_off());			\
@@ -590,12 +754,12 @@ LM_BUILD_UNLOCK(write_unlock_bh, write, rwlock, false,
 		__local_bh_enable_ip(ip, SOFTIRQ_LOCK_OFFSET));
 EXPORT_SYMBOL(lm_write_unlock_bh);
 
-int lm_spin_trylock_bh(raw_spinlock_t *lock, unsigned long ip)
+int __lockfunc lm_spin_trylock_bh(raw_spinlock_t *lock, unsigned long ip)
 {
 	__local_bh_disable_ip(ip, SOFTIRQ_LOCK_OFFSET);
 	if (do_raw_spin_trylock(lock)) {
 		spin_acquire(&lock->dep_map, 0, 1, ip);
-		lm_acquire(lock, ip, 0, false);
+		lm_acquire(lock, ip, LM_spin, 0, false);
 		return 1;
 	}
 	__local_bh_enable_ip(ip, SOFTIRQ_LOCK_OFFSET);
@@ -606,7 +770,7 @@ int lm_spin_trylock_bh(raw_spinlock_t *lock, unsigned long ip)
 NOKPROBE_SYMBOL(lm_spin_trylock_bh);
 
 /* The lockdep-only variants: same as above with a subclass or nest lock. */
-void lm_spin_lock_nested(raw_spinlock_t *lock, int subclass, unsigned long ip)
+void __lockfunc lm_spin_lock_nested(raw_spinlock_t *lock, int subclass, unsigned long ip)
 {
 	preempt_disable();
 	spin_acquire(&lock->dep_map, subclass, 0, ip);
@@ -615,7 +779,7 @@ void lm_spin_lock_nested(raw_spinlock_t *lock, int subclass, unsigned long ip)
 
 NOKPROBE_SYMBOL(lm_spin_lock_nested);
 
-unsigned long lm_spin_lock_irqsave_nested(raw_spinlock_t *lock, int subclass,
+unsigned long __lockfunc lm_spin_lock_irqsave_nested(raw_spinlock_t *lock, int subclass,
 					  unsigned long ip)
 {
 	unsigned long flags;
@@ -629,7 +793,7 @@ unsigned long lm_spin_lock_irqsave_nested(raw_spinlock_t *lock, int subclass,
 
 NOKPROBE_SYMBOL(lm_spin_lock_irqsave_nested);
 
-void lm_spin_lock_nest_lock(raw_spinlock_t *lock, struct lockdep_map *nest,
+void __lockfunc lm_spin_lock_nest_lock(raw_spinlock_t *lock, struct lockdep_map *nest,
 			    unsigned long ip)
 {
 	preempt_disable();
@@ -639,7 +803,7 @@ void lm_spin_lock_nest_lock(raw_spinlock_t *lock, struct lockdep_map *nest,
 
 NOKPROBE_SYMBOL(lm_spin_lock_nest_lock);
 
-void lm_write_lock_nested(rwlock_t *lock, int subclass, unsigned long ip)
+void __lockfunc lm_write_lock_nested(rwlock_t *lock, int subclass, unsigned long ip)
 {
 	preempt_disable();
 	rwlock_acquire(&lock->dep_map, subclass, 0, ip);
