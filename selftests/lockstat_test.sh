@@ -4,7 +4,8 @@
 # lockstat, the reader, against the live kernel: the data source, record
 # around a workload of the test module, get then report, the /proc
 # fallback, top in batch mode during a workload, exit codes, export
-# (Prometheus text) of the module's known holds.  Prints KTAP; exits 4
+# (Prometheus text) of the module's known holds, the evidence of the worst
+# hold (--stacks, --folded, kept by get).  Prints KTAP; exits 4
 # (skip) without lockstat, lockmeter or the test module.
 KSFT_SKIP=4
 MOD=test_lockmeter
@@ -31,7 +32,7 @@ if [ ! -e $MODPROC ]; then
 	insmod /lib/modules/$(uname -r)/kernel/lib/$MOD.ko 2>/dev/null
 	[ -e $MODPROC ] || { echo "1..0 # SKIP $MOD.ko not loadable"; exit $KSFT_SKIP; }
 fi
-echo "1..18"
+echo "1..21"
 
 # 1: the default source is netlink, and it says so
 lockstat status > "$T/status" 2>&1
@@ -263,5 +264,42 @@ frames=$(grep -c '^# TYPE lockmeter_rows gauge' "$T/iv.out")
 r=$?
 [ $r -ne 0 ] && { echo "exit $rc, $frames exports"; cat "$T/iv.err"; } | diag
 ok "export --interval 0.2: $frames exports in 1 s, SIGTERM: exit 0" $r
+
+# 19: print --stacks names the kthread behind the worst hold of a lock
+# taken through three known functions, innermost first
+echo reset > /proc/lockmeter && echo on > /proc/lockmeter &&
+	echo "chain 9 4000" > $MODPROC && echo off > /proc/lockmeter
+pid=$(modval $MODPROC pid)
+lockstat print --stacks > "$T/stacks.txt" 2>&1
+rc=$?
+awk -v pid="$pid" '
+	/lmt_chain_inner\+/ && !row { row = 1 }
+	row && /worst hold / { hold = ($0 ~ ("by lmt/chain/" pid " ")); next }
+	hold && /^ *lmt_chain_inner\+/ && !i { i = NR }
+	hold && /^ *lmt_chain_middle\+/ && i && !m { m = NR }
+	hold && /^ *lmt_chain_outer\+/ && m && !o { o = NR }
+	END { exit !(i && m == i + 1 && o == m + 1) }' "$T/stacks.txt"
+r=$(( rc | $? ))
+[ $r -ne 0 ] && { echo "pid $pid"; grep -A8 "lmt_chain" "$T/stacks.txt" | head -30; } | diag
+ok "print --stacks: worst hold by lmt/chain/$pid, chain inner, middle, outer" $r
+
+# 20: the evidence survives get and report
+lockstat get -o "$T/ev.snap" 2>"$T/get.err" &&
+	lockstat report --stacks "$T/ev.snap" > "$T/stacks2.txt" 2>&1
+rc=$?
+grep -A4 "worst hold .*by lmt/chain/$pid " "$T/stacks.txt" > "$T/ev1"
+grep -A4 "worst hold .*by lmt/chain/$pid " "$T/stacks2.txt" > "$T/ev2"
+[ $rc -eq 0 ] && [ -s "$T/ev1" ] && cmp -s "$T/ev1" "$T/ev2"
+r=$?
+[ $r -ne 0 ] && { cat "$T/get.err"; diff "$T/ev1" "$T/ev2"; } | diag
+ok "get -o then report --stacks: the same evidence" $r
+
+# 21: --folded: the chain outermost first, weighted by the row's hold time
+lockstat report --folded "$T/ev.snap" > "$T/folded" 2>&1
+rc=$?
+grep -q "lmt_chain_outer\[$MOD\];lmt_chain_middle\[$MOD\];lmt_chain_inner\[$MOD\] [0-9][0-9]*\$" "$T/folded"
+r=$(( rc | $? ))
+[ $r -ne 0 ] && grep lmt_chain "$T/folded" | head -3 | diag
+ok "report --folded: ...;lmt_chain_outer;lmt_chain_middle;lmt_chain_inner WEIGHT" $r
 
 [ $fails -eq 0 ]

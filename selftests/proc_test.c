@@ -124,7 +124,7 @@ TEST_F(proc, header_memory)
 	cpus = lm_header_u64(_metadata, self->text, "cpus");
 	/* the slots take all but the held stack, the cache and the chains */
 	EXPECT_LT(slots * 232, percpu);
-	EXPECT_GT(slots * 232 + 131072, percpu) TH_LOG("%" PRIu64 " B for %" PRIu64 " slots",
+	EXPECT_GT(slots * 232 + 147456, percpu) TH_LOG("%" PRIu64 " B for %" PRIu64 " slots",
 						       percpu, slots);
 	EXPECT_LT(0ULL, task);
 	EXPECT_GE(64ULL, task);

@@ -334,7 +334,7 @@ struct lm_held {
 };
 
 /* The per-CPU cache from a (lock, site) to its slot: direct mapped. */
-#define LM_CACHE_BITS	11
+#define LM_CACHE_BITS	12
 
 struct lm_cached {
 	unsigned long lock;
@@ -635,12 +635,13 @@ static __always_inline void __lm_sleep_charge(struct lm_cpu *c, struct lm_slot *
 	u64 offcpu = min(lm_delta(h->offcpu_acq, offcpu_rel), hold);
 	u64 oncpu = hold - offcpu;
 
-	lm_charge(c, s, hold, h->t_wait, h->t_acq, h->wait_stack, &h->owner);
 	s->oncpu_total += oncpu;
 	if (oncpu > s->oncpu_max)
 		s->oncpu_max = oncpu;
 	if (offcpu > s->blocked_max)
 		s->blocked_max = offcpu;
+	/* last: its slow path is a call */
+	lm_charge(c, s, hold, h->t_wait, h->t_acq, h->wait_stack, &h->owner);
 }
 
 void lm_sleep_charge_miss(struct lm_cpu *c, struct lm_cached *e, const struct lm_task_held *h,

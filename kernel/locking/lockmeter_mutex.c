@@ -40,28 +40,39 @@ static void lm_mutex_owner(struct mutex *lock, struct lm_owner *o)
 	rcu_read_unlock();
 }
 
-int __sched lm_mutex_lock(struct mutex *lock, unsigned int state,
-			  unsigned int subclass, struct lockdep_map *nest,
-			  unsigned long ip)
+/*
+ * The first attempt failed: note the owner, wait, and charge the wait.
+ * Out of line, so that the uncontended path carries none of it.
+ */
+static noinline int __sched lm_mutex_lock_wait(struct mutex *lock, unsigned int state,
+					       unsigned int subclass,
+					       struct lockdep_map *nest, unsigned long ip)
 {
 	struct lm_owner owner;
-	u64 t_wait = 0;
-	int ret = 0;
+	u64 t_wait;
+	int ret;
 
-	might_sleep();
-	if (lm_mutex_trylock_first(lock)) {
-		mutex_acquire_nest(&lock->dep_map, subclass, 0, nest, ip);
-		lock_acquired(&lock->dep_map, ip);
-	} else {
-		t_wait = lm_ticks();
-		lm_mutex_owner(lock, &owner);
-		ret = __mutex_lock(lock, state, subclass, nest, ip);
-	}
+	t_wait = lm_ticks();
+	lm_mutex_owner(lock, &owner);
+	ret = __mutex_lock(lock, state, subclass, nest, ip);
 	if (ret)
 		lm_sleep_abort(lock, ip, LM_mutex);
 	else
 		lm_sleep_acquired(lock, ip, LM_mutex, t_wait, &owner);
 	return ret;
+}
+
+int __sched lm_mutex_lock(struct mutex *lock, unsigned int state,
+			  unsigned int subclass, struct lockdep_map *nest,
+			  unsigned long ip)
+{
+	might_sleep();
+	if (!lm_mutex_trylock_first(lock))
+		return lm_mutex_lock_wait(lock, state, subclass, nest, ip);
+	mutex_acquire_nest(&lock->dep_map, subclass, 0, nest, ip);
+	lock_acquired(&lock->dep_map, ip);
+	lm_sleep_acquired(lock, ip, LM_mutex, 0, NULL);
+	return 0;
 }
 
 void __sched lm_mutex_lock_io(struct mutex *lock, unsigned int subclass,

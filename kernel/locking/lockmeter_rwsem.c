@@ -32,49 +32,55 @@ static void lm_rwsem_owner(struct rw_semaphore *sem, struct lm_owner *o)
 	rcu_read_unlock();
 }
 
+/*
+ * The first attempt failed: note the owner, wait, and charge the wait;
+ * 0 or -EINTR.  Out of line, so that the uncontended path carries none
+ * of it.
+ */
+#define LM_RWSEM_WAIT(op)						\
+static noinline int __sched lm_down_##op##_wait(struct rw_semaphore *sem, \
+						 int state, unsigned long ip) \
+{									\
+	struct lm_owner owner;						\
+	u64 t_wait;							\
+									\
+	lock_contended(&sem->dep_map, ip);				\
+	t_wait = lm_ticks();						\
+	lm_rwsem_owner(sem, &owner);					\
+	if (__down_##op##_common(sem, state)) {				\
+		rwsem_release(&sem->dep_map, ip);			\
+		lm_sleep_abort(sem, ip, LM_rwsem_##op);			\
+		return -EINTR;						\
+	}								\
+	lock_acquired(&sem->dep_map, ip);				\
+	lm_sleep_acquired(sem, ip, LM_rwsem_##op, t_wait, &owner);	\
+	return 0;							\
+}
+
+LM_RWSEM_WAIT(read)
+LM_RWSEM_WAIT(write)
+
 int __sched lm_down_read(struct rw_semaphore *sem, int state, int subclass,
 			 unsigned long ip)
 {
-	struct lm_owner owner;
-	u64 t_wait = 0;
-
 	might_sleep();
 	rwsem_acquire_read(&sem->dep_map, subclass, 0, ip);
-	if (!__down_read_trylock(sem)) {
-		lock_contended(&sem->dep_map, ip);
-		t_wait = lm_ticks();
-		lm_rwsem_owner(sem, &owner);
-		if (__down_read_common(sem, state)) {
-			rwsem_release(&sem->dep_map, ip);
-			lm_sleep_abort(sem, ip, LM_rwsem_read);
-			return -EINTR;
-		}
-	}
+	if (!__down_read_trylock(sem))
+		return lm_down_read_wait(sem, state, ip);
 	lock_acquired(&sem->dep_map, ip);
-	lm_sleep_acquired(sem, ip, LM_rwsem_read, t_wait, &owner);
+	lm_sleep_acquired(sem, ip, LM_rwsem_read, 0, NULL);
 	return 0;
 }
 
 int __sched lm_down_write(struct rw_semaphore *sem, int state, int subclass,
 			  struct lockdep_map *nest, unsigned long ip)
 {
-	struct lm_owner owner;
-	u64 t_wait = 0;
-
 	might_sleep();
 	rwsem_acquire_nest(&sem->dep_map, subclass, 0, nest, ip);
-	if (!__down_write_trylock(sem)) {
-		lock_contended(&sem->dep_map, ip);
-		t_wait = lm_ticks();
-		lm_rwsem_owner(sem, &owner);
-		if (__down_write_common(sem, state)) {
-			rwsem_release(&sem->dep_map, ip);
-			lm_sleep_abort(sem, ip, LM_rwsem_write);
-			return -EINTR;
-		}
-	}
+	if (!__down_write_trylock(sem))
+		return lm_down_write_wait(sem, state, ip);
 	lock_acquired(&sem->dep_map, ip);
-	lm_sleep_acquired(sem, ip, LM_rwsem_write, t_wait, &owner);
+	lm_sleep_acquired(sem, ip, LM_rwsem_write, 0, NULL);
 	return 0;
 }
 

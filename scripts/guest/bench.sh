@@ -86,7 +86,7 @@ if [ -e $LM ]; then
 	echo on > $LM
 	run on || rc=1
 	# what lockmeter itself saw, to tell whether its tables overflowed
-	info "" "rows slots_used dropped table_full recursion $MEM"
+	info "" "rows slots_used dropped table_full recursion captures stacks_full cache_fills slots_per_cpu $MEM"
 	if [ "$scope" != module ]; then
 		module on "full:bench_full 50000" || rc=1
 		info full_ table_full

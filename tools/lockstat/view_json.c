@@ -278,7 +278,7 @@ void lm_csv_print(FILE *f, const struct lm_view *v)
 static void lm_folded_frame(FILE *f, const char *frame)
 {
 	const char *plus = strstr(frame, "+0x");
-	const char *skip = plus && plus > frame ? plus + strcspn(plus, " ") : NULL;
+	const char *skip = plus && plus > frame ? plus + strcspn(plus, " [") : NULL;
 
 	for (; *frame; frame++) {
 		if (frame == plus && skip)

@@ -58,8 +58,8 @@ enum lockmeter_control {
 /**
  * enum lockmeter_context - Where a piece of evidence was taken.
  * @LOCKMETER_CTX_TASK: in a task; pid and comm are that task's
- * @LOCKMETER_CTX_SOFTIRQ: in a softirq (or with bottom halves off); pid and
- *   comm are of the task it interrupted or ran in
+ * @LOCKMETER_CTX_SOFTIRQ: in a softirq handler; pid and comm are of the task
+ *   it interrupted or ran in
  * @LOCKMETER_CTX_HARDIRQ: in a hardirq; pid and comm are of the task it
  *   interrupted
  */
