@@ -459,7 +459,7 @@ static __always_inline void lm_account(struct lm_cpu *c, const struct lm_held *h
 
 /* ... when the cache missed. */
 static noinline void __lockfunc lm_account_miss(struct lm_cpu *c, const struct lm_held *h, u32 type,
-				     u64 now)
+						u64 now)
 {
 	lm_account(c, h, type, now);
 }
@@ -472,7 +472,7 @@ NOKPROBE_SYMBOL(lm_account_miss);
  * unmatched.  Interrupts are off.
  */
 static noinline void __lockfunc lm_release_deep(struct lm_cpu *c, unsigned long lock, u32 type,
-				     u64 now)
+						u64 now)
 {
 	struct lm_held h;
 	int i;
@@ -780,7 +780,7 @@ void __lockfunc lm_spin_lock_nested(raw_spinlock_t *lock, int subclass, unsigned
 NOKPROBE_SYMBOL(lm_spin_lock_nested);
 
 unsigned long __lockfunc lm_spin_lock_irqsave_nested(raw_spinlock_t *lock, int subclass,
-					  unsigned long ip)
+						     unsigned long ip)
 {
 	unsigned long flags;
 
@@ -794,7 +794,7 @@ unsigned long __lockfunc lm_spin_lock_irqsave_nested(raw_spinlock_t *lock, int s
 NOKPROBE_SYMBOL(lm_spin_lock_irqsave_nested);
 
 void __lockfunc lm_spin_lock_nest_lock(raw_spinlock_t *lock, struct lockdep_map *nest,
-			    unsigned long ip)
+				       unsigned long ip)
 {
 	preempt_disable();
 	spin_acquire_nest(&lock->dep_map, 0, 0, nest, ip);
