@@ -657,50 +657,51 @@ TEST_F(nl, worst_hold_names_holder_and_chain)
 }
 
 /*
- * Waits that set a maximum name the waiter and where it waited, and for
- * a mutex the task that owned it when the wait began.  Contention needs
- * the two kthreads to overlap: try until a wait was seen, a bounded
- * number of times.
+ * Run module command @cmd metered until @lock's row has wait evidence, at
+ * most 20 times (the waits need two kthreads to overlap); into @e.
  */
-TEST_F(nl, worst_wait_names_waiter_and_owner)
+static void nl_wait_evidence(struct __test_metadata *_metadata, __u16 family,
+			     struct nl_reply *r, const char *cmd, const char *lock,
+			     struct nl_ev *e)
 {
 	static const struct nl_req dump = {
 		.cmd = LOCKMETER_CMD_STATS_GET, .flags = NLM_F_DUMP,
 	};
-	struct nl_ev e;
 	int i;
 
-	lm_setup(_metadata);
-	self->r.want_lock = "lmt_contended_mutex";
+	r->want_lock = lock;
 	for (i = 0; i < 20; i++) {
-		lm_metered(_metadata, "mutex_contend 2 20 2000");
-		free(self->r.buf);
-		ASSERT_EQ(0, nl_do(self->family, &dump, &self->r));
-		ASSERT_EQ(0, self->r.error);
-		nl_ev_get(&self->r, LOCKMETER_R_WAIT_EVIDENCE, &e);
-		if (e.set)
+		lm_metered(_metadata, "%s", cmd);
+		free(r->buf);
+		ASSERT_EQ(0, nl_do(family, &dump, r));
+		ASSERT_EQ(0, r->error);
+		nl_ev_get(r, LOCKMETER_R_WAIT_EVIDENCE, e);
+		if (e->set)
 			break;
 	}
-	nl_ev_log("mutex wait", &e);
-	ASSERT_TRUE(e.set) TH_LOG("no contended lmt_contended_mutex in %d runs", i);
+	nl_ev_log(lock, e);
+	ASSERT_TRUE(e->set) TH_LOG("no wait for %s in %d runs of '%s'", lock, i, cmd);
+}
+
+/*
+ * Waits that set a maximum name the waiter and where it waited, and for
+ * a mutex the task that owned it when the wait began.
+ */
+TEST_F(nl, worst_wait_names_waiter_and_owner)
+{
+	struct nl_ev e;
+
+	lm_setup(_metadata);
+	nl_wait_evidence(_metadata, self->family, &self->r, "mutex_contend 2 20 2000",
+			 "lmt_contended_mutex", &e);
 	EXPECT_EQ(0, strncmp(e.comm, "lmt/", 4));
 	EXPECT_NE(0U, e.owner_pid);
 	EXPECT_NE(e.pid, e.owner_pid);
 	EXPECT_EQ(0, strncmp(e.owner_comm, "lmt/", 4));
 	EXPECT_EQ(0, nl_ev_frame(&e, "lmt_mutex_contend", 0));
 
-	self->r.want_lock = "lmt_contended_lock";
-	for (i = 0; i < 20; i++) {
-		lm_metered(_metadata, "contend 2 50 200");
-		free(self->r.buf);
-		ASSERT_EQ(0, nl_do(self->family, &dump, &self->r));
-		ASSERT_EQ(0, self->r.error);
-		nl_ev_get(&self->r, LOCKMETER_R_WAIT_EVIDENCE, &e);
-		if (e.set)
-			break;
-	}
-	nl_ev_log("spin wait", &e);
-	ASSERT_TRUE(e.set) TH_LOG("no contended lmt_contended_lock in %d runs", i);
+	nl_wait_evidence(_metadata, self->family, &self->r, "contend 2 50 200",
+			 "lmt_contended_lock", &e);
 	EXPECT_EQ(0, strncmp(e.comm, "lmt/", 4));
 	EXPECT_EQ(0U, e.owner_pid);
 	EXPECT_EQ(0, nl_ev_frame(&e, "lmt_contend", 0));

@@ -277,6 +277,7 @@ static const enum fz_kind fz_top_kind[LOCKMETER_A_MAX + 1] = {
 	[LOCKMETER_A_IRQCTX] = FZ_UINT,		[LOCKMETER_A_TRUNCATED] = FZ_UINT,
 	[LOCKMETER_A_NOTASK] = FZ_UINT,		[LOCKMETER_A_MEM_PERCPU] = FZ_UINT,
 	[LOCKMETER_A_MEM_TABLES] = FZ_UINT,	[LOCKMETER_A_MEM_TASK] = FZ_UINT,
+	[LOCKMETER_A_STACKS_FULL] = FZ_UINT,	[LOCKMETER_A_CAPTURES] = FZ_UINT,
 };
 
 static enum fz_kind fz_row_kind(int type)
@@ -290,6 +291,29 @@ static enum fz_kind fz_row_kind(int type)
 	case LOCKMETER_R_SITE:
 		return FZ_STR;
 	case LOCKMETER_R_ACQUIRED ... LOCKMETER_R_INSTANCES:
+		return FZ_UINT;
+	case LOCKMETER_R_HOLD_EVIDENCE:
+	case LOCKMETER_R_WAIT_EVIDENCE:
+		return FZ_NEST;
+	default:
+		return 0;
+	}
+}
+
+static enum fz_kind fz_ev_kind(int type)
+{
+	switch (type) {
+	case LOCKMETER_E_PID:
+	case LOCKMETER_E_CONTEXT:
+	case LOCKMETER_E_CPU:
+	case LOCKMETER_E_OWNER_PID:
+		return FZ_U32;
+	case LOCKMETER_E_COMM:
+	case LOCKMETER_E_OWNER_COMM:
+	case LOCKMETER_E_FRAME:
+		return FZ_STR;
+	case LOCKMETER_E_TIME:
+	case LOCKMETER_E_FRAME_ADDR:
 		return FZ_UINT;
 	default:
 		return 0;
@@ -312,6 +336,24 @@ static int fz_attr_ok(const struct nlattr *a, enum fz_kind kind)
 	default:
 		return -1;
 	}
+}
+
+/* An evidence nest: its attributes parse exactly and each has its form. */
+static int fz_ev_ok(const struct nlattr *nest)
+{
+	const struct nlattr *e = fz_payload(nest);
+	int elen = fz_plen(nest);
+
+	if (fz_attrs(e, elen, NULL, LOCKMETER_E_MAX, true))
+		return -1;
+	for (; elen >= NLA_HDRLEN; elen -= NLA_ALIGN(e->nla_len),
+	     e = (const struct nlattr *)((const char *)e + NLA_ALIGN(e->nla_len))) {
+		enum fz_kind kind = fz_ev_kind(e->nla_type & NLA_TYPE_MASK);
+
+		if (!kind || fz_attr_ok(e, kind))
+			return -1;
+	}
+	return 0;
 }
 
 /* The attributes of a lockmeter reply message: NULL, or what is wrong. */
@@ -347,9 +389,9 @@ static const char *fz_check_family_msg(const struct nlmsghdr *nlh)
 			return "row attributes do not parse exactly";
 		for (; rlen >= NLA_HDRLEN; rlen -= NLA_ALIGN(r->nla_len),
 		     r = (const struct nlattr *)((const char *)r + NLA_ALIGN(r->nla_len))) {
-			int rtype = r->nla_type & NLA_TYPE_MASK;
+			enum fz_kind kind = fz_row_kind(r->nla_type & NLA_TYPE_MASK);
 
-			if (!fz_row_kind(rtype) || fz_attr_ok(r, fz_row_kind(rtype)))
+			if (!kind || (kind == FZ_NEST ? fz_ev_ok(r) : fz_attr_ok(r, kind)))
 				return "row attribute of a wrong type or size";
 		}
 	}

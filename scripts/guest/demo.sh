@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Guest side of "make demo": meter a short workload with lockstat and print
-# its report (the raw /proc/lockmeter is in the log too, after it).
+# its report, then the evidence (task and call chain) behind the longest
+# holds and waits of its top rows (the raw /proc/lockmeter is in the log
+# too, after it).
 echo "LM-GUEST: demo begin"
 if [ ! -e /proc/lockmeter ]; then
 	echo "demo: /proc/lockmeter missing: kernel without CONFIG_LOCKMETER"
@@ -24,8 +26,11 @@ true
 W
 insmod /lib/modules/$(uname -r)/kernel/lib/test_lockmeter.ko 2>/dev/null
 echo "LM-GUEST: report begin"
-lockstat record --top 8 -- sh /tmp/workload
+lockstat record --top 8 -o /tmp/demo.snap -- sh /tmp/workload
 rc=$?
+echo
+echo "Who held and who waited longest, for the top 3 of each lock type:"
+lockstat report --stacks --top 3 /tmp/demo.snap || rc=1
 echo "LM-GUEST: report end"
 echo "LM-GUEST: raw begin"
 cat /proc/lockmeter
