@@ -508,6 +508,7 @@ static __always_inline u64 lm_delta(u64 from, u64 to)
 }
 
 void lm_clock_init(void);
+extern u64 lm_chain_min;
 const char *lm_clock_name(void);
 int lm_classify_init(void);
 int lm_task_pool_init(unsigned int nr);

@@ -61,6 +61,8 @@
 DEFINE_PER_CPU_READ_MOSTLY(struct lm_cpu *, lm_cpus);
 DEFINE_PER_CPU(struct lm_cpu *, lm_live_cpu);
 DEFINE_STATIC_KEY_FALSE(lm_local_clock_key);
+u64 lm_chain_min __read_mostly;	/* ticks: shorter maxima keep no chain */
+EXPORT_SYMBOL_IF_KUNIT(lm_chain_min);
 
 /* ---- where a lock lives (cache misses only) ---- */
 
@@ -204,10 +206,13 @@ NOKPROBE_SYMBOL(lm_cache_fill);
  */
 void lm_clock_init(void)
 {
+	lm_chain_min = CONFIG_LOCKMETER_CHAIN_MIN_US * NSEC_PER_USEC;
 #ifdef CONFIG_X86_TSC
 	if (boot_cpu_has(X86_FEATURE_TSC) && tsc_khz && !check_tsc_unstable() &&
-	    (boot_cpu_has(X86_FEATURE_CONSTANT_TSC) || tsc_clocksource_reliable))
+	    (boot_cpu_has(X86_FEATURE_CONSTANT_TSC) || tsc_clocksource_reliable)) {
+		lm_chain_min = (u64)CONFIG_LOCKMETER_CHAIN_MIN_US * tsc_khz / USEC_PER_MSEC;
 		return;
+	}
 	static_branch_enable(&lm_local_clock_key);
 #endif
 }
@@ -311,7 +316,8 @@ static void lm_ev_take(struct lm_cpu *c, struct lm_ev *ev, u64 t, u32 stack)
  * lm_charge() for a hold that waited or sets a new maximum: the charge,
  * and evidence for each new maximum.  The hold's chain is the current
  * one (the caller released the lock); the wait's was taken when it ended
- * (@wait_stack).  Interrupts are off.
+ * (@wait_stack).  A maximum shorter than lm_chain_min keeps no chain.
+ * Interrupts are off.
  */
 noinline void __lockfunc lm_charge_slow(struct lm_cpu *c, struct lm_slot *s, u64 hold,
 					u64 t_wait, u64 t_acq, u32 wait_stack,
@@ -326,7 +332,8 @@ noinline void __lockfunc lm_charge_slow(struct lm_cpu *c, struct lm_slot *s, u64
 	if (hold > s->hold_max) {
 		s->hold_max = hold;
 		if (ev)
-			lm_ev_take(c, &ev->hold, t_acq + hold, lm_stack_take(c));
+			lm_ev_take(c, &ev->hold, t_acq + hold,
+				   hold >= lm_chain_min ? lm_stack_take(c) : LM_NO_STACK);
 	}
 	if (t_wait) {
 		u64 wait = lm_delta(t_wait, t_acq);
@@ -351,7 +358,8 @@ NOKPROBE_SYMBOL(lm_charge_slow);
 
 /*
  * An acquisition waited until *@t_acq, since *@t_wait: if that may be a
- * new longest wait of the slot, keep the chain where it ended for the
+ * new longest wait of the slot, and is long enough to deserve a chain
+ * (lm_chain_min), keep the chain where it ended for the
  * charge at the release, and move both stamps past the time taken, so
  * that neither the wait nor the hold counts it.  Else *@stack is
  * LM_NO_STACK.  Interrupts are off.
@@ -361,10 +369,10 @@ noinline void __lockfunc lm_wait_chain(struct lm_cpu *c, unsigned long lock,
 				       u64 *t_acq, u32 *stack)
 {
 	struct lm_slot *s = lm_slot_of(c, lock, site, type);
-	u64 t;
+	u64 wait = lm_delta(*t_wait, *t_acq), t;
 
 	*stack = LM_NO_STACK;
-	if (lm_delta(*t_wait, *t_acq) <= s->wait_max)
+	if (wait <= s->wait_max || wait < lm_chain_min)
 		return;
 	*stack = lm_stack_take(c);
 	t = lm_ticks();

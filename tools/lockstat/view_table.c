@@ -231,7 +231,7 @@ static void lm_table_evidence(FILE *f, const struct lm_row *r, int kind)
 	}
 	lm_put(&l, kind == LM_EV_HOLD ? ", released at " : ", acquired at ");
 	lm_put_uptime(&l, ev->time_ns);
-	lm_put(&l, ev->nr_frames ? "s in:" : "s; call chain not kept (stacks_full)");
+	lm_put(&l, ev->nr_frames ? "s in:" : "s; no call chain");
 	lm_line_out(f, &l);
 	for (i = 0; i < ev->nr_frames; i++) {
 		lm_esc(buf, sizeof(buf), ev->frame[i], "");
