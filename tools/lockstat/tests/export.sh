@@ -411,8 +411,12 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
 	ro=$tmp/ro
 	mkdir "$ro"
 	chmod 0755 "$ro" "$tmp"
-	setpriv --reuid=65534 --regid=65534 --clear-groups "$LOCKSTAT" export --textfile-dir "$ro" \
-		"$snap" >/dev/null 2>"$tmp/stderr"
+	# the tree may sit below a directory only root can enter (a mktemp -d
+	# clone): the other user runs copies of the binary and the snapshot
+	cp "$LOCKSTAT" "$tmp/lockstat-copy" && cp "$snap" "$tmp/ro.snap" &&
+		chmod 0755 "$tmp/lockstat-copy" && chmod 0644 "$tmp/ro.snap"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$tmp/lockstat-copy" export \
+		--textfile-dir "$ro" "$tmp/ro.snap" >/dev/null 2>"$tmp/stderr"
 	got=$?
 	[ $got -eq 3 ] && [ -z "$(ls -A "$ro")" ] && grep -q "Permission denied" "$tmp/stderr" &&
 		pass "an unwritable directory: exit 3, nothing written" ||
