@@ -144,7 +144,8 @@ def kselftest(user, tally, errors):
 def host_tap(path, tally):
     """A flat TAP file: a plan and one result line per test."""
     try:
-        with open(path) as f:
+        # a test may print any byte in a diagnostic: never fail on one
+        with open(path, encoding='utf-8', errors='replace') as f:
             lines = f.read().splitlines()
     except OSError as e:
         return ['cannot read %s: %s' % (path, e)]

@@ -82,6 +82,23 @@ class Verdict(unittest.TestCase):
         # 2 KUnit cases, 1 nested pass, 1 nested skip, 1 plain program
         self.assertEqual(out.splitlines()[-1], '5 passed, 0 failed, 1 skipped')
 
+    def test_host_tap_with_any_byte(self):
+        # a host test may print a byte that is not UTF-8 in a description
+        fd, tap = tempfile.mkstemp(suffix='.tap')
+        try:
+            with os.fdopen(fd, 'wb') as f:
+                f.write(b'TAP version 13\n1..2\nok 1 - comm "my prog\xff"\nok 2 - two\n')
+            fd, log = tempfile.mkstemp(suffix='.log')
+            with os.fdopen(fd, 'w') as f:
+                f.write(BOOT + KSFT)
+            p = subprocess.run([sys.executable, VERDICT, '--mode', 'check', '--cpus', '2',
+                                '--tap', tap, log], capture_output=True, text=True, check=False)
+            os.unlink(log)
+        finally:
+            os.unlink(tap)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertEqual(p.stdout.splitlines()[-1], '7 passed, 0 failed, 1 skipped')
+
     def test_two_logs_add_up(self):
         rc, out = run(BOOT + KSFT, BOOT + KSFT)
         self.assertEqual(rc, 0, out)

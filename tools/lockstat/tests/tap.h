@@ -27,14 +27,32 @@ int tap_ok(int ok, const char *fmt, ...)
 	return ok;
 }
 
+/* @s for a TAP line: bytes outside printable ASCII as \\xHH */
+static inline const char *tap_esc(const char *s, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	for (; *s && n + 5 < len; s++) {
+		unsigned char c = *s;
+
+		if (c >= ' ' && c < 0x7f)
+			buf[n++] = c;
+		else
+			n += snprintf(buf + n, len - n, "\\x%02x", c);
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
 /* a string result against the expected one, with both in the diagnostics */
 static inline int tap_str(const char *got, const char *want, const char *what)
 {
 	int ok = !strcmp(got, want);
+	char buf[1024];
 
-	tap_ok(ok, "%s: \"%s\"", what, want);
+	tap_ok(ok, "%s: \"%s\"", what, tap_esc(want, buf, sizeof(buf)));
 	if (!ok)
-		printf("# got \"%s\"\n", got);
+		printf("# got \"%s\"\n", tap_esc(got, buf, sizeof(buf)));
 	return ok;
 }
 
