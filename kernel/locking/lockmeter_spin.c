@@ -359,10 +359,10 @@ NOKPROBE_SYMBOL(lm_charge_slow);
 /*
  * An acquisition waited until *@t_acq, since *@t_wait: if that may be a
  * new longest wait of the slot, and is long enough to deserve a chain
- * (lm_chain_min), keep the chain where it ended for the
- * charge at the release, and move both stamps past the time taken, so
- * that neither the wait nor the hold counts it.  Else *@stack is
- * LM_NO_STACK.  Interrupts are off.
+ * (lm_chain_min), keep the chain where it ended for the charge at the
+ * release, and move both stamps past the time taken, so that neither the
+ * wait nor the hold counts it.  Else *@stack is LM_NO_STACK.  Interrupts
+ * are off.
  */
 noinline void __lockfunc lm_wait_chain(struct lm_cpu *c, unsigned long lock,
 				       unsigned long site, u32 type, u64 *t_wait,
