@@ -50,5 +50,6 @@ int get_main(int argc, char **argv);
 int report_main(int argc, char **argv);
 int top_main(int argc, char **argv);
 int export_main(int argc, char **argv);
+int diff_main(int argc, char **argv);
 
 #endif /* LOCKSTAT_H */

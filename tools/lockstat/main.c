@@ -6,7 +6,7 @@
  *
  * This file only dispatches: each subcommand parses its own options in
  * its own file (ctl.c, status.c, print.c, record.c, get.c, report.c,
- * top.c, export.c).
+ * top.c, export.c, diff.c).
  * Data comes from the "lockmeter" netlink family (nl.c), /proc/lockmeter
  * (procfs.c) or a snapshot file (snapfile.c); model.c merges and sorts,
  * view_table.c and view_json.c render, view_prom.c for export; top draws
@@ -31,6 +31,7 @@ static const char *const msg[] = {
 	"                       reset, on, run CMD, off, print the table",
 	"  get -o FILE          save a snapshot of the statistics to FILE",
 	"  report FILE          the table of a saved snapshot (offline)",
+	"  diff A B             compare two snapshots: matched, new and gone rows",
 	"  top                  live view of the busiest locks, per interval",
 	"  export               Prometheus text for node_exporter and PCP",
 	"",
@@ -44,6 +45,7 @@ static const struct {
 	const char *name;
 	int (*main)(int argc, char **argv);
 } cmds[] = {
+	{ "diff", diff_main },
 	{ "export", export_main },
 	{ "get", get_main },
 	{ "off", ctl_main },

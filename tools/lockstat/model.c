@@ -726,6 +726,43 @@ void lm_fmt_rate(char *buf, size_t len, double per_s)
 	}
 }
 
+static bool lm_hex_run(const char **p)
+{
+	const char *s = *p;
+
+	if (strncmp(s, "0x", 2))
+		return false;
+	s += 2;
+	if (!*s || !strchr("0123456789abcdef", *s))
+		return false;
+	while (*s && strchr("0123456789abcdef", *s))
+		s++;
+	*p = s;
+	return true;
+}
+
+/*
+ * The function of a site: "func+0xoff/0xsize[mod]" and "func+0xoff[mod]"
+ * are "func[mod]"; anything else (an address, *overflow*) stays as it is.
+ * Lock names too: "init_task+0x668" is "init_task".  @len of @buf may be
+ * strlen(@site) + 1: the result is never longer.  For export's labels and
+ * diff's matching, which both ignore offsets.
+ */
+void lm_site_func(char *buf, size_t len, const char *site)
+{
+	const char *plus = strrchr(site, '+'), *p;
+
+	if (plus && plus > site) {
+		p = plus + 1;
+		if (lm_hex_run(&p) && (*p != '/' || (p++, lm_hex_run(&p))) &&
+		    (!*p || (*p == '[' && p[strlen(p) - 1] == ']'))) {
+			snprintf(buf, len, "%.*s%s", (int)(plus - site), site, p);
+			return;
+		}
+	}
+	snprintf(buf, len, "%s", site);
+}
+
 /* ---- sort keys ---- */
 
 static int lm_cmp_u64(uint64_t a, uint64_t b)

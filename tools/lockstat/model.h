@@ -304,6 +304,8 @@ void lm_fmt_time(char *buf, size_t len, double ns);
 void lm_fmt_pct(char *buf, size_t len, double pct);
 /* a count per second: "0", "0.5", "12", "345", "1.2k", "12k", "3.4M" */
 void lm_fmt_rate(char *buf, size_t len, double per_s);
+/* "func+0xoff/0xsize[mod]" -> "func[mod]" */
+void lm_site_func(char *buf, size_t len, const char *site);
 
 /*
  * Sort keys and columns, one table: name (for --sort), column header,

@@ -77,6 +77,39 @@ int lm_parse_pct(const char *arg, double max, double *out)
 	return 0;
 }
 
+/*
+ * A duration into ns: a decimal number and a unit, ns, us, ms or s
+ * ("10us", "1.5ms"); a bare number is ns.  Digits and one '.' only.
+ */
+int lm_parse_duration(const char *arg, uint64_t *ns)
+{
+	static const struct {
+		const char *unit;
+		double mult;
+	} units[] = { { "", 1 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
+	size_t n = strspn(arg, "0123456789.");
+	unsigned int i;
+	char *end;
+	double v;
+
+	if (!n || *arg == '.' || memchr(arg, '.', n) != memrchr(arg, '.', n))
+		return -1;
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end != arg + n || !isfinite(v))
+		return -1;
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
+		if (strcmp(end, units[i].unit))
+			continue;
+		v *= units[i].mult;
+		if (v >= 18446744073709551616.0)
+			return -1;
+		*ns = (uint64_t)(v + 0.5);
+		return 0;
+	}
+	return -1;
+}
+
 /* "spin,mutex" into a mask of 1 << type; no empty item */
 int lm_parse_types(const char *arg, unsigned int *mask)
 {

@@ -29,6 +29,7 @@ void lm_json_fields(FILE *f, const struct lm_row *r);
 void lm_json_evidence(FILE *f, const struct lm_row *r);
 void lm_folded_print(FILE *f, const struct lm_view *v);
 void lm_csv_print(FILE *f, const struct lm_view *v);
+void lm_csv_str(FILE *f, const char *s);
 
 int lm_render(FILE *f, const struct lm_snapshot *s, const struct lm_filter *flt,
 	      enum lm_fmt fmt);

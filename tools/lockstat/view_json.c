@@ -210,7 +210,7 @@ void lm_json_print(FILE *f, const struct lm_view *v)
 }
 
 /* RFC 4180: quote a field with a comma, quote or line break in it */
-static void lm_csv_str(FILE *f, const char *s)
+void lm_csv_str(FILE *f, const char *s)
 {
 	if (!s[strcspn(s, ",\"\r\n")]) {
 		fputs(s, f);

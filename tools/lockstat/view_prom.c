@@ -101,40 +101,6 @@ void lm_prom_label(FILE *f, const char *s)
 	}
 }
 
-static bool lm_hex_run(const char **p)
-{
-	const char *s = *p;
-
-	if (strncmp(s, "0x", 2))
-		return false;
-	s += 2;
-	if (!*s || !strchr("0123456789abcdef", *s))
-		return false;
-	while (*s && strchr("0123456789abcdef", *s))
-		s++;
-	*p = s;
-	return true;
-}
-
-/*
- * The function of a site: "func+0xoff/0xsize[mod]" and "func+0xoff[mod]"
- * are "func[mod]"; anything else (an address, *overflow*) stays as it is.
- */
-void lm_prom_site(char *buf, size_t len, const char *site)
-{
-	const char *plus = strrchr(site, '+'), *p;
-
-	if (plus && plus > site) {
-		p = plus + 1;
-		if (lm_hex_run(&p) && (*p != '/' || (p++, lm_hex_run(&p))) &&
-		    (!*p || (*p == '[' && p[strlen(p) - 1] == ']'))) {
-			snprintf(buf, len, "%.*s%s", (int)(plus - site), site, p);
-			return;
-		}
-	}
-	snprintf(buf, len, "%s", site);
-}
-
 static int lm_prom_cmp_labels(const struct lm_row *a, const struct lm_row *b)
 {
 	int c = (a->type > b->type) - (a->type < b->type);
@@ -181,7 +147,7 @@ static size_t lm_prom_rows(struct lm_prom *p, const struct lm_snapshot *s, bool 
 		if (exact_sites)
 			continue;
 		/* a function name is never longer than its site */
-		lm_prom_site(p->sites + off, strlen(r->site) + 1, r->site);
+		lm_site_func(p->sites + off, strlen(r->site) + 1, r->site);
 		w->site = p->sites + off;
 		off += strlen(w->site) + 1;
 	}

@@ -32,6 +32,5 @@ int lm_prom_print(FILE *f, const struct lm_prom *p);
 
 void lm_prom_seconds(char *buf, size_t len, uint64_t ns);
 void lm_prom_label(FILE *f, const char *s);
-void lm_prom_site(char *buf, size_t len, const char *site);
 
 #endif /* LOCKSTAT_VIEW_PROM_H */

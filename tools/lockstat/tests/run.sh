@@ -563,6 +563,86 @@ assert not f[1]["since_start"] and f[1]["rows"] == [], f[1]
 	unset LOCKSTAT_PROC
 fi
 
+# ---- diff: kernel A against kernel B ----
+# diff-a.snap and diff-b.snap: one workload on two builds.  Offsets differ
+# (rtnl_lock+0x15 vs +0x19, init_task+0x668 vs +0x6a8); rtnl_mutex
+# regresses (hold max 88us -> 880us), init_task a little (+6.7%), runqueues
+# and pipe_write improve; B has two pipe_write sites (merged), a new
+# tasklist_lock read site; A's tasklist_lock write site is gone.  A meters
+# 2 s on 2 CPUs, B 0.5 s on 4.
+da=$fx/diff-a.snap db=$fx/diff-b.snap
+golden "diff: the table" diff.txt diff "$da" "$db"
+golden "diff --json" diff.json diff --json "$da" "$db"
+golden "diff --csv" diff.csv diff --csv "$da" "$db"
+golden "diff --exact --csv" diff-exact.csv diff --exact --csv "$da" "$db"
+"$LOCKSTAT" diff --json "$da" "$db" >"$tmp/d.json" 2>&1
+ok "diff --json: valid JSON" json_ok "$tmp/d.json"
+ok "diff --json: matched by function, merged, normalised by metered time" "$PYTHON" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = {(r["type"], r["lock"], r["site"]): r for r in d["rows"]}
+st = [(r["status"], r["type"], r["lock"], r["site"]) for r in d["rows"]]
+assert d["match"] == "function"
+assert [s[0] for s in st] == ["matched"] * 5 + ["new", "gone"], st
+assert st[0][1:] == ("mutex", "rtnl_mutex", "rtnl_lock"), st[0]
+assert st[5][1:] == ("read", "tasklist_lock", "do_wait"), st[5]
+assert st[6][1:] == ("write", "tasklist_lock", "copy_process"), st[6]
+r = rows[("mutex", "rtnl_mutex", "rtnl_lock")]
+# 400 acquisitions in 2 s and in 0.5 s of metered time
+assert r["a"]["acq_per_s"] == 200.0 and r["b"]["acq_per_s"] == 800.0, r
+assert r["change_pct"]["acq_per_s"] == 300.0
+assert r["a"]["hold_max_ns"] == 88000 and r["b"]["hold_max_ns"] == 880000
+assert r["regress_pct"] == 900.0 and r["change_pct"]["hold_mean_ns"] == 400.0
+# UTIL: 40 ms of holds in 0.5 s
+assert r["b"]["util_pct"] == 8.0 and r["change_pct"]["util_pct"] == 1900.0
+assert r["a"]["con_pct"] == 1.0 and r["b"]["con_pct"] == 2.5
+# two pipe_write sites of B merged: 3000 acquisitions, 12 ms of holds
+p = rows[("mutex", "[heap]", "pipe_write")]
+assert p["b"]["acquired"] == 3000 and p["b"]["hold_total_ns"] == 12000000, p["b"]
+assert p["b"]["acq_per_s"] == 6000.0 and p["b"]["hold_mean_ns"] == 4000.0
+assert p["b"]["hold_max_ns"] == 1000000 and p["regress_pct"] < 0
+i = rows[("spin", "init_task", "copy_process")]
+assert i["regress_pct"] == 6.667 and i["change_pct"]["con_pct"] is None, i
+n = rows[("read", "tasklist_lock", "do_wait")]
+assert n["a"] is None and n["change_pct"] is None and n["regress_pct"] is None
+g = rows[("write", "tasklist_lock", "copy_process")]
+assert g["b"] is None and g["a"]["acq_per_s"] == 110.5
+' "$tmp/d.json"
+"$LOCKSTAT" diff --exact --csv "$da" "$db" >"$tmp/dx.csv" 2>&1
+ok "diff --exact: the shifted rows are new and gone, the unshifted one matched" sh -c "
+	test \$(grep -c '^new,' '$tmp/dx.csv') = 6 && test \$(grep -c '^gone,' '$tmp/dx.csv') = 5 &&
+	grep -q '^matched,rwsem_read,\[heap\],lookup_slow+0x2a/0x50,' '$tmp/dx.csv' &&
+	test \$(grep -c '^matched,' '$tmp/dx.csv') = 1"
+rc "diff without --fail-over" 0 diff "$da" "$db"
+rc "diff --fail-over 5: rtnl_mutex and init_task over" 1 diff --fail-over 5 "$da" "$db"
+rc "diff --fail-over 1000: none over" 0 diff --fail-over 1000 "$da" "$db"
+rc "diff --fail-over 7: only rtnl_mutex (+900%) over" 1 diff --fail-over 7 --min-hold 1us \
+	"$da" "$db"
+rc "diff --fail-over 5 --min-hold 1ms: all under the floor" 0 diff --fail-over 5 \
+	--min-hold 1ms "$da" "$db"
+rc "diff --fail-over 500 --min-hold 880us: the floor is inclusive" 1 diff --fail-over 500 \
+	--min-hold 880us "$da" "$db"
+rc "diff --fail-over 500 --min-hold 881us" 0 diff --fail-over 500 --min-hold 881us "$da" "$db"
+rc "diff --fail-over 10 --exact: no match, no regression" 0 diff --fail-over 10 --exact \
+	"$da" "$db"
+"$LOCKSTAT" diff --fail-over 5 "$da" "$db" >"$tmp/gate.out" 2>"$tmp/gate.err"
+ok "diff --fail-over: the regressed rows marked, the count on stderr" sh -c "
+	test \$(grep -c '^ *+[0-9.]*%! A ' '$tmp/gate.out') = 2 &&
+	grep -q 'diff: 2 matched rows regressed by more than 5% (--fail-over)' '$tmp/gate.err'"
+rc "diff: one file" 2 diff "$da"
+rc "diff: three files" 2 diff "$da" "$db" "$db"
+rc "diff: unknown option" 2 diff --bogus "$da" "$db"
+rc "diff --fail-over x" 2 diff --fail-over x "$da" "$db"
+rc "diff --fail-over -5" 2 diff --fail-over -5 "$da" "$db"
+rc "diff --min-hold 10m" 2 diff --fail-over 5 --min-hold 10m "$da" "$db"
+rc "diff --min-hold without --fail-over" 2 diff --min-hold 10us "$da" "$db"
+rc "diff --json --csv" 2 diff --json --csv "$da" "$db"
+rc "diff: a missing B" 6 diff "$da" "$tmp/no-such.snap"
+rc "diff: a corrupt A" 7 diff "$fx/bad-fields.snap" "$db"
+ok "diff: the corrupt file named with its line" grep -q 'bad-fields.snap:27: corrupt snapshot' \
+	"$tmp/stderr"
+rc "diff -h" 0 diff -h
+
 # ---- the manual page, as man renders it ----
 man8=$here/../lockstat.8
 if LC_ALL=C grep -q '[[:cntrl:]]' "$man8"; then

@@ -852,6 +852,32 @@ static void test_evidence_options(void)
 	}
 }
 
+/* --min-hold's durations: units, decimals, and what is refused */
+static void test_duration(void)
+{
+	static const struct {
+		const char *arg;
+		uint64_t ns;
+	} good[] = {
+		{ "0", 0 }, { "750", 750 }, { "750ns", 750 }, { "10us", 10000 },
+		{ "1.5ms", 1500000 }, { "2s", 2000000000 }, { "0.25us", 250 },
+	};
+	static const char *const bad[] = {
+		"", "us", ".5us", "1..5ms", "10 us", "10m", "-1us", "1e3", "10usx",
+		"99999999999s",
+	};
+	unsigned int i;
+	uint64_t ns;
+
+	for (i = 0; i < ARRAY_SIZE(good); i++) {
+		ns = 1;
+		tap_ok(!lm_parse_duration(good[i].arg, &ns) && ns == good[i].ns,
+		       "duration '%s' is %llu ns", good[i].arg, (unsigned long long)good[i].ns);
+	}
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		tap_ok(lm_parse_duration(bad[i], &ns) == -1, "duration '%s' refused", bad[i]);
+}
+
 int main(void)
 {
 	test_units();
@@ -874,5 +900,6 @@ int main(void)
 	test_evidence_view();
 	test_stacks_full_banner();
 	test_evidence_options();
+	test_duration();
 	return tap_done();
 }

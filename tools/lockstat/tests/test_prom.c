@@ -93,7 +93,7 @@ static void test_site(void)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		lm_prom_site(buf, sizeof(buf), cases[i].in);
+		lm_site_func(buf, sizeof(buf), cases[i].in);
 		tap_str(buf, cases[i].want, "site label");
 	}
 }

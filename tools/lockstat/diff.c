@@ -1,0 +1,717 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lockstat diff A B: two saved snapshots compared, A before (kernel A,
+ * or without a patch) and B after.
+ *
+ * Rows are matched by (type, lock name, site function): "+0xoff/0xsize"
+ * is dropped from sites and "+0xoff" from lock names ("init_task+0x668"
+ * is "init_task"), since offsets differ between builds; a module's name
+ * ("[test_lockmeter]") stays.  --exact matches the names as they are.
+ * The rows of one snapshot with one key are merged first (lm_row_add), so
+ * each key is one row per side.
+ *
+ * Per key, the columns of diff_cols[] for A and B and their change in
+ * percent of A: UTIL and acquisitions per second relative to each
+ * snapshot's own metered time, so runs of different lengths compare.
+ * The regression of a matched key is the larger relative increase of its
+ * hold max and hold mean; keys sort by it, largest first, then the new
+ * (B only) and the gone (A only) ones.  --fail-over PCT makes the exit
+ * status 1 when a matched key's hold max or hold mean rose by more than
+ * PCT percent and is, in B, at least --min-hold.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lockstat.h"
+#include "options.h"
+#include "snapfile.h"
+#include "view.h"
+
+/* long-only options of diff, past the shared ones */
+enum diff_opt {
+	DIFF_OPT_EXACT = 512,
+	DIFF_OPT_FAIL_OVER,
+	DIFF_OPT_MIN_HOLD,
+};
+
+struct diff_params {
+	enum lm_fmt fmt;
+	bool exact;		/* match the names as they are */
+	bool gate;		/* --fail-over given */
+	double fail_pct;
+	uint64_t min_hold_ns;
+	const char *file[2];	/* A, B */
+};
+
+/* the name a row is matched by, per side */
+struct diff_key {
+	uint32_t type;
+	const char *lock;	/* normalised, in the side's name buffer */
+	const char *site;
+	struct lm_row row;	/* all rows of the snapshot with this key */
+};
+
+struct diff_side {
+	struct lm_snapshot snap;
+	struct lm_ctx ctx;
+	struct diff_key *keys;
+	size_t nr;
+	char *names;		/* the normalised names, NUL-separated */
+};
+
+enum diff_status {
+	DIFF_MATCHED,
+	DIFF_NEW,
+	DIFF_GONE,
+};
+
+struct diff_entry {
+	enum diff_status status;
+	const struct diff_key *k[2];	/* NULL on the side it is missing */
+	double regress;			/* matched: diff_regress() */
+	bool over;			/* past --fail-over and --min-hold */
+};
+
+/*
+ * The columns, one table: the JSON/CSV name, the header, a value of a
+ * row and the cell printer.  Percentile columns go here once rows carry
+ * histograms.
+ */
+struct diff_col {
+	const char *name;
+	const char *group;	/* the header line above: HOLD, WAIT or "" */
+	const char *header;
+	double (*val)(const struct lm_row *r, const struct lm_ctx *c);
+	void (*fmt)(char *buf, size_t len, double v);
+};
+
+static double diff_ratio(uint64_t num, uint64_t den)
+{
+	return den ? (double)num / (double)den : 0;
+}
+
+static double col_util(const struct lm_row *r, const struct lm_ctx *c)
+{
+	return lm_util_pct(r, c);
+}
+
+static double col_con(const struct lm_row *r, const struct lm_ctx *c)
+{
+	(void)c;
+	return lm_con_pct(r);
+}
+
+static double col_hold_mean(const struct lm_row *r, const struct lm_ctx *c)
+{
+	(void)c;
+	return diff_ratio(r->v[LM_F_HOLD_TOTAL], r->v[LM_F_ACQUIRED]);
+}
+
+static double col_hold_max(const struct lm_row *r, const struct lm_ctx *c)
+{
+	(void)c;
+	return (double)r->v[LM_F_HOLD_MAX];
+}
+
+static double col_wait_mean(const struct lm_row *r, const struct lm_ctx *c)
+{
+	(void)c;
+	return diff_ratio(r->v[LM_F_WAIT_TOTAL], r->v[LM_F_SPIN]);
+}
+
+static double col_wait_max(const struct lm_row *r, const struct lm_ctx *c)
+{
+	(void)c;
+	return (double)r->v[LM_F_WAIT_MAX];
+}
+
+static double col_rate(const struct lm_row *r, const struct lm_ctx *c)
+{
+	return c->elapsed_ns > 0 ? 1e9 * (double)r->v[LM_F_ACQUIRED] / c->elapsed_ns : 0;
+}
+
+enum diff_col_id {
+	DIFF_C_UTIL,
+	DIFF_C_CON,
+	DIFF_C_HOLD_MEAN,
+	DIFF_C_HOLD_MAX,
+	DIFF_C_WAIT_MEAN,
+	DIFF_C_WAIT_MAX,
+	DIFF_C_RATE,
+	DIFF_NR_COLS
+};
+
+static const struct diff_col diff_cols[DIFF_NR_COLS] = {
+	[DIFF_C_UTIL] = { "util_pct", "", "UTIL", col_util, lm_fmt_pct },
+	[DIFF_C_CON] = { "con_pct", "", "CON", col_con, lm_fmt_pct },
+	[DIFF_C_HOLD_MEAN] = { "hold_mean_ns", "HOLD", "MEAN", col_hold_mean, lm_fmt_time },
+	[DIFF_C_HOLD_MAX] = { "hold_max_ns", "", "MAX", col_hold_max, lm_fmt_time },
+	[DIFF_C_WAIT_MEAN] = { "wait_mean_ns", "WAIT", "MEAN", col_wait_mean, lm_fmt_time },
+	[DIFF_C_WAIT_MAX] = { "wait_max_ns", "", "MAX", col_wait_max, lm_fmt_time },
+	[DIFF_C_RATE] = { "acq_per_s", "", "ACQ/s", col_rate, lm_fmt_rate },
+};
+
+#define DIFF_W	8	/* every cell, a change ("+1234%") too */
+
+static const char diff_rule[] =
+	"___________________________________________________________________________________________";
+
+static const char *const diff_msg[] = {
+	"",
+	"Compare two snapshots (lockstat get, record -o): A before, B after.  Rows",
+	"match by (type, lock, site function): offsets (+0xoff/0xsize) are ignored.",
+	"Per match UTIL, CON, hold and wait mean and max, acquisitions per second",
+	"(each over its own metered time) of A and B and the change in percent of",
+	"A; sorted by regression, the larger increase of hold max and hold mean;",
+	"then the rows only B has (new) and those only A has (gone).",
+	"",
+	"  --csv               CSV instead of the table (raw numbers)",
+	"  --exact             match the names as they are, offsets too",
+	"  --fail-over PCT     exit 1 when a matched row's hold max or hold mean",
+	"                      rose by more than PCT percent (a CI gate)",
+	"  --json              JSON instead of the table (raw numbers)",
+	"  --min-hold DUR      with --fail-over: only rows whose regressed value is",
+	"                      at least DUR in B (ns, us, ms, s; default 0)",
+	"  -h, --help          this text",
+	"",
+	"exit status of diff: 0, or 1 when --fail-over found a regression",
+	NULL,
+};
+
+static void diff_usage(int err)
+{
+	lm_usage(err, "diff", "[OPTIONS] A B", diff_msg, 0);
+}
+
+static int diff_fmt_opt(struct diff_params *p, enum lm_fmt fmt)
+{
+	if (p->fmt != LM_FMT_TABLE) {
+		lm_err("diff: --json and --csv exclude each other");
+		return LM_EXIT_USAGE;
+	}
+	p->fmt = fmt;
+	return 0;
+}
+
+static int diff_parse_args(int argc, char **argv, struct diff_params *p)
+{
+	static const struct option opts[] = {
+		{ "csv", no_argument, NULL, LM_OPT_CSV },
+		{ "exact", no_argument, NULL, DIFF_OPT_EXACT },
+		{ "fail-over", required_argument, NULL, DIFF_OPT_FAIL_OVER },
+		{ "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, LM_OPT_JSON },
+		{ "min-hold", required_argument, NULL, DIFF_OPT_MIN_HOLD },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, ret;
+
+	memset(p, 0, sizeof(*p));
+	p->fmt = LM_FMT_TABLE;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			return LM_HELP;
+		case LM_OPT_CSV:
+		case LM_OPT_JSON:
+			ret = diff_fmt_opt(p, c == LM_OPT_CSV ? LM_FMT_CSV : LM_FMT_JSON);
+			if (ret)
+				return ret;
+			break;
+		case DIFF_OPT_EXACT:
+			p->exact = true;
+			break;
+		case DIFF_OPT_FAIL_OVER:
+			if (lm_parse_pct(optarg, 1e9, &p->fail_pct)) {
+				lm_err("diff: --fail-over: '%s' is not a percentage", optarg);
+				return LM_EXIT_USAGE;
+			}
+			p->gate = true;
+			break;
+		case DIFF_OPT_MIN_HOLD:
+			if (lm_parse_duration(optarg, &p->min_hold_ns)) {
+				lm_err("diff: --min-hold: '%s' is not a duration (10us, 1.5ms, 2s)",
+				       optarg);
+				return LM_EXIT_USAGE;
+			}
+			break;
+		default:
+			return lm_opt_error(c, argv);
+		}
+	}
+	if (p->min_hold_ns && !p->gate) {
+		lm_err("diff: --min-hold is the floor of --fail-over, which is missing");
+		return LM_EXIT_USAGE;
+	}
+	if (argc - optind != 2) {
+		lm_err("diff: two snapshot files, A and B, are needed");
+		return LM_EXIT_USAGE;
+	}
+	p->file[0] = argv[optind];
+	p->file[1] = argv[optind + 1];
+	return 0;
+}
+
+static int diff_key_cmp(const void *pa, const void *pb)
+{
+	const struct diff_key *a = pa, *b = pb;
+	int d;
+
+	if (a->type != b->type)
+		return a->type < b->type ? -1 : 1;
+	d = strcmp(a->lock, b->lock);
+	return d ? d : strcmp(a->site, b->site);
+}
+
+/* @name as it is matched, copied to *@p (moved past it) */
+static const char *diff_name(char **p, const char *name, bool exact)
+{
+	char *dst = *p;
+	size_t len = strlen(name) + 1;
+
+	if (exact)
+		memcpy(dst, name, len);
+	else
+		lm_site_func(dst, len, name);
+	*p = dst + strlen(dst) + 1;
+	return dst;
+}
+
+/* the keys of a loaded snapshot: named, sorted, one per key (merged) */
+static int diff_side_keys(struct diff_side *sd, bool exact)
+{
+	const struct lm_snapshot *s = &sd->snap;
+	size_t i, j, len = 0;
+	char *p;
+
+	for (i = 0; i < s->nr; i++)
+		len += strlen(s->rows[i].lock) + strlen(s->rows[i].site) + 2;
+	sd->names = malloc(len ? len : 1);
+	sd->keys = calloc(s->nr ? s->nr : 1, sizeof(*sd->keys));
+	if (!sd->names || !sd->keys)
+		return -1;
+	p = sd->names;
+	for (i = 0; i < s->nr; i++) {
+		struct diff_key *k = &sd->keys[i];
+		const struct lm_row *r = &s->rows[i];
+
+		k->type = r->type;
+		k->row = *r;
+		k->lock = diff_name(&p, r->lock, exact);
+		k->site = diff_name(&p, r->site, exact);
+	}
+	qsort(sd->keys, s->nr, sizeof(*sd->keys), diff_key_cmp);
+	for (i = 0, j = 0; i < s->nr; i++) {
+		if (j && !diff_key_cmp(&sd->keys[j - 1], &sd->keys[i])) {
+			lm_row_add(&sd->keys[j - 1].row, &sd->keys[i].row);
+			continue;
+		}
+		sd->keys[j++] = sd->keys[i];
+	}
+	sd->nr = j;
+	return 0;
+}
+
+static double diff_val(const struct diff_key *k, const struct diff_side *sd, int col)
+{
+	return diff_cols[col].val(&k->row, &sd->ctx);
+}
+
+/* B's change in percent of A; HUGE_VAL from 0, NAN for 0 to 0 */
+static double diff_change(double a, double b)
+{
+	if (a > 0)
+		return 100.0 * (b - a) / a;
+	return b > 0 ? HUGE_VAL : NAN;
+}
+
+/*
+ * The larger of the changes of hold max and hold mean, in percent: < 0
+ * when both went down; NAN when both are 0 in A and B
+ */
+static double diff_regress(const struct diff_entry *e, const struct diff_side *sd,
+			   const struct diff_params *p, bool *over)
+{
+	static const int cols[] = { DIFF_C_HOLD_MAX, DIFF_C_HOLD_MEAN };
+	double worst = NAN;
+	unsigned int i;
+
+	*over = false;
+	for (i = 0; i < ARRAY_SIZE(cols); i++) {
+		double b = diff_val(e->k[1], &sd[1], cols[i]);
+		double chg = diff_change(diff_val(e->k[0], &sd[0], cols[i]), b);
+
+		if (isnan(chg))
+			continue;
+		if (isnan(worst) || chg > worst)
+			worst = chg;
+		if (p->gate && chg > p->fail_pct && b >= (double)p->min_hold_ns)
+			*over = true;
+	}
+	return worst;
+}
+
+static int diff_name_cmp(const struct diff_entry *a, const struct diff_entry *b)
+{
+	const struct diff_key *ka = a->k[0] ? a->k[0] : a->k[1];
+	const struct diff_key *kb = b->k[0] ? b->k[0] : b->k[1];
+
+	return diff_key_cmp(ka, kb);
+}
+
+/* matched by regression, most first; then new, then gone, by hold max */
+static int diff_entry_cmp(const void *pa, const void *pb)
+{
+	const struct diff_entry *a = pa, *b = pb;
+	uint64_t ma, mb;
+
+	if (a->status != b->status)
+		return a->status < b->status ? -1 : 1;
+	if (a->status == DIFF_MATCHED && isnan(a->regress) != isnan(b->regress))
+		return isnan(a->regress) ? 1 : -1;
+	if (a->status == DIFF_MATCHED && a->regress != b->regress && !isnan(a->regress))
+		return a->regress > b->regress ? -1 : 1;
+	if (a->status != DIFF_MATCHED) {
+		ma = (a->k[0] ? a->k[0] : a->k[1])->row.v[LM_F_HOLD_MAX];
+		mb = (b->k[0] ? b->k[0] : b->k[1])->row.v[LM_F_HOLD_MAX];
+		if (ma != mb)
+			return ma > mb ? -1 : 1;
+	}
+	return diff_name_cmp(a, b);
+}
+
+/* A's and B's keys joined: matched, new, gone; sorted */
+static struct diff_entry *diff_join(const struct diff_side *sd, const struct diff_params *p,
+				    size_t *nr)
+{
+	struct diff_entry *ev = calloc(sd[0].nr + sd[1].nr + 1, sizeof(*ev));
+	size_t i = 0, j = 0, n = 0;
+	int d;
+
+	if (!ev)
+		return NULL;
+	while (i < sd[0].nr || j < sd[1].nr) {
+		struct diff_entry *e = &ev[n++];
+
+		if (i == sd[0].nr)
+			d = 1;
+		else if (j == sd[1].nr)
+			d = -1;
+		else
+			d = diff_key_cmp(&sd[0].keys[i], &sd[1].keys[j]);
+		e->k[0] = d <= 0 ? &sd[0].keys[i++] : NULL;
+		e->k[1] = d >= 0 ? &sd[1].keys[j++] : NULL;
+		e->status = d < 0 ? DIFF_GONE : d > 0 ? DIFF_NEW : DIFF_MATCHED;
+		if (e->status == DIFF_MATCHED)
+			e->regress = diff_regress(e, sd, p, &e->over);
+	}
+	qsort(ev, n, sizeof(*ev), diff_entry_cmp);
+	*nr = n;
+	return ev;
+}
+
+/* ---- the table ---- */
+
+/* "+12%", "-3.5%", "0%", "new" (from 0), "" (0 to 0) */
+static void diff_fmt_change(char *buf, size_t len, double chg)
+{
+	if (isnan(chg))
+		snprintf(buf, len, "-");
+	else if (isinf(chg))
+		snprintf(buf, len, "new");
+	else if (fabs(chg) < 0.05)
+		snprintf(buf, len, "0%%");
+	else if (fabs(chg) < 9.95)
+		snprintf(buf, len, "%+.1f%%", chg);
+	else
+		snprintf(buf, len, "%+.0f%%", chg);
+}
+
+static void diff_table_cols(FILE *f, const char *lead, const struct diff_key *k,
+			    const struct diff_side *sd)
+{
+	char buf[32];
+	int c;
+
+	fputs(lead, f);
+	for (c = 0; c < DIFF_NR_COLS; c++) {
+		diff_cols[c].fmt(buf, sizeof(buf), diff_val(k, sd, c));
+		fprintf(f, "%*s", DIFF_W, buf);
+	}
+}
+
+static void diff_table_name(FILE *f, const struct diff_key *k)
+{
+	fprintf(f, "  %s %s %s\n", lm_type_name(k->type), k->lock, k->site);
+}
+
+static void diff_table_entry(FILE *f, const struct diff_entry *e, const struct diff_side *sd)
+{
+	const struct diff_key *named = e->k[1] ? e->k[1] : e->k[0];
+	char buf[32];
+	int c;
+
+	if (e->status == DIFF_MATCHED)
+		diff_fmt_change(buf, sizeof(buf), e->regress);
+	else
+		snprintf(buf, sizeof(buf), "%s", e->status == DIFF_NEW ? "new" : "gone");
+	fprintf(f, "%7s%s", buf, e->over ? "!" : " ");
+	if (e->k[0]) {
+		diff_table_cols(f, " A", e->k[0], &sd[0]);
+		diff_table_name(f, named);
+	}
+	if (e->k[1]) {
+		diff_table_cols(f, e->k[0] ? "         B" : " B", e->k[1], &sd[1]);
+		diff_table_name(f, named);
+	}
+	if (e->status != DIFF_MATCHED)
+		return;
+	fputs("         %", f);
+	for (c = 0; c < DIFF_NR_COLS; c++) {
+		diff_fmt_change(buf, sizeof(buf),
+				diff_change(diff_val(e->k[0], &sd[0], c), diff_val(e->k[1], &sd[1], c)));
+		fprintf(f, "%*s", DIFF_W, buf);
+	}
+	fputc('\n', f);
+}
+
+static void diff_table(FILE *f, const struct diff_entry *ev, size_t n,
+		       const struct diff_side *sd, const struct diff_params *p)
+{
+	size_t i, cnt[3] = { 0 };
+	int c, s, last;
+
+	for (i = 0; i < n; i++)
+		cnt[ev[i].status]++;
+	for (s = 0; s < 2; s++) {
+		fprintf(f, "%s: %s\n", s ? "B (after)" : "A (before)", p->file[s]);
+		lm_table_header(f, &sd[s].snap.h);
+		fputc('\n', f);
+	}
+	fprintf(f, "%s\n", diff_rule);
+	fprintf(f, "Matched by %s: %zu matched, %zu new, %zu gone\n",
+		p->exact ? "exact names" : "function (offsets ignored)", cnt[DIFF_MATCHED],
+		cnt[DIFF_NEW], cnt[DIFF_GONE]);
+	fputs("REGRESS: the larger increase of hold max and hold mean, B over A\n", f);
+	if (p->gate) {
+		char dur[32];
+
+		lm_fmt_time(dur, sizeof(dur), (double)p->min_hold_ns);
+		fprintf(f, "!: over --fail-over %g%% with a B value of at least %s\n", p->fail_pct,
+			p->min_hold_ns ? dur : "0ns");
+	}
+	fprintf(f, "\n%s\n%-10s", diff_rule, "");
+	for (c = 0, last = 0; c < DIFF_NR_COLS; c++) {
+		if (!*diff_cols[c].group)
+			continue;
+		fprintf(f, "%*s", (c - last) * DIFF_W + DIFF_W, diff_cols[c].group);
+		last = c + 1;
+	}
+	fprintf(f, "\n%-10s", "REGRESS");
+	for (c = 0; c < DIFF_NR_COLS; c++)
+		fprintf(f, "%*s", DIFF_W, diff_cols[c].header);
+	fputs("  TYPE LOCK SITE\n", f);
+	for (i = 0; i < n; i++) {
+		fputc('\n', f);
+		diff_table_entry(f, &ev[i], sd);
+	}
+	if (!n)
+		fputs("\nNo rows in either snapshot.\n", f);
+}
+
+/* ---- JSON and CSV: raw numbers ---- */
+
+static const char *const diff_status_names[] = {
+	[DIFF_MATCHED] = "matched",
+	[DIFF_NEW] = "new",
+	[DIFF_GONE] = "gone",
+};
+
+/* a number, or null for none (a change from 0 or of 0 to 0) */
+static void diff_json_num(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, "%.3f", v);
+	else
+		fputs("null", f);
+}
+
+static void diff_json_side(FILE *f, const char *name, const struct diff_key *k,
+			   const struct diff_side *sd)
+{
+	int c;
+
+	fprintf(f, ", \"%s\": ", name);
+	if (!k) {
+		fputs("null", f);
+		return;
+	}
+	fputc('{', f);
+	for (c = 0; c < DIFF_NR_COLS; c++) {
+		fprintf(f, "%s\"%s\": ", c ? ", " : " ", diff_cols[c].name);
+		diff_json_num(f, diff_val(k, sd, c));
+	}
+	lm_json_fields(f, &k->row);
+	fputs(" }", f);
+}
+
+static void diff_json_entry(FILE *f, const struct diff_entry *e, const struct diff_side *sd)
+{
+	const struct diff_key *k = e->k[1] ? e->k[1] : e->k[0];
+	int c;
+
+	fprintf(f, "    { \"status\": \"%s\", \"type\": \"%s\", \"lock\": ",
+		diff_status_names[e->status], lm_type_name(k->type));
+	lm_json_str(f, k->lock);
+	fputs(", \"site\": ", f);
+	lm_json_str(f, k->site);
+	fputs(", \"regress_pct\": ", f);
+	diff_json_num(f, e->status == DIFF_MATCHED ? e->regress : NAN);
+	fprintf(f, ", \"over\": %s", e->over ? "true" : "false");
+	diff_json_side(f, "a", e->k[0], &sd[0]);
+	diff_json_side(f, "b", e->k[1], &sd[1]);
+	fputs(", \"change_pct\": ", f);
+	if (e->status != DIFF_MATCHED) {
+		fputs("null }", f);
+		return;
+	}
+	fputc('{', f);
+	for (c = 0; c < DIFF_NR_COLS; c++) {
+		fprintf(f, "%s\"%s\": ", c ? ", " : " ", diff_cols[c].name);
+		diff_json_num(f, diff_change(diff_val(e->k[0], &sd[0], c),
+					     diff_val(e->k[1], &sd[1], c)));
+	}
+	fputs(" } }", f);
+}
+
+static void diff_json(FILE *f, const struct diff_entry *ev, size_t n,
+		      const struct diff_side *sd, const struct diff_params *p)
+{
+	size_t i;
+
+	fputs("{\n  \"format\": 1,\n  \"a\": ", f);
+	lm_json_header(f, &sd[0].snap.h, 2);
+	fputs(",\n  \"b\": ", f);
+	lm_json_header(f, &sd[1].snap.h, 2);
+	fprintf(f, ",\n  \"match\": \"%s\",\n  \"rows\": [", p->exact ? "exact" : "function");
+	for (i = 0; i < n; i++) {
+		fputs(i ? ",\n" : "\n", f);
+		diff_json_entry(f, &ev[i], sd);
+	}
+	fputs(n ? "\n  ]\n}\n" : "]\n}\n", f);
+}
+
+/* a number or, for none, an empty field */
+static void diff_csv_num(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, ",%.3f", v);
+	else
+		fputc(',', f);
+}
+
+static void diff_csv(FILE *f, const struct diff_entry *ev, size_t n,
+		     const struct diff_side *sd)
+{
+	static const char *const pre[] = { "a_", "b_", "change_" };
+	size_t i;
+	int c, s;
+
+	fputs("status,type,lock,site,regress_pct,over", f);
+	for (s = 0; s < 3; s++)
+		for (c = 0; c < DIFF_NR_COLS; c++)
+			fprintf(f, ",%s%s", pre[s], diff_cols[c].name);
+	fputc('\n', f);
+	for (i = 0; i < n; i++) {
+		const struct diff_entry *e = &ev[i];
+		const struct diff_key *k = e->k[1] ? e->k[1] : e->k[0];
+
+		fprintf(f, "%s,%s,", diff_status_names[e->status], lm_type_name(k->type));
+		lm_csv_str(f, k->lock);
+		fputc(',', f);
+		lm_csv_str(f, k->site);
+		diff_csv_num(f, e->status == DIFF_MATCHED ? e->regress : NAN);
+		fprintf(f, ",%d", e->over);
+		for (s = 0; s < 2; s++)
+			for (c = 0; c < DIFF_NR_COLS; c++)
+				diff_csv_num(f, e->k[s] ? diff_val(e->k[s], &sd[s], c) : NAN);
+		for (c = 0; c < DIFF_NR_COLS; c++)
+			diff_csv_num(f, e->status == DIFF_MATCHED ?
+					diff_change(diff_val(e->k[0], &sd[0], c),
+						    diff_val(e->k[1], &sd[1], c)) : NAN);
+		fputc('\n', f);
+	}
+}
+
+static int diff_render(const struct diff_entry *ev, size_t n, const struct diff_side *sd,
+		       const struct diff_params *p)
+{
+	size_t i, over = 0;
+
+	switch (p->fmt) {
+	case LM_FMT_JSON:
+		diff_json(stdout, ev, n, sd, p);
+		break;
+	case LM_FMT_CSV:
+		diff_csv(stdout, ev, n, sd);
+		break;
+	default:
+		diff_table(stdout, ev, n, sd, p);
+		break;
+	}
+	errno = 0;
+	if (fflush(stdout) || ferror(stdout)) {
+		lm_err("write error: %s", strerror(errno ? errno : EIO));
+		return LM_EXIT_ERR;
+	}
+	for (i = 0; i < n; i++)
+		over += ev[i].over;
+	if (!over)
+		return LM_EXIT_OK;
+	lm_err("diff: %zu matched row%s regressed by more than %g%% (--fail-over)", over,
+	       over == 1 ? "" : "s", p->fail_pct);
+	return 1;
+}
+
+int diff_main(int argc, char **argv)
+{
+	struct diff_params p;
+	struct diff_side sd[2];
+	struct diff_entry *ev;
+	size_t n;
+	int ret, s;
+
+	ret = diff_parse_args(argc, argv, &p);
+	if (ret)
+		return lm_usage_ret(ret, diff_usage);
+	memset(sd, 0, sizeof(sd));
+	for (s = 0; s < 2; s++)
+		lm_snap_init(&sd[s].snap);
+	for (s = 0; s < 2; s++) {
+		ret = lm_snap_load(p.file[s], &sd[s].snap);
+		if (ret)
+			goto out_free_sides;
+		lm_ctx_init(&sd[s].ctx, &sd[s].snap.h);
+		if (diff_side_keys(&sd[s], p.exact))
+			goto out_nomem;
+	}
+	ev = diff_join(sd, &p, &n);
+	if (!ev)
+		goto out_nomem;
+	ret = diff_render(ev, n, sd, &p);
+	free(ev);
+	goto out_free_sides;
+out_nomem:
+	lm_err("out of memory");
+	ret = LM_EXIT_ERR;
+out_free_sides:
+	for (s = 0; s < 2; s++) {
+		free(sd[s].keys);
+		free(sd[s].names);
+		lm_snap_free(&sd[s].snap);
+	}
+	return ret;
+}
