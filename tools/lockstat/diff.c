@@ -103,29 +103,25 @@ static double col_con(const struct lm_row *r, const struct lm_ctx *c)
 	return lm_con_pct(r);
 }
 
-static double col_hold_mean(const struct lm_row *r, const struct lm_ctx *c)
-{
-	(void)c;
-	return diff_ratio(r->v[LM_F_HOLD_TOTAL], r->v[LM_F_ACQUIRED]);
+/* a mean of @total over @count, or a field as it is */
+#define COL_MEAN(n, total, count)					\
+static double col_##n(const struct lm_row *r, const struct lm_ctx *c)	\
+{									\
+	(void)c;							\
+	return diff_ratio(r->v[LM_F_##total], r->v[LM_F_##count]);	\
 }
 
-static double col_hold_max(const struct lm_row *r, const struct lm_ctx *c)
-{
-	(void)c;
-	return (double)r->v[LM_F_HOLD_MAX];
+#define COL_FIELD(n, f)							\
+static double col_##n(const struct lm_row *r, const struct lm_ctx *c)	\
+{									\
+	(void)c;							\
+	return (double)r->v[LM_F_##f];					\
 }
 
-static double col_wait_mean(const struct lm_row *r, const struct lm_ctx *c)
-{
-	(void)c;
-	return diff_ratio(r->v[LM_F_WAIT_TOTAL], r->v[LM_F_SPIN]);
-}
-
-static double col_wait_max(const struct lm_row *r, const struct lm_ctx *c)
-{
-	(void)c;
-	return (double)r->v[LM_F_WAIT_MAX];
-}
+COL_MEAN(hold_mean, HOLD_TOTAL, ACQUIRED)
+COL_FIELD(hold_max, HOLD_MAX)
+COL_MEAN(wait_mean, WAIT_TOTAL, SPIN)
+COL_FIELD(wait_max, WAIT_MAX)
 
 static double col_rate(const struct lm_row *r, const struct lm_ctx *c)
 {

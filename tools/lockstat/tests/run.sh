@@ -658,6 +658,13 @@ if command -v groff >/dev/null; then
 	else
 		fail "lockstat.8: top's synopsis and options render" "$tmp/groff.err"
 	fi
+	if grep -q '^ *lockstat diff \[--json|--csv\] *\[--exact\] *\[--fail-over *PCT' "$tmp/man.txt" &&
+	   grep -q '^DIFF$' "$tmp/man.txt" &&
+	   grep -q 'lockstat diff --fail-over 50 --min-hold 10us base.snap new.snap' "$tmp/man.txt"; then
+		pass "lockstat.8: diff's synopsis, section and CI example render"
+	else
+		fail "lockstat.8: diff's synopsis, section and CI example render" "$tmp/groff.err"
+	fi
 else
 	echo "ok - lockstat.8 renders # SKIP no groff" >>"$results"
 fi
