@@ -3,7 +3,9 @@
  * libFuzzer: option parsing.  The input is an argument vector, arguments
  * separated by NUL bytes; it is parsed with the shared options (view,
  * --source, --cpu, -o) as report and record take them, then the
- * combination checks, then lm_parse_pct() and lm_parse_types() alone on
+ * combination checks, then lm_parse_pct(), lm_parse_types(),
+ * lm_parse_duration() (diff's --min-hold) and lm_site_func() (diff's and
+ * export's names, into a buffer of exactly the argument's size) alone on
  * each argument.
  */
 #include <getopt.h>
@@ -45,6 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *argv[FUZZ_ARGS + 1], *buf;
 	struct lm_opts o;
 	unsigned int mask;
+	uint64_t ns;
 	double pct;
 	int argc, i;
 
@@ -59,10 +62,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!lm_opts_parse(&o, argc, argv, "+:ho:r", fuzz_longopts))
 		lm_opts_check(&o);
 	for (i = 1; i < argc; i++) {
+		size_t len = strlen(argv[i]) + 1;
+		char *name = malloc(len);
+
 		mask = 0;
 		lm_parse_pct(argv[i], 100, &pct);
 		lm_parse_types(argv[i], &mask);
+		lm_parse_duration(argv[i], &ns);
 		lm_key_find(argv[i]);
+		if (name) {
+			lm_site_func(name, len, argv[i]);
+			free(name);
+		}
 	}
 	free(buf);
 	return 0;

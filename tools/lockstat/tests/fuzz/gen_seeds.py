@@ -95,6 +95,8 @@ def main():
                     "--name", "lock"],
         "source": ["--source=proc", "--cpu", "1", "-o", "x.snap", "--json"],
         "bad": ["--csv", "--json", "--top", "0", "--bogus", "-x"],
+        "diff": ["10us", "1.5ms", "2s", "1..5ms", "99999999999s", "init_task+0x668",
+                 "lmt_hold+0x2a/0x60[test_lockmeter]", "f+0x/0x1", "+0x1"],
     }.items():
         write(os.path.join(opts, name), b"\0".join(a.encode() for a in args))
 
