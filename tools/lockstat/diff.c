@@ -40,6 +40,7 @@ struct diff_params {
 	enum lm_fmt fmt;
 	bool exact;		/* match the names as they are */
 	bool gate;		/* --fail-over given */
+	bool floor;		/* --min-hold given */
 	double fail_pct;
 	uint64_t min_hold_ns;
 	const char *file[2];	/* A, B */
@@ -233,12 +234,13 @@ static int diff_parse_args(int argc, char **argv, struct diff_params *p)
 				       optarg);
 				return LM_EXIT_USAGE;
 			}
+			p->floor = true;
 			break;
 		default:
 			return lm_opt_error(c, argv);
 		}
 	}
-	if (p->min_hold_ns && !p->gate) {
+	if (p->floor && !p->gate) {
 		lm_err("diff: --min-hold is the floor of --fail-over, which is missing");
 		return LM_EXIT_USAGE;
 	}
