@@ -79,6 +79,7 @@ static void test_site(void)
 		{ "lmt_hold+0x2a[test_lockmeter]", "lmt_hold[test_lockmeter]" },
 		{ "f.constprop.0+0x1/0x2", "f.constprop.0" },
 		{ "percpu:runqueues+0x0", "percpu:runqueues" },
+		{ "init_task+0x668", "init_task" },
 		{ "*overflow*", "*overflow*" },
 		{ "ffffffffc0201234", "ffffffffc0201234" },
 		{ "0x0", "0x0" },
