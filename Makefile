@@ -35,7 +35,7 @@ Q := @
 endif
 
 .PHONY: all deps tree install-kernel-tree kernel selftests lockstat initramfs check \
-	host-check guest-check demo bench bench-quick shell patch checkpatch clean help \
+	host-check check-arm64 guest-check demo bench bench-quick shell patch checkpatch clean help \
 	kernel-lockdep initramfs-lockdep check-lockdep
 
 all: kernel
@@ -123,7 +123,11 @@ define boot_lockdep
 		torture lockmeter=on lmtests=lockmeter:nl_fuzz $(CMDLINE)
 endef
 
-guest-check: host-check initramfs initramfs-lockdep
+# arm64: the lockmeter objects cross-compiled, no warnings (one TAP result)
+check-arm64: tree
+	$(Q)scripts/check-arm64.sh $(KSRC) $(BUILD)/obj-arm64 $(BUILD)/arm64.tap
+
+guest-check: host-check check-arm64 initramfs initramfs-lockdep
 	@echo '  QEMU    check: -smp $(SMP), log in $(BUILD)/check.log (timeout $(TIMEOUT)s)'
 	$(Q)scripts/run-guest.sh $(BZIMAGE) $(INITRD) $(BUILD)/check.log $(TIMEOUT) check $(CMDLINE); \
 	echo '  QEMU    check, lockmeter=on from boot: log in $(BUILD)/check-boot-on.log'; \
@@ -131,7 +135,8 @@ guest-check: host-check initramfs initramfs-lockdep
 		lockmeter=on $(CMDLINE); \
 	$(boot_lockdep); \
 	scripts/guest-verdict.py --mode check --cpus $(SMP) --tap $(BUILD)/host.tap \
-		--tap $(BUILD)/lockstat.tap --tap $(BUILD)/fuzz.tap $(BOOT_LOGS) $(BOOT_LOGS_LD)
+		--tap $(BUILD)/lockstat.tap --tap $(BUILD)/fuzz.tap --tap $(BUILD)/arm64.tap \
+		$(BOOT_LOGS) $(BOOT_LOGS_LD)
 
 # Only the two lockdep-kernel boots, for work on the safety tests.
 check-lockdep: initramfs-lockdep

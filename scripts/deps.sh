@@ -8,7 +8,8 @@ set -eu
 PKGS="linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
 cpio xz-utils kmod ccache rsync python3 perl qemu-system-x86 busybox-static
 pkg-config libnl-3-dev libnl-genl-3-dev libncurses-dev tmux clang libclang-rt-dev
-prometheus prometheus-node-exporter pcp python3-requests curl"
+prometheus prometheus-node-exporter pcp python3-requests curl
+gcc-aarch64-linux-gnu"
 
 # The export tests run promtool (prometheus), prometheus-node-exporter and
 # a private pmcd with pmdaopenmetrics (pcp, python3-requests) on loopback.
