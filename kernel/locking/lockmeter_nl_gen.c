@@ -15,13 +15,18 @@ static const struct nla_policy lockmeter_stats_get_nl_policy[LOCKMETER_A_CPU + 1
 	[LOCKMETER_A_CPU] = { .type = NLA_U32, },
 };
 
+/* LOCKMETER_CMD_HELD_GET - dump */
+static const struct nla_policy lockmeter_held_get_nl_policy[LOCKMETER_A_OVER + 1] = {
+	[LOCKMETER_A_OVER] = { .type = NLA_UINT, },
+};
+
 /* LOCKMETER_CMD_CONTROL - do */
 static const struct nla_policy lockmeter_control_nl_policy[LOCKMETER_A_CONTROL + 1] = {
 	[LOCKMETER_A_CONTROL] = { .type = NLA_U32, },
 };
 
 /* Ops table for lockmeter */
-const struct genl_split_ops lockmeter_nl_ops[3] = {
+const struct genl_split_ops lockmeter_nl_ops[4] = {
 	{
 		.cmd	= LOCKMETER_CMD_STATUS_GET,
 		.doit	= lockmeter_nl_status_get_doit,
@@ -34,6 +39,15 @@ const struct genl_split_ops lockmeter_nl_ops[3] = {
 		.done		= lockmeter_nl_stats_get_done,
 		.policy		= lockmeter_stats_get_nl_policy,
 		.maxattr	= LOCKMETER_A_CPU,
+		.flags		= GENL_ADMIN_PERM | GENL_CMD_CAP_DUMP,
+	},
+	{
+		.cmd		= LOCKMETER_CMD_HELD_GET,
+		.start		= lockmeter_nl_held_get_start,
+		.dumpit		= lockmeter_nl_held_get_dumpit,
+		.done		= lockmeter_nl_held_get_done,
+		.policy		= lockmeter_held_get_nl_policy,
+		.maxattr	= LOCKMETER_A_OVER,
 		.flags		= GENL_ADMIN_PERM | GENL_CMD_CAP_DUMP,
 	},
 	{

@@ -12,14 +12,18 @@
 #include <uapi/linux/lockmeter.h>
 
 /* Ops table for lockmeter */
-extern const struct genl_split_ops lockmeter_nl_ops[3];
+extern const struct genl_split_ops lockmeter_nl_ops[4];
 
 int lockmeter_nl_stats_get_start(struct netlink_callback *cb);
+int lockmeter_nl_held_get_start(struct netlink_callback *cb);
 int lockmeter_nl_stats_get_done(struct netlink_callback *cb);
+int lockmeter_nl_held_get_done(struct netlink_callback *cb);
 
 int lockmeter_nl_status_get_doit(struct sk_buff *skb, struct genl_info *info);
 int lockmeter_nl_stats_get_dumpit(struct sk_buff *skb,
 				  struct netlink_callback *cb);
+int lockmeter_nl_held_get_dumpit(struct sk_buff *skb,
+				 struct netlink_callback *cb);
 int lockmeter_nl_control_doit(struct sk_buff *skb, struct genl_info *info);
 
 #endif /* _LINUX_LOCKMETER_GEN_H */
