@@ -33,7 +33,8 @@
  *
  * Sleeping locks:
  *
- *   mutex_sleep N M     N x mutex_lock(lmt_mutex), msleep(M ms)     lmt_mutex_sleep()
+ *   mutex_sleep N M     N x mutex_lock(lmt_sleep_mutex), msleep(M ms) in
+ *                       lmt_mutex_sleep_inside(): sleep_min/max_ns lmt_mutex_sleep()
  *   mutex_contend K N H K kthreads, each N x mutex_lock(lmt_contended_mutex),
  *                       busy H us                                   lmt_mutex_contend()
  *   mutex_trylock F     hold lmt_try_mutex (lmt_mutex_trylock_hold())
@@ -68,6 +69,12 @@
  *                       through lmt_chain_outer() -> lmt_chain_middle() ->
  *                       lmt_chain_inner(), holding it H us the (N/2)th time
  *                       and H/8 us the others: pid (the kthread's) lmt_chain_inner()
+ *
+ *   mutex_hold_bg MS W  a kthread "lmt/holder" holds lmt_held_mutex for MS ms
+ *                       (lmt_held_holder(), in msleep()) while W kthreads
+ *                       "lmt/waiter" wait for it (lmt_held_waiter()); returns
+ *                       when it is held and the waiters run: pid (the holder's)
+ *   bg_join             wait until the mutex_hold_bg kthreads have ended
  *
  * Loading the module takes lmt_init_lock once, in __init code: that site
  * has no name once the init code is freed.
@@ -147,6 +154,8 @@ struct lmt_result {
 	u64 aborted;
 	u64 irq_ops;
 	u64 fill;
+	u64 sleep_min;
+	u64 sleep_max;
 	int task_depth;
 	int held;
 	int max_readers;
@@ -399,6 +408,19 @@ static noinline u64 lmt_bench_full_loop(unsigned int n)
 
 /* ---- sleeping locks, in the caller's context ---- */
 
+/* Where the holder blocks: msleep(@ms), measured into the sleep range. */
+static noinline void lmt_mutex_sleep_inside(unsigned int ms)
+{
+	u64 t0 = local_clock(), t;
+
+	msleep(ms);
+	t = local_clock() - t0;
+	if (!lmt_res.sleep_min || t < lmt_res.sleep_min)
+		lmt_res.sleep_min = t;
+	if (t > lmt_res.sleep_max)
+		lmt_res.sleep_max = t;
+}
+
 static noinline void lmt_mutex_sleep(unsigned int n, unsigned int ms)
 {
 	u64 t0, t1;
@@ -406,7 +428,7 @@ static noinline void lmt_mutex_sleep(unsigned int n, unsigned int ms)
 	while (n--) {
 		mutex_lock(&lmt_sleep_mutex);
 		t0 = local_clock();
-		msleep(ms);
+		lmt_mutex_sleep_inside(ms);
 		t1 = local_clock();
 		mutex_unlock(&lmt_sleep_mutex);
 		lmt_account(t0, t1);
@@ -885,6 +907,84 @@ static noinline int lmt_chain_run(unsigned int n, unsigned int us)
 	return 0;
 }
 
+/* ---- the locks held now: a mutex held in the background ---- */
+
+static DEFINE_MUTEX(lmt_held_mutex);
+
+/* The kthreads of mutex_hold_bg, until bg_join; under lmt_mutex. */
+static struct {
+	struct completion holding;	/* the holder has the mutex */
+	struct completion exited;	/* once per kthread */
+	unsigned int nr;		/* kthreads started, not yet joined */
+	unsigned int ms;
+} lmt_bg;
+
+static noinline void lmt_held_holder(unsigned int ms)
+{
+	mutex_lock(&lmt_held_mutex);
+	complete(&lmt_bg.holding);
+	msleep(ms);
+	mutex_unlock(&lmt_held_mutex);
+}
+
+static noinline void lmt_held_waiter(void)
+{
+	mutex_lock(&lmt_held_mutex);
+	mutex_unlock(&lmt_held_mutex);
+}
+
+static int lmt_bg_holder_fn(void *arg)
+{
+	lmt_held_holder(lmt_bg.ms);
+	kthread_complete_and_exit(&lmt_bg.exited, 0);
+}
+
+static int lmt_bg_waiter_fn(void *arg)
+{
+	lmt_held_waiter();
+	kthread_complete_and_exit(&lmt_bg.exited, 0);
+}
+
+static void lmt_bg_join(void)
+{
+	for (; lmt_bg.nr; lmt_bg.nr--)
+		wait_for_completion(&lmt_bg.exited);
+}
+
+static int lmt_cmd_hold_bg(const unsigned int *a)
+{
+	struct task_struct *t;
+	unsigned int i;
+
+	if (!a[0] || a[0] > 10000 || a[1] > LMT_MAX_THREADS)
+		return -EINVAL;
+	if (lmt_bg.nr)
+		return -EBUSY;
+	init_completion(&lmt_bg.holding);
+	init_completion(&lmt_bg.exited);
+	lmt_bg.ms = a[0];
+	t = kthread_run(lmt_bg_holder_fn, NULL, "lmt/holder");
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	lmt_bg.nr = 1;
+	lmt_res.pid = task_pid_nr(t);
+	lmt_res.has_pid = true;
+	wait_for_completion(&lmt_bg.holding);
+	for (i = 0; i < a[1]; i++) {
+		t = kthread_run(lmt_bg_waiter_fn, NULL, "lmt/waiter");
+		if (IS_ERR(t))
+			break;
+		lmt_bg.nr++;
+	}
+	return 0;
+}
+
+static int lmt_cmd_bg_join(const unsigned int *a)
+{
+	lmt_bg_join();
+	return 0;
+}
+
 /* ---- the control file ---- */
 
 #define LMT_HOLD_US_OK(us)	((us) <= LMT_MAX_HOLD_US)
@@ -1077,6 +1177,7 @@ static const struct lmt_cmd {
 	{ "bench_full",		1, lmt_cmd_bench },
 	{ "bench_irq",		1, lmt_cmd_bench },
 	{ "bench_mutex",	1, lmt_cmd_bench },
+	{ "bg_join",		0, lmt_cmd_bg_join },
 	{ "chain",		2, lmt_cmd_chain },
 	{ "contend",		3, lmt_cmd_threads },
 	{ "downgrade",		2, lmt_cmd_downgrade },
@@ -1089,6 +1190,7 @@ static const struct lmt_cmd {
 	{ "irq_sleeping",	1, lmt_cmd_irq_sleeping },
 	{ "mutex_abort",	1, lmt_cmd_mutex_abort },
 	{ "mutex_contend",	3, lmt_cmd_threads },
+	{ "mutex_hold_bg",	2, lmt_cmd_hold_bg },
 	{ "mutex_migrate",	2, lmt_cmd_mutex_migrate },
 	{ "mutex_sleep",	2, lmt_cmd_mutex_sleep },
 	{ "mutex_trylock",	1, lmt_cmd_trylock },
@@ -1152,6 +1254,9 @@ static int lmt_show(struct seq_file *m, void *v)
 	if (lmt_res.has_hold)
 		seq_printf(m, "hold_min_ns: %llu\nhold_max_ns: %llu\nhold_total_ns: %llu\n",
 			   lmt_res.hold_min, lmt_res.hold_max, lmt_res.hold_total);
+	if (lmt_res.sleep_max)
+		seq_printf(m, "sleep_min_ns: %llu\nsleep_max_ns: %llu\n",
+			   lmt_res.sleep_min, lmt_res.sleep_max);
 	if (lmt_res.has_rejects)
 		seq_printf(m, "rejects: %llu\n", lmt_res.rejects);
 	if (lmt_res.has_aborted)
@@ -1213,6 +1318,7 @@ module_init(test_lockmeter_init);
 static void __exit test_lockmeter_exit(void)
 {
 	proc_remove(lmt_proc);
+	lmt_bg_join();
 }
 module_exit(test_lockmeter_exit);
 

@@ -4,9 +4,10 @@
  * (no libnl in the guest): the premise (the family resolves, status makes
  * sense), privilege, strict attribute checking with extended-ACK messages,
  * a dump larger than one message returning every row exactly once,
- * sockets closed in the middle of a dump leaking nothing, and the
+ * sockets closed in the middle of a dump leaking nothing, the
  * evidence behind a row's longest hold and wait: the task, the owner
- * waited for, and the call chain.
+ * waited for, the call chain and where a sleeping holder blocked, and the
+ * locks held right now with their holders and waiters.
  */
 #define _GNU_SOURCE
 #include <linux/genetlink.h>
@@ -149,6 +150,21 @@ static void nl_count_row(struct nl_reply *r, const struct nlattr *row_attr)
 	}
 }
 
+/* A held-get message: count it, and keep the nest of the wanted lock. */
+static void nl_held_row(struct nl_reply *r, const struct nlattr *held_attr)
+{
+	struct nlattr *h[LOCKMETER_H_MAX + 1];
+
+	nl_parse_attrs((struct nlattr *)((char *)held_attr + NLA_HDRLEN),
+		       held_attr->nla_len - NLA_HDRLEN, h, LOCKMETER_H_MAX);
+	r->rows++;
+	if (r->want_lock && h[LOCKMETER_H_LOCK] && held_attr->nla_len <= sizeof(r->row) &&
+	    lm_lock_is((char *)h[LOCKMETER_H_LOCK] + NLA_HDRLEN, r->want_lock)) {
+		memcpy(r->row, held_attr, held_attr->nla_len);
+		r->have_row = true;
+	}
+}
+
 /*
  * Read replies until the ACK, the error or the end of the dump; with
  * @max_messages, stop after that many data messages (mid-dump).
@@ -181,6 +197,8 @@ static int nl_recv(int fd, struct nl_reply *r, unsigned int max_messages)
 				       r->attrs, LOCKMETER_A_MAX);
 			if (r->attrs[LOCKMETER_A_ROW])
 				nl_count_row(r, r->attrs[LOCKMETER_A_ROW]);
+			if (r->attrs[LOCKMETER_A_HELD])
+				nl_held_row(r, r->attrs[LOCKMETER_A_HELD]);
 		}
 		if (max_messages && r->messages >= max_messages)
 			return 0;
@@ -503,10 +521,12 @@ TEST_F_TIMEOUT(nl, close_mid_dump_leaks_nothing, 180)
 struct nl_ev {
 	bool set;
 	__u32 pid, ctx, cpu, owner_pid;
-	__u64 time;
+	__u64 time, blocked;
 	char comm[16], owner_comm[16];
 	unsigned int frames, addrs;
 	char frame[NL_FRAMES][160];
+	unsigned int blk_frames, blk_addrs;
+	char blk_frame[NL_FRAMES][160];
 };
 
 static void nl_str(const struct nlattr *a, char *buf, size_t len)
@@ -564,20 +584,36 @@ static void nl_ev_get(const struct nl_reply *r, int type, struct nl_ev *e)
 		case LOCKMETER_E_FRAME_ADDR:
 			e->addrs++;
 			break;
+		case LOCKMETER_E_BLOCKED_NS:
+			e->blocked = nla_uint(a);
+			break;
+		case LOCKMETER_E_BLOCKED_FRAME:
+			if (e->blk_frames < NL_FRAMES)
+				nl_str(a, e->blk_frame[e->blk_frames], sizeof(e->blk_frame[0]));
+			e->blk_frames++;
+			break;
+		case LOCKMETER_E_BLOCKED_FRAME_ADDR:
+			e->blk_addrs++;
+			break;
 		}
 	}
 }
 
-/* The first frame from @from on in function @func ("func+0x..."), or -1. */
-static int nl_ev_frame(const struct nl_ev *e, const char *func, int from)
+/* The first of @nr frames from @from on in function @func ("func+0x..."), or -1. */
+static int nl_frame_in(char (*frame)[160], unsigned int nr, const char *func, int from)
 {
 	size_t n = strlen(func);
 	unsigned int i;
 
-	for (i = from; i < MIN(e->frames, NL_FRAMES); i++)
-		if (!strncmp(e->frame[i], func, n) && e->frame[i][n] == '+')
+	for (i = from; i < MIN(nr, NL_FRAMES); i++)
+		if (!strncmp(frame[i], func, n) && frame[i][n] == '+')
 			return i;
 	return -1;
+}
+
+static int nl_ev_frame(struct nl_ev *e, const char *func, int from)
+{
+	return nl_frame_in(e->frame, e->frames, func, from);
 }
 
 static void nl_ev_log(const char *what, const struct nl_ev *e)
@@ -589,6 +625,11 @@ static void nl_ev_log(const char *what, const struct nl_ev *e)
 		       e->frames, e->addrs);
 	for (i = 0; i < MIN(e->frames, NL_FRAMES); i++)
 		ksft_print_msg("  %s\n", e->frame[i]);
+	if (e->blocked)
+		ksft_print_msg("  blocked %llu ns, %u frames, %u addrs:\n",
+			       (unsigned long long)e->blocked, e->blk_frames, e->blk_addrs);
+	for (i = 0; i < MIN(e->blk_frames, NL_FRAMES); i++)
+		ksft_print_msg("    %s\n", e->blk_frame[i]);
 }
 
 static int nl_kptr_restrict(int val)
@@ -705,6 +746,184 @@ TEST_F(nl, worst_wait_names_waiter_and_owner)
 	EXPECT_EQ(0, strncmp(e.comm, "lmt/", 4));
 	EXPECT_EQ(0U, e.owner_pid);
 	EXPECT_EQ(0, nl_ev_frame(&e, "lmt_contend", 0));
+	ASSERT_EQ(0, lm_ctl("reset"));
+}
+
+/*
+ * A mutex holder that sleeps in a known function: the row's hold evidence
+ * says it blocked about as long as the module measured that sleep, and
+ * where: the chain starts at the scheduler function msleep() called and
+ * has msleep() and then the known function in it, in that order.
+ */
+TEST_F(nl, worst_hold_names_where_holder_blocked)
+{
+	static const struct nl_req dump = {
+		.cmd = LOCKMETER_CMD_STATS_GET, .flags = NLM_F_DUMP,
+	};
+	__u64 sleep_min, sleep_max;
+	int ms, inside, old;
+	struct nl_ev e;
+
+	lm_setup(_metadata);
+	lm_metered(_metadata, "mutex_sleep 3 20");
+	sleep_min = lm_mod_value(_metadata, "sleep_min_ns");
+	sleep_max = lm_mod_value(_metadata, "sleep_max_ns");
+	self->r.want_lock = "lmt_sleep_mutex";
+	old = nl_kptr_restrict(0);
+	ASSERT_EQ(0, nl_do(self->family, &dump, &self->r));
+	nl_kptr_restrict(old);
+	ASSERT_EQ(0, self->r.error);
+	ASSERT_TRUE(self->r.have_row);
+	nl_ev_get(&self->r, LOCKMETER_R_HOLD_EVIDENCE, &e);
+	nl_ev_log("hold", &e);
+	ksft_print_msg("module: sleeps %llu..%llu ns\n", (unsigned long long)sleep_min,
+		       (unsigned long long)sleep_max);
+	ASSERT_TRUE(e.set);
+	/* one stretch of one sleep: within it, and most of it */
+	EXPECT_LE(e.blocked, sleep_max + sleep_max / 50);
+	EXPECT_GE(e.blocked, sleep_min / 2);
+	ms = nl_frame_in(e.blk_frame, e.blk_frames, "msleep", 0);
+	inside = nl_frame_in(e.blk_frame, e.blk_frames, "lmt_mutex_sleep_inside", 0);
+	EXPECT_LT(0, ms);
+	EXPECT_LT(ms, inside);
+	EXPECT_EQ(-1, nl_frame_in(e.blk_frame, e.blk_frames, "lm_sched_in", 0));
+	EXPECT_EQ(-1, nl_frame_in(e.blk_frame, e.blk_frames, "__schedule", 0));
+	EXPECT_EQ(e.blk_frames, e.blk_addrs);
+	/* a spinning lock's holder never blocks */
+	self->r.want_lock = "lmt_static_lock";
+	lm_metered(_metadata, "hold 5 100");
+	free(self->r.buf);
+	ASSERT_EQ(0, nl_do(self->family, &dump, &self->r));
+	ASSERT_TRUE(self->r.have_row);
+	nl_ev_get(&self->r, LOCKMETER_R_HOLD_EVIDENCE, &e);
+	ASSERT_TRUE(e.set);
+	EXPECT_EQ(0ULL, e.blocked);
+	EXPECT_EQ(0U, e.blk_frames);
+	ASSERT_EQ(0, lm_ctl("reset"));
+}
+
+/* A held lock as held-get sends it. */
+struct nl_held {
+	__u32 type, pid;
+	__u64 ns;
+	char comm[16], site[160];
+	unsigned int frames, waiters;
+	char frame[NL_FRAMES][160];
+	char waiter_comm[16], waiter_site[160];
+	__u64 waited;
+};
+
+static void nl_held_get(const struct nl_reply *r, struct nl_held *h)
+{
+	const struct nlattr *nest = (const struct nlattr *)r->row, *a;
+	int len;
+
+	memset(h, 0, sizeof(*h));
+	a = (const struct nlattr *)((char *)nest + NLA_HDRLEN);
+	for (len = nest->nla_len - NLA_HDRLEN; len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN &&
+	     a->nla_len <= len;
+	     len -= NLA_ALIGN(a->nla_len), a = (void *)((char *)a + NLA_ALIGN(a->nla_len))) {
+		struct nlattr *w[LOCKMETER_W_MAX + 1];
+
+		switch (a->nla_type & NLA_TYPE_MASK) {
+		case LOCKMETER_H_TYPE:
+			h->type = nla_uint(a);
+			break;
+		case LOCKMETER_H_PID:
+			h->pid = nla_uint(a);
+			break;
+		case LOCKMETER_H_HELD_NS:
+			h->ns = nla_uint(a);
+			break;
+		case LOCKMETER_H_COMM:
+			nl_str(a, h->comm, sizeof(h->comm));
+			break;
+		case LOCKMETER_H_SITE:
+			nl_str(a, h->site, sizeof(h->site));
+			break;
+		case LOCKMETER_H_FRAME:
+			if (h->frames < NL_FRAMES)
+				nl_str(a, h->frame[h->frames], sizeof(h->frame[0]));
+			h->frames++;
+			break;
+		case LOCKMETER_H_WAITER:
+			nl_parse_attrs((struct nlattr *)((char *)a + NLA_HDRLEN),
+				       a->nla_len - NLA_HDRLEN, w, LOCKMETER_W_MAX);
+			if (!h->waiters++ && w[LOCKMETER_W_COMM] && w[LOCKMETER_W_SITE] &&
+			    w[LOCKMETER_W_WAITED_NS]) {
+				nl_str(w[LOCKMETER_W_COMM], h->waiter_comm, sizeof(h->waiter_comm));
+				nl_str(w[LOCKMETER_W_SITE], h->waiter_site, sizeof(h->waiter_site));
+				h->waited = nla_uint(w[LOCKMETER_W_WAITED_NS]);
+			}
+			break;
+		}
+	}
+}
+
+/*
+ * While a kthread holds a mutex for 2 s and another waits for it, the
+ * locks held over 500 ms name the holder, its site and its chain now
+ * (asleep in msleep() in the known function), and the waiter; once both
+ * are gone, nothing of theirs is listed.  Polled, with a bound, until the
+ * hold has lasted long enough, however fast the guest runs.
+ */
+TEST_F_TIMEOUT(nl, held_lists_holder_chain_and_waiter, 120)
+{
+	static const struct nl_req held = {
+		.cmd = LOCKMETER_CMD_HELD_GET, .flags = NLM_F_DUMP,
+		.attr = { { LOCKMETER_A_OVER, 4, 500000000 } },
+	};
+	struct nl_held h;
+	__u32 pid;
+	int i;
+
+	lm_setup(_metadata);
+	ASSERT_EQ(0, lm_ctl("reset"));
+	ASSERT_EQ(0, lm_ctl("on"));
+	lm_mod_cmd(_metadata, "mutex_hold_bg 2000 1");
+	pid = lm_mod_value(_metadata, "pid");
+	self->r.want_lock = "lmt_held_mutex";
+	for (i = 0; i < 400; i++) {
+		free(self->r.buf);
+		ASSERT_EQ(0, nl_do(self->family, &held, &self->r));
+		ASSERT_EQ(0, self->r.error) TH_LOG("held-get: %s", self->r.msg);
+		if (self->r.have_row) {
+			nl_held_get(&self->r, &h);
+			if (h.waiters)
+				break;
+		}
+		usleep(10000);
+	}
+	ASSERT_TRUE(self->r.have_row) TH_LOG("lmt_held_mutex never listed");
+	ksft_print_msg("held %llu ns by %u %s at %s, %u frames, %u waiters (%s %llu ns at %s)\n",
+		       (unsigned long long)h.ns, h.pid, h.comm, h.site, h.frames, h.waiters,
+		       h.waiter_comm, (unsigned long long)h.waited, h.waiter_site);
+	EXPECT_EQ((__u32)LOCKMETER_TYPE_MUTEX, h.type);
+	EXPECT_EQ(pid, h.pid);
+	EXPECT_STREQ("lmt/holder", h.comm);
+	EXPECT_TRUE(lm_site_in(h.site, "lmt_held_holder")) TH_LOG("site %s", h.site);
+	EXPECT_GE(h.ns, 500000000ULL);
+	EXPECT_LE(0, nl_frame_in(h.frame, h.frames, "lmt_held_holder", 0));
+	EXPECT_LE(0, nl_frame_in(h.frame, h.frames, "msleep", 0));
+	EXPECT_EQ(1U, h.waiters);
+	EXPECT_STREQ("lmt/waiter", h.waiter_comm);
+	EXPECT_TRUE(lm_site_in(h.waiter_site, "lmt_held_waiter")) TH_LOG("%s", h.waiter_site);
+	EXPECT_LE(h.waited, h.ns);
+
+	lm_mod_cmd(_metadata, "bg_join");
+	free(self->r.buf);
+	ASSERT_EQ(0, nl_do(self->family, &held, &self->r));
+	ASSERT_EQ(0, self->r.error);
+	EXPECT_FALSE(self->r.have_row) TH_LOG("lmt_held_mutex still listed after release");
+	ASSERT_EQ(0, lm_ctl("off"));
+	/* metering off: nothing is held as far as lockmeter knows */
+	free(self->r.buf);
+	self->r.want_lock = NULL;
+	ASSERT_EQ(0, nl_do(self->family, &held, &self->r));
+	EXPECT_EQ(0U, self->r.rows);
+	/* other tasks' stacks: not for a reader without CAP_SYS_ADMIN */
+	EXPECT_EQ(-EPERM, nl_do_as(self->family, &held, true));
+	EXPECT_EQ(-EPERM, nl_do_as(self->family, &held, false));
 	ASSERT_EQ(0, lm_ctl("reset"));
 }
 

@@ -12,7 +12,8 @@
  *
  * Only the task itself reads or writes its records, and only in task
  * context (kernel/locking/lockmeter_sleep.c); the scheduler reads @depth
- * and keeps @t_out and @offcpu while it switches the task out and in.
+ * and keeps @t_out, @blocked and @offcpu while it switches the task out
+ * and in.  Readers of the locks held right now read them racily.
  * Sleeping-lock operations in interrupt context are not metered, so an
  * interrupt never edits the records of the task it interrupted.
  */
@@ -31,12 +32,23 @@ struct lm_task {
 	unsigned int depth;	/* records in use, never above the block */
 	/*
 	 * Off-CPU time while holding records, in the clock of the holds:
-	 * the scheduler stamps @t_out when it switches the task out and
-	 * adds the time away to @offcpu when it switches it back in.
-	 * Hold minus the growth of @offcpu is the time on a CPU.
+	 * the scheduler stamps @t_out when it switches the task out (and
+	 * notes in @blocked whether it was not runnable) and adds the time
+	 * away to @offcpu when it switches it back in.  Hold minus the
+	 * growth of @offcpu is the time on a CPU.
 	 */
+	u8 blocked;
+	u8 wait_type;		/* with @wait_lock */
 	u64 t_out;
 	u64 offcpu;
+	/*
+	 * The metered sleeping lock the task waits for now (0: none), where
+	 * and since when, for readers of the locks held now; written by the
+	 * task alone, read by others without a lock (lockmeter_held.c).
+	 */
+	unsigned long wait_lock;
+	unsigned long wait_site;
+	u64 wait_since;
 };
 
 /* A new task holds nothing, whatever its parent held. */

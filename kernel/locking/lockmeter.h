@@ -115,6 +115,10 @@ struct lm_stat_ev {
 	char comm[TASK_COMM_LEN];
 	char owner_comm[TASK_COMM_LEN];
 	unsigned long ip[LM_STACK_DEPTH];
+	/* hold of a sleeping lock: its longest blocked stretch, ns (0: none) */
+	u64 blk;
+	u32 blk_nr;		/* frames in @blk_ip, where it blocked */
+	unsigned long blk_ip[LM_STACK_DEPTH];
 };
 
 struct lm_stat {
@@ -311,6 +315,7 @@ u64 lm_inst_estimate(u64 inst);
 void lm_slot_read(const struct lm_slot *s, struct lm_stat *row);
 struct lm_evidence;
 void lm_ev_read(const struct lm_evidence *ev, unsigned int cpu, struct lm_stat *row);
+u32 lm_stack_read(u32 ref, unsigned long *ip, u16 *cpu);
 
 /* ---- the per-CPU state, shared by the hot paths and the readers ---- */
 
@@ -331,6 +336,7 @@ struct lm_held {
 	u64 t_acq;		/* lm_ticks() when acquired */
 	u64 t_wait;		/* lm_ticks() when the wait began, or 0 */
 	u32 wait_stack;		/* with @t_wait: the waiter's chain, or LM_NO_STACK */
+	u32 type;		/* for readers of the locks held now */
 };
 
 /* The per-CPU cache from a (lock, site) to its slot: direct mapped. */
@@ -380,6 +386,8 @@ struct lm_evidence {
 	struct lm_ev wait;
 	u32 owner_pid;		/* the waited-for owner, sleeping locks */
 	char owner_comm[TASK_COMM_LEN];
+	u32 blk_stack;		/* with @blk: where the holder blocked */
+	u64 blk;		/* the hold's longest blocked stretch, ticks */
 };
 
 /*
@@ -581,23 +589,25 @@ static inline void lm_owner_of(struct task_struct *p, struct lm_owner *o)
 	o->comm[sizeof(o->comm) - 1] = '\0';
 }
 
+struct lm_task_held;
 void lm_charge_slow(struct lm_cpu *c, struct lm_slot *s, u64 hold, u64 t_wait, u64 t_acq,
-		    u32 wait_stack, const struct lm_owner *owner);
+		    u32 wait_stack, const struct lm_task_held *th);
 
 /*
  * Charge one acquisition's hold and wait (ticks) to @s of @c.  A slot's
  * minima start at U64_MAX (lm_slot_init()), so the first sample sets
  * them.  The common case, a hold that waited for nothing and sets no new
  * maximum, is done here; the rest, with the evidence of a new maximum
- * (the task, and @wait_stack, the chain where the wait ended), out of
- * line, as the last thing the caller does before leaving.
+ * (the task, @wait_stack, the chain where the wait ended, and for a
+ * sleeping lock its record @th: whom it waited for, where it blocked),
+ * out of line, as the last thing the caller does before leaving.
  */
 static __always_inline void lm_charge(struct lm_cpu *c, struct lm_slot *s, u64 hold,
 				      u64 t_wait, u64 t_acq, u32 wait_stack,
-				      const struct lm_owner *owner)
+				      const struct lm_task_held *th)
 {
 	if (unlikely(hold > s->hold_max || t_wait)) {
-		lm_charge_slow(c, s, hold, t_wait, t_acq, wait_stack, owner);
+		lm_charge_slow(c, s, hold, t_wait, t_acq, wait_stack, th);
 		return;
 	}
 	s->nr++;
@@ -619,6 +629,9 @@ struct lm_task_held {
 	u32 type;
 	u32 wait_stack;		/* with @t_wait: the waiter's chain, or LM_NO_STACK */
 	struct lm_owner owner;	/* with @t_wait: whom it waited for */
+	/* the longest stretch blocked so far (ticks) and the chain there */
+	u64 blk;
+	u32 blk_stack;
 };
 
 extern bool lm_pool_low;
@@ -642,7 +655,7 @@ static __always_inline void __lm_sleep_charge(struct lm_cpu *c, struct lm_slot *
 	if (offcpu > s->blocked_max)
 		s->blocked_max = offcpu;
 	/* last: its slow path is a call */
-	lm_charge(c, s, hold, h->t_wait, h->t_acq, h->wait_stack, &h->owner);
+	lm_charge(c, s, hold, h->t_wait, h->t_acq, h->wait_stack, h);
 }
 
 void lm_sleep_charge_miss(struct lm_cpu *c, struct lm_cached *e, const struct lm_task_held *h,
@@ -695,9 +708,32 @@ static __always_inline void lm_task_done(struct lm_task *lt)
 }
 
 void lm_sleep_waited(struct lm_task_held *h, const struct lm_owner *owner);
+
+/*
+ * Current begins to wait for sleeping @lock at @site, since @t: note it
+ * for readers of the locks held now (lockmeter_held.c), which read it
+ * without a lock, the lock last.  Task context only.
+ */
+static __always_inline void lm_wait_begin(void *lock, unsigned long site, u32 type, u64 t)
+{
+	struct lm_task *lt = &current->lockmeter;
+
+	lt->wait_site = site;
+	lt->wait_type = type;
+	lt->wait_since = t;
+	/* pairs with smp_rmb() in lm_held_waits(): the rest before the lock */
+	smp_wmb();
+	WRITE_ONCE(lt->wait_lock, (unsigned long)lock);
+}
+
+static __always_inline void lm_wait_end(void)
+{
+	WRITE_ONCE(current->lockmeter.wait_lock, 0);
+}
+
 void lm_wait_chain(struct lm_cpu *c, unsigned long lock, unsigned long site, u32 type,
 		   u64 *t_wait, u64 *t_acq, u32 *stack);
-u32 lm_stack_take(struct lm_cpu *c);
+u32 lm_stack_take(struct lm_cpu *c, bool blocked);
 
 /*
  * Current acquired @lock at @site.  @t_wait is when the wait began if the
@@ -725,6 +761,7 @@ static __always_inline void lm_sleep_acquired(void *lock, unsigned long site, u3
 	h->type = type;
 	h->epoch = epoch;
 	h->t_wait = t_wait;
+	h->blk = 0;
 	h->offcpu_acq = lt->offcpu;
 	h->t_acq = lm_ticks();
 	if (unlikely(t_wait))
@@ -771,6 +808,43 @@ extern struct mutex lm_ctl_mutex;
 extern bool lm_on;
 extern u64 lm_t_on, lm_metered, lm_resets;
 const char *lm_gone_name(unsigned long gone);
+
+void lm_classify(unsigned long lock, struct lm_key *k);
+
+/* ---- the locks held now, for readers (lockmeter_held.c) ---- */
+
+struct lm_held_waiter {
+	unsigned long lock;
+	unsigned long site;
+	u64 ns;			/* waited so far */
+	u32 pid;
+	u32 type;		/* how it wants the lock */
+	char comm[TASK_COMM_LEN];
+};
+
+struct lm_held_row {
+	struct lm_key key;	/* classified, as the table keys it */
+	unsigned long lock;	/* the address, matching waiters */
+	u64 ns;			/* held so far */
+	u32 pid;		/* the holder (spinning: what its CPU runs) */
+	int cpu;		/* spinning locks: the CPU holding it, else -1 */
+	char comm[TASK_COMM_LEN];
+	u32 nr;			/* frames in @ip: sleeping holders' chain now */
+	unsigned long ip[LM_STACK_DEPTH];
+	size_t waiter;		/* sleeping locks: first of @nr_waiters waiters */
+	size_t nr_waiters;
+};
+
+struct lm_held_snap {
+	struct lm_held_row *rows;	/* longest held first */
+	size_t nr;
+	struct lm_held_waiter *waiters;	/* by lock, longest wait first */
+	size_t nr_waiters;
+	u64 truncated;		/* rows and waiters that did not fit */
+};
+
+int lm_held_snapshot(struct lm_held_snap *hs, u64 over);
+void lm_held_free(struct lm_held_snap *hs);
 
 /* ---- names, for readers (lockmeter_names.c) ---- */
 

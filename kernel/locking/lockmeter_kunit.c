@@ -308,7 +308,7 @@ static void lm_stat_add_keeps_evidence_of_max(struct kunit *test)
 
 static noinline u32 lm_kunit_take_here(struct lm_cpu *c)
 {
-	return lm_stack_take(c);
+	return lm_stack_take(c, false);
 }
 
 /*
@@ -353,7 +353,7 @@ static void lm_charge_takes_evidence(struct kunit *test)
 	/* a wait that sets the maximum, with its owner */
 	local_irq_save(flags);
 	lm_charge(c, s, 10, 900, 1000, LM_NO_STACK,
-		  &(struct lm_owner){ .pid = 77, .comm = "owner" });
+		  &(struct lm_task_held){ .owner = { .pid = 77, .comm = "owner" } });
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, c->captures, 2ULL);
 	KUNIT_EXPECT_EQ(test, s->wait_max, 100ULL);
@@ -361,6 +361,26 @@ static void lm_charge_takes_evidence(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ev->wait.stack, LM_NO_STACK);
 	KUNIT_EXPECT_EQ(test, ev->owner_pid, 77U);
 	KUNIT_EXPECT_STREQ(test, ev->owner_comm, "owner");
+
+	/* a sleeping lock's new maximum keeps where its holder blocked */
+	local_irq_save(flags);
+	lm_charge(c, s, 500, 0, 3000, LM_NO_STACK,
+		  &(struct lm_task_held){ .blk = 300, .blk_stack = 5 });
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, c->captures, 3ULL);
+	KUNIT_EXPECT_EQ(test, ev->blk, 300ULL);
+	KUNIT_EXPECT_EQ(test, ev->blk_stack, 5U);
+	/* ... a shorter hold leaves it, a longer one that never blocked clears it */
+	local_irq_save(flags);
+	lm_charge(c, s, 400, 0, 4000, LM_NO_STACK,
+		  &(struct lm_task_held){ .blk = 350, .blk_stack = 6 });
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, ev->blk, 300ULL);
+	local_irq_save(flags);
+	lm_charge(c, s, 600, 0, 5000, LM_NO_STACK, &(struct lm_task_held){ });
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, ev->blk, 0ULL);
+	KUNIT_EXPECT_EQ(test, ev->blk_stack, LM_NO_STACK);
 
 	/*
 	 * One chain, twice (from one call: a loop the compiler cannot

@@ -54,7 +54,9 @@ static noinline int __sched lm_mutex_lock_wait(struct mutex *lock, unsigned int 
 
 	t_wait = lm_ticks();
 	lm_mutex_owner(lock, &owner);
+	lm_wait_begin(lock, ip, LM_mutex, t_wait);
 	ret = __mutex_lock(lock, state, subclass, nest, ip);
+	lm_wait_end();
 	if (ret)
 		lm_sleep_abort(lock, ip, LM_mutex);
 	else
@@ -147,8 +149,10 @@ int __sched lm_ww_mutex_lock(struct ww_mutex *ww, struct ww_acquire_ctx *ctx,
 	if (mutex_is_locked(lock)) {
 		t_wait = lm_ticks();
 		lm_mutex_owner(lock, &owner);
+		lm_wait_begin(lock, ip, LM_mutex, t_wait);
 	}
 	ret = __ww_mutex_lock(lock, state, 0, ip, ctx);
+	lm_wait_end();
 	if (ret == -EALREADY)
 		return ret;
 	if (ret) {

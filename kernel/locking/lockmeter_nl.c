@@ -6,9 +6,12 @@
  *   LOCKMETER_CMD_STATS_GET   dump  one message per row, merged over CPUs or
  *                                   (LOCKMETER_A_CPU) one CPU's table; admin
  *                                   and CAP_SYS_ADMIN, as /proc/lockmeter
+ *   LOCKMETER_CMD_HELD_GET    dump  one message per lock held now, held
+ *                                   LOCKMETER_A_OVER ns or more; admin and
+ *                                   CAP_SYS_ADMIN
  *   LOCKMETER_CMD_CONTROL     do    on, off, reset; admin and CAP_SYS_ADMIN
  *
- * The dump takes its snapshot in .start and frees it in .done (which also
+ * Each dump takes its snapshot in .start and frees it in .done (which also
  * runs when the socket closes mid-dump); the cursor lives in cb->ctx.
  * Attributes carry u32/uint values and strings only.
  *
@@ -45,14 +48,19 @@ LM_SAME(LOCKMETER_CLASS_PERCPU, LM_PERCPU);
 LM_SAME(LOCKMETER_CLASS_HEAP, LM_HEAP);
 LM_SAME(LOCKMETER_CLASS_OVERFLOW, LM_OVERFLOW);
 
+/* Naming what a dump sends, for one reader. */
+struct lm_nl_names {
+	struct lm_names names;
+	bool show_addr;		/* the reader may see kernel addresses */
+	char buf[LM_NAME_LEN];
+};
+
 struct lm_nl_dump {
 	struct lm_snapshot snap;
-	struct lm_names names;
+	struct lm_nl_names nn;
 	size_t pos;
 	int cpu;
-	bool show_addr;		/* the reader may see kernel addresses */
 	char lock[LM_NAME_LEN];
-	char site[LM_NAME_LEN];
 };
 
 struct lm_nl_dump_ctx {
@@ -112,12 +120,31 @@ int lockmeter_nl_status_get_doit(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(msg, info);
 }
 
+/*
+ * A call chain @ip[@nr] as attributes @name (one per frame, named as
+ * sites are) and, for readers who may see kernel addresses, @addr.
+ */
+static int lm_nl_frames_put(struct sk_buff *skb, struct lm_nl_names *nn, int name, int addr,
+			    const unsigned long *ip, unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		lm_addr_name(&nn->names, ip[i], true, nn->buf, sizeof(nn->buf));
+		if (nla_put_string(skb, name, nn->buf))
+			return -EMSGSIZE;
+	}
+	for (i = 0; nn->show_addr && i < nr; i++)
+		if (nla_put_uint(skb, addr, ip[i]))
+			return -EMSGSIZE;
+	return 0;
+}
+
 /* Evidence @e as nest @attr; nothing when there is none. */
 static int lm_nl_ev_put(struct sk_buff *skb, int attr, struct lm_nl_dump *d,
 			const struct lm_stat_ev *e)
 {
 	struct nlattr *nest;
-	unsigned int i;
 
 	if (!e->set)
 		return 0;
@@ -134,14 +161,14 @@ static int lm_nl_ev_put(struct sk_buff *skb, int attr, struct lm_nl_dump *d,
 	    (nla_put_u32(skb, LOCKMETER_E_OWNER_PID, e->owner_pid) ||
 	     nla_put_string(skb, LOCKMETER_E_OWNER_COMM, e->owner_comm)))
 		goto err_cancel;
-	for (i = 0; i < e->nr; i++)
-		if (nla_put_string(skb, LOCKMETER_E_FRAME,
-				   lm_addr_name(&d->names, e->ip[i], true, d->site,
-						sizeof(d->site))))
-			goto err_cancel;
-	for (i = 0; d->show_addr && i < e->nr; i++)
-		if (nla_put_uint(skb, LOCKMETER_E_FRAME_ADDR, e->ip[i]))
-			goto err_cancel;
+	if (lm_nl_frames_put(skb, &d->nn, LOCKMETER_E_FRAME, LOCKMETER_E_FRAME_ADDR,
+			     e->ip, e->nr))
+		goto err_cancel;
+	if (e->blk &&
+	    (nla_put_uint(skb, LOCKMETER_E_BLOCKED_NS, e->blk) ||
+	     lm_nl_frames_put(skb, &d->nn, LOCKMETER_E_BLOCKED_FRAME,
+			      LOCKMETER_E_BLOCKED_FRAME_ADDR, e->blk_ip, e->blk_nr)))
+		goto err_cancel;
 	nla_nest_end(skb, nest);
 	return 0;
 
@@ -188,9 +215,9 @@ static int lm_nl_row_put(struct sk_buff *skb, struct lm_nl_dump *d,
 		if (nla_put_uint(skb, v[i].attr, v[i].val))
 			goto err_cancel;
 	if (nla_put_string(skb, LOCKMETER_R_LOCK,
-			   lm_lock_name(&d->names, &r->key, d->lock, sizeof(d->lock))) ||
+			   lm_lock_name(&d->nn.names, &r->key, d->lock, sizeof(d->lock))) ||
 	    nla_put_string(skb, LOCKMETER_R_SITE,
-			   lm_site_name(&d->names, &r->key, d->site, sizeof(d->site))))
+			   lm_site_name(&d->nn.names, &r->key, d->nn.buf, sizeof(d->nn.buf))))
 		goto err_cancel;
 	if (d->cpu >= 0 && nla_put_u32(skb, LOCKMETER_R_CPU, d->cpu))
 		goto err_cancel;
@@ -222,7 +249,7 @@ int lockmeter_nl_stats_get_start(struct netlink_callback *cb)
 		return -ENOMEM;
 	d->cpu = -1;
 	/* addresses as /proc/kallsyms shows them to this reader */
-	d->show_addr = kallsyms_show_value(current_cred());
+	d->nn.show_addr = kallsyms_show_value(current_cred());
 	if (cpu_attr) {
 		d->cpu = nla_get_u32(cpu_attr);
 		if (d->cpu >= nr_cpu_ids || !cpu_possible(d->cpu)) {
@@ -235,7 +262,7 @@ int lockmeter_nl_stats_get_start(struct netlink_callback *cb)
 	if (ret)
 		goto err_free;
 	lm_snapshot_sort(&d->snap);
-	lm_names_init(&d->names, &d->snap);
+	lm_names_init(&d->nn.names, &d->snap);
 	lm_nl_ctx(cb)->d = d;
 	return 0;
 
@@ -272,9 +299,144 @@ int lockmeter_nl_stats_get_done(struct netlink_callback *cb)
 	struct lm_nl_dump *d = lm_nl_ctx(cb)->d;
 
 	if (d) {
-		lm_names_free(&d->names);
+		lm_names_free(&d->nn.names);
 		lm_snapshot_free(&d->snap);
 		kvfree(d);
+	}
+	return 0;
+}
+
+/* ---- the locks held now ---- */
+
+struct lm_nl_held {
+	struct lm_held_snap hs;
+	struct lm_nl_names nn;
+	size_t pos;
+	char lock[LM_NAME_LEN];
+};
+
+struct lm_nl_held_ctx {
+	struct lm_nl_held *h;
+};
+
+static struct lm_nl_held_ctx *lm_nl_held_ctx(struct netlink_callback *cb)
+{
+	NL_ASSERT_DUMP_CTX_FITS(struct lm_nl_held_ctx);
+	return (struct lm_nl_held_ctx *)cb->ctx;
+}
+
+static int lm_nl_waiter_put(struct sk_buff *skb, struct lm_nl_held *h,
+			    const struct lm_held_waiter *w)
+{
+	struct nlattr *nest;
+
+	nest = nla_nest_start(skb, LOCKMETER_H_WAITER);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, LOCKMETER_W_PID, w->pid) ||
+	    nla_put_string(skb, LOCKMETER_W_COMM, w->comm) ||
+	    nla_put_string(skb, LOCKMETER_W_SITE,
+			   lm_addr_name(&h->nn.names, w->site, true, h->nn.buf,
+					sizeof(h->nn.buf))) ||
+	    nla_put_u32(skb, LOCKMETER_W_TYPE, w->type) ||
+	    nla_put_uint(skb, LOCKMETER_W_WAITED_NS, w->ns)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int lm_nl_held_put(struct sk_buff *skb, struct lm_nl_held *h,
+			  const struct lm_held_row *r)
+{
+	struct nlattr *nest;
+	size_t i;
+
+	nest = nla_nest_start(skb, LOCKMETER_A_HELD);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, LOCKMETER_H_TYPE, r->key.type) ||
+	    nla_put_u32(skb, LOCKMETER_H_CLASS, lm_class(r->key.class)) ||
+	    nla_put_string(skb, LOCKMETER_H_LOCK,
+			   lm_lock_name(&h->nn.names, &r->key, h->lock, sizeof(h->lock))) ||
+	    nla_put_string(skb, LOCKMETER_H_SITE,
+			   lm_site_name(&h->nn.names, &r->key, h->nn.buf, sizeof(h->nn.buf))) ||
+	    nla_put_uint(skb, LOCKMETER_H_HELD_NS, r->ns) ||
+	    nla_put_u32(skb, LOCKMETER_H_PID, r->pid) ||
+	    nla_put_string(skb, LOCKMETER_H_COMM, r->comm) ||
+	    (r->cpu >= 0 && nla_put_u32(skb, LOCKMETER_H_CPU, r->cpu)) ||
+	    lm_nl_frames_put(skb, &h->nn, LOCKMETER_H_FRAME, LOCKMETER_H_FRAME_ADDR,
+			     r->ip, r->nr))
+		goto err_cancel;
+	for (i = 0; i < r->nr_waiters; i++)
+		if (lm_nl_waiter_put(skb, h, &h->hs.waiters[r->waiter + i]))
+			goto err_cancel;
+	nla_nest_end(skb, nest);
+	return 0;
+
+err_cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+int lockmeter_nl_held_get_start(struct netlink_callback *cb)
+{
+	const struct genl_info *info = genl_info_dump(cb);
+	struct nlattr *over = info->attrs[LOCKMETER_A_OVER];
+	static const struct lm_snapshot no_rows;
+	struct lm_nl_held *h;
+	int ret;
+
+	/* the holders' chains are other tasks' stacks */
+	if (!capable(CAP_SYS_ADMIN)) {
+		NL_SET_ERR_MSG(cb->extack, "the locks held now need CAP_SYS_ADMIN");
+		return -EPERM;
+	}
+	h = kvzalloc(sizeof(*h), GFP_KERNEL);
+	if (!h)
+		return -ENOMEM;
+	h->nn.show_addr = kallsyms_show_value(current_cred());
+	ret = lm_held_snapshot(&h->hs, over ? nla_get_uint(over) : 0);
+	if (ret) {
+		kvfree(h);
+		return ret;
+	}
+	/* no snapshot of rows: static per-CPU locks are named by offset */
+	lm_names_init(&h->nn.names, &no_rows);
+	lm_nl_held_ctx(cb)->h = h;
+	return 0;
+}
+
+int lockmeter_nl_held_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct lm_nl_held *h = lm_nl_held_ctx(cb)->h;
+
+	for (; h->pos < h->hs.nr; h->pos++) {
+		void *hdr = genlmsg_iput(skb, genl_info_dump(cb));
+
+		if (!hdr)
+			break;
+		if ((!h->pos && nla_put_uint(skb, LOCKMETER_A_TRUNCATED, h->hs.truncated)) ||
+		    lm_nl_held_put(skb, h, &h->hs.rows[h->pos])) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+	}
+	if (h->pos < h->hs.nr && !skb->len)
+		return -EMSGSIZE;
+	return skb->len;
+}
+
+int lockmeter_nl_held_get_done(struct netlink_callback *cb)
+{
+	struct lm_nl_held *h = lm_nl_held_ctx(cb)->h;
+
+	if (h) {
+		lm_names_free(&h->nn.names);
+		lm_held_free(&h->hs);
+		kvfree(h);
 	}
 	return 0;
 }

@@ -15,14 +15,14 @@ static const struct nla_policy lockmeter_stats_get_nl_policy[LOCKMETER_A_CPU + 1
 	[LOCKMETER_A_CPU] = { .type = NLA_U32, },
 };
 
-/* LOCKMETER_CMD_HELD_GET - dump */
-static const struct nla_policy lockmeter_held_get_nl_policy[LOCKMETER_A_OVER + 1] = {
-	[LOCKMETER_A_OVER] = { .type = NLA_UINT, },
-};
-
 /* LOCKMETER_CMD_CONTROL - do */
 static const struct nla_policy lockmeter_control_nl_policy[LOCKMETER_A_CONTROL + 1] = {
 	[LOCKMETER_A_CONTROL] = { .type = NLA_U32, },
+};
+
+/* LOCKMETER_CMD_HELD_GET - dump */
+static const struct nla_policy lockmeter_held_get_nl_policy[LOCKMETER_A_OVER + 1] = {
+	[LOCKMETER_A_OVER] = { .type = NLA_UINT, },
 };
 
 /* Ops table for lockmeter */
@@ -42,6 +42,13 @@ const struct genl_split_ops lockmeter_nl_ops[4] = {
 		.flags		= GENL_ADMIN_PERM | GENL_CMD_CAP_DUMP,
 	},
 	{
+		.cmd		= LOCKMETER_CMD_CONTROL,
+		.doit		= lockmeter_nl_control_doit,
+		.policy		= lockmeter_control_nl_policy,
+		.maxattr	= LOCKMETER_A_CONTROL,
+		.flags		= GENL_ADMIN_PERM | GENL_CMD_CAP_DO,
+	},
+	{
 		.cmd		= LOCKMETER_CMD_HELD_GET,
 		.start		= lockmeter_nl_held_get_start,
 		.dumpit		= lockmeter_nl_held_get_dumpit,
@@ -49,12 +56,5 @@ const struct genl_split_ops lockmeter_nl_ops[4] = {
 		.policy		= lockmeter_held_get_nl_policy,
 		.maxattr	= LOCKMETER_A_OVER,
 		.flags		= GENL_ADMIN_PERM | GENL_CMD_CAP_DUMP,
-	},
-	{
-		.cmd		= LOCKMETER_CMD_CONTROL,
-		.doit		= lockmeter_nl_control_doit,
-		.policy		= lockmeter_control_nl_policy,
-		.maxattr	= LOCKMETER_A_CONTROL,
-		.flags		= GENL_ADMIN_PERM | GENL_CMD_CAP_DO,
 	},
 };

@@ -22,8 +22,8 @@ int lockmeter_nl_held_get_done(struct netlink_callback *cb);
 int lockmeter_nl_status_get_doit(struct sk_buff *skb, struct genl_info *info);
 int lockmeter_nl_stats_get_dumpit(struct sk_buff *skb,
 				  struct netlink_callback *cb);
+int lockmeter_nl_control_doit(struct sk_buff *skb, struct genl_info *info);
 int lockmeter_nl_held_get_dumpit(struct sk_buff *skb,
 				 struct netlink_callback *cb);
-int lockmeter_nl_control_doit(struct sk_buff *skb, struct genl_info *info);
 
 #endif /* _LINUX_LOCKMETER_GEN_H */

@@ -43,11 +43,15 @@ static noinline int __sched lm_down_##op##_wait(struct rw_semaphore *sem, \
 {									\
 	struct lm_owner owner;						\
 	u64 t_wait;							\
+	int ret;							\
 									\
 	lock_contended(&sem->dep_map, ip);				\
 	t_wait = lm_ticks();						\
 	lm_rwsem_owner(sem, &owner);					\
-	if (__down_##op##_common(sem, state)) {				\
+	lm_wait_begin(sem, ip, LM_rwsem_##op, t_wait);			\
+	ret = __down_##op##_common(sem, state);				\
+	lm_wait_end();							\
+	if (ret) {							\
 		rwsem_release(&sem->dep_map, ip);			\
 		lm_sleep_abort(sem, ip, LM_rwsem_##op);			\
 		return -EINTR;						\

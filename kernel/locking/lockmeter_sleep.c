@@ -118,22 +118,64 @@ void lm_task_free(struct lm_task *lt)
 }
 
 /*
- * The scheduler switches out a task that holds records: remember when.
- * Interrupts are off, and the task runs none of its own code until
- * lm_sched_in(), so this cannot race an edit of its records.
+ * The scheduler switches out a task that holds records: remember when,
+ * and whether it blocked (it is not runnable, or its dequeue is only
+ * delayed) rather than being preempted.  Interrupts are off, and the
+ * task runs none of its own code until lm_sched_in(), so this cannot
+ * race an edit of its records.
  */
-void lm_sched_out(struct lm_task *lt)
+void __lockfunc lm_sched_out(struct lm_task *lt)
 {
+	struct task_struct *p = container_of(lt, struct task_struct, lockmeter);
+
+	lt->blocked = !task_is_runnable(p);
 	lt->t_out = lm_ticks();
 }
 
 NOKPROBE_SYMBOL(lm_sched_out);
 
-/* ... and switches it back in, perhaps on another CPU. */
-void lm_sched_in(struct lm_task *lt)
+/*
+ * The current task, back after blocking @away ticks: for each record of
+ * this period, if that is its longest blocked stretch so far, keep it,
+ * with the chain where the task blocked (taken once, and only for a
+ * stretch of at least lm_chain_min).  The task's stack is still the one
+ * it blocked with.  Interrupts are off.
+ */
+static noinline void __lockfunc lm_sched_blocked(struct lm_task *lt, u64 away)
 {
-	lt->offcpu += lm_delta(lt->t_out, lm_ticks());
+	u32 epoch = READ_ONCE(lm_epoch), stack = LM_NO_STACK;
+	bool taken = false;
+	struct lm_cpu *c;
+	unsigned int i;
+
+	c = lm_gate();
+	if (!c)
+		return;
+	for (i = 0; i < lt->depth; i++) {
+		struct lm_task_held *h = &lt->held[i];
+
+		if (h->epoch != epoch || away <= h->blk)
+			continue;
+		if (!taken && away >= lm_chain_min) {
+			stack = lm_stack_take(c, true);
+			taken = true;
+		}
+		h->blk = away;
+		h->blk_stack = stack;
+	}
+}
+
+NOKPROBE_SYMBOL(lm_sched_blocked);
+
+/* ... and switches it back in, perhaps on another CPU. */
+void __lockfunc lm_sched_in(struct lm_task *lt)
+{
+	u64 away = lm_delta(lt->t_out, lm_ticks());
+
+	lt->offcpu += away;
 	lt->t_out = 0;
+	if (lt->blocked)
+		lm_sched_blocked(lt, away);
 }
 
 NOKPROBE_SYMBOL(lm_sched_in);

@@ -109,29 +109,29 @@ void lm_slot_read(const struct lm_slot *s, struct lm_stat *row)
 EXPORT_SYMBOL_IF_KUNIT(lm_slot_read);
 
 /*
- * The chain @ref names, and the CPU it was taken on, into @e; none if it
- * was lost or is not (yet) there.
+ * The chain @ref names into @ip (room for LM_STACK_DEPTH): its number of
+ * frames, 0 if it was lost or is not (yet) there; *@cpu is set to the
+ * CPU it was taken on when there is one.
  */
-static void lm_stack_read(u32 ref, struct lm_stat_ev *e)
+u32 lm_stack_read(u32 ref, unsigned long *ip, u16 *cpu)
 {
-	unsigned int cpu = ref >> 16, i = ref & 0xffff, n;
+	unsigned int c = ref >> 16, i = ref & 0xffff, n;
 	const struct lm_stack *st;
 	struct lm_cpu *pc;
 
-	e->nr = 0;
-	if (ref == LM_NO_STACK || cpu >= nr_cpu_ids || !cpu_possible(cpu) || i >= LM_STACKS)
-		return;
-	pc = per_cpu(lm_cpus, cpu);
+	if (ref == LM_NO_STACK || c >= nr_cpu_ids || !cpu_possible(c) || i >= LM_STACKS)
+		return 0;
+	pc = per_cpu(lm_cpus, c);
 	if (!pc)
-		return;
-	e->cpu = cpu;
+		return 0;
+	*cpu = c;
 	st = &pc->stacks[i];
 	n = READ_ONCE(st->nr);
 	/* pairs with smp_wmb() in lm_stack_take(): the frames came first */
 	smp_rmb();
 	n = min_t(unsigned int, n, LM_STACK_DEPTH);
-	memcpy(e->ip, st->ip, n * sizeof(*e->ip));
-	e->nr = n;
+	memcpy(ip, st->ip, n * sizeof(*ip));
+	return n;
 }
 
 static void lm_one_ev_read(const struct lm_ev *ev, unsigned int cpu, struct lm_stat_ev *e)
@@ -146,7 +146,7 @@ static void lm_one_ev_read(const struct lm_ev *ev, unsigned int cpu, struct lm_s
 	e->ctx = READ_ONCE(ev->ctx);
 	memcpy(e->comm, ev->comm, sizeof(e->comm));
 	e->comm[sizeof(e->comm) - 1] = '\0';
-	lm_stack_read(READ_ONCE(ev->stack), e);
+	e->nr = lm_stack_read(READ_ONCE(ev->stack), e->ip, &e->cpu);
 }
 
 /*
@@ -155,8 +155,15 @@ static void lm_one_ev_read(const struct lm_ev *ev, unsigned int cpu, struct lm_s
  */
 void lm_ev_read(const struct lm_evidence *ev, unsigned int cpu, struct lm_stat *row)
 {
+	u16 blk_cpu;
+
 	lm_one_ev_read(&ev->hold, cpu, &row->hold_ev);
 	lm_one_ev_read(&ev->wait, cpu, &row->wait_ev);
+	if (row->hold_ev.set && READ_ONCE(ev->blk)) {
+		row->hold_ev.blk = lm_ticks_to_ns(READ_ONCE(ev->blk));
+		row->hold_ev.blk_nr = lm_stack_read(READ_ONCE(ev->blk_stack),
+						    row->hold_ev.blk_ip, &blk_cpu);
+	}
 	if (row->wait_ev.set) {
 		row->wait_ev.owner_pid = READ_ONCE(ev->owner_pid);
 		memcpy(row->wait_ev.owner_comm, ev->owner_comm, sizeof(ev->owner_comm));

@@ -114,7 +114,8 @@ static unsigned long lm_pcpu_base(unsigned long a)
 	return 0;
 }
 
-static void lm_classify(unsigned long lock, struct lm_key *k)
+/* Key @lock by where it lives; also for readers of the locks held now. */
+void lm_classify(unsigned long lock, struct lm_key *k)
 {
 	unsigned long base;
 
@@ -237,21 +238,56 @@ static __always_inline bool lm_lock_text(unsigned long ip)
 	       (ip >= (unsigned long)__sched_text_start && ip < (unsigned long)__sched_text_end);
 }
 
+static __always_inline bool lm_sched_text(unsigned long ip)
+{
+	return ip >= (unsigned long)__sched_text_start && ip < (unsigned long)__sched_text_end;
+}
+
 /*
- * The current call chain from the caller of the lock operation on, kept
- * in this CPU's store: a reference to it, or LM_NO_STACK when the store
- * has no room (counted).  Interrupts are off.
+ * The leading frames of a chain in @ip[@nr] to leave out.  Of a lock
+ * operation's chain, those in the lock operations and lockmeter.  Of a
+ * task switched back in after it blocked (@blocked), everything up to
+ * the scheduler's frames and those too but the outermost, the one its
+ * caller called: schedule_timeout, io_schedule, mutex_lock, ...
  */
-noinline u32 __lockfunc lm_stack_take(struct lm_cpu *c)
+static __always_inline unsigned int lm_stack_skip(const unsigned long *ip, unsigned int nr,
+						  bool blocked)
+{
+	unsigned int skip = 0, first;
+
+	if (blocked) {
+		while (skip < nr && !lm_sched_text(ip[skip]))
+			skip++;
+		if (skip < nr) {
+			first = skip;
+			while (skip < nr && lm_lock_text(ip[skip]))
+				skip++;
+			while (skip > first + 1 && !lm_sched_text(ip[skip - 1]))
+				skip--;
+			return skip - 1;
+		}
+		skip = 0;
+	}
+	while (skip < nr && lm_lock_text(ip[skip]))
+		skip++;
+	return skip;
+}
+
+/*
+ * The current call chain from the caller of the lock operation on (or
+ * for @blocked, see lm_stack_skip()), kept in this CPU's store: a
+ * reference to it, or LM_NO_STACK when the store has no room (counted).
+ * Interrupts are off.
+ */
+noinline u32 __lockfunc lm_stack_take(struct lm_cpu *c, bool blocked)
 {
 	unsigned long ip[LM_STACK_DEPTH + 8];
-	unsigned int nr, skip = 0, i, j, k;
+	unsigned int nr, skip, i, j, k;
 	struct lm_stack *st;
 	u32 h;
 
 	nr = stack_trace_save(ip, ARRAY_SIZE(ip), 0);
-	while (skip < nr && lm_lock_text(ip[skip]))
-		skip++;
+	skip = lm_stack_skip(ip, nr, blocked);
 	nr = min_t(unsigned int, nr - skip, LM_STACK_DEPTH);
 	if (!nr)
 		return LM_NO_STACK;
@@ -317,12 +353,15 @@ static void lm_ev_take(struct lm_cpu *c, struct lm_ev *ev, u64 t, u32 stack)
  * and evidence for each new maximum.  The hold's chain is the current
  * one (the caller released the lock); the wait's was taken when it ended
  * (@wait_stack).  A maximum shorter than lm_chain_min keeps no chain.
- * Interrupts are off.
+ * A sleeping lock's record @th (NULL for spinning locks) has the owner
+ * waited for and the hold's longest blocked stretch.  Interrupts are off.
  */
 noinline void __lockfunc lm_charge_slow(struct lm_cpu *c, struct lm_slot *s, u64 hold,
 					u64 t_wait, u64 t_acq, u32 wait_stack,
-					const struct lm_owner *owner)
+					const struct lm_task_held *th)
 {
+	const struct lm_owner *owner = th && th->owner.pid ? &th->owner : NULL;
+
 	struct lm_evidence *ev = lm_slot_ev(c, s);
 
 	s->nr++;
@@ -331,9 +370,12 @@ noinline void __lockfunc lm_charge_slow(struct lm_cpu *c, struct lm_slot *s, u64
 		s->hold_min = hold;
 	if (hold > s->hold_max) {
 		s->hold_max = hold;
-		if (ev)
+		if (ev) {
 			lm_ev_take(c, &ev->hold, t_acq + hold,
-				   hold >= lm_chain_min ? lm_stack_take(c) : LM_NO_STACK);
+				   hold >= lm_chain_min ? lm_stack_take(c, false) : LM_NO_STACK);
+			ev->blk = th ? th->blk : 0;
+			ev->blk_stack = th && th->blk ? th->blk_stack : LM_NO_STACK;
+		}
 	}
 	if (t_wait) {
 		u64 wait = lm_delta(t_wait, t_acq);
@@ -374,7 +416,7 @@ noinline void __lockfunc lm_wait_chain(struct lm_cpu *c, unsigned long lock,
 	*stack = LM_NO_STACK;
 	if (wait <= s->wait_max || wait < lm_chain_min)
 		return;
-	*stack = lm_stack_take(c);
+	*stack = lm_stack_take(c, false);
 	t = lm_ticks();
 	*t_wait += lm_delta(*t_acq, t);
 	*t_acq = t;
@@ -445,6 +487,7 @@ static __always_inline void lm_acquire(void *lock, unsigned long site, u32 type,
 		h->lock = (unsigned long)lock;
 		h->site = site;
 		h->t_wait = t_wait;
+		h->type = type;
 		c->depth = d + 1;
 		lm_stamp_into(&h->t_acq);
 		if (t_wait)

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lockmeter: the locks held right now (lockstat held).
+ *
+ * A reader collects, without stopping anyone:
+ *
+ *   - every CPU's held stack of spinning locks: the lock, its site, when it
+ *     was taken; the holder is the task running on that CPU, found in the
+ *     task walk below (on_cpu and task_cpu());
+ *   - every task's records of sleeping locks of this metering period, with
+ *     the task's current call chain (stack_trace_save_tsk(), what
+ *     /proc/PID/stack shows), and the sleeping lock each task waits for
+ *     now (lm_wait_begin()), matched to the held locks by address.
+ *
+ * All of it is written by CPUs and tasks that take no notice of the
+ * reader, so an entry read while it changes may come out stale or mixed
+ * (a lock released just then, a site of the next record).  That is
+ * harmless: nothing read is dereferenced.  Lock and site addresses are
+ * only named through kallsyms, task records live in a pool that is never
+ * freed, and tasks are walked under RCU.  What does not fit the snapshot
+ * is counted, never dropped silently.
+ */
+#include <linux/kallsyms.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sort.h>
+#include <linux/stacktrace.h>
+#include <linux/vmalloc.h>
+
+#include "lockmeter.h"
+
+/* What one reader keeps, per held lock and per waiter. */
+#define LM_HELD_ROWS		256
+#define LM_HELD_WAITERS		1024
+#define LM_HELD_ROW_WAITERS	64
+
+/* The task running on a CPU, as the task walk saw it. */
+struct lm_held_cpu {
+	u32 pid;
+	char comm[TASK_COMM_LEN];
+};
+
+static void lm_held_comm(char *dst, const struct task_struct *p)
+{
+	/* a racing set_task_comm() may tear the copy, not its end */
+	memcpy(dst, p->comm, TASK_COMM_LEN);
+	dst[TASK_COMM_LEN - 1] = '\0';
+}
+
+/* Room for one more row, or NULL (counted). */
+static struct lm_held_row *lm_held_row_new(struct lm_held_snap *hs)
+{
+	struct lm_held_row *r;
+
+	if (hs->nr == LM_HELD_ROWS) {
+		hs->truncated++;
+		return NULL;
+	}
+	r = &hs->rows[hs->nr++];
+	memset(r, 0, sizeof(*r));
+	r->cpu = -1;
+	return r;
+}
+
+static void lm_held_key(struct lm_held_row *r, unsigned long lock, unsigned long site,
+			u32 type)
+{
+	r->lock = lock;
+	lm_classify(lock, &r->key);
+	r->key.site = site;
+	r->key.type = type;
+}
+
+/* Every CPU's spinning locks held at least @over ns (ticks @now). */
+static void lm_held_spinning(struct lm_held_snap *hs, u64 now, u64 over)
+{
+	unsigned int cpu, i, d;
+
+	for_each_online_cpu(cpu) {
+		struct lm_cpu *pc = per_cpu(lm_cpus, cpu);
+
+		if (!pc)
+			continue;
+		d = min_t(unsigned int, READ_ONCE(pc->depth), CONFIG_LOCKMETER_STACK_DEPTH);
+		for (i = 0; i < d; i++) {
+			const struct lm_held *h = &pc->held[i];
+			unsigned long lock = READ_ONCE(h->lock);
+			u32 type = READ_ONCE(h->type);
+			struct lm_held_row *r;
+			u64 ns;
+
+			if (!lock || type <= LM_NONE || lm_type_sleeps(type))
+				continue;
+			ns = lm_ticks_to_ns(lm_delta(READ_ONCE(h->t_acq), now));
+			if (ns < over)
+				continue;
+			r = lm_held_row_new(hs);
+			if (!r)
+				return;
+			lm_held_key(r, lock, READ_ONCE(h->site), type);
+			r->ns = ns;
+			r->cpu = cpu;
+		}
+	}
+}
+
+/* @p's sleeping locks held at least @over ns, with its current chain. */
+static void lm_held_task(struct lm_held_snap *hs, struct task_struct *p, u32 epoch,
+			 u64 now, u64 over)
+{
+	const struct lm_task *lt = &p->lockmeter;
+	struct lm_task_held *held = READ_ONCE(lt->held);
+	struct lm_held_row *r, *first = NULL;
+	unsigned int i, d;
+
+	if (!held)
+		return;
+	d = min_t(unsigned int, READ_ONCE(lt->depth), CONFIG_LOCKMETER_TASK_DEPTH);
+	for (i = 0; i < d; i++) {
+		const struct lm_task_held *h = &held[i];
+		unsigned long lock = READ_ONCE(h->lock);
+		u32 type = READ_ONCE(h->type);
+		u64 ns;
+
+		if (!lock || READ_ONCE(h->epoch) != epoch || !lm_type_sleeps(type) ||
+		    type >= LM_NR_TYPES)
+			continue;
+		ns = lm_ticks_to_ns(lm_delta(READ_ONCE(h->t_acq), now));
+		if (ns < over)
+			continue;
+		r = lm_held_row_new(hs);
+		if (!r)
+			return;
+		lm_held_key(r, lock, READ_ONCE(h->site), type);
+		r->ns = ns;
+		r->pid = p->pid;
+		lm_held_comm(r->comm, p);
+		if (!first) {
+			r->nr = stack_trace_save_tsk(p, r->ip, LM_STACK_DEPTH, 0);
+			first = r;
+		} else {
+			r->nr = first->nr;
+			memcpy(r->ip, first->ip, sizeof(r->ip));
+		}
+	}
+}
+
+/* The sleeping lock @p waits for now, if any. */
+static void lm_held_waits(struct lm_held_snap *hs, struct task_struct *p, u64 now)
+{
+	const struct lm_task *lt = &p->lockmeter;
+	unsigned long lock = READ_ONCE(lt->wait_lock);
+	struct lm_held_waiter *w;
+
+	if (!lock)
+		return;
+	if (hs->nr_waiters == LM_HELD_WAITERS) {
+		hs->truncated++;
+		return;
+	}
+	/* pairs with smp_wmb() in lm_wait_begin(): the rest came first */
+	smp_rmb();
+	w = &hs->waiters[hs->nr_waiters++];
+	w->lock = lock;
+	w->site = READ_ONCE(lt->wait_site);
+	w->type = READ_ONCE(lt->wait_type);
+	w->ns = lm_ticks_to_ns(lm_delta(READ_ONCE(lt->wait_since), now));
+	w->pid = p->pid;
+	lm_held_comm(w->comm, p);
+}
+
+static int lm_held_row_cmp(const void *a, const void *b)
+{
+	const struct lm_held_row *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	return 0;
+}
+
+static int lm_held_waiter_cmp(const void *a, const void *b)
+{
+	const struct lm_held_waiter *x = a, *y = b;
+
+	if (x->lock != y->lock)
+		return x->lock < y->lock ? -1 : 1;
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	return 0;
+}
+
+/* Point each sleeping lock's row at its waiters, longest first. */
+static void lm_held_match(struct lm_held_snap *hs)
+{
+	size_t i, j;
+
+	sort(hs->waiters, hs->nr_waiters, sizeof(*hs->waiters), lm_held_waiter_cmp, NULL);
+	sort(hs->rows, hs->nr, sizeof(*hs->rows), lm_held_row_cmp, NULL);
+	for (i = 0; i < hs->nr; i++) {
+		struct lm_held_row *r = &hs->rows[i];
+
+		if (!lm_type_sleeps(r->key.type))
+			continue;
+		for (j = 0; j < hs->nr_waiters && hs->waiters[j].lock < r->lock; j++)
+			;
+		r->waiter = j;
+		for (; j < hs->nr_waiters && hs->waiters[j].lock == r->lock; j++)
+			r->nr_waiters++;
+		if (r->nr_waiters > LM_HELD_ROW_WAITERS) {
+			hs->truncated += r->nr_waiters - LM_HELD_ROW_WAITERS;
+			r->nr_waiters = LM_HELD_ROW_WAITERS;
+		}
+	}
+}
+
+/*
+ * The locks held at least @over ns now, longest first, into @hs (free it
+ * with lm_held_free()).  Nothing while metering is off.
+ */
+int lm_held_snapshot(struct lm_held_snap *hs, u64 over)
+{
+	struct task_struct *g, *p;
+	struct lm_held_cpu *run;
+	unsigned int cpu;
+	size_t i;
+	u64 now;
+
+	memset(hs, 0, sizeof(*hs));
+	hs->rows = vmalloc(array_size(LM_HELD_ROWS, sizeof(*hs->rows)));
+	hs->waiters = vmalloc(array_size(LM_HELD_WAITERS, sizeof(*hs->waiters)));
+	run = vzalloc(array_size(nr_cpu_ids, sizeof(*run)));
+	if (!hs->rows || !hs->waiters || !run) {
+		vfree(run);
+		lm_held_free(hs);
+		return -ENOMEM;
+	}
+	mutex_lock(&lm_ctl_mutex);
+	if (!lm_on)
+		goto out_unlock;
+	now = lm_ticks();
+	lm_held_spinning(hs, now, over);
+	rcu_read_lock();
+	for_each_process_thread(g, p) {
+		if (READ_ONCE(p->on_cpu)) {
+			cpu = task_cpu(p);
+			if (cpu < nr_cpu_ids) {
+				run[cpu].pid = p->pid;
+				lm_held_comm(run[cpu].comm, p);
+			}
+		}
+		lm_held_task(hs, p, READ_ONCE(lm_epoch), now, over);
+		lm_held_waits(hs, p, now);
+	}
+	rcu_read_unlock();
+	/* a spinning lock's holder: what its CPU runs (pid 0: idle, or unseen) */
+	for (i = 0; i < hs->nr; i++) {
+		struct lm_held_row *r = &hs->rows[i];
+
+		if (r->cpu < 0)
+			continue;
+		r->pid = run[r->cpu].pid;
+		if (run[r->cpu].comm[0])
+			memcpy(r->comm, run[r->cpu].comm, sizeof(r->comm));
+		else
+			snprintf(r->comm, sizeof(r->comm), "swapper/%d", r->cpu);
+	}
+	lm_held_match(hs);
+out_unlock:
+	mutex_unlock(&lm_ctl_mutex);
+	vfree(run);
+	return 0;
+}
+
+void lm_held_free(struct lm_held_snap *hs)
+{
+	vfree(hs->rows);
+	vfree(hs->waiters);
+	hs->rows = NULL;
+	hs->waiters = NULL;
+	hs->nr = 0;
+	hs->nr_waiters = 0;
+}
