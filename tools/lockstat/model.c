@@ -446,6 +446,16 @@ bool lm_ev_equal(const struct lm_evidence *a, const struct lm_evidence *b)
 		if (lm_ev_has(a, LM_EB_ADDRS) && a->addr[i] != b->addr[i])
 			return false;
 	}
+	if (!lm_ev_has(a, LM_EB_BLOCKED))
+		return true;
+	if (a->blocked_ns != b->blocked_ns || a->nr_blocked != b->nr_blocked)
+		return false;
+	for (i = 0; i < a->nr_blocked; i++) {
+		if (!lm_str_equal(a->blocked_frame[i], b->blocked_frame[i]))
+			return false;
+		if (lm_ev_has(a, LM_EB_BLOCKED_ADDRS) && a->blocked_addr[i] != b->blocked_addr[i])
+			return false;
+	}
 	return true;
 }
 
@@ -761,6 +771,16 @@ void lm_site_func(char *buf, size_t len, const char *site)
 		}
 	}
 	snprintf(buf, len, "%s", site);
+}
+
+void lm_frame_func(char *buf, size_t len, const char *frame)
+{
+	const char *plus = strstr(frame, "+0x");
+	char name[LM_FRAME_MAX];
+
+	snprintf(name, sizeof(name), "%.*s", plus && plus > frame ? (int)(plus - frame) :
+		 (int)strlen(frame), frame);
+	lm_esc(buf, len, name, "");
 }
 
 /* ---- sort keys ---- */

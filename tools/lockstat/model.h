@@ -97,6 +97,9 @@ enum lm_loss {
  * chain (taken by the kernel when the hold or wait set the maximum of its
  * row on its CPU; netlink only, /proc/lockmeter has none).  pid, comm,
  * context, cpu and time are always there; the rest has presence bits.
+ * The hold evidence of a mutex or rw_semaphore may add the longest
+ * stretch of that hold the holder spent blocked, and the chain where it
+ * blocked (from the outermost scheduler function in).
  * comm and the frames are as the kernel sent them: any byte but NUL, to
  * be escaped by whoever prints them.
  */
@@ -122,6 +125,8 @@ enum lm_ev_bit {
 	LM_EB_OWNER_PID,	/* a sleeping lock's owner when the wait began */
 	LM_EB_OWNER_COMM,	/* only with LM_EB_OWNER_PID */
 	LM_EB_ADDRS,		/* addr[], one per frame (privileged readers) */
+	LM_EB_BLOCKED,		/* blocked_ns and blocked_frame[]: hold evidence only */
+	LM_EB_BLOCKED_ADDRS,	/* blocked_addr[], one per blocked frame */
 };
 
 struct lm_evidence {
@@ -136,6 +141,10 @@ struct lm_evidence {
 	const char *owner_comm;
 	const char *frame[LM_EV_FRAMES];	/* innermost first */
 	uint64_t addr[LM_EV_FRAMES];
+	uint64_t blocked_ns;	/* longest stretch of the hold spent blocked */
+	uint32_t nr_blocked;	/* 0: no chain kept of where it blocked */
+	const char *blocked_frame[LM_EV_FRAMES];	/* innermost first */
+	uint64_t blocked_addr[LM_EV_FRAMES];
 };
 
 static inline bool lm_ev_has(const struct lm_evidence *ev, enum lm_ev_bit bit)
@@ -306,6 +315,10 @@ void lm_fmt_pct(char *buf, size_t len, double pct);
 void lm_fmt_rate(char *buf, size_t len, double per_s);
 /* "func+0xoff/0xsize[mod]" -> "func[mod]" */
 void lm_site_func(char *buf, size_t len, const char *site);
+/* a frame's function, escaped: "msleep+0x2d/0x50 [mod]" -> "msleep" */
+void lm_frame_func(char *buf, size_t len, const char *frame);
+/* functions named in the one-line summary of where a holder blocked */
+#define LM_BLOCKED_NAMES	4
 
 /*
  * Sort keys and columns, one table: name (for --sort), column header,

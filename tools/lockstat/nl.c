@@ -13,8 +13,9 @@
  * remembered and the rest of the dump still drained, so the socket stays
  * usable.  Counters are NLA_UINT: 4 bytes when the value fits, else 8.
  * A row may carry the evidence of its longest hold and wait, each a nest
- * of its own policy; evidence attributes this reader does not know are
- * skipped, a known one of the wrong size refuses the reply.
+ * of its own policy; the hold's may add how long, and where, its holder
+ * blocked (a sleeping lock); evidence attributes this reader does not
+ * know are skipped, a known one of the wrong size refuses the reply.
  * include/uapi/linux/lockmeter.h is the reference.
  */
 #include <assert.h>
@@ -59,6 +60,7 @@ LM_SAME(LM_CONTEXT_HARDIRQ, LOCKMETER_CTX_HARDIRQ);
 #define LM_NLA_UINT	{ .type = NLA_UNSPEC, .minlen = 4, .maxlen = 8 }
 #define LM_NLA_STR	{ .type = NLA_STRING, .minlen = 1, .maxlen = 1024 }
 #define LM_NLA_COMM	{ .type = NLA_STRING, .minlen = 1, .maxlen = LM_COMM_MAX }
+#define LM_NLA_FRAME	{ .type = NLA_STRING, .minlen = 2, .maxlen = LM_FRAME_MAX }
 
 static const struct nla_policy lm_nl_policy[LOCKMETER_A_MAX + 1] = {
 	[LOCKMETER_A_VERSION]		= LM_NLA_U32,
@@ -100,7 +102,7 @@ static const struct nla_policy lm_nl_row_policy[LOCKMETER_R_MAX + 1] = {
 	[LOCKMETER_R_WAIT_EVIDENCE]	= { .type = NLA_NESTED },
 };
 
-/* FRAME and FRAME_ADDR come once per frame: each one is checked */
+/* the FRAME and FRAME_ADDR attributes come once per frame: each one is checked */
 static const struct nla_policy lm_nl_ev_policy[LOCKMETER_E_MAX + 1] = {
 	[LOCKMETER_E_PID]		= LM_NLA_U32,
 	[LOCKMETER_E_COMM]		= LM_NLA_COMM,
@@ -109,8 +111,11 @@ static const struct nla_policy lm_nl_ev_policy[LOCKMETER_E_MAX + 1] = {
 	[LOCKMETER_E_TIME]		= LM_NLA_UINT,
 	[LOCKMETER_E_OWNER_PID]		= LM_NLA_U32,
 	[LOCKMETER_E_OWNER_COMM]	= LM_NLA_COMM,
-	[LOCKMETER_E_FRAME]		= { .type = NLA_STRING, .minlen = 2, .maxlen = LM_FRAME_MAX },
+	[LOCKMETER_E_FRAME]		= LM_NLA_FRAME,
 	[LOCKMETER_E_FRAME_ADDR]	= LM_NLA_UINT,
+	[LOCKMETER_E_BLOCKED_NS]	= LM_NLA_UINT,
+	[LOCKMETER_E_BLOCKED_FRAME]	= LM_NLA_FRAME,
+	[LOCKMETER_E_BLOCKED_FRAME_ADDR] = LM_NLA_UINT,
 };
 
 static const int lm_nl_status_mandatory[] = {
@@ -497,53 +502,86 @@ static const char *lm_nl_name(struct lm_snapshot *s, const char *name)
 	return lm_snap_strdup(s, buf);
 }
 
+/* a call chain of an evidence nest: its attributes, and where they go */
+struct lm_nl_chain {
+	int frame_attr;
+	int addr_attr;
+	enum lm_ev_bit addr_bit;
+	const char **frame;
+	uint64_t *addr;
+	uint32_t *nr;
+	uint32_t nr_addrs;
+};
+
+/* one frame or address of @c: NULL, or why it is malformed */
+static const char *lm_nl_chain_attr(struct lm_snapshot *s, struct lm_nl_chain *c,
+				    struct nlattr *a, bool *nomem)
+{
+	if (nla_type(a) == c->frame_attr) {
+		if (*c->nr == LM_EV_FRAMES)
+			return "more frames than a chain has";
+		if (!*lm_nla_str(a))
+			return "an empty frame";
+		c->frame[*c->nr] = lm_snap_strdup(s, lm_nla_str(a));
+		*nomem = !c->frame[(*c->nr)++];
+		return NULL;
+	}
+	if (c->nr_addrs == LM_EV_FRAMES)
+		return "more frame addresses than a chain has";
+	if (lm_nla_get_uint(a, &c->addr[c->nr_addrs++]))
+		return "frame address is neither 4 nor 8 bytes";
+	return NULL;
+}
+
 /*
- * The frames, and their addresses, of an evidence nest, in order: 0; 1
- * when they are malformed (said so); -1 without memory.
+ * The frames, and their addresses, of an evidence nest, in order: those
+ * of the chain at the release or acquire, and those of where the holder
+ * blocked.  0; 1 when they are malformed (said so); -1 without memory.
  */
 static int lm_nl_frames(struct lm_nl_req *req, struct nlattr *nest, struct lm_evidence *ev)
 {
+	struct lm_nl_chain chains[] = {
+		{ LOCKMETER_E_FRAME, LOCKMETER_E_FRAME_ADDR, LM_EB_ADDRS, ev->frame, ev->addr,
+		  &ev->nr_frames, 0 },
+		{ LOCKMETER_E_BLOCKED_FRAME, LOCKMETER_E_BLOCKED_FRAME_ADDR, LM_EB_BLOCKED_ADDRS,
+		  ev->blocked_frame, ev->blocked_addr, &ev->nr_blocked, 0 },
+	};
 	struct lm_snapshot *s = req->arg;
-	uint32_t nr_addrs = 0;
-	struct nlattr *a;
 	const char *why = NULL;
-	int rem, bad = LOCKMETER_E_FRAME_ADDR;
+	struct nlattr *a;
+	bool nomem = false;
+	int rem, bad = 0;
+	unsigned int i;
 
 	nla_for_each_nested(a, nest, rem) {
+		for (i = 0; i < ARRAY_SIZE(chains); i++)
+			if (nla_type(a) == chains[i].frame_attr || nla_type(a) == chains[i].addr_attr)
+				break;
+		if (i == ARRAY_SIZE(chains))
+			continue;
 		bad = nla_type(a);
-		if (bad == LOCKMETER_E_FRAME) {
-			if (ev->nr_frames == LM_EV_FRAMES) {
-				why = "more frames than a chain has";
-				break;
-			}
-			if (!*lm_nla_str(a)) {
-				why = "an empty frame";
-				break;
-			}
-			ev->frame[ev->nr_frames] = lm_snap_strdup(s, lm_nla_str(a));
-			if (!ev->frame[ev->nr_frames++])
-				return -1;
-		} else if (bad == LOCKMETER_E_FRAME_ADDR) {
-			if (nr_addrs == LM_EV_FRAMES) {
-				why = "more frame addresses than a chain has";
-				break;
-			}
-			if (lm_nla_get_uint(a, &ev->addr[nr_addrs++])) {
-				why = "frame address is neither 4 nor 8 bytes";
-				break;
-			}
-		}
+		why = lm_nl_chain_attr(s, &chains[i], a, &nomem);
+		if (nomem)
+			return -1;
+		if (why)
+			break;
 	}
-	if (!why && nr_addrs && nr_addrs != ev->nr_frames) {
-		why = "frame addresses are not one per frame";
-		bad = LOCKMETER_E_FRAME_ADDR;
+	for (i = 0; !why && i < ARRAY_SIZE(chains); i++) {
+		if (chains[i].nr_addrs && chains[i].nr_addrs != *chains[i].nr) {
+			why = "frame addresses are not one per frame";
+			bad = chains[i].addr_attr;
+		}
+		if (chains[i].nr_addrs)
+			ev->present |= 1U << chains[i].addr_bit;
+	}
+	if (!why && ev->nr_blocked && !lm_ev_has(ev, LM_EB_BLOCKED)) {
+		why = "frames of where the holder blocked, without its blocked time";
+		bad = LOCKMETER_E_BLOCKED_FRAME;
 	}
 	if (why) {
 		lm_nl_bad(req, why, bad);
 		return 1;
 	}
-	if (nr_addrs)
-		ev->present |= 1U << LM_EB_ADDRS;
 	return 0;
 }
 
@@ -551,7 +589,7 @@ static int lm_nl_frames(struct lm_nl_req *req, struct nlattr *nest, struct lm_ev
  * The evidence nest @nest of a row into *out, in the pool of the dump's
  * snapshot: 0; 1 when it is malformed (said so); -1 without memory.
  */
-static int lm_nl_evidence(struct lm_nl_req *req, struct nlattr *nest,
+static int lm_nl_evidence(struct lm_nl_req *req, int kind, struct nlattr *nest,
 			  const struct lm_evidence **out)
 {
 	struct nlattr *tb[LOCKMETER_E_MAX + 1];
@@ -599,6 +637,19 @@ static int lm_nl_evidence(struct lm_nl_req *req, struct nlattr *nest,
 		if (!ev->owner_comm)
 			return -1;
 		ev->present |= 1U << LM_EB_OWNER_COMM;
+	}
+	if (tb[LOCKMETER_E_BLOCKED_NS]) {
+		if (kind != LM_EV_HOLD) {
+			lm_nl_bad(req, "wait evidence with a blocked time (hold evidence only)",
+				  LOCKMETER_E_BLOCKED_NS);
+			return 1;
+		}
+		if (lm_nla_get_uint(tb[LOCKMETER_E_BLOCKED_NS], &ev->blocked_ns)) {
+			lm_nl_bad(req, "blocked time is neither 4 nor 8 bytes",
+				  LOCKMETER_E_BLOCKED_NS);
+			return 1;
+		}
+		ev->present |= 1U << LM_EB_BLOCKED;
 	}
 	ret = lm_nl_frames(req, nest, ev);
 	if (!ret)
@@ -649,7 +700,7 @@ static int lm_nl_row(struct lm_nl_req *req, struct nlattr *nest)
 		return 0;
 	}
 	for (i = 0; i < LM_NR_EV; i++) {
-		a = tb[lm_nl_ev_attr[i]] ? lm_nl_evidence(req, tb[lm_nl_ev_attr[i]], &row.ev[i]) : 0;
+		a = tb[lm_nl_ev_attr[i]] ? lm_nl_evidence(req, i, tb[lm_nl_ev_attr[i]], &row.ev[i]) : 0;
 		if (a)
 			return a < 0 ? -1 : 0;
 	}

@@ -16,13 +16,23 @@
  *   > hold frame lmt_hold_inner+0x1e/0x40 [test_lockmeter]
  *   > hold frame kthread+0xd2/0x100
  *
+ *   > hold pid=2240 comm=lmt_sleeper ... frames=4 blocked_ns=49100000 blocked_frames=3
+ *   > hold frame lmt_mutex_sleeper+0x23/0x70 [test_lockmeter]
+ *   ...
+ *   > blocked frame schedule_timeout+0x9e/0x170
+ *
  * Lines starting with "> " carry the evidence of the row above them (new
  * in version 2: a version 1 reader would call them bad rows).  A head
  * line, "> KIND key=value...", KIND hold or wait, gives the task (pid,
  * comm, ctx, cpu, time, and owner_pid, owner_comm when known), the number
  * of frames that follow, and addrs=0x...,0x... (one per frame) when the
  * addresses were known; then one "> KIND frame TEXT" line per frame,
- * innermost first.  Values and frames are escaped: a byte below '!' (in
+ * innermost first.  The hold evidence of a sleeping lock may add
+ * blocked_ns=, blocked_frames=B and blocked_addrs= to its head line, and
+ * B lines "> blocked frame TEXT" after its frames: the longest stretch of
+ * the hold the holder spent blocked, and where (still version 2: a reader
+ * that predates them skips the keys and the kind, as below).  Values and
+ * frames are escaped: a byte below '!' (in
  * a frame, below ' '), from 0x7f, or a backslash is \xHH.  Unknown keys
  * and kinds are skipped, as unknown header keys are.
  *
@@ -57,6 +67,7 @@ struct lm_ev_reader {
 		uint32_t frames;	/* what its head line says */
 		unsigned long line;	/* of its head line */
 	} k[LM_NR_EV];
+	uint32_t blocked;		/* blocked_frames of the hold head line */
 };
 
 static int lm_hex(char c)
@@ -121,6 +132,9 @@ enum lm_ev_key {
 	LM_EK_OWNER_PID,
 	LM_EK_OWNER_COMM,
 	LM_EK_ADDRS,
+	LM_EK_BLOCKED_NS,
+	LM_EK_BLOCKED_FRAMES,
+	LM_EK_BLOCKED_ADDRS,
 	LM_NR_EK
 };
 
@@ -136,6 +150,9 @@ static const char *const lm_ev_keys[LM_NR_EK] = {
 	[LM_EK_OWNER_PID] = "owner_pid",
 	[LM_EK_OWNER_COMM] = "owner_comm",
 	[LM_EK_ADDRS] = "addrs",
+	[LM_EK_BLOCKED_NS] = "blocked_ns",
+	[LM_EK_BLOCKED_FRAMES] = "blocked_frames",
+	[LM_EK_BLOCKED_ADDRS] = "blocked_addrs",
 };
 
 /* a head line being read */
@@ -143,12 +160,14 @@ struct lm_ev_head {
 	struct lm_evidence *ev;
 	uint32_t seen;		/* 1 << enum lm_ev_key */
 	uint32_t frames;
+	uint32_t blocked;	/* blocked_frames */
 	const char *addrs;	/* read once frames is known */
+	const char *blocked_addrs;
 	bool nomem;
 };
 
-/* addrs=0x1,0x2: one per frame */
-static const char *lm_ev_addrs(struct lm_evidence *ev, const char *val, uint32_t n)
+/* addrs=0x1,0x2 into @addr: one per frame, @n frames */
+static const char *lm_ev_addrs(uint64_t *addr, const char *val, uint32_t n)
 {
 	uint32_t i;
 	size_t k;
@@ -156,11 +175,11 @@ static const char *lm_ev_addrs(struct lm_evidence *ev, const char *val, uint32_t
 	for (i = 0; i < n; i++) {
 		if (strncmp(val, "0x", 2))
 			return "an address is not 0x and hex digits";
-		ev->addr[i] = 0;
+		addr[i] = 0;
 		for (k = 2; lm_hex(val[k]) >= 0; k++) {
 			if (k == 18)
 				return "an address has more than 16 hex digits";
-			ev->addr[i] = ev->addr[i] << 4 | lm_hex(val[k]);
+			addr[i] = addr[i] << 4 | lm_hex(val[k]);
 		}
 		if (k == 2 || (val[k] && val[k] != ','))
 			return "an address is not 0x and hex digits";
@@ -170,7 +189,6 @@ static const char *lm_ev_addrs(struct lm_evidence *ev, const char *val, uint32_t
 			return "fewer addresses than frames";
 		val += k + 1;
 	}
-	ev->present |= 1U << LM_EB_ADDRS;
 	return NULL;
 }
 
@@ -219,8 +237,12 @@ static const char *lm_ev_kv(struct lm_snapshot *s, struct lm_ev_head *h, char *t
 	case LM_EK_ADDRS:
 		h->addrs = val;
 		return NULL;
+	case LM_EK_BLOCKED_ADDRS:
+		h->blocked_addrs = val;
+		return NULL;
 	}
-	if (lm_parse_u64(val, &v) || (key != LM_EK_TIME && v > UINT32_MAX))
+	if (lm_parse_u64(val, &v) ||
+	    (key != LM_EK_TIME && key != LM_EK_BLOCKED_NS && v > UINT32_MAX))
 		return "a number out of range";
 	switch (key) {
 	case LM_EK_PID:
@@ -237,12 +259,40 @@ static const char *lm_ev_kv(struct lm_snapshot *s, struct lm_ev_head *h, char *t
 		ev->present |= 1U << LM_EB_OWNER_PID;
 		break;
 	case LM_EK_FRAMES:
+	case LM_EK_BLOCKED_FRAMES:
 		if (v > LM_EV_FRAMES)
 			return "more frames than a chain has";
-		h->frames = v;
+		*(key == LM_EK_FRAMES ? &h->frames : &h->blocked) = v;
+		break;
+	case LM_EK_BLOCKED_NS:
+		ev->blocked_ns = v;
+		ev->present |= 1U << LM_EB_BLOCKED;
 		break;
 	}
 	return NULL;
+}
+
+/* the blocked_* keys of a head line: NULL, or why they do not fit */
+static const char *lm_ev_blocked(struct lm_ev_head *h, int kind)
+{
+	const uint32_t keys = 1U << LM_EK_BLOCKED_NS | 1U << LM_EK_BLOCKED_FRAMES |
+			      1U << LM_EK_BLOCKED_ADDRS;
+	const char *why;
+
+	if (!(h->seen & keys))
+		return NULL;
+	if (kind != LM_EV_HOLD)
+		return "blocked_* keys in wait evidence (hold evidence only)";
+	if (!(h->seen & 1U << LM_EK_BLOCKED_NS) || !(h->seen & 1U << LM_EK_BLOCKED_FRAMES))
+		return "blocked_ns and blocked_frames go together";
+	if (!h->blocked_addrs)
+		return NULL;
+	if (!h->blocked)
+		return "blocked_addrs without blocked frames";
+	why = lm_ev_addrs(h->ev->blocked_addr, h->blocked_addrs, h->blocked);
+	if (!why)
+		h->ev->present |= 1U << LM_EB_BLOCKED_ADDRS;
+	return why;
 }
 
 /* "> KIND pid=... frames=N": the head of a row's evidence of KIND */
@@ -267,38 +317,56 @@ static int lm_ev_head(struct lm_ev_reader *r, struct lm_snapshot *s, int kind, c
 	if (!why && lm_ev_has(h.ev, LM_EB_OWNER_COMM) && !lm_ev_has(h.ev, LM_EB_OWNER_PID))
 		why = "owner_comm without owner_pid";
 	if (!why && h.addrs)
-		why = h.frames ? lm_ev_addrs(h.ev, h.addrs, h.frames) : "addresses without frames";
+		why = h.frames ? lm_ev_addrs(h.ev->addr, h.addrs, h.frames) :
+				 "addresses without frames";
+	if (!why && h.addrs)
+		h.ev->present |= 1U << LM_EB_ADDRS;
+	if (!why)
+		why = lm_ev_blocked(&h, kind);
 	if (why)
 		return lm_ev_fail(e, lineno, kind, why);
 	r->k[kind].ev = h.ev;
 	r->k[kind].frames = h.frames;
 	r->k[kind].line = lineno;
+	if (kind == LM_EV_HOLD)
+		r->blocked = h.blocked;
 	s->rows[s->nr - 1].ev[kind] = h.ev;
 	return 0;
 }
 
-/* "> KIND frame TEXT": the next frame of KIND's evidence */
-static int lm_ev_frame(struct lm_ev_reader *r, struct lm_snapshot *s, int kind,
+/*
+ * "> KIND frame TEXT": the next frame of KIND's evidence; "> blocked frame
+ * TEXT" (@blocked): the next frame of where the holder blocked, of the
+ * row's hold evidence
+ */
+static int lm_ev_frame(struct lm_ev_reader *r, struct lm_snapshot *s, int kind, bool blocked,
 		       const char *text, unsigned long lineno, struct lm_perr *e)
 {
 	struct lm_evidence *ev = r->k[kind].ev;
+	const char *name = blocked ? "blocked" : lm_ev_names[kind];
 	char buf[LM_FRAME_MAX];
+	const char **frame;
 	const char *why;
+	uint32_t *nr;
 
 	if (!ev)
-		return lm_ev_fail(e, lineno, kind, "a frame before its head line");
-	if (ev->nr_frames == r->k[kind].frames) {
-		lm_perr_set(e, lineno, "%s evidence: more frames than its head line (line %lu) says",
-			    lm_ev_names[kind], r->k[kind].line);
+		return lm_ev_fail(e, lineno, kind, blocked ? "a blocked frame before its head line" :
+						  "a frame before its head line");
+	nr = blocked ? &ev->nr_blocked : &ev->nr_frames;
+	frame = blocked ? ev->blocked_frame : ev->frame;
+	if (*nr == (blocked ? r->blocked : r->k[kind].frames)) {
+		lm_perr_set(e, lineno, "%s evidence: more %sframes than its head line (line %lu) says",
+			    lm_ev_names[kind], blocked ? "blocked " : "", r->k[kind].line);
 		return LM_EXIT_CORRUPT;
 	}
 	why = *text ? lm_unesc(buf, sizeof(buf), text, true) : "empty";
 	if (why) {
-		lm_perr_set(e, lineno, "%s evidence: a frame: %s", lm_ev_names[kind], why);
+		lm_perr_set(e, lineno, "%s evidence: a %s frame: %s", lm_ev_names[kind],
+			    name, why);
 		return LM_EXIT_CORRUPT;
 	}
-	ev->frame[ev->nr_frames] = lm_snap_strdup(s, buf);
-	if (!ev->frame[ev->nr_frames++])
+	frame[*nr] = lm_snap_strdup(s, buf);
+	if (!frame[(*nr)++])
 		return lm_ev_nomem(e, lineno);
 	return 0;
 }
@@ -306,6 +374,7 @@ static int lm_ev_frame(struct lm_ev_reader *r, struct lm_snapshot *s, int kind,
 /* the evidence of the last row is complete: as many frames as said */
 static int lm_ev_done(struct lm_ev_reader *r, struct lm_perr *e)
 {
+	const struct lm_evidence *hold = r->k[LM_EV_HOLD].ev;
 	int k;
 
 	for (k = 0; k < LM_NR_EV; k++) {
@@ -317,8 +386,16 @@ static int lm_ev_done(struct lm_ev_reader *r, struct lm_perr *e)
 				    lm_ev_names[k], r->k[k].frames, ev->nr_frames);
 			return LM_EXIT_CORRUPT;
 		}
-		r->k[k].ev = NULL;
 	}
+	if (hold && hold->nr_blocked != r->blocked) {
+		lm_perr_set(e, r->k[LM_EV_HOLD].line,
+			    "truncated: hold evidence: the head line says %u blocked frames, %u follow",
+			    r->blocked, hold->nr_blocked);
+		return LM_EXIT_CORRUPT;
+	}
+	for (k = 0; k < LM_NR_EV; k++)
+		r->k[k].ev = NULL;
+	r->blocked = 0;
 	return 0;
 }
 
@@ -328,6 +405,7 @@ static int lm_ev_line(struct lm_body_hook *hook, struct lm_snapshot *s, char *li
 {
 	struct lm_ev_reader *r = (struct lm_ev_reader *)hook;
 	char *kind, *rest;
+	bool blocked;
 	int k, ret;
 
 	if (!line || line[0] != '>')
@@ -349,14 +427,19 @@ static int lm_ev_line(struct lm_body_hook *hook, struct lm_snapshot *s, char *li
 	}
 	if (*rest)
 		*rest++ = '\0';
+	blocked = !strcmp(kind, "blocked");
 	for (k = 0; k < LM_NR_EV && strcmp(kind, lm_ev_names[k]); k++)
 		;
-	if (k == LM_NR_EV)
+	if (blocked)
+		k = LM_EV_HOLD;
+	else if (k == LM_NR_EV)
 		return 1;	/* a kind of a newer writer */
 	if (!strcmp(rest, "frame"))
-		ret = lm_ev_frame(r, s, k, "", lineno, e);
+		ret = lm_ev_frame(r, s, k, blocked, "", lineno, e);
 	else if (!strncmp(rest, "frame ", 6))
-		ret = lm_ev_frame(r, s, k, rest + 6, lineno, e);
+		ret = lm_ev_frame(r, s, k, blocked, rest + 6, lineno, e);
+	else if (blocked)
+		ret = lm_ev_fail(e, lineno, k, "a blocked line that is not '> blocked frame TEXT'");
 	else
 		ret = lm_ev_head(r, s, k, rest, lineno, e);
 	return ret ? ret : 1;
@@ -422,10 +505,20 @@ static void lm_ev_write(FILE *f, int kind, const struct lm_evidence *ev)
 	fprintf(f, " frames=%u", ev->nr_frames);
 	for (i = 0; lm_ev_has(ev, LM_EB_ADDRS) && i < ev->nr_frames; i++)
 		fprintf(f, "%s0x%llx", i ? "," : " addrs=", (unsigned long long)ev->addr[i]);
+	if (lm_ev_has(ev, LM_EB_BLOCKED))
+		fprintf(f, " blocked_ns=%llu blocked_frames=%u", (unsigned long long)ev->blocked_ns,
+			ev->nr_blocked);
+	for (i = 0; lm_ev_has(ev, LM_EB_BLOCKED_ADDRS) && i < ev->nr_blocked; i++)
+		fprintf(f, "%s0x%llx", i ? "," : " blocked_addrs=",
+			(unsigned long long)ev->blocked_addr[i]);
 	fputc('\n', f);
 	for (i = 0; i < ev->nr_frames; i++) {
 		lm_esc(buf, sizeof(buf), ev->frame[i], LM_ESC_FRAME);
 		fprintf(f, "> %s frame %s\n", lm_ev_names[kind], buf);
+	}
+	for (i = 0; lm_ev_has(ev, LM_EB_BLOCKED) && i < ev->nr_blocked; i++) {
+		lm_esc(buf, sizeof(buf), ev->blocked_frame[i], LM_ESC_FRAME);
+		fprintf(f, "> blocked frame %s\n", buf);
 	}
 }
 
@@ -448,8 +541,9 @@ int lm_snap_write(FILE *f, const struct lm_snapshot *s)
 	}
 	fputc('\n', f);
 	lm_rows_legend(f);
-	fputs("# > KIND pid= comm= ctx= cpu= time= frames=N [owner_pid= owner_comm= addrs=], "
-	      "then N lines '> KIND frame TEXT': the evidence of the row above\n", f);
+	fputs("# > KIND pid= comm= ctx= cpu= time= frames=N [owner_pid= owner_comm= addrs=] "
+	      "[blocked_ns= blocked_frames=B blocked_addrs=], then N lines '> KIND frame TEXT' "
+	      "and B lines '> blocked frame TEXT': the evidence of the row above\n", f);
 	for (i = 0; i < s->nr; i++) {
 		lm_row_write(f, &s->rows[i]);
 		for (k = 0; k < LM_NR_EV; k++)

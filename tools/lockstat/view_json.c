@@ -10,7 +10,9 @@
  *   "sites": [ { "site", counts } ] } ] } ] }; next to the counts of any
  *   row, "hold_evidence" and "wait_evidence" when it has them: { "pid",
  *   "comm", "context", "cpu", "time": { "sec", "nsec" } since boot,
- *   ["owner_pid", "owner_comm"], "frames": [...], ["addrs": ["0x..."]] }.
+ *   ["owner_pid", "owner_comm"], "frames": [...], ["addrs": ["0x..."]],
+ *   and for a sleeping lock's hold when its holder blocked: "blocked_ns",
+ *   "blocked_frames": [...], ["blocked_addrs": [...]] }.
  *
  * CSV: a header line, then kind,type,lock,site and the 16 numbers of
  * /proc/lockmeter per line; kind is total, lock or site, each lock line
@@ -70,11 +72,31 @@ void lm_json_fields(FILE *f, const struct lm_row *r)
 	}
 }
 
+/* , "@fkey": [ "frame", ... ] and, with @addrs, , "@akey": [ "0x...", ... ] */
+void lm_json_chain(FILE *f, const char *fkey, const char *akey, const char *const *frame,
+		   const uint64_t *addr, uint32_t n, bool addrs)
+{
+	uint32_t i;
+
+	fprintf(f, ", \"%s\": [", fkey);
+	for (i = 0; i < n; i++) {
+		fputs(i ? ", " : " ", f);
+		lm_json_str(f, frame[i]);
+	}
+	fputs(n ? " ]" : "]", f);
+	if (!addrs || !n)
+		return;
+	/* hex strings: a double cannot hold a kernel address */
+	fprintf(f, ", \"%s\": [", akey);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s\"0x%llx\"", i ? ", " : " ", (unsigned long long)addr[i]);
+	fputs(" ]", f);
+}
+
 /* , "hold_evidence": {...}, "wait_evidence": {...}, those @r has */
 void lm_json_evidence(FILE *f, const struct lm_row *r)
 {
 	struct timespec ts;
-	uint32_t i;
 	int k;
 
 	for (k = 0; k < LM_NR_EV; k++) {
@@ -95,17 +117,15 @@ void lm_json_evidence(FILE *f, const struct lm_row *r)
 			fputs(", \"owner_comm\": ", f);
 			lm_json_str(f, ev->owner_comm);
 		}
-		fputs(", \"frames\": [", f);
-		for (i = 0; i < ev->nr_frames; i++) {
-			fputs(i ? ", " : " ", f);
-			lm_json_str(f, ev->frame[i]);
+		lm_json_chain(f, "frames", "addrs", ev->frame, ev->addr, ev->nr_frames,
+			      lm_ev_has(ev, LM_EB_ADDRS));
+		if (lm_ev_has(ev, LM_EB_BLOCKED)) {
+			fprintf(f, ", \"blocked_ns\": %llu", (unsigned long long)ev->blocked_ns);
+			lm_json_chain(f, "blocked_frames", "blocked_addrs", ev->blocked_frame,
+				      ev->blocked_addr, ev->nr_blocked,
+				      lm_ev_has(ev, LM_EB_BLOCKED_ADDRS));
 		}
-		fputs(ev->nr_frames ? " ]" : "]", f);
-		/* hex strings: a double cannot hold a kernel address */
-		for (i = 0; lm_ev_has(ev, LM_EB_ADDRS) && i < ev->nr_frames; i++)
-			fprintf(f, "%s\"0x%llx\"", i ? ", " : ", \"addrs\": [ ",
-				(unsigned long long)ev->addr[i]);
-		fputs(lm_ev_has(ev, LM_EB_ADDRS) && ev->nr_frames ? " ] }" : " }", f);
+		fputs(" }", f);
 	}
 }
 

@@ -27,6 +27,13 @@
  *         worst wait 22ms by cp/4250 on CPU 0, owner rm/4242 at its start,
  *         acquired at 1234.501234s in:  (one line)
  *
+ * and for a mutex or rw_semaphore whose holder blocked while holding it,
+ * under the hold's chain, the longest stretch it was blocked:
+ *
+ *           blocked 49.1ms of it in schedule_timeout <- msleep <- lmt_x <- ...
+ *             schedule_timeout+0x9e/0x170
+ *             ...
+ *
  * Times are since boot, as dmesg prints them.
  */
 #include <errno.h>
@@ -202,13 +209,53 @@ static void lm_line_out(FILE *f, struct lm_line *l)
 	l->n = 0;
 }
 
+/* a call chain, a line per frame, innermost first */
+static void lm_table_frames(FILE *f, struct lm_line *l, const char *indent,
+			    const char *const *frame, uint32_t n)
+{
+	char buf[4 * LM_FRAME_MAX];
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		lm_esc(buf, sizeof(buf), frame[i], "");
+		lm_put(l, indent);
+		lm_put(l, buf);
+		lm_line_out(f, l);
+	}
+}
+
+/*
+ * The longest stretch of the worst hold the holder spent blocked, where
+ * it blocked in a few functions, then the chain:
+ *
+ *           blocked 49.1ms of it in schedule_timeout <- msleep <- lmt_x <- ...
+ *             schedule_timeout+0x9e/0x170
+ */
+static void lm_table_blocked(FILE *f, struct lm_line *l, const struct lm_evidence *ev)
+{
+	char buf[4 * LM_FRAME_MAX];
+	uint32_t i;
+
+	lm_fmt_time(buf, sizeof(buf), (double)ev->blocked_ns);
+	lm_put(l, "          blocked ");
+	lm_put(l, buf);
+	lm_put(l, ev->nr_blocked ? " of it in " : " of it; no call chain");
+	for (i = 0; i < ev->nr_blocked && i < LM_BLOCKED_NAMES; i++) {
+		lm_frame_func(buf, sizeof(buf), ev->blocked_frame[i]);
+		lm_put(l, i ? " <- " : "");
+		lm_put(l, buf);
+	}
+	lm_put(l, ev->nr_blocked > LM_BLOCKED_NAMES ? " <- ..." : "");
+	lm_line_out(f, l);
+	lm_table_frames(f, l, "            ", ev->blocked_frame, ev->nr_blocked);
+}
+
 /* the evidence of @r's maximum of @kind: who, where, when, and the chain */
 static void lm_table_evidence(FILE *f, const struct lm_row *r, int kind)
 {
 	const struct lm_evidence *ev = r->ev[kind];
 	char buf[4 * LM_FRAME_MAX];
 	struct lm_line l;
-	uint32_t i;
 
 	l.n = 0;
 	lm_fmt_time(buf, sizeof(buf), (double)r->v[kind == LM_EV_HOLD ? LM_F_HOLD_MAX : LM_F_WAIT_MAX]);
@@ -233,12 +280,9 @@ static void lm_table_evidence(FILE *f, const struct lm_row *r, int kind)
 	lm_put_uptime(&l, ev->time_ns);
 	lm_put(&l, ev->nr_frames ? "s in:" : "s; no call chain");
 	lm_line_out(f, &l);
-	for (i = 0; i < ev->nr_frames; i++) {
-		lm_esc(buf, sizeof(buf), ev->frame[i], "");
-		lm_put(&l, "          ");
-		lm_put(&l, buf);
-		lm_line_out(f, &l);
-	}
+	lm_table_frames(f, &l, "          ", ev->frame, ev->nr_frames);
+	if (lm_ev_has(ev, LM_EB_BLOCKED))
+		lm_table_blocked(f, &l, ev);
 }
 
 static void lm_table_evidences(FILE *f, const struct lm_view *v, const struct lm_row *r)

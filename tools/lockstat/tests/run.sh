@@ -173,6 +173,52 @@ assert all(l.split(";")[0] in ("ret_from_fork_asm", "ret_from_fork", "default_id
 rc "--folded: odd frames" 0 report --folded "$tmp/fold.snap"
 printf '%s\n' '+0x5/0x9 odd;0xffffffffc0a01100;mid?dle;in?ner [m?od] 10' >"$tmp/fold.want"
 ok "--folded: odd frames named as a flame graph wants them" diff -u "$tmp/fold.want" "$tmp/stdout"
+# where a sleeping lock's holder blocked, under its worst hold
+golden "--stacks: where the holder blocked" blocked.txt report --stacks "$fx/blocked.snap"
+golden "JSON with where the holder blocked" blocked.json report --json "$fx/blocked.snap"
+"$LOCKSTAT" report "$fx/blocked.snap" >"$tmp/plain.txt" 2>&1
+"$LOCKSTAT" report --stacks "$fx/blocked.snap" |
+	grep -v -e '^        worst ' -e '^          [a-z]' -e '^            [a-z]' -e '^Evidence: ' >"$tmp/stacks.txt"
+ok "--stacks with blocked evidence: the table itself is unchanged" diff -u "$tmp/plain.txt" \
+	"$tmp/stacks.txt"
+"$LOCKSTAT" report --stacks "$fx/blocked.snap" >"$tmp/blocked.txt" 2>&1
+ok "--stacks: the blocked line names the first functions, its frames follow, under the hold" \
+	"$PYTHON" -c '
+import sys
+l = open(sys.argv[1]).read().splitlines()
+i = l.index("          blocked 49ms of it in schedule_timeout <- msleep <- lmt_mutex_sleep_inside"
+            " <- lmt_mutex_sleeper <- ...")
+assert l[i - 1] == "          ret_from_fork+0x31/0x50", l[i - 1]
+assert l[i + 1:i + 7] == ["            schedule_timeout+0x9e/0x170", "            msleep+0x2d/0x50",
+    "            lmt_mutex_sleep_inside+0x12/0x30 [test_lockmeter]",
+    "            lmt_mutex_sleeper+0x40/0x70 [test_lockmeter]",
+    "            lmt_sleep_thread+0x19/0x40 [test_lockmeter]", "            kthread+0xd2/0x100"], l[i:i + 7]
+assert l[i + 7].startswith("        worst wait 50ms by lmt_waiter/421"), l[i + 7]
+assert "          blocked 1.3ms of it; no call chain" in l
+assert sum(1 for x in l if x.lstrip().startswith("blocked ")) == 2, "lmt_mutex_fast never blocked"
+' "$tmp/blocked.txt"
+"$LOCKSTAT" report --json "$fx/blocked.snap" >"$tmp/blocked.json" 2>&1
+ok "JSON: blocked_ns, blocked_frames, blocked_addrs in the hold evidence only" "$PYTHON" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+sites = {s["site"]: s for sec in d["sections"] for l in sec["locks"] for s in l["sites"]}
+h = sites["lmt_mutex_sleeper+0x23/0x70[test_lockmeter]"]["hold_evidence"]
+assert h["blocked_ns"] == 49100441 and len(h["blocked_frames"]) == 6, h
+assert h["blocked_frames"][:2] == ["schedule_timeout+0x9e/0x170", "msleep+0x2d/0x50"], h
+assert h["blocked_addrs"][0] == "0xffffffff81b0c4ee" and len(h["blocked_addrs"]) == 6, h
+assert h["addrs"][0] == "0xffffffffc0a01223" and len(h["frames"]) == 4, h
+w = sites["lmt_mutex_sleeper+0x23/0x70[test_lockmeter]"]["wait_evidence"]
+assert not any(k.startswith("blocked") for k in w), w
+h = sites["lmt_rwsem_writer+0x31/0x80[test_lockmeter]"]["hold_evidence"]
+assert h["blocked_ns"] == 1290000 and h["blocked_frames"] == [] and "blocked_addrs" not in h, h
+assert "blocked_ns" not in sites["lmt_mutex_fast+0x11/0x30[test_lockmeter]"]["hold_evidence"]
+' "$tmp/blocked.json"
+rc "--folded with blocked evidence" 0 report --folded "$fx/blocked.snap"
+printf '%s\n' 'ret_from_fork;kthread;lmt_sleep_thread [test_lockmeter];lmt_mutex_sleeper [test_lockmeter] 151200330' \
+	'lmt_rwsem_writer [test_lockmeter] 2401000' 'lmt_mutex_fast [test_lockmeter] 1010000' | sort >"$tmp/fold.want"
+sort "$tmp/stdout" >"$tmp/fold.got"
+ok "--folded: the hold chains only, where holders blocked left out" diff -u "$tmp/fold.want" \
+	"$tmp/fold.got"
 rc "--stacks --csv" 2 report --stacks --csv "$fx/stacks.snap"
 grep -q "CSV has no evidence" "$tmp/stderr" && pass "--stacks --csv: says CSV has no evidence" ||
 	fail "--stacks --csv: says CSV has no evidence" "$tmp/stderr"
@@ -227,7 +273,8 @@ grep -q "does-not-exist.snap" "$tmp/stderr" && pass "report: the message names t
 	fail "report: the message names the missing file" "$tmp/stderr"
 rc "report: a directory" 6 report "$fx"
 for f in bad-version bad-header bad-fields bad-number bad-type bad-impossible truncated-rows truncated-line \
-	 truncated-header empty-file not-a-snapshot bad-evidence truncated-evidence; do
+	 truncated-header empty-file not-a-snapshot bad-evidence truncated-evidence bad-blocked \
+	 truncated-blocked; do
 	rc "report: $f.snap is corrupt" 7 report "$fx/$f.snap"
 	if grep -Eq "^lockstat: .*/$f\.snap:[0-9]+: corrupt snapshot: " "$tmp/stderr" &&
 	   [ ! -s "$tmp/stdout" ]; then

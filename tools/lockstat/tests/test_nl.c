@@ -354,6 +354,19 @@ enum ev_bad {
 	EV_EMPTY_FRAME,
 	EV_ADDR_6_BYTES,
 	EV_TIME_2_BYTES,
+	EV_BLOCKED_NO_NS,
+	EV_BLOCKED_NS_2_BYTES,
+	EV_BLOCKED_ADDRS_SHORT,
+	EV_17_BLOCKED,
+	EV_BLOCKED_EMPTY_FRAME,
+	EV_BLOCKED_IN_WAIT,
+};
+
+static const char *const blocked[] = {
+	"schedule_timeout+0x9e/0x170",
+	"msleep+0x2d/0x50",
+	"lmt_mutex_sleep_inside+0x12/0x30 [test_lockmeter]",
+	"lmt_mutex_sleeper+0x23/0x70 [test_lockmeter]",
 };
 
 static const char *const frames[] = {
@@ -397,6 +410,18 @@ static void put_evidence(struct nl_msg *msg, int attr, int drop, enum ev_bad bad
 		else
 			put_uint(msg, LOCKMETER_E_FRAME_ADDR, 0xffffffffc0a01100ULL + i);
 	}
+	/* where the holder blocked: 4 frames, after the others */
+	if (bad == EV_BLOCKED_NS_2_BYTES)
+		nla_put(msg, LOCKMETER_E_BLOCKED_NS, 2, two);
+	else if (bad != EV_BLOCKED_NO_NS)
+		put_uint(msg, LOCKMETER_E_BLOCKED_NS, 49100000);
+	n = bad == EV_17_BLOCKED ? 17 : 4;
+	for (i = 0; i < n; i++) {
+		nla_put_string(msg, LOCKMETER_E_BLOCKED_FRAME,
+			       bad == EV_BLOCKED_EMPTY_FRAME && i == 3 ? "" : blocked[i % 4]);
+		if (addrs && !(bad == EV_BLOCKED_ADDRS_SHORT && i == 3))
+			put_uint(msg, LOCKMETER_E_BLOCKED_FRAME_ADDR, 0xffffffff81f00000ULL + i);
+	}
 	nla_nest_end(msg, nest);
 }
 
@@ -422,6 +447,8 @@ static int dump_evidence(struct lm_snapshot *s, int drop, enum ev_bad bad, bool 
 	nla_put_u32(msg, LOCKMETER_E_CONTEXT, LOCKMETER_CTX_TASK);
 	nla_put_u32(msg, LOCKMETER_E_CPU, 0);
 	put_uint(msg, LOCKMETER_E_TIME, 9);
+	if (bad == EV_BLOCKED_IN_WAIT)
+		put_uint(msg, LOCKMETER_E_BLOCKED_NS, 1);
 	nla_nest_end(msg, ev);
 	nla_nest_end(msg, nest);
 	lm_nl_dump_cb(msg, &req);
@@ -450,6 +477,12 @@ static void test_evidence(void)
 		{ 0, EV_CONTEXT_5, "an unknown context" },
 		{ 0, EV_OWNER_COMM_ONLY, "an owner's comm without its pid" },
 		{ 0, EV_EMPTY_FRAME, "an empty frame" },
+		{ 0, EV_BLOCKED_NO_NS, "blocked frames without the blocked time" },
+		{ 0, EV_BLOCKED_NS_2_BYTES, "a 2-byte blocked time" },
+		{ 0, EV_BLOCKED_ADDRS_SHORT, "fewer blocked addresses than blocked frames" },
+		{ 0, EV_17_BLOCKED, "17 blocked frames" },
+		{ 0, EV_BLOCKED_EMPTY_FRAME, "an empty blocked frame" },
+		{ 0, EV_BLOCKED_IN_WAIT, "a blocked time in wait evidence" },
 	};
 	const struct lm_evidence *ev, *w;
 	struct lm_snapshot s;
@@ -478,6 +511,12 @@ static void test_evidence(void)
 	       "evidence: the frames in order, innermost first");
 	tap_ok(lm_ev_has(ev, LM_EB_ADDRS) && ev->addr[0] == 0xffffffffc0a01100ULL &&
 	       ev->addr[2] == 0xffffffffc0a01102ULL, "evidence: an address per frame");
+	tap_ok(lm_ev_has(ev, LM_EB_BLOCKED) && ev->blocked_ns == 49100000 && ev->nr_blocked == 4 &&
+	       !strcmp(ev->blocked_frame[0], blocked[0]) && !strcmp(ev->blocked_frame[3], blocked[3]),
+	       "evidence: the blocked time and where, innermost first");
+	tap_ok(lm_ev_has(ev, LM_EB_BLOCKED_ADDRS) && ev->blocked_addr[0] == 0xffffffff81f00000ULL &&
+	       ev->blocked_addr[3] == 0xffffffff81f00003ULL && ev->addr[2] == 0xffffffffc0a01102ULL,
+	       "evidence: blocked addresses apart from the chain's");
 	tap_ok(w->pid == 17 && !strcmp(w->comm, "") && w->context == LM_CONTEXT_TASK &&
 	       w->time_ns == 9 && !w->nr_frames && !w->present,
 	       "evidence: wait evidence without owner or chain: none present");
@@ -486,7 +525,9 @@ static void test_evidence(void)
 	lm_snap_init(&s);
 	ret = dump_evidence(&s, 0, EV_OK, false);
 	tap_ok(!ret && s.nr == 1 && s.rows[0].ev[LM_EV_HOLD]->nr_frames == 3 &&
-	       !lm_ev_has(s.rows[0].ev[LM_EV_HOLD], LM_EB_ADDRS),
+	       !lm_ev_has(s.rows[0].ev[LM_EV_HOLD], LM_EB_ADDRS) &&
+	       s.rows[0].ev[LM_EV_HOLD]->nr_blocked == 4 &&
+	       !lm_ev_has(s.rows[0].ev[LM_EV_HOLD], LM_EB_BLOCKED_ADDRS),
 	       "evidence: frames without addresses (an unprivileged reader)");
 	lm_snap_free(&s);
 

@@ -15,6 +15,8 @@
 #define ROW	"spin 3 2 1 0 0 10 1 5 4 4 4 0 0 0 0 1 tasklist_lock do_exit+0x5c/0xa40\n"
 #define V2	"lockstat snapshot version 2\ncpus: 2\nmetered_ns: 1000\n"
 #define EV	"> hold pid=1 comm=a ctx=task cpu=0 time=1 frames=1\n> hold frame f+0x1/0x2\n"
+/* a hold head line without frames, for the blocked_* keys that follow */
+#define BH	"> hold pid=1 comm=a ctx=task cpu=0 time=1 frames=0 "
 
 static int read_mem(const char *text, size_t len, struct lm_snapshot *s, struct lm_perr *e)
 {
@@ -129,6 +131,28 @@ static const struct lm_evidence *make_ev(struct lm_snapshot *s, const char *comm
 	return ev;
 }
 
+/* where the holder of @ev blocked: the longest time, @n frames, addresses */
+static void add_blocked(struct lm_evidence *ev, struct lm_snapshot *s, unsigned int n,
+			bool addrs)
+{
+	static const char *const frames[] = {
+		"schedule_timeout+0x9e/0x170",
+		"msleep+0x2d/0x50",
+		"lmt_mutex_sleep_inside+0x12/0x30 [test_lockmeter]",
+	};
+	unsigned int i;
+
+	ev->present |= 1U << LM_EB_BLOCKED;
+	ev->blocked_ns = UINT64_MAX;
+	for (i = 0; i < n; i++) {
+		ev->blocked_frame[i] = lm_snap_strdup(s, frames[i % 3]);
+		ev->blocked_addr[i] = addrs ? 0xffffffffc0b00000ULL + i : 0;
+	}
+	ev->nr_blocked = n;
+	if (addrs)
+		ev->present |= 1U << LM_EB_BLOCKED_ADDRS;
+}
+
 /* evidence written and read back is the same evidence, byte for byte */
 static void test_evidence_roundtrip(void)
 {
@@ -158,13 +182,18 @@ static void test_evidence_roundtrip(void)
 	a.rows[0].ev[LM_EV_WAIT] = make_ev(&a, "", 16, true, false);
 	a.rows[1].ev[LM_EV_WAIT] = make_ev(&a, "lmt_contend/0", 0, true, false);
 	a.rows[3].ev[LM_EV_HOLD] = make_ev(&a, "x", 1, false, false);
+	/* where the holders blocked: a chain with addresses, one without, none at all */
+	add_blocked((struct lm_evidence *)a.rows[0].ev[LM_EV_HOLD], &a, 3, true);
+	add_blocked((struct lm_evidence *)a.rows[3].ev[LM_EV_HOLD], &a, 16, false);
+	a.rows[2].ev[LM_EV_HOLD] = make_ev(&a, "y", 0, false, false);
+	add_blocked((struct lm_evidence *)a.rows[2].ev[LM_EV_HOLD], &a, 0, false);
 	if (write_read(&a, &b, &buf, "evidence"))
 		goto out;
 	tap_ok(strstr(buf, " comm=my\\x20prog\\x20\\x5cx41=\\x01\\x1b\\xff ctx=hardirq ") != NULL,
 	       "evidence: comm escaped: blanks, backslashes, control and high bytes as \\xHH");
 	tap_ok(strstr(buf, "> hold frame a frame with \\x5c and \\x09 and \\x7f\\x80\n") != NULL,
 	       "evidence: a frame keeps its blanks, the rest escaped");
-	tap_ok(strstr(buf, "frames=3 addrs=0xffffffffc0a00000,0xffffffffc0a00001,0xffffffffc0a00002\n") != NULL,
+	tap_ok(strstr(buf, "frames=3 addrs=0xffffffffc0a00000,0xffffffffc0a00001,0xffffffffc0a00002 blocked_ns=") != NULL,
 	       "evidence: the addresses, one per frame, on the head line");
 	ok = b.nr == a.nr;
 	for (i = 0; ok && i < a.nr; i++)
@@ -172,15 +201,45 @@ static void test_evidence_roundtrip(void)
 		     lm_ev_equal(a.rows[i].ev[LM_EV_WAIT], b.rows[i].ev[LM_EV_WAIT]);
 	tap_ok(ok, "evidence: the same evidence on the same rows");
 	tap_ok(b.nr == 4 && !strcmp(b.rows[0].ev[LM_EV_HOLD]->comm, odd) &&
-	       b.rows[0].ev[LM_EV_WAIT]->nr_frames == 16 && !b.rows[2].ev[LM_EV_HOLD] &&
+	       b.rows[0].ev[LM_EV_WAIT]->nr_frames == 16 && !b.rows[1].ev[LM_EV_HOLD] &&
 	       !b.rows[2].ev[LM_EV_WAIT] && b.rows[0].ev[LM_EV_HOLD]->time_ns == UINT64_MAX,
 	       "evidence: the odd comm, 16 frames, a row without evidence, 2^64-1 ns");
+	tap_ok(strstr(buf, " blocked_ns=18446744073709551615 blocked_frames=3 blocked_addrs="
+		       "0xffffffffc0b00000,0xffffffffc0b00001,0xffffffffc0b00002\n") != NULL &&
+	       strstr(buf, "\n> blocked frame msleep+0x2d/0x50\n") != NULL &&
+	       strstr(buf, " frames=0 blocked_ns=18446744073709551615 blocked_frames=0\n") != NULL,
+	       "blocked: on the hold head line, its frames as '> blocked frame' lines");
+	r = &b.rows[0];
+	tap_ok(b.nr == 4 && lm_ev_has(r->ev[LM_EV_HOLD], LM_EB_BLOCKED) &&
+	       lm_ev_has(r->ev[LM_EV_HOLD], LM_EB_BLOCKED_ADDRS) &&
+	       r->ev[LM_EV_HOLD]->nr_blocked == 3 && r->ev[LM_EV_HOLD]->nr_frames == 3 &&
+	       !strcmp(r->ev[LM_EV_HOLD]->blocked_frame[0], "schedule_timeout+0x9e/0x170") &&
+	       b.rows[3].ev[LM_EV_HOLD]->nr_blocked == 16 &&
+	       !lm_ev_has(b.rows[3].ev[LM_EV_HOLD], LM_EB_BLOCKED_ADDRS) &&
+	       lm_ev_has(b.rows[2].ev[LM_EV_HOLD], LM_EB_BLOCKED) &&
+	       !b.rows[2].ev[LM_EV_HOLD]->nr_blocked && !lm_ev_has(r->ev[LM_EV_WAIT], LM_EB_BLOCKED),
+	       "blocked: 3 frames with addresses, 16 without, a time without a chain, read back");
 	tap_ok(b.h.captures == 9 && b.h.loss[LM_L_STACKS_FULL] == 4 && lm_has(&b.h, LM_H_CAPTURES),
 	       "evidence: captures and stacks_full in the header");
 	/* lm_ev_equal() must see a difference, or the check above proves nothing */
 	tap_ok(!lm_ev_equal(a.rows[0].ev[LM_EV_HOLD], a.rows[3].ev[LM_EV_HOLD]) &&
 	       !lm_ev_equal(a.rows[0].ev[LM_EV_HOLD], NULL),
 	       "evidence: lm_ev_equal() tells different evidence apart");
+	{
+		struct lm_evidence x = *b.rows[0].ev[LM_EV_HOLD];
+
+		x.blocked_ns--;
+		ok = !lm_ev_equal(&x, b.rows[0].ev[LM_EV_HOLD]);
+		x.blocked_ns++;
+		x.blocked_frame[2] = "other";
+		ok &= !lm_ev_equal(&x, b.rows[0].ev[LM_EV_HOLD]);
+		x.blocked_frame[2] = b.rows[0].ev[LM_EV_HOLD]->blocked_frame[2];
+		x.blocked_addr[1]++;
+		ok &= !lm_ev_equal(&x, b.rows[0].ev[LM_EV_HOLD]);
+		x.blocked_addr[1]--;
+		ok &= lm_ev_equal(&x, b.rows[0].ev[LM_EV_HOLD]);
+		tap_ok(ok, "blocked: lm_ev_equal() sees its time, frames and addresses");
+	}
 out:
 	free(buf);
 	lm_snap_free(&a);
@@ -308,6 +367,40 @@ static void test_damage(void)
 		{ V2 "rows: 1\n\n" ROW "> Hold pid=1\n", 7, "a kind in capitals" },
 		{ V2 "rows: 1\n\n" ROW ">  hold pid=1\n", 7, "an empty kind" },
 		{ V2 "rows: 1\n\n" ROW ">\n", 7, "a lone >" },
+		/* where the holder blocked: keys of the hold head line, "> blocked frame" lines */
+		{ V2 "rows: 1\n\n" ROW BH "blocked_ns=5 blocked_frames=2\n> blocked frame s+0x1/0x2\n",
+		  7, "a blocked frame missing at the end (truncated)" },
+		{ V2 "rows: 2\n\n" ROW BH "blocked_ns=5 blocked_frames=1\n" ROW, 7,
+		  "a blocked frame missing before the next row" },
+		{ V2 "rows: 1\n\n" ROW BH "blocked_ns=5 blocked_frames=0\n> blocked frame s\n", 8,
+		  "a blocked frame too many" },
+		{ V2 "rows: 1\n\n" ROW EV "> blocked frame s\n", 9,
+		  "a blocked frame without blocked_frames" },
+		{ V2 "rows: 1\n\n" ROW "> blocked frame s\n", 7, "a blocked frame before its head" },
+		{ V2 "rows: 1\n\n" ROW BH "blocked_ns=5 blocked_frames=1\n> blocked frame\n", 8,
+		  "an empty blocked frame" },
+		{ V2 "rows: 1\n\n" ROW BH "blocked_ns=5 blocked_frames=1\n> blocked frame a\tb\n", 8,
+		  "a raw tab in a blocked frame" },
+		{ V2 "rows: 1\n\n" ROW BH "blocked_ns=5 blocked_frames=1\n> blocked pid=1\n", 8,
+		  "a blocked line that is no frame" },
+		{ V2 "rows: 1\n\n" ROW BH "blocked_ns=5\n", 7, "blocked_ns without blocked_frames" },
+		{ V2 "rows: 1\n\n" ROW BH "blocked_frames=0\n", 7, "blocked_frames without blocked_ns" },
+		{ V2 "rows: 1\n\n" ROW BH "blocked_ns=x blocked_frames=0\n", 7, "a blocked_ns not a number" },
+		{ V2 "rows: 1\n\n" ROW BH "blocked_ns=18446744073709551616 blocked_frames=0\n", 7,
+		  "a blocked_ns past 64 bits" },
+		{ V2 "rows: 1\n\n" ROW BH "blocked_ns=5 blocked_frames=17\n", 7, "17 blocked frames" },
+		{ V2 "rows: 1\n\n" ROW BH "blocked_ns=5 blocked_ns=6 blocked_frames=0\n", 7,
+		  "blocked_ns twice" },
+		{ V2 "rows: 1\n\n" ROW BH "blocked_ns=5 blocked_frames=0 blocked_addrs=0x1\n", 7,
+		  "blocked addresses without blocked frames" },
+		{ V2 "rows: 1\n\n" ROW BH "blocked_ns=5 blocked_frames=2 blocked_addrs=0x1\n"
+		  "> blocked frame s\n> blocked frame t\n", 7, "fewer blocked addresses than frames" },
+		{ V2 "rows: 1\n\n" ROW BH "blocked_ns=5 blocked_frames=1 blocked_addrs=0x1,0x2\n"
+		  "> blocked frame s\n", 7, "more blocked addresses than frames" },
+		{ V2 "rows: 1\n\n" ROW BH "blocked_ns=5 blocked_frames=1 blocked_addrs=1\n"
+		  "> blocked frame s\n", 7, "a blocked address without 0x" },
+		{ V2 "rows: 1\n\n" ROW "> wait pid=1 comm=a ctx=task cpu=0 time=1 frames=0 "
+		  "blocked_ns=5 blocked_frames=0\n", 7, "blocked time in wait evidence" },
 	};
 	struct lm_snapshot s;
 	struct lm_perr e;
@@ -363,9 +456,15 @@ static void test_evidence_compat(void)
 {
 	static const char v2[] = V2 "rows: 1\n\n" ROW
 		"> hold pid=1 comm=a ctx=task cpu=0 time=1 frames=1 color=blue\n"
-		"> blocked pid=1 anything at all\n> blocked frame x\n"
+		"> runnable pid=1 anything at all\n> runnable frame x\n"
 		"> hold frame f+0x1/0x2\n";
 	static const char v1[] = HDR "rows: 1\n\n" ROW;
+	static const char blk[] = V2 "rows: 1\n\n" ROW
+		"> hold pid=1 comm=a ctx=task cpu=0 time=1 frames=1 blocked_ns=49100000 "
+		"shade=dark blocked_frames=2\n"
+		"> blocked frame schedule_timeout+0x9e/0x170\n> hold frame f+0x1/0x2\n"
+		"> runnable frame x\n> blocked frame msleep+0x2d/0x50\n";
+	const struct lm_evidence *ev;
 	struct lm_snapshot s;
 	struct lm_perr e;
 	int ret;
@@ -375,6 +474,16 @@ static void test_evidence_compat(void)
 	tap_ok(ret == 0 && s.nr == 1 && s.rows[0].ev[LM_EV_HOLD] &&
 	       s.rows[0].ev[LM_EV_HOLD]->nr_frames == 1 && !s.rows[0].ev[LM_EV_WAIT],
 	       "evidence: unknown keys and kinds are skipped");
+	if (ret)
+		printf("# %d at %lu: %s\n", ret, e.line, e.msg);
+	lm_snap_free(&s);
+	lm_snap_init(&s);
+	ret = read_mem(blk, sizeof(blk) - 1, &s, &e);
+	ev = ret ? NULL : s.rows[0].ev[LM_EV_HOLD];
+	tap_ok(ev && ev->nr_frames == 1 && lm_ev_has(ev, LM_EB_BLOCKED) && ev->blocked_ns == 49100000 &&
+	       ev->nr_blocked == 2 && !strcmp(ev->blocked_frame[1], "msleep+0x2d/0x50") &&
+	       !lm_ev_has(ev, LM_EB_BLOCKED_ADDRS),
+	       "blocked: frames before, among and after the hold's, a newer key among them");
 	if (ret)
 		printf("# %d at %lu: %s\n", ret, e.line, e.msg);
 	lm_snap_free(&s);
