@@ -51,5 +51,6 @@ int report_main(int argc, char **argv);
 int top_main(int argc, char **argv);
 int export_main(int argc, char **argv);
 int diff_main(int argc, char **argv);
+int held_main(int argc, char **argv);
 
 #endif /* LOCKSTAT_H */

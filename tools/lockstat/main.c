@@ -6,7 +6,7 @@
  *
  * This file only dispatches: each subcommand parses its own options in
  * its own file (ctl.c, status.c, print.c, record.c, get.c, report.c,
- * top.c, export.c, diff.c).
+ * top.c, export.c, diff.c, held.c).
  * Data comes from the "lockmeter" netlink family (nl.c), /proc/lockmeter
  * (procfs.c) or a snapshot file (snapfile.c); model.c merges and sorts,
  * view_table.c and view_json.c render, view_prom.c for export; top draws
@@ -33,6 +33,7 @@ static const char *const msg[] = {
 	"  report FILE          the table of a saved snapshot (offline)",
 	"  diff A B             compare two snapshots: matched, new and gone rows",
 	"  top                  live view of the busiest locks, per interval",
+	"  held                 the locks held right now: holders, stacks, waiters",
 	"  export               Prometheus text for node_exporter and PCP",
 	"",
 	"  lockstat COMMAND -h  the options of COMMAND",
@@ -48,6 +49,7 @@ static const struct {
 	{ "diff", diff_main },
 	{ "export", export_main },
 	{ "get", get_main },
+	{ "held", held_main },
 	{ "off", ctl_main },
 	{ "on", ctl_main },
 	{ "print", print_main },

@@ -1410,6 +1410,80 @@ out_free:
 	return ret;
 }
 
+/* ---- locks held now ---- */
+
+void lm_held_init(struct lm_held_list *l)
+{
+	memset(l, 0, sizeof(*l));
+}
+
+void lm_held_free(struct lm_held_list *l)
+{
+	lm_snap_free(&l->pool);
+	free(l->v);
+	lm_held_init(l);
+}
+
+/* a zeroed entry appended to @l, or NULL without memory */
+struct lm_held *lm_held_add(struct lm_held_list *l)
+{
+	if (l->nr == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		struct lm_held *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		l->v = v;
+		l->cap = cap;
+	}
+	memset(&l->v[l->nr], 0, sizeof(l->v[0]));
+	return &l->v[l->nr++];
+}
+
+struct lm_waiter *lm_held_waiters(struct lm_held_list *l, size_t n)
+{
+	struct lm_waiter *w;
+
+	if (n > SIZE_MAX / sizeof(*w))
+		return NULL;
+	w = lm_pool_get(&l->pool, n * sizeof(*w));
+	if (w)
+		memset(w, 0, n * sizeof(*w));
+	return w;
+}
+
+static int lm_held_cmp(const void *pa, const void *pb)
+{
+	const struct lm_held *a = pa, *b = pb;
+	int c = lm_cmp_u64(b->held_ns, a->held_ns);
+
+	if (!c)
+		c = lm_cmp_u64(a->pid, b->pid);
+	if (!c)
+		c = strcmp(a->lock, b->lock);
+	return c ? c : strcmp(a->site, b->site);
+}
+
+static int lm_waiter_cmp(const void *pa, const void *pb)
+{
+	const struct lm_waiter *a = pa, *b = pb;
+	int c = lm_cmp_u64(b->waited_ns, a->waited_ns);
+
+	return c ? c : lm_cmp_u64(a->pid, b->pid);
+}
+
+void lm_held_sort(struct lm_held_list *l)
+{
+	size_t i;
+
+	if (l->nr)
+		qsort(l->v, l->nr, sizeof(l->v[0]), lm_held_cmp);
+	for (i = 0; i < l->nr; i++)
+		if (l->v[i].nr_waiters)
+			qsort(l->v[i].waiters, l->v[i].nr_waiters, sizeof(l->v[i].waiters[0]),
+			      lm_waiter_cmp);
+}
+
 /* ---- the flat list of top ---- */
 
 static bool lm_flat_pass(const struct lm_row *r, const struct lm_filter *f,

@@ -444,4 +444,59 @@ int lm_flat_build(struct lm_flat *fl, const struct lm_snapshot *s, const struct 
 		  bool by_site);
 void lm_flat_free(struct lm_flat *fl);
 
+/*
+ * Locks held right now (lockstat held, LOCKMETER_CMD_HELD_GET): the lock,
+ * its holder and for how long so far, for a sleeping lock the holder's
+ * chain now and the tasks waiting for it.  Names are in the list's pool;
+ * comm, frames and sites as the kernel sent them, to be escaped.
+ */
+#define LM_HELD_FRAMES	64	/* frames of a holder's chain, at most */
+
+struct lm_waiter {
+	uint32_t pid;
+	uint32_t type;		/* enum lm_type: how it wants the lock */
+	uint64_t waited_ns;	/* so far */
+	const char *comm;
+	const char *site;	/* where it waits; NULL: not sent */
+};
+
+enum lm_held_bit {
+	LM_HB_CPU,		/* a spinning lock: the CPU holding it */
+	LM_HB_ADDRS,		/* addr[], one per frame (privileged readers) */
+};
+
+struct lm_held {
+	uint32_t present;	/* 1 << enum lm_held_bit */
+	uint32_t type;		/* enum lm_type */
+	uint32_t class;		/* enum lm_class */
+	uint32_t pid;
+	uint32_t cpu;
+	uint64_t held_ns;	/* so far */
+	const char *lock;
+	const char *site;
+	const char *comm;
+	uint32_t nr_frames;	/* sleeping locks: the holder's chain now */
+	const char *frame[LM_HELD_FRAMES];	/* innermost first */
+	uint64_t addr[LM_HELD_FRAMES];
+	struct lm_waiter *waiters;	/* longest wait first, once sorted */
+	uint32_t nr_waiters;
+};
+
+struct lm_held_list {
+	struct lm_snapshot pool;	/* only its pool: names and waiters */
+	struct lm_held *v;
+	size_t nr;
+	size_t cap;
+	bool has_truncated;		/* the kernel sent its truncated count */
+	uint64_t truncated;		/* held locks its snapshot had no room for */
+};
+
+void lm_held_init(struct lm_held_list *l);
+void lm_held_free(struct lm_held_list *l);
+struct lm_held *lm_held_add(struct lm_held_list *l);
+/* @n zeroed waiters that live as long as @l, or NULL */
+struct lm_waiter *lm_held_waiters(struct lm_held_list *l, size_t n);
+/* longest held first (then pid, lock, site); each lock's waiters longest first */
+void lm_held_sort(struct lm_held_list *l);
+
 #endif /* LOCKSTAT_MODEL_H */

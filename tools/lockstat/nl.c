@@ -5,6 +5,7 @@
  *   lm_nl_open()/lm_nl_close()  socket, extended ACKs, family id
  *   lm_nl_status()              LOCKMETER_CMD_STATUS_GET (do)
  *   lm_nl_dump()                LOCKMETER_CMD_STATS_GET (dump, admin)
+ *   lm_nl_held()                LOCKMETER_CMD_HELD_GET (dump, admin)
  *   lm_nl_control()             LOCKMETER_CMD_CONTROL (do, admin)
  *
  * Every request gets its own nl_cb (VALID, FINISH, ACK, ERR); replies are
@@ -87,6 +88,8 @@ static const struct nla_policy lm_nl_policy[LOCKMETER_A_MAX + 1] = {
 	[LOCKMETER_A_MEM_TASK]		= LM_NLA_UINT,
 	[LOCKMETER_A_STACKS_FULL]	= LM_NLA_UINT,
 	[LOCKMETER_A_CAPTURES]		= LM_NLA_UINT,
+	[LOCKMETER_A_HELD]		= { .type = NLA_NESTED },
+	[LOCKMETER_A_OVER]		= LM_NLA_UINT,
 };
 
 static const struct nla_policy lm_nl_row_policy[LOCKMETER_R_MAX + 1] = {
@@ -116,6 +119,46 @@ static const struct nla_policy lm_nl_ev_policy[LOCKMETER_E_MAX + 1] = {
 	[LOCKMETER_E_BLOCKED_NS]	= LM_NLA_UINT,
 	[LOCKMETER_E_BLOCKED_FRAME]	= LM_NLA_FRAME,
 	[LOCKMETER_E_BLOCKED_FRAME_ADDR] = LM_NLA_UINT,
+};
+
+/* FRAME, FRAME_ADDR and WAITER come once per frame and waiter */
+static const struct nla_policy lm_nl_held_policy[LOCKMETER_H_MAX + 1] = {
+	[LOCKMETER_H_TYPE]		= LM_NLA_U32,
+	[LOCKMETER_H_CLASS]		= LM_NLA_U32,
+	[LOCKMETER_H_LOCK]		= LM_NLA_STR,
+	[LOCKMETER_H_SITE]		= LM_NLA_STR,
+	[LOCKMETER_H_HELD_NS]		= LM_NLA_UINT,
+	[LOCKMETER_H_PID]		= LM_NLA_U32,
+	[LOCKMETER_H_COMM]		= LM_NLA_COMM,
+	[LOCKMETER_H_CPU]		= LM_NLA_U32,
+	[LOCKMETER_H_FRAME]		= LM_NLA_FRAME,
+	[LOCKMETER_H_FRAME_ADDR]	= LM_NLA_UINT,
+	[LOCKMETER_H_WAITER]		= { .type = NLA_NESTED },
+};
+
+static const struct nla_policy lm_nl_waiter_policy[LOCKMETER_W_MAX + 1] = {
+	[LOCKMETER_W_PID]		= LM_NLA_U32,
+	[LOCKMETER_W_COMM]		= LM_NLA_COMM,
+	[LOCKMETER_W_SITE]		= LM_NLA_STR,
+	[LOCKMETER_W_TYPE]		= LM_NLA_U32,
+	[LOCKMETER_W_WAITED_NS]		= LM_NLA_UINT,
+};
+
+static const int lm_nl_held_mandatory[] = {
+	LOCKMETER_H_TYPE,
+	LOCKMETER_H_CLASS,
+	LOCKMETER_H_LOCK,
+	LOCKMETER_H_SITE,
+	LOCKMETER_H_HELD_NS,
+	LOCKMETER_H_PID,
+	LOCKMETER_H_COMM,
+};
+
+static const int lm_nl_waiter_mandatory[] = {
+	LOCKMETER_W_PID,
+	LOCKMETER_W_COMM,
+	LOCKMETER_W_TYPE,
+	LOCKMETER_W_WAITED_NS,
 };
 
 static const int lm_nl_status_mandatory[] = {
@@ -506,10 +549,11 @@ static const char *lm_nl_name(struct lm_snapshot *s, const char *name)
 struct lm_nl_chain {
 	int frame_attr;
 	int addr_attr;
-	enum lm_ev_bit addr_bit;
+	unsigned int addr_bit;	/* enum lm_ev_bit or lm_held_bit */
 	const char **frame;
 	uint64_t *addr;
 	uint32_t *nr;
+	uint32_t max;
 	uint32_t nr_addrs;
 };
 
@@ -518,7 +562,7 @@ static const char *lm_nl_chain_attr(struct lm_snapshot *s, struct lm_nl_chain *c
 				    struct nlattr *a, bool *nomem)
 {
 	if (nla_type(a) == c->frame_attr) {
-		if (*c->nr == LM_EV_FRAMES)
+		if (*c->nr == c->max)
 			return "more frames than a chain has";
 		if (!*lm_nla_str(a))
 			return "an empty frame";
@@ -526,7 +570,7 @@ static const char *lm_nl_chain_attr(struct lm_snapshot *s, struct lm_nl_chain *c
 		*nomem = !c->frame[(*c->nr)++];
 		return NULL;
 	}
-	if (c->nr_addrs == LM_EV_FRAMES)
+	if (c->nr_addrs == c->max)
 		return "more frame addresses than a chain has";
 	if (lm_nla_get_uint(a, &c->addr[c->nr_addrs++]))
 		return "frame address is neither 4 nor 8 bytes";
@@ -542,9 +586,9 @@ static int lm_nl_frames(struct lm_nl_req *req, struct nlattr *nest, struct lm_ev
 {
 	struct lm_nl_chain chains[] = {
 		{ LOCKMETER_E_FRAME, LOCKMETER_E_FRAME_ADDR, LM_EB_ADDRS, ev->frame, ev->addr,
-		  &ev->nr_frames, 0 },
+		  &ev->nr_frames, LM_EV_FRAMES, 0 },
 		{ LOCKMETER_E_BLOCKED_FRAME, LOCKMETER_E_BLOCKED_FRAME_ADDR, LM_EB_BLOCKED_ADDRS,
-		  ev->blocked_frame, ev->blocked_addr, &ev->nr_blocked, 0 },
+		  ev->blocked_frame, ev->blocked_addr, &ev->nr_blocked, LM_EV_FRAMES, 0 },
 	};
 	struct lm_snapshot *s = req->arg;
 	const char *why = NULL;
@@ -777,6 +821,189 @@ int lm_nl_dump(struct lm_nl *nl, int cpu, struct lm_snapshot *s)
 		s->h.rows = s->nr;
 		lm_set(&s->h, LM_H_ROWS);
 	}
+	return ret;
+}
+
+/* a waiter nest of a held lock into *w: 0, or 1 when malformed (said so) */
+static int lm_nl_waiter(struct lm_nl_req *req, struct nlattr *nest, struct lm_waiter *w)
+{
+	struct nlattr *tb[LOCKMETER_W_MAX + 1];
+	struct lm_held_list *l = req->arg;
+	int a;
+
+	if (nla_parse_nested(tb, LOCKMETER_W_MAX, nest, lm_nl_waiter_policy) < 0) {
+		lm_nl_bad(req, "a waiter does not parse", LOCKMETER_H_WAITER);
+		return 1;
+	}
+	a = lm_nl_missing(tb, lm_nl_waiter_mandatory, ARRAY_SIZE(lm_nl_waiter_mandatory));
+	if (a) {
+		lm_nl_bad(req, "a waiter lacks a mandatory attribute", a);
+		return 1;
+	}
+	w->type = nla_get_u32(tb[LOCKMETER_W_TYPE]);
+	if (w->type <= LM_TYPE_NONE || w->type >= LM_NR_TYPES) {
+		lm_nl_bad(req, "a waiter of an unknown lock type", LOCKMETER_W_TYPE);
+		return 1;
+	}
+	if (lm_nla_get_uint(tb[LOCKMETER_W_WAITED_NS], &w->waited_ns)) {
+		lm_nl_bad(req, "waited time is neither 4 nor 8 bytes", LOCKMETER_W_WAITED_NS);
+		return 1;
+	}
+	w->pid = nla_get_u32(tb[LOCKMETER_W_PID]);
+	w->comm = lm_snap_strdup(&l->pool, lm_nla_str(tb[LOCKMETER_W_COMM]));
+	if (tb[LOCKMETER_W_SITE])
+		w->site = lm_snap_strdup(&l->pool, lm_nla_str(tb[LOCKMETER_W_SITE]));
+	return !w->comm || (tb[LOCKMETER_W_SITE] && !w->site) ? -1 : 0;
+}
+
+/* the frames, addresses and waiters of a held nest: 0; 1 malformed; -1 no memory */
+static int lm_nl_held_lists(struct lm_nl_req *req, struct nlattr *nest, struct lm_held *h)
+{
+	struct lm_nl_chain c = { LOCKMETER_H_FRAME, LOCKMETER_H_FRAME_ADDR, LM_HB_ADDRS, h->frame,
+				 h->addr, &h->nr_frames, LM_HELD_FRAMES, 0 };
+	struct lm_held_list *l = req->arg;
+	const char *why = NULL;
+	struct nlattr *a;
+	bool nomem = false;
+	size_t n = 0;
+	int rem, ret;
+
+	nla_for_each_nested(a, nest, rem)
+		n += nla_type(a) == LOCKMETER_H_WAITER;
+	if (n) {
+		h->waiters = lm_held_waiters(l, n);
+		if (!h->waiters)
+			return -1;
+	}
+	nla_for_each_nested(a, nest, rem) {
+		if (nla_type(a) == LOCKMETER_H_WAITER) {
+			ret = lm_nl_waiter(req, a, &h->waiters[h->nr_waiters++]);
+			if (ret)
+				return ret;
+			continue;
+		}
+		if (nla_type(a) != LOCKMETER_H_FRAME && nla_type(a) != LOCKMETER_H_FRAME_ADDR)
+			continue;
+		why = lm_nl_chain_attr(&l->pool, &c, a, &nomem);
+		if (nomem)
+			return -1;
+		if (why) {
+			lm_nl_bad(req, why, nla_type(a));
+			return 1;
+		}
+	}
+	if (c.nr_addrs && c.nr_addrs != h->nr_frames) {
+		lm_nl_bad(req, "frame addresses are not one per frame", LOCKMETER_H_FRAME_ADDR);
+		return 1;
+	}
+	if (c.nr_addrs)
+		h->present |= 1U << LM_HB_ADDRS;
+	return 0;
+}
+
+/* a held nest into a new entry of the list: 0; 1 malformed (said so); -1 no memory */
+static int lm_nl_held_one(struct lm_nl_req *req, struct nlattr *nest)
+{
+	struct nlattr *tb[LOCKMETER_H_MAX + 1];
+	struct lm_held_list *l = req->arg;
+	struct lm_held h = { 0 }, *dst;
+	int a, ret;
+
+	if (nla_parse_nested(tb, LOCKMETER_H_MAX, nest, lm_nl_held_policy) < 0) {
+		lm_nl_bad(req, "a held lock does not parse", LOCKMETER_A_HELD);
+		return 1;
+	}
+	a = lm_nl_missing(tb, lm_nl_held_mandatory, ARRAY_SIZE(lm_nl_held_mandatory));
+	if (a) {
+		lm_nl_bad(req, "a held lock lacks a mandatory attribute", a);
+		return 1;
+	}
+	h.type = nla_get_u32(tb[LOCKMETER_H_TYPE]);
+	h.class = nla_get_u32(tb[LOCKMETER_H_CLASS]);
+	if (h.type <= LM_TYPE_NONE || h.type >= LM_NR_TYPES || h.class > LM_CLASS_OVERFLOW) {
+		lm_nl_bad(req, "a held lock of an unknown type or class", LOCKMETER_H_TYPE);
+		return 1;
+	}
+	if (lm_nla_get_uint(tb[LOCKMETER_H_HELD_NS], &h.held_ns)) {
+		lm_nl_bad(req, "held time is neither 4 nor 8 bytes", LOCKMETER_H_HELD_NS);
+		return 1;
+	}
+	h.pid = nla_get_u32(tb[LOCKMETER_H_PID]);
+	if (tb[LOCKMETER_H_CPU]) {
+		h.cpu = nla_get_u32(tb[LOCKMETER_H_CPU]);
+		h.present |= 1U << LM_HB_CPU;
+	}
+	ret = lm_nl_held_lists(req, nest, &h);
+	if (ret)
+		return ret;
+	h.lock = lm_snap_strdup(&l->pool, lm_nla_str(tb[LOCKMETER_H_LOCK]));
+	h.site = lm_snap_strdup(&l->pool, lm_nla_str(tb[LOCKMETER_H_SITE]));
+	h.comm = lm_snap_strdup(&l->pool, lm_nla_str(tb[LOCKMETER_H_COMM]));
+	dst = h.lock && h.site && h.comm ? lm_held_add(l) : NULL;
+	if (!dst)
+		return -1;
+	*dst = h;
+	return 0;
+}
+
+static int lm_nl_held_cb(struct nl_msg *msg, void *arg)
+{
+	struct nlattr *tb[LOCKMETER_A_MAX + 1];
+	struct lm_nl_req *req = arg;
+	struct lm_held_list *l = req->arg;
+
+	req->nr++;
+	if (req->parse)
+		return NL_SKIP;
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, LOCKMETER_A_MAX, lm_nl_policy) < 0) {
+		lm_nl_bad(req, "held dump message does not parse", 0);
+		return NL_SKIP;
+	}
+	if (!tb[LOCKMETER_A_HELD] && !tb[LOCKMETER_A_TRUNCATED]) {
+		lm_nl_bad(req, "held dump message without a held lock", LOCKMETER_A_HELD);
+		return NL_SKIP;
+	}
+	if (tb[LOCKMETER_A_TRUNCATED]) {
+		if (lm_nla_get_uint(tb[LOCKMETER_A_TRUNCATED], &l->truncated)) {
+			lm_nl_bad(req, "truncated count is neither 4 nor 8 bytes",
+				  LOCKMETER_A_TRUNCATED);
+			return NL_SKIP;
+		}
+		l->has_truncated = true;
+	}
+	if (tb[LOCKMETER_A_HELD] && lm_nl_held_one(req, tb[LOCKMETER_A_HELD]) < 0) {
+		lm_err("out of memory");
+		req->parse = LM_EXIT_ERR;
+	}
+	return NL_SKIP;
+}
+
+/* NLA_UINT as the kernel's nla_put_uint() sends it: 4 bytes when the value fits */
+static int lm_nla_put_uint(struct nl_msg *msg, int attr, uint64_t v)
+{
+	return v == (uint32_t)v ? nla_put_u32(msg, attr, (uint32_t)v) : nla_put_u64(msg, attr, v);
+}
+
+/* the locks held at least @over_ns now, sorted, into @l */
+int lm_nl_held(struct lm_nl *nl, uint64_t over_ns, struct lm_held_list *l)
+{
+	struct lm_nl_req req = { .arg = l };
+	struct nl_msg *msg;
+	int ret;
+
+	msg = lm_nl_msg(nl, LOCKMETER_CMD_HELD_GET, NLM_F_DUMP);
+	if (!msg) {
+		lm_err("out of memory");
+		return LM_EXIT_ERR;
+	}
+	if (lm_nla_put_uint(msg, LOCKMETER_A_OVER, over_ns) < 0) {
+		lm_err("out of memory");
+		nlmsg_free(msg);
+		return LM_EXIT_ERR;
+	}
+	ret = lm_nl_request(nl, msg, lm_nl_held_cb, &req);
+	if (!ret)
+		lm_held_sort(l);
 	return ret;
 }
 

@@ -20,6 +20,7 @@ int lm_nl_open(struct lm_nl *nl);
 void lm_nl_close(struct lm_nl *nl);
 int lm_nl_status(struct lm_nl *nl, struct lm_header *h);
 int lm_nl_dump(struct lm_nl *nl, int cpu, struct lm_snapshot *s);
+int lm_nl_held(struct lm_nl *nl, uint64_t over_ns, struct lm_held_list *l);
 int lm_nl_control(struct lm_nl *nl, enum lm_ctl op);
 
 #endif /* LOCKSTAT_NL_H */

@@ -33,6 +33,9 @@ void lm_folded_print(FILE *f, const struct lm_view *v);
 void lm_csv_print(FILE *f, const struct lm_view *v);
 void lm_csv_str(FILE *f, const char *s);
 
+void lm_held_print(FILE *f, const struct lm_held_list *l, uint64_t over_ns, bool on);
+void lm_held_json(FILE *f, const struct lm_held_list *l, uint64_t over_ns, bool on);
+
 int lm_render(FILE *f, const struct lm_snapshot *s, const struct lm_filter *flt,
 	      enum lm_fmt fmt);
 

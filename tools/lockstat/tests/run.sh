@@ -84,7 +84,8 @@ json_ok() {
 
 # ---- unit tests in C ----
 for t in test_model test_snapfile test_nl test_prom; do
-	"$TESTBIN/$t" >"$tmp/unit" 2>"$tmp/unit.err"
+	# test_nl compares lockstat held's output with tests/golden/held.*
+	GOLDEN_DIR=$gold "$TESTBIN/$t" >"$tmp/unit" 2>"$tmp/unit.err"
 	got=$?
 	grep -E '^(ok|not ok) - |^# ' "$tmp/unit" >>"$results"
 	if [ $got -ne 0 ] && ! grep -q '^not ok' "$tmp/unit"; then
@@ -392,7 +393,7 @@ rc "lockstat -h" 0 -h
 rc "lockstat --help" 0 --help
 rc "lockstat help" 0 help
 rc "lockstat -V" 0 -V
-for cmd in on off reset status print record get report top export; do
+for cmd in on off reset status print record get report top export held; do
 	rc "$cmd: unknown option" 2 "$cmd" --bogus
 	rc "$cmd -h" 0 "$cmd" -h
 	grep -q "^usage: lockstat $cmd" "$tmp/stdout" && pass "$cmd -h: usage on stdout" ||
@@ -442,6 +443,19 @@ ok "--sort contended: locks by spin + reject, most first" sh -c "awk -F, '
 "$LOCKSTAT" report -h >/dev/full 2>/dev/null
 [ $? -eq 1 ] && pass "report -h to a full disk: exit 1" || fail "report -h to a full disk: exit 1"
 rc "--sort needs an argument" 2 report "$fx/demo.snap" --sort
+# held: --over is a duration, nothing else is taken (checked before any kernel is asked)
+for bad in x 5x -1 1.2.3 10m 1e3 "" 99999999999s; do
+	rc "held --over '$bad'" 2 held --over "$bad"
+	grep -q "^lockstat: held: --over: '$bad' is not a duration" "$tmp/stderr" &&
+		pass "held --over '$bad': the message names the option" ||
+		fail "held --over '$bad': the message names the option" "$tmp/stderr"
+done
+ok "held --json: the golden JSON is valid JSON" json_ok "$gold/held.json"
+rc "held --over without a value" 2 held --over
+rc "held: an operand" 2 held 500ms
+rc "held --json=yes" 2 held --json=yes
+rc "held: a view option it does not take" 2 held --stacks
+rc "held: --source (netlink only)" 2 held --source=proc
 rc "--source: unknown" 2 print --source=sysfs
 rc "--cpu with --source=proc" 2 print --source=proc --cpu 1
 rc "--cpu x" 2 print --cpu x
@@ -460,6 +474,15 @@ else
 	rc "print --source=proc, no /proc/lockmeter" 4 print --source=proc
 	rc "print --source=netlink, no family" 5 print --source=netlink
 	rc "record --source=netlink, no family" 5 record --source=netlink -- true
+	for over in 0 500ms 1.5s 10us 250; do
+		rc "held --over $over, no lockmeter" 4 held --over "$over"
+	done
+	grep -q "^lockstat: held: this kernel has no lockmeter (CONFIG_LOCKMETER)" "$tmp/stderr" &&
+		pass "held, no lockmeter: says so" || fail "held, no lockmeter: says so" "$tmp/stderr"
+	LOCKSTAT_PROC="$fx/proc.txt" rc "held: /proc/lockmeter only" 5 held --json
+	grep -q "held locks are known to the netlink family only" "$tmp/stderr" && [ ! -s "$tmp/stdout" ] &&
+		pass "held: /proc/lockmeter only: no fallback, says why" ||
+		fail "held: /proc/lockmeter only: no fallback, says why" "$tmp/stderr"
 
 	# ---- the /proc source, on a fixture ----
 	export LOCKSTAT_PROC="$fx/proc.txt"

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "view.h"
 
 static struct nl_msg *reply(uint8_t cmd)
 {
@@ -558,6 +559,330 @@ static void test_status_evidence(void)
 	       "status: captures, an 8-byte NLA_UINT");
 }
 
+/*
+ * held-get replies, a held lock per message as the kernel sends them:
+ * @bad makes one malformed (the cases of test_held_refused()).
+ */
+enum held_bad {
+	HB_OK,
+	HB_NO_PID,
+	HB_NO_SITE,
+	HB_TYPE_9,
+	HB_CLASS_7,
+	HB_HELD_2_BYTES,
+	HB_COMM_NO_NUL,
+	HB_ADDRS_SHORT,
+	HB_65_FRAMES,
+	HB_EMPTY_FRAME,
+	HB_WAITER_NO_COMM,
+	HB_WAITER_TYPE_0,
+	HB_WAITED_2_BYTES,
+	HB_WAITER_NOT_NESTED,
+	HB_NOTHING,
+};
+
+static const char *const held_frames[] = {
+	"msleep+0x2d/0x50",
+	"lmt_held_holder+0x3a/0x60 [test_lockmeter]",
+	"kthread+0xd2/0x100",
+	"ret_from_fork+0x31/0x50",
+};
+
+struct held_in {
+	uint32_t type;
+	const char *lock;
+	const char *site;
+	uint64_t held_ns;
+	uint32_t pid;
+	const char *comm;
+	int cpu;		/* -1: none */
+	unsigned int frames;	/* of held_frames[], cycled */
+	bool addrs;
+	unsigned int waiters;	/* pid 500 + i, waited 1.5s + 0.2s * i, i odd without site */
+	uint64_t truncated;	/* sent when non-zero */
+};
+
+static void put_waiter(struct nl_msg *msg, const struct held_in *in, unsigned int i,
+		       enum held_bad bad)
+{
+	struct nlattr *w = nla_nest_start(msg, LOCKMETER_H_WAITER);
+	char two[2] = { 0 };
+
+	nla_put_u32(msg, LOCKMETER_W_PID, 500 + i);
+	if (bad != HB_WAITER_NO_COMM)
+		nla_put_string(msg, LOCKMETER_W_COMM, "lmt/waiter");
+	if (!(i & 1))
+		nla_put_string(msg, LOCKMETER_W_SITE, "lmt_held_waiter+0x1e/0x40[test_lockmeter]");
+	nla_put_u32(msg, LOCKMETER_W_TYPE, bad == HB_WAITER_TYPE_0 ? 0 :
+		    in->type == LOCKMETER_TYPE_RWSEM_WRITE ? LOCKMETER_TYPE_RWSEM_READ : in->type);
+	if (bad == HB_WAITED_2_BYTES)
+		nla_put(msg, LOCKMETER_W_WAITED_NS, 2, two);
+	else
+		put_uint(msg, LOCKMETER_W_WAITED_NS, 1500000000ULL + 200000000ULL * i);
+	nla_nest_end(msg, w);
+}
+
+static struct nl_msg *held_msg(const struct held_in *in, enum held_bad bad)
+{
+	struct nl_msg *msg = reply(LOCKMETER_CMD_HELD_GET);
+	struct nlattr *nest;
+	char two[2] = { 0 };
+	unsigned int i, n = bad == HB_65_FRAMES ? 65 : in->frames;
+
+	if (in->truncated)
+		put_uint(msg, LOCKMETER_A_TRUNCATED, in->truncated);
+	if (bad == HB_NOTHING)
+		return msg;
+	nest = nla_nest_start(msg, LOCKMETER_A_HELD);
+	nla_put_u32(msg, LOCKMETER_H_TYPE, bad == HB_TYPE_9 ? 9 : in->type);
+	nla_put_u32(msg, LOCKMETER_H_CLASS, bad == HB_CLASS_7 ? 7 : lm_class_of(in->lock));
+	nla_put_string(msg, LOCKMETER_H_LOCK, in->lock);
+	if (bad != HB_NO_SITE)
+		nla_put_string(msg, LOCKMETER_H_SITE, in->site);
+	if (bad == HB_HELD_2_BYTES)
+		nla_put(msg, LOCKMETER_H_HELD_NS, 2, two);
+	else
+		put_uint(msg, LOCKMETER_H_HELD_NS, in->held_ns);
+	if (bad != HB_NO_PID)
+		nla_put_u32(msg, LOCKMETER_H_PID, in->pid);
+	if (bad == HB_COMM_NO_NUL)
+		nla_put(msg, LOCKMETER_H_COMM, 4, "abcd");
+	else
+		nla_put_string(msg, LOCKMETER_H_COMM, in->comm);
+	if (in->cpu >= 0)
+		nla_put_u32(msg, LOCKMETER_H_CPU, in->cpu);
+	/* a newer kernel's attribute, to be skipped */
+	nla_put_u32(msg, LOCKMETER_H_MAX + 2, 5);
+	for (i = 0; i < n; i++) {
+		nla_put_string(msg, LOCKMETER_H_FRAME, bad == HB_EMPTY_FRAME && i == 1 ? "" :
+			       held_frames[i % ARRAY_SIZE(held_frames)]);
+		if (in->addrs && !(bad == HB_ADDRS_SHORT && i == 0))
+			put_uint(msg, LOCKMETER_H_FRAME_ADDR, 0xffffffffc0a02000ULL + i);
+	}
+	for (i = 0; i < in->waiters; i++)
+		put_waiter(msg, in, i, bad);
+	if (bad == HB_WAITER_NOT_NESTED)
+		nla_put_u32(msg, LOCKMETER_H_WAITER, 3);
+	nla_nest_end(msg, nest);
+	return msg;
+}
+
+/* feed @in's message to the held callback: its req.parse */
+static int held_feed(struct lm_held_list *l, const struct held_in *in, enum held_bad bad)
+{
+	struct lm_nl_req req = { .arg = l };
+	struct nl_msg *msg = held_msg(in, bad);
+
+	lm_nl_held_cb(msg, &req);
+	nlmsg_free(msg);
+	return req.parse;
+}
+
+static const struct held_in held_fixture[] = {
+	{ LOCKMETER_TYPE_SPIN, "percpu:runqueues+0x0", "raw_spin_rq_lock_nested+0x1c/0x80",
+	  1234567, 0, "swapper/1", 1, 0, false, 0, 2 },
+	{ LOCKMETER_TYPE_MUTEX, "lmt_held_mutex[test_lockmeter]",
+	  "lmt_held_holder+0x2a/0x60[test_lockmeter]", 2000412000ULL, 431, "lmt/holder", -1, 4,
+	  true, 2, 0 },
+	{ LOCKMETER_TYPE_RWSEM_WRITE, "[heap]", "vm_mmap_pgoff+0x9a/0x190", 5300000000ULL, 77,
+	  "my prog\x01\xff", -1, 2, false, 3, 0 },
+};
+
+/* @f's contents against tests/golden/@name ($GOLDEN_DIR; UPDATE=1 rewrites it) */
+static void held_golden(FILE *f, const char *name)
+{
+	const char *dir = getenv("GOLDEN_DIR"), *update = getenv("UPDATE");
+	char path[4096], got[16384], want[16384] = "";
+	size_t n, m = 0;
+	FILE *g;
+
+	rewind(f);
+	n = fread(got, 1, sizeof(got) - 1, f);
+	got[n] = '\0';
+	if (!dir) {
+		printf("ok - held: golden %s # SKIP GOLDEN_DIR is not set\n", name);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (update && !strcmp(update, "1")) {
+		g = fopen(path, "w");
+		if (g) {
+			fwrite(got, 1, n, g);
+			fclose(g);
+		}
+	}
+	g = fopen(path, "r");
+	if (g) {
+		m = fread(want, 1, sizeof(want) - 1, g);
+		fclose(g);
+	}
+	want[m] = '\0';
+	tap_ok(g && !strcmp(got, want), "held: the output is tests/golden/%s", name);
+	if (!g || strcmp(got, want))
+		printf("# got:\n%s", got);
+}
+
+/* the held list rendered by @print into a memory file, then against its golden file */
+static void held_render(const struct lm_held_list *l, uint64_t over, bool on, bool json,
+			const char *golden, char *buf, size_t len)
+{
+	FILE *f = tmpfile();
+	size_t n;
+
+	if (json)
+		lm_held_json(f, l, over, on);
+	else
+		lm_held_print(f, l, over, on);
+	fflush(f);
+	rewind(f);
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = '\0';
+	if (golden)
+		held_golden(f, golden);
+	fclose(f);
+}
+
+#define held_warn	"WARNING: 2 held locks did not fit the kernel's snapshot and are not listed\n"
+
+static void test_held(void)
+{
+	struct lm_held_list l;
+	const struct lm_held *h;
+	char buf[16384];
+	unsigned int i;
+	int ret = 0;
+
+	lm_held_init(&l);
+	for (i = 0; i < ARRAY_SIZE(held_fixture); i++)
+		ret |= held_feed(&l, &held_fixture[i], HB_OK);
+	tap_ok(!ret && l.nr == 3, "held: three held locks parse");
+	if (ret || l.nr != 3)
+		goto out;
+	lm_held_sort(&l);
+	tap_ok(l.v[0].held_ns == 5300000000ULL && l.v[1].held_ns == 2000412000ULL &&
+	       l.v[2].held_ns == 1234567, "held: sorted longest first (an 8-byte NLA_UINT first)");
+	tap_ok(l.has_truncated && l.truncated == 2, "held: the truncated count is kept");
+	h = &l.v[1];
+	tap_ok(h->type == LM_TYPE_MUTEX && h->class == LM_CLASS_STATIC && h->pid == 431 &&
+	       !strcmp(h->comm, "lmt/holder") && !(h->present & (1U << LM_HB_CPU)) &&
+	       !strcmp(h->lock, "lmt_held_mutex[test_lockmeter]") &&
+	       !strcmp(h->site, "lmt_held_holder+0x2a/0x60[test_lockmeter]"),
+	       "held: the mutex: type, class, holder, names, no CPU");
+	tap_ok(h->nr_frames == 4 && !strcmp(h->frame[0], held_frames[0]) &&
+	       !strcmp(h->frame[3], held_frames[3]) && (h->present & (1U << LM_HB_ADDRS)) &&
+	       h->addr[3] == 0xffffffffc0a02003ULL, "held: the holder's chain, in order, with addresses");
+	tap_ok(h->nr_waiters == 2 && h->waiters[0].pid == 501 && h->waiters[1].pid == 500 &&
+	       h->waiters[0].waited_ns == 1700000000ULL && !h->waiters[0].site &&
+	       !strcmp(h->waiters[1].site, "lmt_held_waiter+0x1e/0x40[test_lockmeter]") &&
+	       h->waiters[1].type == LM_TYPE_MUTEX, "held: waiters, the longest wait first");
+	h = &l.v[2];
+	tap_ok((h->present & (1U << LM_HB_CPU)) && h->cpu == 1 && !h->nr_frames && !h->nr_waiters,
+	       "held: the spinlock: its CPU, no chain, no waiters");
+	h = &l.v[0];
+	tap_ok(h->class == LM_CLASS_HEAP && !strcmp(h->comm, "my prog\x01\xff") &&
+	       h->nr_waiters == 3 && h->waiters[0].type == LM_TYPE_RWSEM_READ &&
+	       !(h->present & (1U << LM_HB_ADDRS)), "held: the rwsem: heap, odd comm, readers waiting");
+
+	held_render(&l, 1000000, true, false, "held.txt", buf, sizeof(buf));
+	tap_ok(!strncmp(buf, held_warn "TYPE ", strlen(held_warn "TYPE ")),
+	       "held: the truncated count is a WARNING line first");
+	tap_ok(strstr(buf, "\nmutex         2.0s     431 lmt/holder         - lmt_held_mutex[test_lockmeter] "
+			  "lmt_held_holder+0x2a[test_lockmeter]\n  stack:\n    msleep+0x2d/0x50\n") != NULL,
+	       "held: a line per lock, the site short, the stack under it");
+	tap_ok(strstr(buf, "\n  waiter 501 lmt/waiter waited 1.7s (mutex)\n"
+			  "  waiter 500 lmt/waiter waited 1.5s at lmt_held_waiter+0x1e[test_lockmeter] (mutex)\n") != NULL,
+	       "held: waiter lines, with the site when known");
+	tap_ok(strstr(buf, "\nspin         1.2ms       0 swapper/1          1 ") != NULL &&
+	       strstr(buf, " 77 my prog\\x01\\xff ") != NULL,
+	       "held: a spinlock's CPU; comms escaped");
+	held_render(&l, 1000000, true, true, "held.json", buf, sizeof(buf));
+	tap_ok(strstr(buf, "\"over_ns\": 1000000, \"metering\": \"on\", \"truncated\": 2") &&
+	       strstr(buf, "\"held_ns\": 5300000000, \"pid\": 77, \"comm\": \"my prog\\u0001\\u00ff\"") &&
+	       strstr(buf, "\"addrs\": [ \"0xffffffffc0a02000\"") &&
+	       strstr(buf, "{ \"pid\": 501, \"comm\": \"lmt/waiter\", \"type\": \"mutex\", "
+			   "\"waited_ns\": 1700000000 }") && strstr(buf, "\"cpu\": 1,"),
+	       "held: JSON with raw ns, the CPU, addresses and waiters");
+	if (!strstr(buf, "\"cpu\": 1,"))
+		printf("# %s", buf);
+	lm_held_free(&l);
+
+	lm_held_init(&l);
+	held_render(&l, 1000000000, true, false, NULL, buf, sizeof(buf));
+	tap_str(buf, "no lock held longer than 1.0s\n", "held: nothing held that long");
+	held_render(&l, 0, true, false, NULL, buf, sizeof(buf));
+	tap_str(buf, "no lock held\n", "held: --over 0 and nothing held");
+	held_render(&l, 500000000, false, false, NULL, buf, sizeof(buf));
+	tap_str(buf, "metering is off: no held lock is tracked (lockstat on starts it)\n",
+		"held: metering off says so");
+	held_render(&l, 500000000, false, true, NULL, buf, sizeof(buf));
+	tap_str(buf, "{ \"over_ns\": 500000000, \"metering\": \"off\", \"held\": [] }\n",
+		"held: JSON of nothing, metering off");
+	/* a message that only says what the kernel's snapshot left out */
+	ret = held_feed(&l, &held_fixture[0], HB_NOTHING);
+	held_render(&l, 0, true, false, NULL, buf, sizeof(buf));
+	tap_ok(!ret && !l.nr && l.truncated == 2 &&
+	       !strcmp(buf, held_warn "no lock held\n"),
+	       "held: truncated with nothing listed still warns");
+out:
+	lm_held_free(&l);
+}
+
+static void test_held_refused(void)
+{
+	static const struct {
+		enum held_bad bad;
+		const char *what;
+	} refused[] = {
+		{ HB_NO_PID, "a held lock without its holder's pid" },
+		{ HB_NO_SITE, "a held lock without its site" },
+		{ HB_TYPE_9, "an unknown lock type" },
+		{ HB_CLASS_7, "an unknown lock class" },
+		{ HB_HELD_2_BYTES, "a 2-byte held time" },
+		{ HB_COMM_NO_NUL, "a comm without its NUL" },
+		{ HB_ADDRS_SHORT, "fewer addresses than frames" },
+		{ HB_65_FRAMES, "65 frames" },
+		{ HB_EMPTY_FRAME, "an empty frame" },
+		{ HB_WAITER_NO_COMM, "a waiter without its comm" },
+		{ HB_WAITER_TYPE_0, "a waiter of type 0" },
+		{ HB_WAITED_2_BYTES, "a 2-byte waited time" },
+		{ HB_WAITER_NOT_NESTED, "a waiter that is no nest" },
+	};
+	const struct held_in *mutex = &held_fixture[1];
+	struct held_in plain = held_fixture[1];
+	struct lm_held_list l;
+	unsigned int i;
+	int ret;
+
+	fprintf(stderr, "# expected: %zu messages on malformed held locks\n", ARRAY_SIZE(refused) + 1);
+	for (i = 0; i < ARRAY_SIZE(refused); i++) {
+		lm_held_init(&l);
+		ret = held_feed(&l, mutex, refused[i].bad);
+		tap_ok(ret == LM_EXIT_ERR && l.nr == 0, "held: %s is refused", refused[i].what);
+		lm_held_free(&l);
+	}
+	lm_held_init(&l);
+	plain.truncated = 0;
+	ret = held_feed(&l, &plain, HB_NOTHING);
+	tap_ok(ret == LM_EXIT_ERR && l.nr == 0, "held: a message with neither a lock nor a count is refused");
+	lm_held_free(&l);
+	/* a bad message spoils the dump: what follows is drained, not taken */
+	lm_held_init(&l);
+	{
+		struct lm_nl_req req = { .arg = &l };
+		struct nl_msg *msg = held_msg(mutex, HB_NO_PID);
+
+		fprintf(stderr, "# expected: one message on a bad held lock, then silence\n");
+		lm_nl_held_cb(msg, &req);
+		nlmsg_free(msg);
+		msg = held_msg(mutex, HB_OK);
+		lm_nl_held_cb(msg, &req);
+		nlmsg_free(msg);
+		tap_ok(req.parse == LM_EXIT_ERR && req.nr == 2 && l.nr == 0,
+		       "held: after a malformed message the rest of the dump is drained, not listed");
+	}
+	lm_held_free(&l);
+}
+
 static void test_close(void)
 {
 	struct lm_nl nl = { 0 };
@@ -574,6 +899,8 @@ int main(void)
 	test_row_impossible();
 	test_evidence();
 	test_status_evidence();
+	test_held();
+	test_held_refused();
 	test_ext_ack(true);
 	test_ext_ack(false);
 	test_finish();

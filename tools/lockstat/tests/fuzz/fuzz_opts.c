@@ -4,9 +4,10 @@
  * separated by NUL bytes; it is parsed with the shared options (view,
  * --source, --cpu, -o) as report and record take them, then the
  * combination checks, then lm_parse_pct(), lm_parse_types(),
- * lm_parse_duration() (diff's --min-hold) and lm_site_func() (diff's and
- * export's names, into a buffer of exactly the argument's size) alone on
- * each argument.
+ * lm_parse_duration() (diff's --min-hold, held's --over), lm_site_func()
+ * (diff's and export's names, into a buffer of exactly the argument's
+ * size) and lm_frame_func() (the blocked line of --stacks, into one of
+ * twice its size) alone on each argument.
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -72,6 +73,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		lm_key_find(argv[i]);
 		if (name) {
 			lm_site_func(name, len, argv[i]);
+			free(name);
+		}
+		name = malloc(2 * len);
+		if (name) {
+			lm_frame_func(name, 2 * len, argv[i]);
 			free(name);
 		}
 	}

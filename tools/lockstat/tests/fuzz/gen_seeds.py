@@ -37,9 +37,10 @@ def row(kind=1, nowait=4, spin=3):
     return attr(15 | 0x8000, body)
 
 
-def evidence(kind, pid, comm, frames, addrs=False, owner=None):
+def evidence(kind, pid, comm, frames, addrs=False, owner=None, blocked=None):
     # E_PID 1, E_COMM 2, E_CONTEXT 3, E_CPU 4, E_TIME 5, E_OWNER_PID 6,
-    # E_OWNER_COMM 7, E_FRAME 8 (one per frame), E_FRAME_ADDR 9
+    # E_OWNER_COMM 7, E_FRAME 8 (one per frame), E_FRAME_ADDR 9,
+    # E_BLOCKED_NS 10, E_BLOCKED_FRAME 11, E_BLOCKED_FRAME_ADDR 12
     body = (u32(1, pid) + attr(2, comm + b"\0") + u32(3, 1) + u32(4, 1) +
             u64(5, 52104331877))
     if owner:
@@ -48,7 +49,29 @@ def evidence(kind, pid, comm, frames, addrs=False, owner=None):
         body += string(8, f)
         if addrs:
             body += u64(9, 0xffffffffc0a01100 + i)
+    if blocked:
+        body += u32(10, blocked[0])
+        for i, f in enumerate(blocked[1]):
+            body += string(11, f)
+            if addrs:
+                body += u64(12, 0xffffffff81b0c400 + i)
     return attr(kind | 0x8000, body)
+
+
+def held():
+    # A_TRUNCATED 18, then A_HELD 25: H_TYPE 1, H_CLASS 2, H_LOCK 3, H_SITE 4,
+    # H_HELD_NS 5, H_PID 6, H_COMM 7, H_CPU 8, H_FRAME 9, H_FRAME_ADDR 10,
+    # H_WAITER 11 (W_PID 1, W_COMM 2, W_SITE 3, W_TYPE 4, W_WAITED_NS 5)
+    body = (u32(1, 4) + u32(2, 0) + string(3, "lmt_held_mutex[test_lockmeter]") +
+            string(4, "lmt_held_holder+0x2a/0x60[test_lockmeter]") + u64(5, 2000412000) +
+            u32(6, 431) + string(7, "lmt/holder"))
+    for i, f in enumerate(["msleep+0x2d/0x50", "lmt_held_holder+0x3a/0x60 [test_lockmeter]"]):
+        body += string(9, f) + u64(10, 0xffffffffc0a02000 + i)
+    for pid in (432, 433):
+        body += attr(11 | 0x8000, u32(1, pid) + string(2, "lmt/waiter") +
+                     string(3, "lmt_held_waiter+0x1e/0x40[test_lockmeter]") + u32(4, 4) +
+                     u32(5, 1500000000))
+    return u32(18, 1) + attr(25 | 0x8000, body)
 
 
 def row_evidence():
@@ -59,7 +82,8 @@ def row_evidence():
         body += u32(3 + i, v)
     body += string(19, "lmt_mutex[test_lockmeter]") + string(20, "lmt_hold+0x22/0x50[test_lockmeter]")
     body += evidence(22, 2231, b"my prog\x01\xff",
-                     ["lmt_hold+0x22/0x50 [test_lockmeter]", "kthread+0xd2/0x100"], addrs=True)
+                     ["lmt_hold+0x22/0x50 [test_lockmeter]", "kthread+0xd2/0x100"], addrs=True,
+                     blocked=(49100441, ["schedule_timeout+0x9e/0x170", "msleep+0x2d/0x50"]))
     body += evidence(23, 2232, b"cat", ["pipe_write+0x5a/0x6b0"], owner=(2231, "sh"))
     return attr(15 | 0x8000, body)
 
@@ -85,6 +109,7 @@ def main():
     write(os.path.join(nl, "dump-mutex"), b"\0" + row(4, 1, 1))
     write(os.path.join(nl, "dump-evidence"), b"\0" + row_evidence())
     write(os.path.join(nl, "status"), b"\1" + status())
+    write(os.path.join(nl, "held"), b"\3" + held())
     # error: flags NLM_F_ACK_TLVS | NLM_F_CAPPED, struct nlmsgerr, a message
     err = struct.pack("=i", -22) + struct.pack("=IHHII", 20, 0x13, 5, 1, 0)
     write(os.path.join(nl, "error"), b"\2" + struct.pack("=H", 0x300) + err +
@@ -95,6 +120,7 @@ def main():
                     "--name", "lock"],
         "source": ["--source=proc", "--cpu", "1", "-o", "x.snap", "--json"],
         "bad": ["--csv", "--json", "--top", "0", "--bogus", "-x"],
+        "held": ["--over", "500ms", "--json", "--over=0", "--over", "1.5s", "10us"],
         "diff": ["10us", "1.5ms", "2s", "1..5ms", "99999999999s", "init_task+0x668",
                  "lmt_hold+0x2a/0x60[test_lockmeter]", "f+0x/0x1", "+0x1"],
     }.items():

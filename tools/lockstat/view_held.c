@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lockstat held: the locks held right now, longest first, as a table or
+ * as JSON, from the list nl.c reads (LOCKMETER_CMD_HELD_GET).
+ *
+ *   TYPE          HELD     PID COMM             CPU LOCK            SITE
+ *   mutex         2.0s     431 lmt/holder         - lmt_held_mutex  lmt_held_holder+0x2a
+ *     stack:
+ *       msleep+0x2d/0x50
+ *       lmt_held_holder+0x3a/0x60 [test_lockmeter]
+ *     waiter 432 lmt/waiter waited 1.9s at lmt_held_waiter+0x1e (mutex)
+ *
+ * HELD and waited are so far, humanized as the table's times; CPU is the
+ * CPU holding a spinning lock ("-" for a sleeping lock); the stack is a
+ * sleeping lock's holder's chain now, innermost first.  Comms and frames
+ * are escaped (\xHH) and so are names, which are kept as the kernel sent
+ * them (the rows' names, "func+0xoff/0xsize[mod]" for sites).  A
+ * truncated snapshot of the kernel is a WARNING line first, never silent.
+ *
+ * JSON: { "over_ns", "metering": "on"|"off", ["truncated"], "held": [ {
+ *   "type", "class", "lock", "site", "held_ns", "pid", "comm", ["cpu"],
+ *   "frames": [...], ["addrs": [...]], "waiters": [ { "pid", "comm",
+ *   ["site"], "type", "waited_ns" } ] } ] }, raw ns, full names.
+ */
+#include <string.h>
+
+#include "lockstat.h"
+#include "view.h"
+
+/* the LOCK column: as wide as the widest name shown, within bounds */
+#define LM_HELD_LOCK_MIN	4
+#define LM_HELD_LOCK_MAX	40
+
+static int lm_held_lock_width(const struct lm_held_list *l)
+{
+	size_t i, w = LM_HELD_LOCK_MIN;
+
+	for (i = 0; i < l->nr; i++)
+		if (strlen(l->v[i].lock) > w)
+			w = strlen(l->v[i].lock);
+	return w > LM_HELD_LOCK_MAX ? LM_HELD_LOCK_MAX : (int)w;
+}
+
+/* a name as the table shows it: a site without its /0xsize, escaped */
+static void lm_held_name(char *buf, size_t len, const char *name, bool site)
+{
+	char tmp[1024];
+
+	if (site)
+		lm_site_short(tmp, sizeof(tmp), name);
+	else
+		snprintf(tmp, sizeof(tmp), "%s", name);
+	lm_esc(buf, len, tmp, "");
+}
+
+static void lm_held_waiter_line(FILE *f, const struct lm_waiter *w)
+{
+	char comm[4 * LM_COMM_MAX], dur[32], site[4 * 1024];
+
+	lm_esc(comm, sizeof(comm), w->comm, "");
+	lm_fmt_time(dur, sizeof(dur), (double)w->waited_ns);
+	fprintf(f, "  waiter %u %s waited %s", w->pid, comm, dur);
+	if (w->site) {
+		lm_held_name(site, sizeof(site), w->site, true);
+		fprintf(f, " at %s", site);
+	}
+	fprintf(f, " (%s)\n", lm_type_name(w->type));
+}
+
+static void lm_held_line(FILE *f, const struct lm_held *h, int lock_w)
+{
+	char comm[4 * LM_COMM_MAX], dur[32], cpu[16], frame[4 * LM_FRAME_MAX];
+	char lock[4 * 1024], site[4 * 1024];
+	uint32_t i;
+
+	lm_esc(comm, sizeof(comm), h->comm, "");
+	lm_fmt_time(dur, sizeof(dur), (double)h->held_ns);
+	if (h->present & (1U << LM_HB_CPU))
+		snprintf(cpu, sizeof(cpu), "%u", h->cpu);
+	else
+		snprintf(cpu, sizeof(cpu), "-");
+	lm_held_name(lock, sizeof(lock), h->lock, false);
+	lm_held_name(site, sizeof(site), h->site, true);
+	fprintf(f, "%-11s %6s %7u %-16s %3s %-*s %s\n", lm_type_name(h->type), dur, h->pid, comm,
+		cpu, lock_w, lock, site);
+	if (h->nr_frames)
+		fputs("  stack:\n", f);
+	for (i = 0; i < h->nr_frames; i++) {
+		lm_esc(frame, sizeof(frame), h->frame[i], "");
+		fprintf(f, "    %s\n", frame);
+	}
+	for (i = 0; i < h->nr_waiters; i++)
+		lm_held_waiter_line(f, &h->waiters[i]);
+}
+
+/* the table; @on: whether metering is on (off: the kernel tracks nothing) */
+void lm_held_print(FILE *f, const struct lm_held_list *l, uint64_t over_ns, bool on)
+{
+	int lock_w = lm_held_lock_width(l);
+	char over[32];
+	size_t i;
+
+	lm_fmt_time(over, sizeof(over), (double)over_ns);
+	if (l->has_truncated && l->truncated)
+		fprintf(f, "WARNING: %llu held lock%s did not fit the kernel's snapshot and %s not listed\n",
+			(unsigned long long)l->truncated, l->truncated == 1 ? "" : "s",
+			l->truncated == 1 ? "is" : "are");
+	if (!on && !l->nr) {
+		fputs("metering is off: no held lock is tracked (lockstat on starts it)\n", f);
+		return;
+	}
+	if (!l->nr) {
+		if (over_ns)
+			fprintf(f, "no lock held longer than %s\n", over);
+		else
+			fputs("no lock held\n", f);
+		return;
+	}
+	fprintf(f, "%-11s %6s %7s %-16s %3s %-*s %s\n", "TYPE", "HELD", "PID", "COMM", "CPU",
+		lock_w, "LOCK", "SITE");
+	for (i = 0; i < l->nr; i++)
+		lm_held_line(f, &l->v[i], lock_w);
+}
+
+static void lm_held_json_one(FILE *f, const struct lm_held *h)
+{
+	uint32_t i;
+
+	fprintf(f, "{ \"type\": \"%s\", \"class\": \"%s\", \"lock\": ", lm_type_name(h->type),
+		lm_class_name(h->class));
+	lm_json_str(f, h->lock);
+	fputs(", \"site\": ", f);
+	lm_json_str(f, h->site);
+	fprintf(f, ", \"held_ns\": %llu, \"pid\": %u, \"comm\": ", (unsigned long long)h->held_ns,
+		h->pid);
+	lm_json_str(f, h->comm);
+	if (h->present & (1U << LM_HB_CPU))
+		fprintf(f, ", \"cpu\": %u", h->cpu);
+	lm_json_chain(f, "frames", "addrs", h->frame, h->addr, h->nr_frames,
+		      h->present & (1U << LM_HB_ADDRS));
+	fputs(", \"waiters\": [", f);
+	for (i = 0; i < h->nr_waiters; i++) {
+		const struct lm_waiter *w = &h->waiters[i];
+
+		fprintf(f, "%s{ \"pid\": %u, \"comm\": ", i ? ", " : " ", w->pid);
+		lm_json_str(f, w->comm);
+		if (w->site) {
+			fputs(", \"site\": ", f);
+			lm_json_str(f, w->site);
+		}
+		fprintf(f, ", \"type\": \"%s\", \"waited_ns\": %llu }", lm_type_name(w->type),
+			(unsigned long long)w->waited_ns);
+	}
+	fputs(h->nr_waiters ? " ] }" : "] }", f);
+}
+
+void lm_held_json(FILE *f, const struct lm_held_list *l, uint64_t over_ns, bool on)
+{
+	size_t i;
+
+	fprintf(f, "{ \"over_ns\": %llu, \"metering\": \"%s\"", (unsigned long long)over_ns,
+		on ? "on" : "off");
+	if (l->has_truncated)
+		fprintf(f, ", \"truncated\": %llu", (unsigned long long)l->truncated);
+	fputs(", \"held\": [", f);
+	for (i = 0; i < l->nr; i++) {
+		fputs(i ? ",\n  " : "\n  ", f);
+		lm_held_json_one(f, &l->v[i]);
+	}
+	fputs(l->nr ? "\n] }\n" : "] }\n", f);
+}
