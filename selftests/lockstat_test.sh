@@ -5,7 +5,9 @@
 # around a workload of the test module, get then report, the /proc
 # fallback, top in batch mode during a workload, exit codes, export
 # (Prometheus text) of the module's known holds, the evidence of the worst
-# hold (--stacks, --folded, kept by get).  Prints KTAP; exits 4
+# hold (--stacks, --folded, kept by get), the locks held right now (held:
+# holder, stack, waiters), where a mutex's holder blocked (--stacks of a
+# get snapshot).  Prints KTAP; exits 4
 # (skip) without lockstat, lockmeter or the test module.
 KSFT_SKIP=4
 MOD=test_lockmeter
@@ -32,7 +34,7 @@ if [ ! -e $MODPROC ]; then
 	insmod /lib/modules/$(uname -r)/kernel/lib/$MOD.ko 2>/dev/null
 	[ -e $MODPROC ] || { echo "1..0 # SKIP $MOD.ko not loadable"; exit $KSFT_SKIP; }
 fi
-echo "1..21"
+echo "1..28"
 
 # 1: the default source is netlink, and it says so
 lockstat status > "$T/status" 2>&1
@@ -301,5 +303,92 @@ grep -q "lmt_chain_outer\[$MOD\];lmt_chain_middle\[$MOD\];lmt_chain_inner\[$MOD\
 r=$(( rc | $? ))
 [ $r -ne 0 ] && grep lmt_chain "$T/folded" | head -3 | diag
 ok "report --folded: ...;lmt_chain_outer;lmt_chain_middle;lmt_chain_inner WEIGHT" $r
+
+# 22-27: lockstat held while the module's kthread "lmt/holder" holds
+# lmt_held_mutex for 2 s in lmt_held_holder() and one "lmt/waiter" blocks
+# on it in lmt_held_waiter(); a second into the hold, held --over 500ms
+# lists it: TYPE HELD PID COMM CPU LOCK SITE, the stack and waiters under it
+lockstat reset && lockstat on
+echo 'mutex_hold_bg 2000 1' > $MODPROC 2> "$T/bg.err"
+bg=$?
+hpid=$(modval $MODPROC pid)
+sleep 1
+lockstat held --over 500ms > "$T/held.txt" 2> "$T/held.err"
+rc=$?
+lockstat held --over 500ms --json > "$T/held.json" 2> "$T/held-json.err"
+jrc=$?
+# the held lock's line and the indented lines under it
+awk -v pid="$hpid" -v lock="lmt_held_mutex[$MOD]" '
+	/^[^ ]/ { mine = ($1 == "mutex" && $3 == pid && $4 == "lmt/holder" && $5 == "-" &&
+			  $6 == lock && index($7, "lmt_held_holder+") == 1) }
+	mine { print; found = 1 }
+	END { exit !found }' "$T/held.txt" > "$T/held.mine"
+r=$(( bg | rc | $? ))
+[ $r -ne 0 ] && { echo "write $bg, held exit $rc, holder pid '$hpid'"; cat "$T/bg.err" "$T/held.err"
+	head -20 "$T/held.txt"; } | diag
+ok "held --over 500ms: lmt_held_mutex held by lmt/holder/$hpid at lmt_held_holder" $r
+
+# 23: the holder's chain now names the function that holds it
+grep -q "^    lmt_held_holder+0x[0-9a-f]" "$T/held.mine"
+r=$?
+[ $r -ne 0 ] && diag < "$T/held.mine"
+ok "held: the holder's stack has lmt_held_holder" $r
+
+# 24: the waiter, blocked in lmt_held_waiter, for a mutex
+grep -Eq "^  waiter [0-9]+ lmt/waiter waited [0-9.]+(ns|us|ms|s) at lmt_held_waiter\+0x[0-9a-f]+.* \(mutex\)\$" \
+	"$T/held.mine"
+r=$?
+[ $r -ne 0 ] && diag < "$T/held.mine"
+ok "held: a waiter lmt/waiter at lmt_held_waiter, for the mutex" $r
+
+# 25: the same in JSON, one held lock per line
+grep -F "\"lock\": \"lmt_held_mutex[$MOD]\"" "$T/held.json" > "$T/held.jmine"
+grep -q "\"pid\": $hpid, \"comm\": \"lmt/holder\"" "$T/held.jmine" &&
+	grep -q '"waiters": \[ { "pid": [0-9]*, "comm": "lmt/waiter"' "$T/held.jmine" &&
+	grep -q '^{ "over_ns": 500000000, "metering": "on"' "$T/held.json"
+r=$(( jrc | $? ))
+[ $r -ne 0 ] && { echo "exit $jrc"; cat "$T/held-json.err"; cut -c1-400 "$T/held.json"; } | diag
+ok "held --json: the holder and its waiter" $r
+
+# 26: once the module's threads are done, the mutex is not held any more
+echo bg_join > $MODPROC
+lockstat held --over 0 > "$T/held0.txt" 2>&1
+rc=$?
+! grep -q "lmt_held_mutex" "$T/held0.txt"
+r=$(( rc | $? ))
+[ $r -ne 0 ] && { echo "exit $rc"; head -20 "$T/held0.txt"; } | diag
+ok "held --over 0 after bg_join: lmt_held_mutex is not listed" $r
+lockstat off
+
+# 27: held is root's: the holders' chains are other tasks'
+su -s /bin/sh nobody -c 'lockstat held' > "$T/nobody" 2>&1
+rc=$?
+[ $rc -eq 3 ] && grep -q "CAP_SYS_ADMIN" "$T/nobody"
+r=$?
+[ $r -ne 0 ] && { echo "exit $rc"; cat "$T/nobody"; } | diag
+ok "unprivileged held: exit 3, needs CAP_SYS_ADMIN" $r
+
+# 28: where the mutex's holder blocked: mutex_sleep's msleep() is called
+# from lmt_mutex_sleep_inside(); report --stacks of a get snapshot prints,
+# under the worst hold at lmt_mutex_sleep, "blocked DUR of it in
+# schedule_timeout <- msleep <- lmt_mutex_sleep_inside <- ...", DUR at
+# least 90% of the 20 ms sleep
+lockstat reset && lockstat on && echo 'mutex_sleep 3 20' > $MODPROC && lockstat off &&
+	lockstat get -o "$T/blk.snap" && lockstat report --stacks "$T/blk.snap" > "$T/blk.txt" 2>&1
+rc=$?
+awk '
+	/^ *[0-9]/ { row = ($NF ~ /^lmt_mutex_sleep(_inside)?\+/); next }
+	row && /^          blocked / { print; exit }' "$T/blk.txt" > "$T/blk.line"
+awk '{
+	if (!match($2, /^[0-9.]+/)) exit 1
+	v = substr($2, 1, RLENGTH) + 0; u = substr($2, RLENGTH + 1)
+	ns = v * (u == "s" ? 1e9 : u == "ms" ? 1e6 : u == "us" ? 1e3 : 1)
+	exit !($0 ~ /of it in .*msleep/ && $0 ~ /lmt_mutex_sleep_inside/ && ns >= 18000000)
+}' "$T/blk.line"
+r=$(( rc | $? ))
+[ -s "$T/blk.line" ] || r=1
+diag < "$T/blk.line"
+[ $r -ne 0 ] && grep -A14 "lmt_mutex_sleep+" "$T/blk.txt" | head -30 | diag
+ok "report --stacks: lmt_mutex_sleep's holder blocked in msleep <- lmt_mutex_sleep_inside" $r
 
 [ $fails -eq 0 ]
