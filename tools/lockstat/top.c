@@ -97,7 +97,10 @@ static const char *const top_keys_help[] = {
 	"  d                  change the interval",
 	"  r                  reset all statistics (root)",
 	"  o                  switch metering on or off (root)",
-	"  up down PgUp PgDn Home  scroll      ^L  repaint      q  quit",
+	"  up down j k PgUp PgDn Home  select a row (the screen follows)",
+	"  Enter              the selected row's detail pane: the worst holder and",
+	"                     its chain, where it blocked, the worst waiter, the owner",
+	"  ^L                 repaint      q  quit",
 	"",
 	"ACQ/s acquisitions a second; UTIL hold time / metered time; CON share",
 	"of attempts that waited or failed; HMEAN, HMAX mean and longest hold;",
@@ -596,6 +599,19 @@ static void top_control(struct top *t, enum lm_ctl op, const char *what)
 	top_say(t, "%s: done", what);
 }
 
+/* move the selection @by rows, within the frame's rows; the screen follows */
+static void top_select(struct top *t, long by)
+{
+	size_t nr = t->have_frame ? t->frame.nr : 0;
+	size_t sel = t->st.sel < nr ? t->st.sel : (nr ? nr - 1 : 0);
+
+	if (by < 0)
+		sel -= (size_t)-by < sel ? (size_t)-by : sel;
+	else
+		sel = sel + (size_t)by < nr ? sel + (size_t)by : (nr ? nr - 1 : 0);
+	t->st.sel = sel;
+}
+
 /* what a key does; false: quit */
 static bool top_key(struct top *t, int key, size_t *scroll)
 {
@@ -664,19 +680,28 @@ static bool top_key(struct top *t, int key, size_t *scroll)
 			top_control(t, LM_CTL_ON, "metering on");
 		break;
 	case LM_TK_UP:
-		*scroll -= *scroll ? 1 : 0;
+	case 'k':
+		top_select(t, -1);
 		break;
 	case LM_TK_DOWN:
-		(*scroll)++;
+	case 'j':
+		top_select(t, 1);
 		break;
 	case LM_TK_PGUP:
-		*scroll -= *scroll > lm_screen_page() ? lm_screen_page() : *scroll;
+		top_select(t, -(long)lm_screen_page());
 		break;
 	case LM_TK_PGDN:
-		*scroll += lm_screen_page();
+		top_select(t, (long)lm_screen_page());
 		break;
 	case LM_TK_HOME:
+		t->st.sel = 0;
 		*scroll = 0;
+		break;
+	case '\r':
+	case '\n':
+		t->st.detail = !t->st.detail;
+		if (t->st.detail && !(t->have_frame && t->frame.nr))
+			top_say(t, "detail: no row to show (it opens on the selected row)");
 		break;
 	case 'L' - '@':		/* ^L */
 		lm_screen_redraw();

@@ -30,6 +30,8 @@ struct lm_top_state {
 	bool by_site;			/* a row per (lock, site), not per lock */
 	bool paused;			/* p: no fetching */
 	bool help;			/* h, ?: the help screen is up */
+	bool detail;			/* Enter: the selected row's detail pane */
+	size_t sel;			/* the selected row (up, down, j, k) */
 	char name[128];			/* storage of filter.name */
 	char msg[160];			/* status line: what the last key did */
 	const char *const *help_text;	/* the help screen: lines, NULL-ended */
@@ -92,7 +94,10 @@ int lm_screen_open(void);	/* 0, or an exit code (not a terminal) */
 void lm_screen_close(void);
 void lm_screen_resize(void);	/* after SIGWINCH: new size, full redraw */
 void lm_screen_redraw(void);	/* after SIGCONT: repaint everything */
-/* draw a frame (NULL: nothing fetched yet); @scroll: rows skipped at the top */
+/*
+ * draw a frame (NULL: nothing fetched yet); @scroll: rows skipped at the
+ * top, moved so that the selected row is on the screen
+ */
 void lm_screen_draw(const struct lm_top_frame *f, const struct lm_top_state *st,
 		    size_t *scroll);
 /* the rows a page holds at the current size */

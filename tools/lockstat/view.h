@@ -21,6 +21,8 @@ void lm_table_header(FILE *f, const struct lm_header *h);
 void lm_table_losses(FILE *f, const struct lm_header *h);
 void lm_table_print(FILE *f, const struct lm_view *v);
 void lm_site_short(char *buf, size_t len, const char *site);
+void lm_ev_head_line(char *buf, size_t len, const struct lm_row *r, int kind);
+void lm_ev_blocked_line(char *buf, size_t len, const struct lm_evidence *ev);
 void lm_json_print(FILE *f, const struct lm_view *v);
 void lm_json_header(FILE *f, const struct lm_header *h, int indent);
 void lm_json_str(FILE *f, const char *s);

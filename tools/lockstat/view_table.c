@@ -225,47 +225,26 @@ static void lm_table_frames(FILE *f, struct lm_line *l, const char *indent,
 }
 
 /*
- * The longest stretch of the worst hold the holder spent blocked, where
- * it blocked in a few functions, then the chain:
- *
- *           blocked 49.1ms of it in schedule_timeout <- msleep <- lmt_x <- ...
- *             schedule_timeout+0x9e/0x170
+ * The head line of the evidence of @r's maximum of @kind, without its
+ * indentation: who, on which CPU, the owner waited for, when, e.g.
+ * "worst hold 51ms by rm/4242 on CPU 1, released at 1234.567890s in:"
+ * (top's detail pane shows it too)
  */
-static void lm_table_blocked(FILE *f, struct lm_line *l, const struct lm_evidence *ev)
-{
-	char buf[4 * LM_FRAME_MAX];
-	uint32_t i;
-
-	lm_fmt_time(buf, sizeof(buf), (double)ev->blocked_ns);
-	lm_put(l, "          blocked ");
-	lm_put(l, buf);
-	lm_put(l, ev->nr_blocked ? " of it in " : " of it; no call chain");
-	for (i = 0; i < ev->nr_blocked && i < LM_BLOCKED_NAMES; i++) {
-		lm_frame_func(buf, sizeof(buf), ev->blocked_frame[i]);
-		lm_put(l, i ? " <- " : "");
-		lm_put(l, buf);
-	}
-	lm_put(l, ev->nr_blocked > LM_BLOCKED_NAMES ? " <- ..." : "");
-	lm_line_out(f, l);
-	lm_table_frames(f, l, "            ", ev->blocked_frame, ev->nr_blocked);
-}
-
-/* the evidence of @r's maximum of @kind: who, where, when, and the chain */
-static void lm_table_evidence(FILE *f, const struct lm_row *r, int kind)
+void lm_ev_head_line(char *buf, size_t len, const struct lm_row *r, int kind)
 {
 	const struct lm_evidence *ev = r->ev[kind];
-	char buf[4 * LM_FRAME_MAX];
+	char num[32];
 	struct lm_line l;
 
 	l.n = 0;
-	lm_fmt_time(buf, sizeof(buf), (double)r->v[kind == LM_EV_HOLD ? LM_F_HOLD_MAX : LM_F_WAIT_MAX]);
-	lm_put(&l, kind == LM_EV_HOLD ? "        worst hold " : "        worst wait ");
-	lm_put(&l, buf);
+	lm_fmt_time(num, sizeof(num), (double)r->v[kind == LM_EV_HOLD ? LM_F_HOLD_MAX : LM_F_WAIT_MAX]);
+	lm_put(&l, kind == LM_EV_HOLD ? "worst hold " : "worst wait ");
+	lm_put(&l, num);
 	lm_put(&l, " by ");
 	lm_put_task(&l, ev->comm, ev->pid);
-	lm_u64_str(buf, ev->cpu);
+	lm_u64_str(num, ev->cpu);
 	lm_put(&l, " on CPU ");
-	lm_put(&l, buf);
+	lm_put(&l, num);
 	if (ev->context != LM_CONTEXT_TASK) {
 		lm_put(&l, " in ");
 		lm_put(&l, lm_context_name(ev->context));
@@ -279,10 +258,61 @@ static void lm_table_evidence(FILE *f, const struct lm_row *r, int kind)
 	lm_put(&l, kind == LM_EV_HOLD ? ", released at " : ", acquired at ");
 	lm_put_uptime(&l, ev->time_ns);
 	lm_put(&l, ev->nr_frames ? "s in:" : "s; no call chain");
+	snprintf(buf, len, "%.*s", (int)l.n, l.b);
+}
+
+/*
+ * The longest stretch of the worst hold its holder spent blocked, and
+ * where in a few functions: "blocked 49ms of it in schedule_timeout <-
+ * msleep <- lmt_x <- ..." (only for evidence with LM_EB_BLOCKED)
+ */
+void lm_ev_blocked_line(char *buf, size_t len, const struct lm_evidence *ev)
+{
+	char name[4 * LM_FRAME_MAX];
+	struct lm_line l;
+	uint32_t i;
+
+	l.n = 0;
+	lm_fmt_time(name, sizeof(name), (double)ev->blocked_ns);
+	lm_put(&l, "blocked ");
+	lm_put(&l, name);
+	lm_put(&l, ev->nr_blocked ? " of it in " : " of it; no call chain");
+	for (i = 0; i < ev->nr_blocked && i < LM_BLOCKED_NAMES; i++) {
+		lm_frame_func(name, sizeof(name), ev->blocked_frame[i]);
+		lm_put(&l, i ? " <- " : "");
+		lm_put(&l, name);
+	}
+	lm_put(&l, ev->nr_blocked > LM_BLOCKED_NAMES ? " <- ..." : "");
+	snprintf(buf, len, "%.*s", (int)l.n, l.b);
+}
+
+/*
+ * The evidence of @r's maximum of @kind: its head line, the chain, and
+ * where the holder blocked with that chain beneath:
+ *
+ *         worst hold 50ms by lmt_sleeper/420 on CPU 0, released at 52.301445s in:
+ *           lmt_mutex_sleeper+0x23/0x70 [test_lockmeter]
+ *           blocked 49ms of it in schedule_timeout <- msleep <- lmt_x <- ...
+ *             schedule_timeout+0x9e/0x170
+ */
+static void lm_table_evidence(FILE *f, const struct lm_row *r, int kind)
+{
+	const struct lm_evidence *ev = r->ev[kind];
+	struct lm_line l;
+
+	l.n = 0;
+	lm_put(&l, "        ");
+	lm_ev_head_line(l.b + l.n, sizeof(l.b) - 2 - l.n, r, kind);
+	l.n += strlen(l.b + l.n);
 	lm_line_out(f, &l);
 	lm_table_frames(f, &l, "          ", ev->frame, ev->nr_frames);
-	if (lm_ev_has(ev, LM_EB_BLOCKED))
-		lm_table_blocked(f, &l, ev);
+	if (!lm_ev_has(ev, LM_EB_BLOCKED))
+		return;
+	lm_put(&l, "          ");
+	lm_ev_blocked_line(l.b + l.n, sizeof(l.b) - 2 - l.n, ev);
+	l.n += strlen(l.b + l.n);
+	lm_line_out(f, &l);
+	lm_table_frames(f, &l, "            ", ev->blocked_frame, ev->nr_blocked);
 }
 
 static void lm_table_evidences(FILE *f, const struct lm_view *v, const struct lm_row *r)

@@ -10,6 +10,10 @@
  *     ACQ/s   UTIL   CON  HMEAN  *HMAX ...  NAME     the sort column has a *
  *      12.3k  0.59% 0.82%   13us   51ms ...  rtnl    a max new in the interval: bold
  *   -- 12 more rows (Down/PgDn) --
+ *    mutex lmt_mutex lmt_mutex_sleeper+0x23            Enter: the selected row's detail
+ *   worst hold 50ms by lmt_sleeper/420 on CPU 0, ...   pane, its evidence as --stacks
+ *     lmt_mutex_sleeper+0x23/0x70 [test_lockmeter]     prints it, at the bottom
+ *     blocked 49ms of it in schedule_timeout <- ...
  *
  * and reads keys and prompted lines.  It never fetches data, never calls
  * netlink or the sources, never sleeps but in getch(), and prints nothing
@@ -25,6 +29,7 @@
 
 #include "lockstat.h"
 #include "top.h"
+#include "view.h"
 
 #define LM_MIN_COLS	60
 #define LM_MIN_LINES	8
@@ -229,27 +234,31 @@ static void lm_draw_colhdr(int y, const struct lm_top_state *st)
 	lm_fill(y, x, A_REVERSE);
 }
 
-static void lm_draw_row(int y, const struct lm_row *r, const struct lm_top_frame *f)
+/* a row of the table; the selected one in reverse, to the right edge */
+static void lm_draw_row(int y, const struct lm_row *r, const struct lm_top_frame *f, bool sel)
 {
+	attr_t base = sel ? A_REVERSE : A_NORMAL;
 	unsigned int i;
 	char cell[512];
 	int x = 0;
 
 	for (i = 0; i < lm_top_nr_cols; i++) {
 		enum lm_key_id k = lm_top_cols[i];
-		attr_t a = r->fresh & lm_col_fresh(k) ? A_BOLD : A_NORMAL;
+		attr_t a = base | (r->fresh & lm_col_fresh(k) ? A_BOLD : A_NORMAL);
 
 		if (!lm_col_shown(k))
 			continue;
 		lm_top_cell(cell, sizeof(cell), k, r, f);
-		x = lm_put(y, x, " ", A_NORMAL);
+		x = lm_put(y, x, " ", base);
 		if (k == LM_K_NAME) {
-			x = lm_put(y, x, " ", A_NORMAL);
-			lm_put(y, x, cell, a);
+			x = lm_put(y, x, " ", base);
+			x = lm_put(y, x, cell, a);
 			break;
 		}
 		x = lm_put_field(y, x, lm_col_width(k), cell, a);
 	}
+	if (sel)
+		lm_fill(y, x, base);
 }
 
 /* line 2 without losses: what the rows are and how they are sorted */
@@ -300,9 +309,33 @@ static const char *lm_empty_why(const struct lm_top_frame *f)
 	return f->since_start ? "no lock activity metered" : "no lock activity in this interval";
 }
 
-static void lm_draw_rows(int y, int lines, const struct lm_top_frame *f, size_t *scroll)
+/* the rows shown from *@scroll on, moved so that row @sel is one of them */
+static size_t lm_follow(size_t nr, size_t avail, size_t sel, size_t *scroll)
 {
-	size_t i, shown;
+	size_t shown = lm_clamp(nr, avail, scroll);
+
+	if (sel < *scroll) {
+		*scroll = sel;
+		shown = lm_clamp(nr, avail, scroll);
+	} else if (sel >= *scroll + shown && avail > 1) {
+		/* sel the last row above the "more" line, or the last row of all */
+		*scroll = sel + 2 - avail;
+		shown = lm_clamp(nr, avail, scroll);
+	}
+	return shown;
+}
+
+/* the row the selection is on: st->sel, or the last row when there are fewer */
+static size_t lm_sel(const struct lm_top_frame *f, const struct lm_top_state *st)
+{
+	return st->sel < f->nr ? st->sel : f->nr - 1;
+}
+
+/* rows on lines @y to @lines - 1 */
+static void lm_draw_rows(int y, int lines, const struct lm_top_frame *f,
+			 const struct lm_top_state *st, size_t *scroll)
+{
+	size_t i, shown, sel;
 	char more[80];
 
 	if (!f->nr) {
@@ -310,14 +343,123 @@ static void lm_draw_rows(int y, int lines, const struct lm_top_frame *f, size_t 
 		lm_put(y, 0, lm_empty_why(f), A_NORMAL);
 		return;
 	}
-	shown = lm_clamp(f->nr, (size_t)(lines - y), scroll);
+	sel = lm_sel(f, st);
+	shown = lm_follow(f->nr, (size_t)(lines - y), sel, scroll);
 	for (i = 0; i < shown; i++)
-		lm_draw_row(y + (int)i, f->rows[*scroll + i], f);
+		lm_draw_row(y + (int)i, f->rows[*scroll + i], f, *scroll + i == sel);
 	if (*scroll + shown < f->nr) {
 		snprintf(more, sizeof(more), "-- %zu more rows (Down/PgDn) --",
 			 f->nr - *scroll - shown);
 		lm_put(y + (int)shown, 0, more, A_BOLD);
 	}
+}
+
+/* ---- the detail pane: the evidence of the selected row ---- */
+
+#define LM_DETAIL_LINES	80	/* lines a pane may have: 2 chains of 16, one blocked */
+#define LM_DETAIL_ROWS	3	/* table lines the pane leaves, at least */
+
+struct lm_detail {
+	char line[LM_DETAIL_LINES][512];
+	int nr;
+};
+
+/* a line, cut at the width of any terminal */
+static void lm_detail_add(struct lm_detail *d, const char *indent, const char *s)
+{
+	char *l = d->line[d->nr];
+	size_t n;
+
+	if (d->nr == LM_DETAIL_LINES)
+		return;
+	d->nr++;
+	n = strlen(indent) < sizeof(d->line[0]) ? strlen(indent) : 0;
+	memcpy(l, indent, n);
+	snprintf(l + n, sizeof(d->line[0]) - n, "%.*s", (int)(sizeof(d->line[0]) - n - 1), s);
+}
+
+static void lm_detail_frames(struct lm_detail *d, const char *indent, const char *const *frame,
+			     uint32_t n)
+{
+	char buf[4 * LM_FRAME_MAX];
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		lm_esc(buf, sizeof(buf), frame[i], "");
+		lm_detail_add(d, indent, buf);
+	}
+}
+
+/*
+ * What the pane says of @r: the worst holder (comm/pid, CPU, the context
+ * when not its task's own) and its chain, where it blocked and that chain,
+ * the worst waiter and the owner it waited for, as --stacks prints them
+ */
+static void lm_detail_build(struct lm_detail *d, const struct lm_row *r,
+			    const struct lm_top_frame *f)
+{
+	const struct lm_evidence *ev;
+	char buf[4 * LM_FRAME_MAX];
+	int k;
+
+	d->nr = 0;
+	for (k = 0; k < LM_NR_EV; k++) {
+		ev = r->ev[k];
+		if (!ev) {
+			lm_detail_add(d, "", k == LM_EV_HOLD ? "worst hold: no evidence" :
+				      r->v[LM_F_SPIN] ? "worst wait: no evidence" : "no waits");
+			continue;
+		}
+		lm_ev_head_line(buf, sizeof(buf), r, k);
+		lm_detail_add(d, "", buf);
+		lm_detail_frames(d, "  ", ev->frame, ev->nr_frames);
+		if (!lm_ev_has(ev, LM_EB_BLOCKED))
+			continue;
+		lm_ev_blocked_line(buf, sizeof(buf), ev);
+		lm_detail_add(d, "  ", buf);
+		lm_detail_frames(d, "    ", ev->blocked_frame, ev->nr_blocked);
+	}
+	if (!r->ev[LM_EV_HOLD] && !r->ev[LM_EV_WAIT] && f->h && !strcmp(f->h->source, "proc"))
+		lm_detail_add(d, "", "(/proc/lockmeter has no evidence: the netlink source has)");
+}
+
+/* @d, the pane of row @r, on lines @y to @lines - 1, its title first */
+static void lm_draw_detail(int y, int lines, const struct lm_detail *d, const struct lm_row *r,
+			   const struct lm_top_frame *f)
+{
+	char title[512], name[512];
+	int i, room = lines - y - 1;
+
+	lm_top_cell(name, sizeof(name), LM_K_NAME, r, f);
+	snprintf(title, sizeof(title), " %.16s %.400s  (Enter: close)", lm_type_name(r->type), name);
+	lm_fill(y, lm_put(y, 0, title, A_REVERSE), A_REVERSE);
+	for (i = 0; i < d->nr && i < room; i++) {
+		if (i == room - 1 && d->nr > room) {
+			snprintf(title, sizeof(title), "-- %d more lines (a taller terminal shows them) --",
+				 d->nr - i);
+			lm_put(y + 1 + i, 0, title, A_BOLD);
+			break;
+		}
+		lm_put(y + 1 + i, 0, d->line[i], A_NORMAL);
+	}
+}
+
+/*
+ * Lines the pane of @d takes of the @avail below the column line: what it
+ * needs, leaving the table its @nr rows up to half of @avail and at least
+ * LM_DETAIL_ROWS; 0 when there is no room for a title and a line
+ */
+static int lm_detail_height(const struct lm_detail *d, int avail, size_t nr)
+{
+	int rows = nr < (size_t)(avail / 2) ? (int)nr : avail / 2;
+	int h;
+
+	if (rows < LM_DETAIL_ROWS)
+		rows = LM_DETAIL_ROWS;
+	h = avail - rows;
+	if (h < 2)
+		return 0;
+	return h > d->nr + 1 ? d->nr + 1 : h;
 }
 
 /* the collector's lines, and how to leave on the last line */
@@ -336,7 +478,8 @@ void lm_screen_draw(const struct lm_top_frame *f, const struct lm_top_state *st,
 		    size_t *scroll)
 {
 	attr_t warn = A_BOLD | A_REVERSE | (lm_color ? COLOR_PAIR(LM_PAIR_WARN) : 0);
-	int lines, cols, y = 2;
+	static struct lm_detail detail;
+	int lines, cols, y = 2, pane;
 	char buf[512];
 
 	if (!lm_scr)
@@ -371,8 +514,17 @@ void lm_screen_draw(const struct lm_top_frame *f, const struct lm_top_state *st,
 	}
 	lm_put(y++, 0, st->msg, A_BOLD);
 	lm_draw_colhdr(y++, st);
+	pane = 0;
+	if (f && f->nr && st->detail) {
+		lm_detail_build(&detail, f->rows[lm_sel(f, st)], f);
+		pane = lm_detail_height(&detail, lines - y, f->nr);
+	}
 	if (f)
-		lm_draw_rows(y, lines, f, scroll);
+		lm_draw_rows(y, lines - pane, f, st, scroll);
+	if (pane)
+		lm_draw_detail(lines - pane, lines, &detail, f->rows[lm_sel(f, st)], f);
+	else if (f && f->nr && st->detail)
+		lm_put(lines - 1, 0, "(no room for the detail pane: a taller terminal)", A_BOLD);
 	refresh();
 }
 

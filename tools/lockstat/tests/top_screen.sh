@@ -265,6 +265,56 @@ keys q
 check "q: exit 0" "^top-exited-0"
 tm kill-session -t lt 2>/dev/null
 
+# the detail pane: Enter opens it on the selected row (j, k, up, down
+# move the selection), with the evidence as --stacks prints it
+start "" "--by-site --sort maxhold --replay '$fx/blocked.snap'"
+first_row "detail: sorted, the sleeper's 50 ms hold first" "50ms .*lmt_mutex_sleeper"
+keys Enter
+check "detail: Enter opens the pane of the first row" \
+	"^ mutex lmt_mutex lmt_mutex_sleeper\\+0x23\\[test_lockmeter\\]  \\(Enter: close\\)"
+check "detail: the worst holder, its CPU, the release" \
+	"^worst hold 50ms by lmt_sleeper/420 on CPU 0, released at 52\\.301445s in:$"
+check "detail: the holder's chain" "^  lmt_sleep_thread\\+0x19/0x40 \\[test_lockmeter\\]$"
+check "detail: where it blocked, and that chain" \
+	"^  blocked 49ms of it in schedule_timeout <- msleep <- lmt_mutex_sleep_inside <- lmt_mutex_sleeper <- \\.\\.\\.$"
+check "detail: the blocked chain beneath" "^    lmt_mutex_sleep_inside\\+0x12/0x30 \\[test_lockmeter\\]$"
+check "detail: the worst waiter and the owner it waited for" \
+	"^worst wait 50ms by lmt_waiter/421 on CPU 1, owner lmt_sleeper/420 at its start"
+tm capture-pane -e -p -t lt >"$tmp/pane.e"
+grep "lmt_mutex_sleeper+0x23\\[" "$tmp/pane.e" | head -n 1 | grep -q "$(printf '\033')\\[[0-9;]*7[;m]" &&
+	pass "detail: the selected row is in reverse" || fail "detail: the selected row is in reverse"
+keys j
+check "detail: j selects the next row, the pane follows" "^ rwsem_write lmt_rwsem lmt_rwsem_writer\\+0x31"
+check "detail: a blocked time without a chain" "^  blocked 1\\.3ms of it; no call chain$"
+check "detail: a row that never waited" "^no waits$"
+keys Down Down Down
+check "detail: down past the last row stays on it" "^ mutex lmt_mutex lmt_mutex_fast\\+0x11"
+check "detail: the last row's holder" "^worst hold 12us by lmt_fast/423 on CPU 0"
+keys k
+check "detail: k goes back up" "^ rwsem_write lmt_rwsem"
+tm resize-window -t lt -x 70 -y 9 2>/dev/null || tm resize-pane -t lt -x 70 -y 9
+check "detail: a short terminal shows what fits, and says how much does not" \
+	"^-- [0-9]+ more lines \\(a taller terminal shows them\\) --$"
+tm resize-window -t lt -x 50 -y 6 2>/dev/null || tm resize-pane -t lt -x 50 -y 6
+check "detail: a screen too small says so, pane or not" "too small"
+tm resize-window -t lt -x 120 -y 30 2>/dev/null || tm resize-pane -t lt -x 120 -y 30
+check "detail: growing again shows the pane" "^ rwsem_write lmt_rwsem"
+keys Enter
+until_seen "lmt_mutex_fast" >/dev/null
+! grep -q "(Enter: close)" "$tmp/pane" && [ "$(rows)" -eq 3 ] && pass "detail: Enter again closes it" ||
+	fail "detail: Enter again closes it"
+keys q
+check "detail: q: exit 0" "^top-exited-0"
+tm kill-session -t lt 2>/dev/null
+
+# a row without evidence says so in the pane
+start "" "--by-site --sort name --replay '$fx/stacks.snap'"
+first_row "detail: sorted by name" "\\[heap\\] pipe_read"
+keys Enter
+check "detail: no evidence, said so" "^worst hold: no evidence$"
+keys q
+tm kill-session -t lt 2>/dev/null
+
 # a terminal type curses does not know is an error, not a crash
 tm new-session -d -s lt -x 100 -y 30 \
 	"TERM=no-such-terminal '$LOCKSTAT' top --replay '$fx/top-1.snap'; echo top-exited-\$?; sleep 30"
