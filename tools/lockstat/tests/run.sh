@@ -738,6 +738,15 @@ if command -v groff >/dev/null; then
 	else
 		fail "lockstat.8: diff's synopsis, section and CI example render" "$tmp/groff.err"
 	fi
+	if grep -q '^ *lockstat held \[--over DURATION\] \[--json\]$' "$tmp/man.txt" &&
+	   grep -q '^HELD$' "$tmp/man.txt" && grep -q -- '^ *--over DURATION$' "$tmp/man.txt" &&
+	   grep -q 'blocked 49ms of it in schedule_timeout <- msleep' "$tmp/man.txt" &&
+	   grep -q '^ *Enter *open or close the detail pane' "$tmp/man.txt"; then
+		pass "lockstat.8: held's synopsis, section and option, the blocked line, top's Enter render"
+	else
+		fail "lockstat.8: held's synopsis, section and option, the blocked line, top's Enter render" \
+			"$tmp/groff.err"
+	fi
 else
 	echo "ok - lockstat.8 renders # SKIP no groff" >>"$results"
 fi
