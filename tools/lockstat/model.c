@@ -332,20 +332,38 @@ void lm_snap_free(struct lm_snapshot *s)
 	lm_snap_init(s);
 }
 
+/*
+ * A zeroed element of @size appended to the array *@v of *@nr, room for
+ * *@cap (grown twice as large, from @first): NULL without memory
+ */
+static void *lm_array_add(void **v, size_t *nr, size_t *cap, size_t size, size_t first)
+{
+	char *p;
+
+	if (*nr == *cap) {
+		size_t n = *cap ? *cap * 2 : first;
+
+		if (n > SIZE_MAX / size)
+			return NULL;
+		p = realloc(*v, n * size);
+		if (!p)
+			return NULL;
+		*v = p;
+		*cap = n;
+	}
+	p = (char *)*v + (*nr)++ * size;
+	memset(p, 0, size);
+	return p;
+}
+
 /* a zeroed row appended to @s, or NULL without memory */
 struct lm_row *lm_snap_add_row(struct lm_snapshot *s)
 {
-	if (s->nr == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 256;
-		struct lm_row *rows = realloc(s->rows, cap * sizeof(*rows));
+	void *v = s->rows;
+	struct lm_row *r = lm_array_add(&v, &s->nr, &s->cap, sizeof(*r), 256);
 
-		if (!rows)
-			return NULL;
-		s->rows = rows;
-		s->cap = cap;
-	}
-	memset(&s->rows[s->nr], 0, sizeof(s->rows[0]));
-	return &s->rows[s->nr++];
+	s->rows = v;
+	return r;
 }
 
 /* @n bytes from the pool of @s, aligned for any of its structs */
@@ -1427,17 +1445,11 @@ void lm_held_free(struct lm_held_list *l)
 /* a zeroed entry appended to @l, or NULL without memory */
 struct lm_held *lm_held_add(struct lm_held_list *l)
 {
-	if (l->nr == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 16;
-		struct lm_held *v = realloc(l->v, cap * sizeof(*v));
+	void *v = l->v;
+	struct lm_held *h = lm_array_add(&v, &l->nr, &l->cap, sizeof(*h), 16);
 
-		if (!v)
-			return NULL;
-		l->v = v;
-		l->cap = cap;
-	}
-	memset(&l->v[l->nr], 0, sizeof(l->v[0]));
-	return &l->v[l->nr++];
+	l->v = v;
+	return h;
 }
 
 struct lm_waiter *lm_held_waiters(struct lm_held_list *l, size_t n)

@@ -272,6 +272,37 @@ static void lm_nl_bad(struct lm_nl_req *req, const char *what, int attr)
 	req->parse = LM_EXIT_ERR;
 }
 
+/*
+ * @nest (@what: "row", "evidence", ...) parsed into @tb by @policy, with
+ * its @mandatory attributes: 0, or 1 when it is malformed (said so)
+ */
+static int lm_nl_nest(struct lm_nl_req *req, const char *what, struct nlattr *nest,
+		      struct nlattr **tb, int max, const struct nla_policy *policy,
+		      const int *mandatory, size_t n)
+{
+	char why[96];
+	int a;
+
+	if (nla_parse_nested(tb, max, nest, (struct nla_policy *)policy) < 0) {
+		snprintf(why, sizeof(why), "%s does not parse", what);
+		lm_nl_bad(req, why, nla_type(nest));
+		return 1;
+	}
+	a = lm_nl_missing(tb, mandatory, n);
+	if (a) {
+		snprintf(why, sizeof(why), "%s lacks a mandatory attribute", what);
+		lm_nl_bad(req, why, a);
+		return 1;
+	}
+	return 0;
+}
+
+/* a lock type and class this reader knows */
+static bool lm_nl_type_class_ok(uint32_t type, uint32_t class)
+{
+	return type > LM_TYPE_NONE && type < LM_NR_TYPES && class <= LM_CLASS_OVERFLOW;
+}
+
 /* NLMSG_DONE: the end of a dump, with the dump's error if it failed */
 static int lm_nl_finish_cb(struct nl_msg *msg, void *arg)
 {
@@ -639,17 +670,11 @@ static int lm_nl_evidence(struct lm_nl_req *req, int kind, struct nlattr *nest,
 	struct nlattr *tb[LOCKMETER_E_MAX + 1];
 	struct lm_snapshot *s = req->arg;
 	struct lm_evidence *ev;
-	int a, ret;
+	int ret;
 
-	if (nla_parse_nested(tb, LOCKMETER_E_MAX, nest, lm_nl_ev_policy) < 0) {
-		lm_nl_bad(req, "evidence does not parse", nla_type(nest));
+	if (lm_nl_nest(req, "evidence", nest, tb, LOCKMETER_E_MAX, lm_nl_ev_policy,
+		       lm_nl_ev_mandatory, ARRAY_SIZE(lm_nl_ev_mandatory)))
 		return 1;
-	}
-	a = lm_nl_missing(tb, lm_nl_ev_mandatory, ARRAY_SIZE(lm_nl_ev_mandatory));
-	if (a) {
-		lm_nl_bad(req, "evidence lacks a mandatory attribute", a);
-		return 1;
-	}
 	if (tb[LOCKMETER_E_OWNER_COMM] && !tb[LOCKMETER_E_OWNER_PID]) {
 		lm_nl_bad(req, "evidence has an owner's comm without its pid",
 			  LOCKMETER_E_OWNER_COMM);
@@ -709,19 +734,12 @@ static int lm_nl_row(struct lm_nl_req *req, struct nlattr *nest)
 	const char *lock, *site;
 	int i, a;
 
-	if (nla_parse_nested(tb, LOCKMETER_R_MAX, nest, lm_nl_row_policy) < 0) {
-		lm_nl_bad(req, "row does not parse", LOCKMETER_A_ROW);
+	if (lm_nl_nest(req, "row", nest, tb, LOCKMETER_R_MAX, lm_nl_row_policy,
+		       lm_nl_row_mandatory, ARRAY_SIZE(lm_nl_row_mandatory)))
 		return 0;
-	}
-	a = lm_nl_missing(tb, lm_nl_row_mandatory, ARRAY_SIZE(lm_nl_row_mandatory));
-	if (a) {
-		lm_nl_bad(req, "row lacks a mandatory attribute", a);
-		return 0;
-	}
 	row.type = nla_get_u32(tb[LOCKMETER_R_TYPE]);
 	row.class = nla_get_u32(tb[LOCKMETER_R_CLASS]);
-	if (row.type <= LM_TYPE_NONE || row.type >= LM_NR_TYPES ||
-	    row.class > LM_CLASS_OVERFLOW) {
+	if (!lm_nl_type_class_ok(row.type, row.class)) {
 		lm_nl_bad(req, "unknown lock type or class", LOCKMETER_R_TYPE);
 		return 0;
 	}
@@ -829,17 +847,10 @@ static int lm_nl_waiter(struct lm_nl_req *req, struct nlattr *nest, struct lm_wa
 {
 	struct nlattr *tb[LOCKMETER_W_MAX + 1];
 	struct lm_held_list *l = req->arg;
-	int a;
 
-	if (nla_parse_nested(tb, LOCKMETER_W_MAX, nest, lm_nl_waiter_policy) < 0) {
-		lm_nl_bad(req, "a waiter does not parse", LOCKMETER_H_WAITER);
+	if (lm_nl_nest(req, "a waiter", nest, tb, LOCKMETER_W_MAX, lm_nl_waiter_policy,
+		       lm_nl_waiter_mandatory, ARRAY_SIZE(lm_nl_waiter_mandatory)))
 		return 1;
-	}
-	a = lm_nl_missing(tb, lm_nl_waiter_mandatory, ARRAY_SIZE(lm_nl_waiter_mandatory));
-	if (a) {
-		lm_nl_bad(req, "a waiter lacks a mandatory attribute", a);
-		return 1;
-	}
 	w->type = nla_get_u32(tb[LOCKMETER_W_TYPE]);
 	if (w->type <= LM_TYPE_NONE || w->type >= LM_NR_TYPES) {
 		lm_nl_bad(req, "a waiter of an unknown lock type", LOCKMETER_W_TYPE);
@@ -907,20 +918,14 @@ static int lm_nl_held_one(struct lm_nl_req *req, struct nlattr *nest)
 	struct nlattr *tb[LOCKMETER_H_MAX + 1];
 	struct lm_held_list *l = req->arg;
 	struct lm_held h = { 0 }, *dst;
-	int a, ret;
+	int ret;
 
-	if (nla_parse_nested(tb, LOCKMETER_H_MAX, nest, lm_nl_held_policy) < 0) {
-		lm_nl_bad(req, "a held lock does not parse", LOCKMETER_A_HELD);
+	if (lm_nl_nest(req, "a held lock", nest, tb, LOCKMETER_H_MAX, lm_nl_held_policy,
+		       lm_nl_held_mandatory, ARRAY_SIZE(lm_nl_held_mandatory)))
 		return 1;
-	}
-	a = lm_nl_missing(tb, lm_nl_held_mandatory, ARRAY_SIZE(lm_nl_held_mandatory));
-	if (a) {
-		lm_nl_bad(req, "a held lock lacks a mandatory attribute", a);
-		return 1;
-	}
 	h.type = nla_get_u32(tb[LOCKMETER_H_TYPE]);
 	h.class = nla_get_u32(tb[LOCKMETER_H_CLASS]);
-	if (h.type <= LM_TYPE_NONE || h.type >= LM_NR_TYPES || h.class > LM_CLASS_OVERFLOW) {
+	if (!lm_nl_type_class_ok(h.type, h.class)) {
 		lm_nl_bad(req, "a held lock of an unknown type or class", LOCKMETER_H_TYPE);
 		return 1;
 	}
