@@ -9,7 +9,8 @@
  * needs CAP_SYS_ADMIN): /proc/lockmeter has no such view, so there is no
  * fallback.  The status comes first, to tell an empty list of a metering
  * kernel from that of a kernel that tracks nothing because metering is
- * off.
+ * off.  Held locks the kernel's copy had no room for are a WARNING line
+ * of the table, and in JSON its "truncated" and a warning on stderr.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -128,6 +129,9 @@ int held_main(int argc, char **argv)
 		lm_err("held: the holders' call chains are other tasks': it needs CAP_SYS_ADMIN");
 	if (ret)
 		goto out_free;
+	if (p.json && l.has_truncated && l.truncated)
+		lm_err("held: warning: %llu held lock%s did not fit the kernel's snapshot: not listed",
+		       (unsigned long long)l.truncated, l.truncated == 1 ? "" : "s");
 	if (p.json)
 		lm_held_json(stdout, &l, p.over_ns, h.on);
 	else
