@@ -214,6 +214,16 @@ h = sites["lmt_rwsem_writer+0x31/0x80[test_lockmeter]"]["hold_evidence"]
 assert h["blocked_ns"] == 1290000 and h["blocked_frames"] == [] and "blocked_addrs" not in h, h
 assert "blocked_ns" not in sites["lmt_mutex_fast+0x11/0x30[test_lockmeter]"]["hold_evidence"]
 ' "$tmp/blocked.json"
+"$LOCKSTAT" top -b --json --by-site --replay "$fx/blocked.snap" >"$tmp/top-blk.json" 2>&1
+ok "top -b --json: the hold evidence carries where holders blocked" "$PYTHON" -c '
+import json, sys
+f = [json.loads(l) for l in open(sys.argv[1])]
+ev = {r["site"]: r["hold_evidence"] for r in f[0]["rows"]}
+h = ev["lmt_mutex_sleeper+0x23/0x70[test_lockmeter]"]
+assert h["blocked_ns"] == 49100441 and h["blocked_frames"][2].startswith("lmt_mutex_sleep_inside+"), h
+assert ev["lmt_rwsem_writer+0x31/0x80[test_lockmeter]"]["blocked_frames"] == []
+assert "blocked_ns" not in ev["lmt_mutex_fast+0x11/0x30[test_lockmeter]"]
+' "$tmp/top-blk.json"
 rc "--folded with blocked evidence" 0 report --folded "$fx/blocked.snap"
 printf '%s\n' 'ret_from_fork;kthread;lmt_sleep_thread [test_lockmeter];lmt_mutex_sleeper [test_lockmeter] 151200330' \
 	'lmt_rwsem_writer [test_lockmeter] 2401000' 'lmt_mutex_fast [test_lockmeter] 1010000' | sort >"$tmp/fold.want"
