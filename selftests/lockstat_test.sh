@@ -331,6 +331,7 @@ done
 r=$(( bg | rc | found ))
 [ $r -ne 0 ] && { echo "write $bg, held exit $rc, holder pid '$hpid', $try tries"
 	cat "$T/bg.err" "$T/held.err"; head -20 "$T/held.txt"; } | diag
+[ $r -eq 0 ] && diag < "$T/held.mine"
 ok "held --over 500ms: lmt_held_mutex held by lmt/holder/$hpid at lmt_held_holder" $r
 
 # 23: the holder's chain now names the function that holds it
