@@ -307,6 +307,24 @@ keys q
 check "detail: q: exit 0" "^top-exited-0"
 tm kill-session -t lt 2>/dev/null
 
+# the selection scrolls the table: on 12 lines 6 rows show, the 11th row
+# selected is the last of them, in reverse; Home goes back to the first
+tm kill-session -t lt 2>/dev/null
+tm new-session -d -s lt -x 120 -y 12 \
+	"TZ=UTC TERM=screen '$LOCKSTAT' top --by-site --sort name --replay '$fx/demo.snap'; echo top-exited-\$?; sleep 30"
+first_row "select: the first row by name" "\\*overflow\\* \\*overflow\\*$"
+keys Down Down Down Down Down Down Down Down Down Down
+first_row "select: 10 rows down, the table scrolled 5" "\\[heap\\] lock_vma_under_rcu\\+0x6b$"
+check "select: the rows below counted" "^-- 19 more rows \\(Down/PgDn\\) --$"
+tm capture-pane -e -p -t lt >"$tmp/pane.e"
+grep "$(printf '\033')\\[[0-9;]*7m" "$tmp/pane.e" | grep -v "ACQ/s" | grep -c "jiffies_lock tick_do_update_jiffies64" |
+	grep -qx 1 && pass "select: the selected row, the last shown, in reverse" ||
+	fail "select: the selected row, the last shown, in reverse"
+keys Home
+first_row "select: Home, back to the first row" "\\*overflow\\* \\*overflow\\*$"
+keys q
+tm kill-session -t lt 2>/dev/null
+
 # a row without evidence says so in the pane
 start "" "--by-site --sort name --replay '$fx/stacks.snap'"
 first_row "detail: sorted by name" "\\[heap\\] pipe_read"
