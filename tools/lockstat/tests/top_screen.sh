@@ -80,10 +80,11 @@ keys() {
 	tm send-keys -t lt "$@"
 }
 
-# start ENV ARGS: 'lockstat top ARGS' with ENV set, in a new 120x30 pane
+# start ENV ARGS [LINES]: 'lockstat top ARGS' with ENV set, in a new pane of
+# 120 columns and LINES (30) lines
 start() {
 	tm kill-session -t lt 2>/dev/null
-	tm new-session -d -s lt -x 120 -y 30 \
+	tm new-session -d -s lt -x 120 -y "${3:-30}" \
 		"TZ=UTC TERM=screen $1 '$LOCKSTAT' top $2; echo top-exited-\$?; sleep 30"
 }
 
@@ -309,9 +310,7 @@ tm kill-session -t lt 2>/dev/null
 
 # the selection scrolls the table: on 12 lines 6 rows show, the 11th row
 # selected is the last of them, in reverse; Home goes back to the first
-tm kill-session -t lt 2>/dev/null
-tm new-session -d -s lt -x 120 -y 12 \
-	"TZ=UTC TERM=screen '$LOCKSTAT' top --by-site --sort name --replay '$fx/demo.snap'; echo top-exited-\$?; sleep 30"
+start "" "--by-site --sort name --replay '$fx/demo.snap'" 12
 first_row "select: the first row by name" "\\*overflow\\* \\*overflow\\*$"
 keys Down Down Down Down Down Down Down Down Down Down
 first_row "select: 10 rows down, the table scrolled 5" "\\[heap\\] lock_vma_under_rcu\\+0x6b$"
