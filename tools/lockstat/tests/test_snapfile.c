@@ -99,6 +99,18 @@ out:
 	lm_snap_free(&b);
 }
 
+/* @n frames of the three @names, cycled, addresses from @base (0: none) */
+static void fill_chain(struct lm_snapshot *s, const char *const *names, unsigned int n,
+		       uint64_t base, const char **frame, uint64_t *addr)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		frame[i] = lm_snap_strdup(s, names[i % 3]);
+		addr[i] = base ? base + i : 0;
+	}
+}
+
 /* evidence with every kind of field, in the pool of @s */
 static const struct lm_evidence *make_ev(struct lm_snapshot *s, const char *comm,
 					 unsigned int nr_frames, bool owner, bool addrs)
@@ -109,7 +121,6 @@ static const struct lm_evidence *make_ev(struct lm_snapshot *s, const char *comm
 		"kthread+0xd2/0x100",
 	};
 	struct lm_evidence *ev = lm_snap_add_ev(s);
-	unsigned int i;
 
 	ev->pid = 4000000000U;
 	ev->context = LM_CONTEXT_HARDIRQ;
@@ -121,10 +132,7 @@ static const struct lm_evidence *make_ev(struct lm_snapshot *s, const char *comm
 		ev->owner_pid = 1;
 		ev->owner_comm = lm_snap_strdup(s, "own er=x");
 	}
-	for (i = 0; i < nr_frames; i++) {
-		ev->frame[i] = lm_snap_strdup(s, frames[i % 3]);
-		ev->addr[i] = addrs ? 0xffffffffc0a00000ULL + i : 0;
-	}
+	fill_chain(s, frames, nr_frames, addrs ? 0xffffffffc0a00000ULL : 0, ev->frame, ev->addr);
 	ev->nr_frames = nr_frames;
 	if (addrs)
 		ev->present |= 1U << LM_EB_ADDRS;
@@ -140,14 +148,11 @@ static void add_blocked(struct lm_evidence *ev, struct lm_snapshot *s, unsigned 
 		"msleep+0x2d/0x50",
 		"lmt_mutex_sleep_inside+0x12/0x30 [test_lockmeter]",
 	};
-	unsigned int i;
 
 	ev->present |= 1U << LM_EB_BLOCKED;
 	ev->blocked_ns = UINT64_MAX;
-	for (i = 0; i < n; i++) {
-		ev->blocked_frame[i] = lm_snap_strdup(s, frames[i % 3]);
-		ev->blocked_addr[i] = addrs ? 0xffffffffc0b00000ULL + i : 0;
-	}
+	fill_chain(s, frames, n, addrs ? 0xffffffffc0b00000ULL : 0, ev->blocked_frame,
+		   ev->blocked_addr);
 	ev->nr_blocked = n;
 	if (addrs)
 		ev->present |= 1U << LM_EB_BLOCKED_ADDRS;
