@@ -411,10 +411,23 @@ int lockmeter_nl_held_get_start(struct netlink_callback *cb)
 int lockmeter_nl_held_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct lm_nl_held *h = lm_nl_held_ctx(cb)->h;
+	void *hdr;
 
+	/* nothing listed, but some did not fit: say so in a message of its own */
+	if (!h->hs.nr && h->hs.truncated && !h->pos) {
+		hdr = genlmsg_iput(skb, genl_info_dump(cb));
+		if (!hdr)
+			return -EMSGSIZE;
+		if (nla_put_uint(skb, LOCKMETER_A_TRUNCATED, h->hs.truncated)) {
+			genlmsg_cancel(skb, hdr);
+			return -EMSGSIZE;
+		}
+		genlmsg_end(skb, hdr);
+		h->pos = 1;
+		return skb->len;
+	}
 	for (; h->pos < h->hs.nr; h->pos++) {
-		void *hdr = genlmsg_iput(skb, genl_info_dump(cb));
-
+		hdr = genlmsg_iput(skb, genl_info_dump(cb));
 		if (!hdr)
 			break;
 		if ((!h->pos && nla_put_uint(skb, LOCKMETER_A_TRUNCATED, h->hs.truncated)) ||

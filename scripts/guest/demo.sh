@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Guest side of "make demo": meter a short workload with lockstat and print
 # its report, then the evidence (task and call chain) behind the longest
-# holds and waits of its top rows (the raw /proc/lockmeter is in the log
+# holds and waits of its top rows, and the locks held right now while
+# the test module holds a mutex (the raw /proc/lockmeter is in the log
 # too, after it).
 echo "LM-GUEST: demo begin"
 if [ ! -e /proc/lockmeter ]; then
@@ -31,6 +32,17 @@ rc=$?
 echo
 echo "Who held and who waited longest, for the top 3 of each lock type:"
 lockstat report --stacks --top 3 /tmp/demo.snap || rc=1
+if [ -w /proc/test_lockmeter ]; then
+	# a mutex held 3 s by a kthread, another waiting: held right now
+	lockstat on > /dev/null
+	echo "mutex_hold_bg 3000 1" > /proc/test_lockmeter
+	sleep 1
+	echo
+	echo "Locks held right now for more than 500ms:"
+	lockstat held --over 500ms || rc=1
+	echo bg_join > /proc/test_lockmeter
+	lockstat off > /dev/null
+fi
 echo "LM-GUEST: report end"
 echo "LM-GUEST: raw begin"
 cat /proc/lockmeter
