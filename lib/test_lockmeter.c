@@ -70,6 +70,9 @@
  *                       lmt_chain_inner(), holding it H us the (N/2)th time
  *                       and H/8 us the others: pid (the kthread's) lmt_chain_inner()
  *
+ *   hist_holds N U M    N holds of lmt_hist_lock of U us, then one of M ms,
+ *                       all in lmt_hist_hold(): count N + 1,
+ *                       hold_min/max_ns                             lmt_hist_hold()
  *   mutex_hold_bg MS W  a kthread "lmt/holder" holds lmt_held_mutex for MS ms
  *                       (lmt_held_holder(), in msleep()) while W kthreads
  *                       "lmt/waiter" wait for it (lmt_held_waiter()); returns
@@ -115,6 +118,7 @@ static DEFINE_SPINLOCK(lmt_nl_b);
 static DEFINE_SPINLOCK(lmt_bench_lock);
 static DEFINE_SPINLOCK(lmt_full_lock);
 static DEFINE_SPINLOCK(lmt_chain_lock);
+static DEFINE_SPINLOCK(lmt_hist_lock);
 static DEFINE_RWLOCK(lmt_rwlock);
 static spinlock_t lmt_many[LMT_MANY];
 static DEFINE_MUTEX(lmt_sleep_mutex);
@@ -199,6 +203,20 @@ static void lmt_account(u64 t0, u64 t1)
 	lmt_res.hold_total += d;
 	lmt_res.count++;
 	spin_unlock_irqrestore(&lmt_res_lock, flags);
+}
+
+/* One hold of lmt_hist_lock of @us, measured: the histogram's subject. */
+static noinline void lmt_hist_hold(unsigned int us)
+{
+	u64 t0, t1;
+
+	spin_lock(&lmt_hist_lock);
+	t0 = local_clock();
+	lmt_delay(us);
+	t1 = local_clock();
+	spin_unlock(&lmt_hist_lock);
+	lmt_account(t0, t1);
+	cond_resched();
 }
 
 static noinline void lmt_hold(unsigned int n, unsigned int us)
@@ -979,6 +997,19 @@ static int lmt_cmd_hold_bg(const unsigned int *a)
 	return 0;
 }
 
+static int lmt_cmd_hist_holds(const unsigned int *a)
+{
+	unsigned int i;
+
+	if (!a[0] || a[0] > 100000 || a[1] > LMT_MAX_HOLD_US || a[2] > LMT_MAX_HOLD_US / 1000)
+		return -EINVAL;
+	lmt_res.has_hold = true;
+	for (i = 0; i < a[0]; i++)
+		lmt_hist_hold(a[1]);
+	lmt_hist_hold(a[2] * 1000);
+	return 0;
+}
+
 static int lmt_cmd_bg_join(const unsigned int *a)
 {
 	lmt_bg_join();
@@ -1184,6 +1215,7 @@ static const struct lmt_cmd {
 	{ "fork_hold",		0, lmt_cmd_fork },
 	{ "fork_release",	0, lmt_cmd_fork },
 	{ "held",		0, lmt_cmd_fork },
+	{ "hist_holds",		3, lmt_cmd_hist_holds },
 	{ "hold",		2, lmt_cmd_hold },
 	{ "hold_bh",		2, lmt_cmd_hold },
 	{ "hold_irqsave",	2, lmt_cmd_hold },

@@ -927,4 +927,132 @@ TEST_F_TIMEOUT(nl, held_lists_holder_chain_and_waiter, 120)
 	ASSERT_EQ(0, lm_ctl("reset"));
 }
 
+#define NL_HIST		64
+
+/* The uint attributes @type directly inside nest (or message) @a[@len], in order. */
+static unsigned int nl_uints(const struct nlattr *a, int len, int type, __u64 *v,
+			     unsigned int max)
+{
+	unsigned int n = 0;
+
+	for (; len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= len;
+	     len -= NLA_ALIGN(a->nla_len), a = (void *)((char *)a + NLA_ALIGN(a->nla_len)))
+		if ((a->nla_type & NLA_TYPE_MASK) == type && n < max)
+			v[n++] = nla_uint(a);
+	return n;
+}
+
+/* Histogram nest @type of the row kept in @r: its bucket count, 0 if none. */
+static unsigned int nl_row_hist(const struct nl_reply *r, int type, __u64 *v)
+{
+	const struct nlattr *row = (const struct nlattr *)r->row;
+	struct nlattr *tb[LOCKMETER_R_MAX + 1];
+
+	nl_parse_attrs((struct nlattr *)((char *)row + NLA_HDRLEN), row->nla_len - NLA_HDRLEN,
+		       tb, LOCKMETER_R_MAX);
+	if (!tb[type])
+		return 0;
+	return nl_uints((struct nlattr *)((char *)tb[type] + NLA_HDRLEN),
+			tb[type]->nla_len - NLA_HDRLEN, LOCKMETER_HI_COUNT, v, NL_HIST);
+}
+
+static __u64 nl_row_uint(const struct nl_reply *r, int type)
+{
+	const struct nlattr *row = (const struct nlattr *)r->row;
+	struct nlattr *tb[LOCKMETER_R_MAX + 1];
+
+	nl_parse_attrs((struct nlattr *)((char *)row + NLA_HDRLEN), row->nla_len - NLA_HDRLEN,
+		       tb, LOCKMETER_R_MAX);
+	return tb[type] ? nla_uint(tb[type]) : 0;
+}
+
+/* The bucket whose bounds hold @ns. */
+static unsigned int nl_bucket_of(const __u64 *bound, unsigned int nr, __u64 ns)
+{
+	unsigned int b = 0;
+
+	while (b + 1 < nr && bound[b + 1] <= ns)
+		b++;
+	return b;
+}
+
+/*
+ * 1000 holds of about 20 us and one of about 20 ms: the row's hold
+ * histogram counts 1001, the long one alone in the bucket of the row's
+ * maximum, which lies above the module's own measure of it, and the
+ * others between the bucket of the module's shortest hold and that one.
+ * A contended lock's waits sum to its spin count; reset empties it all.
+ */
+TEST_F(nl, histograms_count_every_hold_in_its_bucket)
+{
+	static const struct nl_req status = { .cmd = LOCKMETER_CMD_STATUS_GET };
+	static const struct nl_req dump = {
+		.cmd = LOCKMETER_CMD_STATS_GET, .flags = NLM_F_DUMP,
+	};
+	__u64 bound[NL_HIST], hist[NL_HIST], sum = 0, max, mod_min, mod_max, low = 0;
+	unsigned int nb, nh, i, top, from;
+
+	lm_setup(_metadata);
+	ASSERT_EQ(0, nl_do(self->family, &status, &self->r));
+	ASSERT_EQ(0, self->r.error);
+	nb = nl_uints((struct nlattr *)self->r.last, sizeof(self->r.last),
+		      LOCKMETER_A_HIST_BOUND, bound, NL_HIST);
+	ASSERT_LE(2U, nb);
+	EXPECT_EQ(0ULL, bound[0]);
+	for (i = 1; i < nb; i++)
+		EXPECT_LT(bound[i - 1], bound[i]);
+
+	lm_metered(_metadata, "hist_holds 1000 20 20");
+	mod_min = lm_mod_value(_metadata, "hold_min_ns");
+	mod_max = lm_mod_value(_metadata, "hold_max_ns");
+	self->r.want_lock = "lmt_hist_lock";
+	free(self->r.buf);
+	ASSERT_EQ(0, nl_do(self->family, &dump, &self->r));
+	ASSERT_TRUE(self->r.have_row);
+	nh = nl_row_hist(&self->r, LOCKMETER_R_HOLD_HIST, hist);
+	ASSERT_EQ(nb, nh);
+	for (i = 0; i < nh; i++) {
+		sum += hist[i];
+		if (hist[i])
+			ksft_print_msg("bucket %u [%llu ns..): %llu\n", i,
+				       (unsigned long long)bound[i], (unsigned long long)hist[i]);
+	}
+	max = nl_row_uint(&self->r, LOCKMETER_R_HOLD_MAX);
+	ksft_print_msg("module: %llu..%llu ns, row max %llu ns\n", (unsigned long long)mod_min,
+		       (unsigned long long)mod_max, (unsigned long long)max);
+	EXPECT_EQ(1001ULL, sum);
+	EXPECT_EQ(sum, nl_row_uint(&self->r, LOCKMETER_R_ACQUIRED));
+	for (top = nh - 1; top > 0 && !hist[top]; top--)
+		;
+	EXPECT_EQ(1ULL, hist[top]);
+	EXPECT_EQ(top, nl_bucket_of(bound, nb, max));
+	EXPECT_LE(mod_max, max);
+	from = nl_bucket_of(bound, nb, mod_min);
+	for (i = from; i < top; i++)
+		low += hist[i];
+	EXPECT_EQ(1000ULL, low);
+	/* one task, one lock: nothing waited */
+	nh = nl_row_hist(&self->r, LOCKMETER_R_WAIT_HIST, hist);
+	for (sum = 0, i = 0; i < nh; i++)
+		sum += hist[i];
+	EXPECT_EQ(0ULL, sum);
+
+	/* waits: the contended lock's buckets sum to the waits */
+	nl_wait_evidence(_metadata, self->family, &self->r, "contend 2 50 200",
+			 "lmt_contended_lock", &(struct nl_ev){ });
+	nh = nl_row_hist(&self->r, LOCKMETER_R_WAIT_HIST, hist);
+	ASSERT_EQ(nb, nh);
+	for (sum = 0, i = 0; i < nh; i++)
+		sum += hist[i];
+	EXPECT_LT(0ULL, sum);
+	EXPECT_EQ(nl_row_uint(&self->r, LOCKMETER_R_SPIN), sum);
+
+	/* reset: no row, so no histogram, is left */
+	ASSERT_EQ(0, lm_ctl("reset"));
+	self->r.want_lock = "lmt_hist_lock";
+	free(self->r.buf);
+	ASSERT_EQ(0, nl_do(self->family, &dump, &self->r));
+	EXPECT_FALSE(self->r.have_row);
+}
+
 TEST_HARNESS_MAIN

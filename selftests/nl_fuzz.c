@@ -278,6 +278,8 @@ static const enum fz_kind fz_top_kind[LOCKMETER_A_MAX + 1] = {
 	[LOCKMETER_A_NOTASK] = FZ_UINT,		[LOCKMETER_A_MEM_PERCPU] = FZ_UINT,
 	[LOCKMETER_A_MEM_TABLES] = FZ_UINT,	[LOCKMETER_A_MEM_TASK] = FZ_UINT,
 	[LOCKMETER_A_STACKS_FULL] = FZ_UINT,	[LOCKMETER_A_CAPTURES] = FZ_UINT,
+	[LOCKMETER_A_HELD] = FZ_NEST,		[LOCKMETER_A_OVER] = FZ_UINT,
+	[LOCKMETER_A_HIST_BOUND] = FZ_UINT,
 };
 
 static enum fz_kind fz_row_kind(int type)
@@ -294,7 +296,53 @@ static enum fz_kind fz_row_kind(int type)
 		return FZ_UINT;
 	case LOCKMETER_R_HOLD_EVIDENCE:
 	case LOCKMETER_R_WAIT_EVIDENCE:
+	case LOCKMETER_R_HOLD_HIST:
+	case LOCKMETER_R_WAIT_HIST:
 		return FZ_NEST;
+	default:
+		return 0;
+	}
+}
+
+static enum fz_kind fz_hist_kind(int type)
+{
+	return type == LOCKMETER_HI_COUNT ? FZ_UINT : 0;
+}
+
+static enum fz_kind fz_held_kind(int type)
+{
+	switch (type) {
+	case LOCKMETER_H_TYPE:
+	case LOCKMETER_H_CLASS:
+	case LOCKMETER_H_PID:
+	case LOCKMETER_H_CPU:
+		return FZ_U32;
+	case LOCKMETER_H_LOCK:
+	case LOCKMETER_H_SITE:
+	case LOCKMETER_H_COMM:
+	case LOCKMETER_H_FRAME:
+		return FZ_STR;
+	case LOCKMETER_H_HELD_NS:
+	case LOCKMETER_H_FRAME_ADDR:
+		return FZ_UINT;
+	case LOCKMETER_H_WAITER:
+		return FZ_NEST;
+	default:
+		return 0;
+	}
+}
+
+static enum fz_kind fz_waiter_kind(int type)
+{
+	switch (type) {
+	case LOCKMETER_W_PID:
+	case LOCKMETER_W_TYPE:
+		return FZ_U32;
+	case LOCKMETER_W_COMM:
+	case LOCKMETER_W_SITE:
+		return FZ_STR;
+	case LOCKMETER_W_WAITED_NS:
+		return FZ_UINT;
 	default:
 		return 0;
 	}
@@ -312,8 +360,12 @@ static enum fz_kind fz_ev_kind(int type)
 	case LOCKMETER_E_OWNER_COMM:
 	case LOCKMETER_E_FRAME:
 		return FZ_STR;
+	case LOCKMETER_E_BLOCKED_FRAME:
+		return FZ_STR;
 	case LOCKMETER_E_TIME:
 	case LOCKMETER_E_FRAME_ADDR:
+	case LOCKMETER_E_BLOCKED_NS:
+	case LOCKMETER_E_BLOCKED_FRAME_ADDR:
 		return FZ_UINT;
 	default:
 		return 0;
@@ -338,22 +390,44 @@ static int fz_attr_ok(const struct nlattr *a, enum fz_kind kind)
 	}
 }
 
-/* An evidence nest: its attributes parse exactly and each has its form. */
-static int fz_ev_ok(const struct nlattr *nest)
+/*
+ * A nest whose attributes, at most @max, are of the kinds @kind gives
+ * them; nests within it are checked by @sub.  0, or -1.
+ */
+static int fz_nest_ok(const struct nlattr *nest, int max, enum fz_kind (*kind)(int),
+		      int (*sub)(const struct nlattr *a))
 {
 	const struct nlattr *e = fz_payload(nest);
 	int elen = fz_plen(nest);
 
-	if (fz_attrs(e, elen, NULL, LOCKMETER_E_MAX, true))
+	if (fz_attrs(e, elen, NULL, max, true))
 		return -1;
 	for (; elen >= NLA_HDRLEN; elen -= NLA_ALIGN(e->nla_len),
 	     e = (const struct nlattr *)((const char *)e + NLA_ALIGN(e->nla_len))) {
-		enum fz_kind kind = fz_ev_kind(e->nla_type & NLA_TYPE_MASK);
+		enum fz_kind k = kind(e->nla_type & NLA_TYPE_MASK);
 
-		if (!kind || fz_attr_ok(e, kind))
+		if (!k || (k == FZ_NEST ? !sub || sub(e) : fz_attr_ok(e, k)))
 			return -1;
 	}
 	return 0;
+}
+
+/* A row's nests: evidence and histograms. */
+static int fz_row_sub(const struct nlattr *a)
+{
+	switch (a->nla_type & NLA_TYPE_MASK) {
+	case LOCKMETER_R_HOLD_EVIDENCE:
+	case LOCKMETER_R_WAIT_EVIDENCE:
+		return fz_nest_ok(a, LOCKMETER_E_MAX, fz_ev_kind, NULL);
+	default:
+		return fz_nest_ok(a, LOCKMETER_HI_MAX, fz_hist_kind, NULL);
+	}
+}
+
+/* A held lock's nests: its waiters. */
+static int fz_held_sub(const struct nlattr *a)
+{
+	return fz_nest_ok(a, LOCKMETER_W_MAX, fz_waiter_kind, NULL);
 }
 
 /* The attributes of a lockmeter reply message: NULL, or what is wrong. */
@@ -361,11 +435,12 @@ static const char *fz_check_family_msg(const struct nlmsghdr *nlh)
 {
 	const struct genlmsghdr *g = NLMSG_DATA(nlh);
 	const struct nlattr *a;
-	int len, rlen;
+	int len;
 
 	if (nlh->nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN)
 		return "lockmeter message shorter than its headers";
-	if (g->cmd != LOCKMETER_CMD_STATUS_GET && g->cmd != LOCKMETER_CMD_STATS_GET)
+	if (g->cmd != LOCKMETER_CMD_STATUS_GET && g->cmd != LOCKMETER_CMD_STATS_GET &&
+	    g->cmd != LOCKMETER_CMD_HELD_GET)
 		return "lockmeter reply with an unknown command";
 	a = (const struct nlattr *)(g + 1);
 	len = nlh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN;
@@ -374,7 +449,6 @@ static const char *fz_check_family_msg(const struct nlmsghdr *nlh)
 	for (; len >= NLA_HDRLEN; len -= NLA_ALIGN(a->nla_len),
 	     a = (const struct nlattr *)((const char *)a + NLA_ALIGN(a->nla_len))) {
 		int type = a->nla_type & NLA_TYPE_MASK;
-		const struct nlattr *r;
 
 		if (!type || !fz_top_kind[type])
 			return "attribute of a type the spec does not have";
@@ -383,17 +457,12 @@ static const char *fz_check_family_msg(const struct nlmsghdr *nlh)
 				return "attribute of the wrong size";
 			continue;
 		}
-		r = fz_payload(a);
-		rlen = fz_plen(a);
-		if (fz_attrs(r, rlen, NULL, LOCKMETER_R_MAX, true))
-			return "row attributes do not parse exactly";
-		for (; rlen >= NLA_HDRLEN; rlen -= NLA_ALIGN(r->nla_len),
-		     r = (const struct nlattr *)((const char *)r + NLA_ALIGN(r->nla_len))) {
-			enum fz_kind kind = fz_row_kind(r->nla_type & NLA_TYPE_MASK);
-
-			if (!kind || (kind == FZ_NEST ? fz_ev_ok(r) : fz_attr_ok(r, kind)))
-				return "row attribute of a wrong type or size";
-		}
+		if (type == LOCKMETER_A_ROW &&
+		    fz_nest_ok(a, LOCKMETER_R_MAX, fz_row_kind, fz_row_sub))
+			return "row attribute of a wrong type or size";
+		if (type == LOCKMETER_A_HELD &&
+		    fz_nest_ok(a, LOCKMETER_H_MAX, fz_held_kind, fz_held_sub))
+			return "held attribute of a wrong type or size";
 	}
 	return NULL;
 }

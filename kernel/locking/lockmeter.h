@@ -121,6 +121,17 @@ struct lm_stat_ev {
 	unsigned long blk_ip[LM_STACK_DEPTH];
 };
 
+/*
+ * Histograms of holds and waits: bucket 0 counts times under
+ * 2^LM_HIST_SHIFT ticks of the clock of the holds, bucket b > 0 those in
+ * [2^(LM_HIST_SHIFT + b - 1), 2^(LM_HIST_SHIFT + b)) ticks, the last one
+ * everything longer.  With the TSC at 1 to 4 GHz, bucket 0 ends between
+ * 32 and 128 ns and the last starts between 34 and 137 s; with
+ * local_clock() (ns) at 128 ns and 137 s.  Readers get the bounds in ns.
+ */
+#define LM_HIST_SHIFT	7
+#define LM_HIST_NR	32
+
 struct lm_stat {
 	struct lm_key key;
 	u64 nowait;		/* acquired at once */
@@ -136,6 +147,8 @@ struct lm_stat {
 	u64 inst;		/* buckets of hash_64(lock) seen (heap rows) */
 	struct lm_stat_ev hold_ev;	/* behind hold.max */
 	struct lm_stat_ev wait_ev;	/* behind wait.max */
+	u64 hold_hist[LM_HIST_NR];	/* sums to hold.nr */
+	u64 wait_hist[LM_HIST_NR];	/* sums to wait.nr */
 };
 
 /* Sleeping locks (mutex, rw_semaphore) keep per-task held records. */
@@ -168,6 +181,14 @@ static inline void lm_time_add(const struct lm_time *src, struct lm_time *dst)
 	dst->nr += src->nr;
 }
 
+static inline void lm_hist_add(const u64 *src, u64 *dst)
+{
+	unsigned int i;
+
+	for (i = 0; i < LM_HIST_NR; i++)
+		dst[i] += src[i];
+}
+
 /* Merge the counters of @src into @dst; the keys are the caller's business. */
 static inline void lm_stat_add(const struct lm_stat *src, struct lm_stat *dst)
 {
@@ -187,6 +208,8 @@ static inline void lm_stat_add(const struct lm_stat *src, struct lm_stat *dst)
 	dst->blocked_total += src->blocked_total;
 	dst->blocked_max = max(dst->blocked_max, src->blocked_max);
 	dst->inst |= src->inst;
+	lm_hist_add(src->hold_hist, dst->hold_hist);
+	lm_hist_add(src->wait_hist, dst->wait_hist);
 }
 
 static __always_inline bool lm_key_eq(const struct lm_key *a, const struct lm_key *b)
@@ -237,9 +260,21 @@ struct lm_slot {
 	u64 oncpu_max;
 	u64 blocked_max;	/* ... and blocked */
 	u64 inst;		/* heap rows: buckets of hash_64(lock) seen */
+	/* the rest: the histograms, one increment per hold or wait */
+	u32 hold_hist[LM_HIST_NR];
+	u32 wait_hist[LM_HIST_NR];
 } __aligned(64);
 
-static_assert(sizeof(struct lm_slot) == 128);
+static_assert(sizeof(struct lm_slot) == 128 + 2 * 4 * LM_HIST_NR);
+
+/*
+ * The bucket of a hold or wait of @t ticks (see LM_HIST_SHIFT): one bit
+ * scan and a clamp, no loop.
+ */
+static __always_inline unsigned int lm_hist_bucket(u64 t)
+{
+	return min_t(unsigned int, fls64(t >> LM_HIST_SHIFT), LM_HIST_NR - 1);
+}
 
 /* A table of @nr slots, open addressing with a bounded probe sequence. */
 #define LM_PROBES	16
@@ -316,6 +351,7 @@ void lm_slot_read(const struct lm_slot *s, struct lm_stat *row);
 struct lm_evidence;
 void lm_ev_read(const struct lm_evidence *ev, unsigned int cpu, struct lm_stat *row);
 u32 lm_stack_read(u32 ref, unsigned long *ip, u16 *cpu);
+u64 lm_hist_bound(unsigned int b);
 
 /* ---- the per-CPU state, shared by the hot paths and the readers ---- */
 
@@ -612,6 +648,7 @@ static __always_inline void lm_charge(struct lm_cpu *c, struct lm_slot *s, u64 h
 	}
 	s->nr++;
 	s->hold_total += hold;
+	s->hold_hist[lm_hist_bucket(hold)]++;
 	if (hold < s->hold_min)
 		s->hold_min = hold;
 }

@@ -195,6 +195,64 @@ static void lm_slot_read_derives_counts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, row.blocked_total, row.hold.total - row.oncpu_total);
 }
 
+/*
+ * Each hold and wait lands in the bucket of its bit length past
+ * LM_HIST_SHIFT, the longest in the last; a row's buckets sum to its
+ * counts, and the bounds readers get rise with the buckets.
+ */
+static void lm_hist_counts_every_sample(struct kunit *test)
+{
+	static const struct {
+		u64 t;
+		unsigned int b;
+	} cases[] = {
+		{ 0, 0 },
+		{ (1 << LM_HIST_SHIFT) - 1, 0 },
+		{ 1 << LM_HIST_SHIFT, 1 },
+		{ (2 << LM_HIST_SHIFT) - 1, 1 },
+		{ 2 << LM_HIST_SHIFT, 2 },
+		{ 1ULL << (LM_HIST_SHIFT + LM_HIST_NR - 3), LM_HIST_NR - 2 },
+		{ 1ULL << (LM_HIST_SHIFT + LM_HIST_NR - 2), LM_HIST_NR - 1 },
+		{ 1ULL << 60, LM_HIST_NR - 1 },
+	};
+	struct lm_slot s = { .lock = 0x1000, .site = 0x2000, .type = LM_spin };
+	u64 holds = 0, waits = 0;
+	struct lm_stat row;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		KUNIT_EXPECT_EQ(test, lm_hist_bucket(cases[i].t), cases[i].b);
+	lm_slot_init(&s, LM_STATIC);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		/* the short ones also waited as long as they held */
+		if (cases[i].t < 4096)
+			lm_charge(NULL, &s, cases[i].t, 100, 100 + cases[i].t, LM_NO_STACK, NULL);
+		else
+			lm_charge(NULL, &s, cases[i].t, 0, 100, LM_NO_STACK, NULL);
+	}
+	lm_slot_read(&s, &row);
+	for (i = 0; i < LM_HIST_NR; i++) {
+		holds += row.hold_hist[i];
+		waits += row.wait_hist[i];
+	}
+	KUNIT_EXPECT_EQ(test, holds, row.hold.nr);
+	KUNIT_EXPECT_EQ(test, holds, (u64)ARRAY_SIZE(cases));
+	KUNIT_EXPECT_EQ(test, waits, row.wait.nr);
+	KUNIT_EXPECT_EQ(test, waits, 5ULL);
+	KUNIT_EXPECT_EQ(test, row.hold_hist[0], 2ULL);
+	KUNIT_EXPECT_EQ(test, row.hold_hist[1], 2ULL);
+	KUNIT_EXPECT_EQ(test, row.hold_hist[2], 1ULL);
+	KUNIT_EXPECT_EQ(test, row.hold_hist[LM_HIST_NR - 2], 1ULL);
+	KUNIT_EXPECT_EQ(test, row.hold_hist[LM_HIST_NR - 1], 2ULL);
+	KUNIT_EXPECT_EQ(test, row.wait_hist[0], 2ULL);
+	KUNIT_EXPECT_EQ(test, row.wait_hist[1], 2ULL);
+	KUNIT_EXPECT_EQ(test, row.wait_hist[2], 1ULL);
+
+	KUNIT_EXPECT_EQ(test, lm_hist_bound(0), 0ULL);
+	for (i = 1; i < LM_HIST_NR; i++)
+		KUNIT_EXPECT_GT(test, lm_hist_bound(i), lm_hist_bound(i - 1));
+}
+
 /* A reader that catches an update half way never sees a huge count. */
 static void lm_slot_read_clamps_torn_updates(struct kunit *test)
 {
@@ -402,6 +460,7 @@ static struct kunit_case lockmeter_table_cases[] = {
 	KUNIT_CASE(lm_table_fills_then_refuses),
 	KUNIT_CASE(lm_table_probe_is_bounded),
 	KUNIT_CASE(lm_slot_read_derives_counts),
+	KUNIT_CASE(lm_hist_counts_every_sample),
 	KUNIT_CASE(lm_slot_read_clamps_torn_updates),
 	KUNIT_CASE(lm_rows_merge_folds_equal_keys),
 	KUNIT_CASE(lm_inst_estimate_counts),

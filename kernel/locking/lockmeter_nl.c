@@ -75,6 +75,8 @@ static struct lm_nl_dump_ctx *lm_nl_ctx(struct netlink_callback *cb)
 
 static int lm_nl_status_put(struct sk_buff *skb, const struct lm_snapshot *s)
 {
+	unsigned int i;
+
 	if (nla_put_u32(skb, LOCKMETER_A_VERSION, LOCKMETER_VERSION) ||
 	    nla_put_string(skb, LOCKMETER_A_KERNEL, init_utsname()->release) ||
 	    nla_put_u32(skb, LOCKMETER_A_CPUS, num_online_cpus()) ||
@@ -95,6 +97,9 @@ static int lm_nl_status_put(struct sk_buff *skb, const struct lm_snapshot *s)
 	    nla_put_uint(skb, LOCKMETER_A_STACKS_FULL, s->loss.stacks_full) ||
 	    nla_put_uint(skb, LOCKMETER_A_CAPTURES, s->captures))
 		return -EMSGSIZE;
+	for (i = 0; i < LM_HIST_NR; i++)
+		if (nla_put_uint(skb, LOCKMETER_A_HIST_BOUND, lm_hist_bound(i)))
+			return -EMSGSIZE;
 	return 0;
 }
 
@@ -137,6 +142,25 @@ static int lm_nl_frames_put(struct sk_buff *skb, struct lm_nl_names *nn, int nam
 	for (i = 0; nn->show_addr && i < nr; i++)
 		if (nla_put_uint(skb, addr, ip[i]))
 			return -EMSGSIZE;
+	return 0;
+}
+
+/* Histogram @hist as nest @attr: every bucket's count, in order. */
+static int lm_nl_hist_put(struct sk_buff *skb, int attr, const u64 *hist)
+{
+	struct nlattr *nest;
+	unsigned int i;
+
+	nest = nla_nest_start(skb, attr);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < LM_HIST_NR; i++) {
+		if (nla_put_uint(skb, LOCKMETER_HI_COUNT, hist[i])) {
+			nla_nest_cancel(skb, nest);
+			return -EMSGSIZE;
+		}
+	}
+	nla_nest_end(skb, nest);
 	return 0;
 }
 
@@ -222,7 +246,9 @@ static int lm_nl_row_put(struct sk_buff *skb, struct lm_nl_dump *d,
 	if (d->cpu >= 0 && nla_put_u32(skb, LOCKMETER_R_CPU, d->cpu))
 		goto err_cancel;
 	if (lm_nl_ev_put(skb, LOCKMETER_R_HOLD_EVIDENCE, d, &r->hold_ev) ||
-	    lm_nl_ev_put(skb, LOCKMETER_R_WAIT_EVIDENCE, d, &r->wait_ev))
+	    lm_nl_ev_put(skb, LOCKMETER_R_WAIT_EVIDENCE, d, &r->wait_ev) ||
+	    lm_nl_hist_put(skb, LOCKMETER_R_HOLD_HIST, r->hold_hist) ||
+	    lm_nl_hist_put(skb, LOCKMETER_R_WAIT_HIST, r->wait_hist))
 		goto err_cancel;
 	nla_nest_end(skb, nest);
 	return 0;

@@ -67,6 +67,7 @@ EXPORT_SYMBOL_IF_KUNIT(lm_inst_estimate);
 void lm_slot_read(const struct lm_slot *s, struct lm_stat *row)
 {
 	u64 nr, spin, hold_total, oncpu_total, max_t;
+	unsigned int i;
 
 	row->key.type = READ_ONCE(s->type);
 	/* pairs with smp_wmb() in lm_table_get(): the key is valid once typed */
@@ -105,8 +106,19 @@ void lm_slot_read(const struct lm_slot *s, struct lm_stat *row)
 	row->oncpu_max = lm_ticks_to_ns(READ_ONCE(s->oncpu_max));
 	row->blocked_max = lm_ticks_to_ns(READ_ONCE(s->blocked_max));
 	row->inst = READ_ONCE(s->inst);
+	for (i = 0; i < LM_HIST_NR; i++) {
+		row->hold_hist[i] = READ_ONCE(s->hold_hist[i]);
+		row->wait_hist[i] = READ_ONCE(s->wait_hist[i]);
+	}
 }
 EXPORT_SYMBOL_IF_KUNIT(lm_slot_read);
+
+/* The lower bound of histogram bucket @b, in ns. */
+u64 lm_hist_bound(unsigned int b)
+{
+	return b ? lm_ticks_to_ns(1ULL << (LM_HIST_SHIFT + b - 1)) : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(lm_hist_bound);
 
 /*
  * The chain @ref names into @ip (room for LM_STACK_DEPTH): its number of

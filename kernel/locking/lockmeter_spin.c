@@ -366,6 +366,7 @@ noinline void __lockfunc lm_charge_slow(struct lm_cpu *c, struct lm_slot *s, u64
 
 	s->nr++;
 	s->hold_total += hold;
+	s->hold_hist[lm_hist_bucket(hold)]++;
 	if (hold < s->hold_min)
 		s->hold_min = hold;
 	if (hold > s->hold_max) {
@@ -382,6 +383,7 @@ noinline void __lockfunc lm_charge_slow(struct lm_cpu *c, struct lm_slot *s, u64
 
 		s->spin++;
 		s->wait_total += wait;
+		s->wait_hist[lm_hist_bucket(wait)]++;
 		if (wait < s->wait_min)
 			s->wait_min = wait;
 		if (wait > s->wait_max) {
