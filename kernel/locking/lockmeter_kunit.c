@@ -167,7 +167,9 @@ static void lm_table_probe_is_bounded(struct kunit *test)
 static void lm_slot_read_derives_counts(struct kunit *test)
 {
 	struct lm_slot s = { .lock = 0x1000, .site = 0x2000, .type = LM_mutex };
-	struct lm_stat row;
+	struct lm_stat *row = kunit_kzalloc(test, sizeof(*row), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, row);
 
 	lm_slot_init(&s, LM_STATIC);
 	lm_charge(NULL, &s, 40, 0, 100, LM_NO_STACK, NULL);	/* at once */
@@ -175,24 +177,24 @@ static void lm_slot_read_derives_counts(struct kunit *test)
 	lm_charge(NULL, &s, 70, 50, 100, LM_NO_STACK, NULL);	/* waited 50 */
 	s.oncpu_total = 100;
 	s.reject = 2;
-	lm_slot_read(&s, &row);
+	lm_slot_read(&s, row);
 
-	KUNIT_EXPECT_EQ(test, row.key.lock, 0x1000UL);
-	KUNIT_EXPECT_EQ(test, row.key.type, (u32)LM_mutex);
-	KUNIT_EXPECT_EQ(test, row.nowait, 1ULL);
-	KUNIT_EXPECT_EQ(test, row.spin, 2ULL);
-	KUNIT_EXPECT_EQ(test, row.reject, 2ULL);
-	KUNIT_EXPECT_EQ(test, row.hold.nr, 3ULL);
-	KUNIT_EXPECT_EQ(test, row.hold.total, lm_ticks_to_ns(120));
-	KUNIT_EXPECT_EQ(test, row.hold.min, lm_ticks_to_ns(10));
-	KUNIT_EXPECT_EQ(test, row.hold.max, lm_ticks_to_ns(70));
-	KUNIT_EXPECT_EQ(test, row.wait.nr, 2ULL);
-	KUNIT_EXPECT_EQ(test, row.wait.total, lm_ticks_to_ns(60));
-	KUNIT_EXPECT_EQ(test, row.wait.min, lm_ticks_to_ns(10));
-	KUNIT_EXPECT_EQ(test, row.wait.max, lm_ticks_to_ns(50));
+	KUNIT_EXPECT_EQ(test, row->key.lock, 0x1000UL);
+	KUNIT_EXPECT_EQ(test, row->key.type, (u32)LM_mutex);
+	KUNIT_EXPECT_EQ(test, row->nowait, 1ULL);
+	KUNIT_EXPECT_EQ(test, row->spin, 2ULL);
+	KUNIT_EXPECT_EQ(test, row->reject, 2ULL);
+	KUNIT_EXPECT_EQ(test, row->hold.nr, 3ULL);
+	KUNIT_EXPECT_EQ(test, row->hold.total, lm_ticks_to_ns(120));
+	KUNIT_EXPECT_EQ(test, row->hold.min, lm_ticks_to_ns(10));
+	KUNIT_EXPECT_EQ(test, row->hold.max, lm_ticks_to_ns(70));
+	KUNIT_EXPECT_EQ(test, row->wait.nr, 2ULL);
+	KUNIT_EXPECT_EQ(test, row->wait.total, lm_ticks_to_ns(60));
+	KUNIT_EXPECT_EQ(test, row->wait.min, lm_ticks_to_ns(10));
+	KUNIT_EXPECT_EQ(test, row->wait.max, lm_ticks_to_ns(50));
 	/* blocked is the rest of the hold, in ns too */
-	KUNIT_EXPECT_EQ(test, row.oncpu_total, lm_ticks_to_ns(100));
-	KUNIT_EXPECT_EQ(test, row.blocked_total, row.hold.total - row.oncpu_total);
+	KUNIT_EXPECT_EQ(test, row->oncpu_total, lm_ticks_to_ns(100));
+	KUNIT_EXPECT_EQ(test, row->blocked_total, row->hold.total - row->oncpu_total);
 }
 
 /*
@@ -217,8 +219,10 @@ static void lm_hist_counts_every_sample(struct kunit *test)
 	};
 	struct lm_slot s = { .lock = 0x1000, .site = 0x2000, .type = LM_spin };
 	u64 holds = 0, waits = 0;
-	struct lm_stat row;
+	struct lm_stat *row = kunit_kzalloc(test, sizeof(*row), GFP_KERNEL);
 	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, row);
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++)
 		KUNIT_EXPECT_EQ(test, lm_hist_bucket(cases[i].t), cases[i].b);
@@ -230,23 +234,23 @@ static void lm_hist_counts_every_sample(struct kunit *test)
 		else
 			lm_charge(NULL, &s, cases[i].t, 0, 100, LM_NO_STACK, NULL);
 	}
-	lm_slot_read(&s, &row);
+	lm_slot_read(&s, row);
 	for (i = 0; i < LM_HIST_NR; i++) {
-		holds += row.hold_hist[i];
-		waits += row.wait_hist[i];
+		holds += row->hold_hist[i];
+		waits += row->wait_hist[i];
 	}
-	KUNIT_EXPECT_EQ(test, holds, row.hold.nr);
+	KUNIT_EXPECT_EQ(test, holds, row->hold.nr);
 	KUNIT_EXPECT_EQ(test, holds, (u64)ARRAY_SIZE(cases));
-	KUNIT_EXPECT_EQ(test, waits, row.wait.nr);
+	KUNIT_EXPECT_EQ(test, waits, row->wait.nr);
 	KUNIT_EXPECT_EQ(test, waits, 5ULL);
-	KUNIT_EXPECT_EQ(test, row.hold_hist[0], 2ULL);
-	KUNIT_EXPECT_EQ(test, row.hold_hist[1], 2ULL);
-	KUNIT_EXPECT_EQ(test, row.hold_hist[2], 1ULL);
-	KUNIT_EXPECT_EQ(test, row.hold_hist[LM_HIST_NR - 2], 1ULL);
-	KUNIT_EXPECT_EQ(test, row.hold_hist[LM_HIST_NR - 1], 2ULL);
-	KUNIT_EXPECT_EQ(test, row.wait_hist[0], 2ULL);
-	KUNIT_EXPECT_EQ(test, row.wait_hist[1], 2ULL);
-	KUNIT_EXPECT_EQ(test, row.wait_hist[2], 1ULL);
+	KUNIT_EXPECT_EQ(test, row->hold_hist[0], 2ULL);
+	KUNIT_EXPECT_EQ(test, row->hold_hist[1], 2ULL);
+	KUNIT_EXPECT_EQ(test, row->hold_hist[2], 1ULL);
+	KUNIT_EXPECT_EQ(test, row->hold_hist[LM_HIST_NR - 2], 1ULL);
+	KUNIT_EXPECT_EQ(test, row->hold_hist[LM_HIST_NR - 1], 2ULL);
+	KUNIT_EXPECT_EQ(test, row->wait_hist[0], 2ULL);
+	KUNIT_EXPECT_EQ(test, row->wait_hist[1], 2ULL);
+	KUNIT_EXPECT_EQ(test, row->wait_hist[2], 1ULL);
 
 	KUNIT_EXPECT_EQ(test, lm_hist_bound(0), 0ULL);
 	for (i = 1; i < LM_HIST_NR; i++)
@@ -258,13 +262,15 @@ static void lm_slot_read_clamps_torn_updates(struct kunit *test)
 {
 	struct lm_slot s = { .type = LM_rwsem_read, .nr = 4, .spin = 5,
 			     .hold_total = 50, .oncpu_total = 60 };
-	struct lm_stat row;
+	struct lm_stat *row = kunit_kzalloc(test, sizeof(*row), GFP_KERNEL);
 
-	lm_slot_read(&s, &row);
-	KUNIT_EXPECT_EQ(test, row.nowait, 0ULL);
-	KUNIT_EXPECT_EQ(test, row.spin, 4ULL);
-	KUNIT_EXPECT_EQ(test, row.blocked_total, 0ULL);
-	KUNIT_EXPECT_EQ(test, row.oncpu_total, lm_ticks_to_ns(50));
+	KUNIT_ASSERT_NOT_NULL(test, row);
+
+	lm_slot_read(&s, row);
+	KUNIT_EXPECT_EQ(test, row->nowait, 0ULL);
+	KUNIT_EXPECT_EQ(test, row->spin, 4ULL);
+	KUNIT_EXPECT_EQ(test, row->blocked_total, 0ULL);
+	KUNIT_EXPECT_EQ(test, row->oncpu_total, lm_ticks_to_ns(50));
 }
 
 static void lm_rows_merge_folds_equal_keys(struct kunit *test)
