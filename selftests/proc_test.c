@@ -68,6 +68,7 @@ TEST_F(proc, header_order)
 		"table_full", "evicted", "irqctx", "truncated", "stack_depth",
 		"task_depth", "notask", "mem_percpu", "mem_tables",
 		"mem_task", "cache_fills", "stacks_full", "captures",
+		"hist_buckets",
 	};
 	const char *end = strstr(self->text, "\n\n"), *prev = self->text, *p;
 	char pat[32];
@@ -92,6 +93,7 @@ TEST_F(proc, header_counters)
 		"rows", "dropped", "unmatched", "table_full", "evicted",
 		"irqctx", "truncated", "stack_depth", "task_depth", "notask",
 		"mem_percpu", "mem_tables", "mem_task", "stacks_full", "captures",
+		"hist_buckets",
 	};
 	uint64_t cpus, used, per_cpu;
 	size_t i;
@@ -105,9 +107,6 @@ TEST_F(proc, header_counters)
 	EXPECT_LE(used, per_cpu * cpus);
 }
 
-/* A slot: 128 bytes of counters, 256 of histograms, 112 of evidence. */
-#define SLOT_BYTES	496
-
 /*
  * Memory: each CPU's share holds its table of slots, tables
  * exist for every possible CPU once metering has been on (none before:
@@ -116,7 +115,7 @@ TEST_F(proc, header_counters)
  */
 TEST_F(proc, header_memory)
 {
-	uint64_t percpu, tables, task, slots, cpus;
+	uint64_t percpu, tables, task, slots, cpus, slot_bytes;
 	bool was_on = lm_is_on(_metadata);
 
 	percpu = lm_header_u64(_metadata, self->text, "mem_percpu");
@@ -124,9 +123,11 @@ TEST_F(proc, header_memory)
 	task = lm_header_u64(_metadata, self->text, "mem_task");
 	slots = lm_header_u64(_metadata, self->text, "slots_per_cpu");
 	cpus = lm_header_u64(_metadata, self->text, "cpus");
+	/* 128 bytes of counters, 112 of evidence, 8 per histogram bucket */
+	slot_bytes = 240 + 8 * lm_header_u64(_metadata, self->text, "hist_buckets");
 	/* the slots take all but the held stack, the cache and the chains */
-	EXPECT_LT(slots * SLOT_BYTES, percpu);
-	EXPECT_GT(slots * SLOT_BYTES + 147456, percpu) TH_LOG("%" PRIu64 " B for %" PRIu64 " slots",
+	EXPECT_LT(slots * slot_bytes, percpu);
+	EXPECT_GT(slots * slot_bytes + 147456, percpu) TH_LOG("%" PRIu64 " B for %" PRIu64 " slots",
 						       percpu, slots);
 	EXPECT_LT(0ULL, task);
 	EXPECT_GE(64ULL, task);

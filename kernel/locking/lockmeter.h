@@ -132,6 +132,9 @@ struct lm_stat_ev {
 #define LM_HIST_SHIFT	7
 #define LM_HIST_NR	32
 
+/* Buckets per histogram in a slot: none without CONFIG_LOCKMETER_HIST. */
+#define LM_SLOT_HIST_NR	(IS_ENABLED(CONFIG_LOCKMETER_HIST) ? LM_HIST_NR : 0)
+
 struct lm_stat {
 	struct lm_key key;
 	u64 nowait;		/* acquired at once */
@@ -260,12 +263,14 @@ struct lm_slot {
 	u64 oncpu_max;
 	u64 blocked_max;	/* ... and blocked */
 	u64 inst;		/* heap rows: buckets of hash_64(lock) seen */
+#ifdef CONFIG_LOCKMETER_HIST
 	/* the rest: the histograms, one increment per hold or wait */
 	u32 hold_hist[LM_HIST_NR];
 	u32 wait_hist[LM_HIST_NR];
+#endif
 } __aligned(64);
 
-static_assert(sizeof(struct lm_slot) == 128 + 2 * 4 * LM_HIST_NR);
+static_assert(sizeof(struct lm_slot) == 128 + 2 * 4 * LM_SLOT_HIST_NR);
 
 /*
  * The bucket of a hold or wait of @t ticks (see LM_HIST_SHIFT): one bit
@@ -274,6 +279,20 @@ static_assert(sizeof(struct lm_slot) == 128 + 2 * 4 * LM_HIST_NR);
 static __always_inline unsigned int lm_hist_bucket(u64 t)
 {
 	return min_t(unsigned int, fls64(t >> LM_HIST_SHIFT), LM_HIST_NR - 1);
+}
+
+static __always_inline void lm_hold_hist_inc(struct lm_slot *s, u64 hold)
+{
+#ifdef CONFIG_LOCKMETER_HIST
+	s->hold_hist[lm_hist_bucket(hold)]++;
+#endif
+}
+
+static __always_inline void lm_wait_hist_inc(struct lm_slot *s, u64 wait)
+{
+#ifdef CONFIG_LOCKMETER_HIST
+	s->wait_hist[lm_hist_bucket(wait)]++;
+#endif
 }
 
 /* A table of @nr slots, open addressing with a bounded probe sequence. */
@@ -648,7 +667,7 @@ static __always_inline void lm_charge(struct lm_cpu *c, struct lm_slot *s, u64 h
 	}
 	s->nr++;
 	s->hold_total += hold;
-	s->hold_hist[lm_hist_bucket(hold)]++;
+	lm_hold_hist_inc(s, hold);
 	if (hold < s->hold_min)
 		s->hold_min = hold;
 }

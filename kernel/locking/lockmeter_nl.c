@@ -97,7 +97,7 @@ static int lm_nl_status_put(struct sk_buff *skb, const struct lm_snapshot *s)
 	    nla_put_uint(skb, LOCKMETER_A_STACKS_FULL, s->loss.stacks_full) ||
 	    nla_put_uint(skb, LOCKMETER_A_CAPTURES, s->captures))
 		return -EMSGSIZE;
-	for (i = 0; i < LM_HIST_NR; i++)
+	for (i = 0; i < LM_SLOT_HIST_NR; i++)
 		if (nla_put_uint(skb, LOCKMETER_A_HIST_BOUND, lm_hist_bound(i)))
 			return -EMSGSIZE;
 	return 0;
@@ -145,12 +145,14 @@ static int lm_nl_frames_put(struct sk_buff *skb, struct lm_nl_names *nn, int nam
 	return 0;
 }
 
-/* Histogram @hist as nest @attr: every bucket's count, in order. */
+/* Histogram @hist as nest @attr: every bucket's count, in order (if any). */
 static int lm_nl_hist_put(struct sk_buff *skb, int attr, const u64 *hist)
 {
 	struct nlattr *nest;
 	unsigned int i;
 
+	if (!LM_SLOT_HIST_NR)
+		return 0;
 	nest = nla_nest_start(skb, attr);
 	if (!nest)
 		return -EMSGSIZE;

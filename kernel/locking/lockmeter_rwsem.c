@@ -116,7 +116,7 @@ int lm_down_write_trylock(struct rw_semaphore *sem, unsigned long ip)
 	return ret;
 }
 
-void lm_up_read(struct rw_semaphore *sem, unsigned long ip)
+void __lockfunc lm_up_read(struct rw_semaphore *sem, unsigned long ip)
 {
 	u64 t_rel = lm_ticks(), offcpu_rel = lm_offcpu();
 
@@ -127,7 +127,7 @@ void lm_up_read(struct rw_semaphore *sem, unsigned long ip)
 
 NOKPROBE_SYMBOL(lm_up_read);
 
-void lm_up_write(struct rw_semaphore *sem, unsigned long ip)
+void __lockfunc lm_up_write(struct rw_semaphore *sem, unsigned long ip)
 {
 	u64 t_rel = lm_ticks(), offcpu_rel = lm_offcpu();
 
@@ -138,7 +138,7 @@ void lm_up_write(struct rw_semaphore *sem, unsigned long ip)
 
 NOKPROBE_SYMBOL(lm_up_write);
 
-void lm_downgrade_write(struct rw_semaphore *sem, unsigned long ip)
+void __lockfunc lm_downgrade_write(struct rw_semaphore *sem, unsigned long ip)
 {
 	u64 t_rel = lm_ticks(), offcpu_rel = lm_offcpu();
 

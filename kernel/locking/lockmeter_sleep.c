@@ -135,13 +135,28 @@ void __lockfunc lm_sched_out(struct lm_task *lt)
 NOKPROBE_SYMBOL(lm_sched_out);
 
 /*
- * The current task, back after blocking @away ticks: for each record of
- * this period, if that is its longest blocked stretch so far, keep it,
- * with the chain where the task blocked (taken once, and only for a
- * stretch of at least lm_chain_min).  The task's stack is still the one
- * it blocked with.  Interrupts are off.
+ * Whether the hold of @h, @held ticks so far, deserves the chain of a
+ * blocked stretch: it must be long enough for chains (lm_chain_min), and
+ * already the longest its row has had on this CPU, so that it sets a
+ * maximum if released now.  A hold that becomes the maximum only later
+ * keeps the length of its stretch without the chain; the per-CPU store
+ * is kept for the holds that matter.
  */
-static noinline void __lockfunc lm_sched_blocked(struct lm_task *lt, u64 away)
+static __always_inline bool lm_blocked_chain_wanted(struct lm_cpu *c,
+						    const struct lm_task_held *h, u64 held)
+{
+	return held >= lm_chain_min &&
+	       held > lm_slot_of(c, h->lock, h->site, h->type)->hold_max;
+}
+
+/*
+ * The current task, back after blocking @away ticks at @now: for each
+ * record of this period, if that is its longest blocked stretch so far,
+ * keep it, with the chain where the task blocked if the hold wants one
+ * (taken once for all of them).  The task's stack is still the one it
+ * blocked with.  Interrupts are off.
+ */
+static noinline void __lockfunc lm_sched_blocked(struct lm_task *lt, u64 away, u64 now)
 {
 	u32 epoch = READ_ONCE(lm_epoch), stack = LM_NO_STACK;
 	bool taken = false;
@@ -156,11 +171,15 @@ static noinline void __lockfunc lm_sched_blocked(struct lm_task *lt, u64 away)
 
 		if (h->epoch != epoch || away <= h->blk)
 			continue;
-		if (!taken && away >= lm_chain_min) {
+		h->blk = away;
+		h->blk_stack = LM_NO_STACK;
+		if (away < lm_chain_min ||
+		    !lm_blocked_chain_wanted(c, h, lm_delta(h->t_acq, now)))
+			continue;
+		if (!taken) {
 			stack = lm_stack_take(c, true);
 			taken = true;
 		}
-		h->blk = away;
 		h->blk_stack = stack;
 	}
 }
@@ -170,12 +189,12 @@ NOKPROBE_SYMBOL(lm_sched_blocked);
 /* ... and switches it back in, perhaps on another CPU. */
 void __lockfunc lm_sched_in(struct lm_task *lt)
 {
-	u64 away = lm_delta(lt->t_out, lm_ticks());
+	u64 now = lm_ticks(), away = lm_delta(lt->t_out, now);
 
 	lt->offcpu += away;
 	lt->t_out = 0;
 	if (lt->blocked)
-		lm_sched_blocked(lt, away);
+		lm_sched_blocked(lt, away, now);
 }
 
 NOKPROBE_SYMBOL(lm_sched_in);

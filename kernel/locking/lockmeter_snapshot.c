@@ -63,11 +63,26 @@ u64 lm_inst_estimate(u64 inst)
 }
 EXPORT_SYMBOL_IF_KUNIT(lm_inst_estimate);
 
+/* The histograms of slot @s into @row; zeros without them. */
+static void lm_slot_read_hist(const struct lm_slot *s, struct lm_stat *row)
+{
+#ifdef CONFIG_LOCKMETER_HIST
+	unsigned int i;
+
+	for (i = 0; i < LM_HIST_NR; i++) {
+		row->hold_hist[i] = READ_ONCE(s->hold_hist[i]);
+		row->wait_hist[i] = READ_ONCE(s->wait_hist[i]);
+	}
+#else
+	memset(row->hold_hist, 0, sizeof(row->hold_hist));
+	memset(row->wait_hist, 0, sizeof(row->wait_hist));
+#endif
+}
+
 /* Read slot @s into @row: times in ns, derived counts filled in. */
 void lm_slot_read(const struct lm_slot *s, struct lm_stat *row)
 {
 	u64 nr, spin, hold_total, oncpu_total, max_t;
-	unsigned int i;
 
 	row->key.type = READ_ONCE(s->type);
 	/* pairs with smp_wmb() in lm_table_get(): the key is valid once typed */
@@ -106,10 +121,7 @@ void lm_slot_read(const struct lm_slot *s, struct lm_stat *row)
 	row->oncpu_max = lm_ticks_to_ns(READ_ONCE(s->oncpu_max));
 	row->blocked_max = lm_ticks_to_ns(READ_ONCE(s->blocked_max));
 	row->inst = READ_ONCE(s->inst);
-	for (i = 0; i < LM_HIST_NR; i++) {
-		row->hold_hist[i] = READ_ONCE(s->hold_hist[i]);
-		row->wait_hist[i] = READ_ONCE(s->wait_hist[i]);
-	}
+	lm_slot_read_hist(s, row);
 }
 EXPORT_SYMBOL_IF_KUNIT(lm_slot_read);
 

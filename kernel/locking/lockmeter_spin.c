@@ -366,7 +366,7 @@ noinline void __lockfunc lm_charge_slow(struct lm_cpu *c, struct lm_slot *s, u64
 
 	s->nr++;
 	s->hold_total += hold;
-	s->hold_hist[lm_hist_bucket(hold)]++;
+	lm_hold_hist_inc(s, hold);
 	if (hold < s->hold_min)
 		s->hold_min = hold;
 	if (hold > s->hold_max) {
@@ -383,7 +383,7 @@ noinline void __lockfunc lm_charge_slow(struct lm_cpu *c, struct lm_slot *s, u64
 
 		s->spin++;
 		s->wait_total += wait;
-		s->wait_hist[lm_hist_bucket(wait)]++;
+		lm_wait_hist_inc(s, wait);
 		if (wait < s->wait_min)
 			s->wait_min = wait;
 		if (wait > s->wait_max) {
