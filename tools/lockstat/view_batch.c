@@ -216,6 +216,7 @@ static void lm_batch_json_row(FILE *out, const struct lm_row *r, const struct lm
 	fprintf(out, ", \"hold_max_new\": %s, \"wait_max_new\": %s",
 		r->fresh & (1U << LM_F_HOLD_MAX) ? "true" : "false",
 		r->fresh & (1U << LM_F_WAIT_MAX) ? "true" : "false");
+	lm_json_hist(out, r, c);
 	lm_json_evidence(out, r);
 	fputs(" }", out);
 }
