@@ -751,7 +751,7 @@ if command -v groff >/dev/null; then
 	if grep -q '^ *lockstat held \[--over DURATION\] \[--json\]$' "$tmp/man.txt" &&
 	   grep -q '^HELD$' "$tmp/man.txt" && grep -q -- '^ *--over DURATION$' "$tmp/man.txt" &&
 	   grep -q 'blocked 49ms of it in schedule_timeout <- msleep' "$tmp/man.txt" &&
-	   grep -q '^ *Enter *open or close the detail pane' "$tmp/man.txt"; then
+	   grep -Eq '^ *Enter +open +or +close +the +detail +pane' "$tmp/man.txt"; then
 		pass "lockstat.8: held's synopsis, section and option, the blocked line, top's Enter render"
 	else
 		fail "lockstat.8: held's synopsis, section and option, the blocked line, top's Enter render" \
