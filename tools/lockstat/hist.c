@@ -221,7 +221,7 @@ static void hist_print_kind(FILE *f, const struct lm_row *r, const struct lm_ctx
 		fputs("\n", f);
 		return;
 	}
-	fputs("; estimated at bucket resolution:", f);
+	fputs("\n  estimated at bucket resolution:", f);
 	for (p = 0; p < LM_NR_PCT; p++) {
 		lm_fmt_pct_cell(buf, sizeof(buf), r, c, kind, p);
 		fprintf(f, " %s %s", lm_pcts[p].label, buf);
