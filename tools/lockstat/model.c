@@ -581,7 +581,7 @@ const char *lm_bounds_invalid(const uint64_t *bound, uint32_t n)
 	if (n < 2)
 		return "fewer than 2 histogram buckets";
 	if (n > LM_HIST_MAX)
-		return "more histogram buckets than this lockstat takes (48)";
+		return "more histogram buckets than this lockstat takes (32)";
 	if (bound[0])
 		return "the first histogram bound is not 0";
 	for (i = 1; i < n; i++)

@@ -159,7 +159,7 @@ static inline bool lm_ev_has(const struct lm_evidence *ev, enum lm_ev_bit bit)
  * ->hist; the hold counts sum to acquired, the wait counts to spin.  A
  * merge keeps a kind only when every merged row has it.
  */
-#define LM_HIST_MAX	48	/* buckets this reader takes; the kernel sends 28 */
+#define LM_HIST_MAX	32	/* buckets this reader takes; the kernel sends 28 */
 
 enum lm_hist_kind {
 	LM_HIST_HOLD,

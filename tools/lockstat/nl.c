@@ -504,7 +504,7 @@ static int lm_nl_bounds(struct lm_nl_req *req, struct nl_msg *msg, struct lm_hea
 		if (nla_type(a) != LOCKMETER_A_HIST_BOUND)
 			continue;
 		if (n == LM_HIST_MAX) {
-			lm_nl_bad(req, "more histogram buckets than this lockstat takes (48)",
+			lm_nl_bad(req, "more histogram buckets than this lockstat takes (32)",
 				  LOCKMETER_A_HIST_BOUND);
 			return 1;
 		}
