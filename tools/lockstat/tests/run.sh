@@ -403,7 +403,7 @@ rc "lockstat -h" 0 -h
 rc "lockstat --help" 0 --help
 rc "lockstat help" 0 help
 rc "lockstat -V" 0 -V
-for cmd in on off reset status print record get report top export held; do
+for cmd in on off reset status print record get report top export held hist; do
 	rc "$cmd: unknown option" 2 "$cmd" --bogus
 	rc "$cmd -h" 0 "$cmd" -h
 	grep -q "^usage: lockstat $cmd" "$tmp/stdout" && pass "$cmd -h: usage on stdout" ||
