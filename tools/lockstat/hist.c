@@ -55,25 +55,23 @@ static void hist_usage(int err)
 	lm_usage(err, "hist", "[OPTIONS] NAME[@SITE] [FILE]", hist_msg, LM_USAGE_SOURCE);
 }
 
+/* whether @s ends in a "[module]" */
+static bool hist_has_mod(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n && s[n - 1] == ']' && strrchr(s, '[') > s;
+}
+
 /*
  * How a name is matched: the function of a site or lock name (no
  * +0xoff/0xsize), and without its "[module]" when @keep_mod is false
  */
 static void hist_norm(char *buf, size_t len, const char *name, bool keep_mod)
 {
-	size_t n;
-
 	lm_site_func(buf, len, name);
-	n = strlen(buf);
-	if (!keep_mod && n && buf[n - 1] == ']' && strrchr(buf, '[') > buf)
+	if (!keep_mod && hist_has_mod(buf))
 		*strrchr(buf, '[') = '\0';
-}
-
-static bool hist_has_mod(const char *s)
-{
-	size_t n = strlen(s);
-
-	return n && s[n - 1] == ']' && strrchr(s, '[') > s;
 }
 
 /* NAME[@SITE]: the lock, and the site after the first '@' */

@@ -1111,14 +1111,18 @@ static int cmp_##n(const struct lm_row *a, const struct lm_row *b,	\
 	return lm_cmp_pct(a, b, c, LM_HIST_##kind, LM_##pct);		\
 }
 
-CMP_PCT(p50hold, HOLD, P50)
-CMP_PCT(p90hold, HOLD, P90)
-CMP_PCT(p99hold, HOLD, P99)
-CMP_PCT(p999hold, HOLD, P999)
-CMP_PCT(p50wait, WAIT, P50)
-CMP_PCT(p90wait, WAIT, P90)
-CMP_PCT(p99wait, WAIT, P99)
-CMP_PCT(p999wait, WAIT, P999)
+/* the percentile keys: (name, histogram kind, percentile) */
+#define LM_PCT_KEYS(X)		\
+	X(p50hold, HOLD, P50)	\
+	X(p90hold, HOLD, P90)	\
+	X(p99hold, HOLD, P99)	\
+	X(p999hold, HOLD, P999)	\
+	X(p50wait, WAIT, P50)	\
+	X(p90wait, WAIT, P90)	\
+	X(p99wait, WAIT, P99)	\
+	X(p999wait, WAIT, P999)
+
+LM_PCT_KEYS(CMP_PCT)
 
 static void pr_time(char *buf, size_t len, uint64_t ns)
 {
@@ -1261,14 +1265,7 @@ static void pr_##n(char *buf, size_t len, const struct lm_row *r, const struct l
 	lm_fmt_pct_cell(buf, len, r, c, LM_HIST_##kind, LM_##pct);	\
 }
 
-PR_PCT(p50hold, HOLD, P50)
-PR_PCT(p90hold, HOLD, P90)
-PR_PCT(p99hold, HOLD, P99)
-PR_PCT(p999hold, HOLD, P999)
-PR_PCT(p50wait, WAIT, P50)
-PR_PCT(p90wait, WAIT, P90)
-PR_PCT(p99wait, WAIT, P99)
-PR_PCT(p999wait, WAIT, P999)
+LM_PCT_KEYS(PR_PCT)
 
 static void pr_type(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
 {
