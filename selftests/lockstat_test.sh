@@ -35,7 +35,7 @@ if [ ! -e $MODPROC ]; then
 	insmod /lib/modules/$(uname -r)/kernel/lib/$MOD.ko 2>/dev/null
 	[ -e $MODPROC ] || { echo "1..0 # SKIP $MOD.ko not loadable"; exit $KSFT_SKIP; }
 fi
-echo "1..32"
+echo "1..33"
 
 # 1: the default source is netlink, and it says so
 lockstat status > "$T/status" 2>&1
@@ -470,5 +470,16 @@ lockstat hist no_such_lock_lmt > /dev/null 2>&1
 r=$(( r | ($? != 8) ))
 [ $r -ne 0 ] && diff "$T/hist.txt" "$T/hist2.txt" | head | diag
 ok "hist of a get snapshot is hist of the kernel; no such lock: exit 8" $r
+
+# 33: record --hist: the table, then the histograms of the recorded run
+lockstat record --hist lmt_hist_lock -- sh -c "echo 'hist_holds 100 20 2' > $MODPROC" \
+	> "$T/rec-hist.txt" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] && grep -q '^SPINLOCKS' "$T/rec-hist.txt" &&
+	grep -q "^lmt_hist_lock\[$MOD\] (spin): 1 site$" "$T/rec-hist.txt" &&
+	grep -q '^HOLD: 101 holds' "$T/rec-hist.txt"
+r=$?
+[ $r -ne 0 ] && { echo "exit $rc"; grep -A8 '^lmt_hist_lock' "$T/rec-hist.txt"; tail -5 "$T/rec-hist.txt"; } | diag
+ok "record --hist lmt_hist_lock: the table, then 101 holds in the histogram" $r
 
 [ $fails -eq 0 ]

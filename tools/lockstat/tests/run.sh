@@ -415,6 +415,10 @@ rc "report: two FILEs" 2 report "$fx/demo.snap" "$fx/demo.snap"
 rc "get: no -o" 2 get
 rc "record: no CMD" 2 record
 rc "record: no CMD after --" 2 record --
+rc "record --hist: an empty SITE" 2 record --hist lmt_hist_lock@ -- true
+rc "record --hist --json" 2 record --hist lmt_hist_lock --json -- true
+rc "record --hist twice" 2 record --hist a --hist b -- true
+rc "record --hist without NAME" 2 record --hist
 rc "on: an argument" 2 on now
 rc "--sort: unknown key" 2 report --sort bogus "$fx/demo.snap"
 rc "--type: unknown type" 2 report --type spinlock "$fx/demo.snap"
@@ -805,7 +809,7 @@ rc "hist: --type bogus" 2 hist --type bogus lmt_hist_lock "$hs"
 rc "hist: unknown option" 2 hist --bogus lmt_hist_lock "$hs"
 rc "hist -h" 0 hist -h
 rc "hist: no such lock" 8 hist no_such_lock "$hs"
-ok "hist: no such lock: said so, with the file" grep -q "hist: no lock 'no_such_lock' in .*hist.snap" \
+ok "hist: no such lock: said so, with the file" grep -q "no lock 'no_such_lock' in .*hist.snap" \
 	"$tmp/stderr"
 rc "hist: no such site" 8 hist lmt_hist_lock@no_such_func "$hs"
 rc "hist: the lock, but not of --type read" 8 hist --type read lmt_hist_lock "$hs"

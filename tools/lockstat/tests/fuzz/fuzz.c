@@ -5,7 +5,8 @@
  * by every key, and as a top frame against itself;
  * written back and read again, it must parse again: a snapshot lockstat
  * wrote is one it reads, with the same evidence and histograms.  The evidence is also
- * rendered under the table (--stacks) and as folded stacks.
+ * rendered under the table (--stacks) and as folded stacks, and the first
+ * row's lock as lockstat hist prints it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -62,16 +63,31 @@ static void fuzz_views(const struct lm_snapshot *s)
 	}
 }
 
-/* the table with the evidence under each site, and the folded stacks */
+/*
+ * the table with the evidence under each site and the percentiles, the
+ * folded stacks, and the histograms of a lock (lockstat hist)
+ */
 static void fuzz_evidence_views(const struct lm_snapshot *s)
 {
 	struct lm_filter f;
+
+	struct lm_hist_target t;
 
 	lm_filter_init(&f);
 	f.stacks = true;
 	f.percentiles = true;
 	lm_render(fuzz_null, s, &f, LM_FMT_TABLE);
 	lm_render(fuzz_null, s, &f, LM_FMT_FOLDED);
+	/* the histograms of the first row's lock, all its sites and its own */
+	if (s->nr && !lm_hist_target(&t, s->rows[0].lock))
+		lm_hist_print(fuzz_null, &t, s, "fuzz");
+	if (s->nr && strlen(s->rows[0].lock) + strlen(s->rows[0].site) < 1000) {
+		char arg[1024];
+
+		snprintf(arg, sizeof(arg), "%s@%s", s->rows[0].lock, s->rows[0].site);
+		if (!lm_hist_target(&t, arg))
+			lm_hist_print(fuzz_null, &t, s, "fuzz");
+	}
 }
 
 /* the evidence of each row of @a is that of the same row of @b */
