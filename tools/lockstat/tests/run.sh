@@ -511,6 +511,14 @@ else
 	"$LOCKSTAT" print --source=proc | grep -v "^System: " >"$tmp/b"
 	ok "print --source=proc is report of the same file" diff -u "$tmp/a" "$tmp/b"
 	rc "print --cpu needs netlink" 5 print --cpu 0
+	rc "print --percentiles from /proc" 0 print --percentiles
+	grep -q "^Percentiles: none: no histograms in this snapshot" "$tmp/stdout" &&
+		pass "print --percentiles from /proc: says there are no histograms" ||
+		fail "print --percentiles from /proc: says there are no histograms" "$tmp/stdout"
+	rc "hist from /proc: no histogram" 1 hist percpu:runqueues
+	grep -q "^no histogram: this kernel or snapshot has none" "$tmp/stdout" &&
+		pass "hist from /proc: says no histogram, no numbers" ||
+		fail "hist from /proc: says no histogram, no numbers" "$tmp/stdout"
 	rc "top -b from /proc" 0 top -b -n 2 -d 0.05 --json
 	ok "top -b from /proc: since start, then an interval with nothing new" "$PYTHON" -c '
 import json, sys
