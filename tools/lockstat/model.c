@@ -1640,7 +1640,8 @@ int lm_snap_delta(struct lm_snapshot *out, const struct lm_snapshot *cur,
 		out->h.metered_ns = cur->h.metered_ns - prev->h.metered_ns;
 	/* other bounds: an interval of two kernels' buckets is no histogram */
 	if (!reset && (cur->h.nr_buckets != prev->h.nr_buckets ||
-		       memcmp(cur->h.bound, prev->h.bound, sizeof(cur->h.bound))))
+		       memcmp(cur->h.bound, prev->h.bound,
+			      cur->h.nr_buckets * sizeof(cur->h.bound[0]))))
 		out->h.nr_buckets = 0;
 	cv = lm_rows_canon(cur, &cn);
 	if (!cv)
