@@ -885,6 +885,15 @@ if command -v groff >/dev/null; then
 		fail "lockstat.8: held's synopsis, section and option, the blocked line, top's Enter render" \
 			"$tmp/groff.err"
 	fi
+	if grep -q '^ *lockstat hist \[--type TYPE\] \[SOURCE-OPTIONS\] NAME\[@SITE\] \[FILE\]$' "$tmp/man.txt" &&
+	   grep -q '^HIST$' "$tmp/man.txt" && grep -q '^PERCENTILES AND HISTOGRAMS$' "$tmp/man.txt" &&
+	   grep -q -- '^ *--percentiles$' "$tmp/man.txt" &&
+	   grep -q '^ *p50hold, p90hold, p99hold, p999hold$' "$tmp/man.txt"; then
+		pass "lockstat.8: hist's synopsis and section, percentiles, --percentiles, the p keys render"
+	else
+		fail "lockstat.8: hist's synopsis and section, percentiles, --percentiles, the p keys render" \
+			"$tmp/groff.err"
+	fi
 else
 	echo "ok - lockstat.8 renders # SKIP no groff" >>"$results"
 fi
