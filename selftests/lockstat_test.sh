@@ -7,7 +7,8 @@
 # (Prometheus text) of the module's known holds, the evidence of the worst
 # hold (--stacks, --folded, kept by get), the locks held right now (held:
 # holder, stack, waiters), where a mutex's holder blocked (--stacks of a
-# get snapshot).  Prints KTAP; exits 4
+# get snapshot), the hold histogram of the module's known holds (hist,
+# report --percentiles --json, hist of a get snapshot).  Prints KTAP; exits 4
 # (skip) without lockstat, lockmeter or the test module.
 KSFT_SKIP=4
 MOD=test_lockmeter
@@ -34,7 +35,7 @@ if [ ! -e $MODPROC ]; then
 	insmod /lib/modules/$(uname -r)/kernel/lib/$MOD.ko 2>/dev/null
 	[ -e $MODPROC ] || { echo "1..0 # SKIP $MOD.ko not loadable"; exit $KSFT_SKIP; }
 fi
-echo "1..28"
+echo "1..33"
 
 # 1: the default source is netlink, and it says so
 lockstat status > "$T/status" 2>&1
@@ -398,5 +399,87 @@ r=$(( rc | $? ))
 { echo "module: shortest sleep ${smin}ns"; cat "$T/blk.line"; } | diag
 [ $r -ne 0 ] && grep -A14 "lmt_mutex_sleep+" "$T/blk.txt" | head -30 | diag
 ok "report --stacks: lmt_mutex_sleep's holder blocked in msleep <- lmt_mutex_sleep_inside" $r
+
+# 29-32: histograms.  hist_holds 1000 20 20: 1000 holds of lmt_hist_lock
+# of about 20 us and one of about 20 ms, all in lmt_hist_hold(); the
+# module reports count, hold_min_ns and hold_max_ns as it measured them
+# (inside the hold: lockmeter's own measure is a little longer, so a hold
+# may land one bucket up).  The bucket bounds are the kernel's, read from
+# report --json (hist_bounds_ns), never assumed.
+bucket() {	# bucket NS: the index of the bucket holding NS in $T/bounds
+	awk -v ns="$1" '$1 <= ns { k = NR - 1 } END { print k + 0 }' "$T/bounds"
+}
+bound() {	# bound I: the lower bound of bucket I, or "-" past the last
+	awk -v i="$1" 'NR - 1 == i { print; f = 1 } END { if (!f) print "-" }' "$T/bounds"
+}
+lockstat reset && lockstat on && echo 'hist_holds 1000 20 20' > $MODPROC &&
+	cat $MODPROC > "$T/mod.hist" && lockstat off
+rc=$?
+hcount=$(modval "$T/mod.hist" count) hmin=$(modval "$T/mod.hist" hold_min_ns)
+hmax=$(modval "$T/mod.hist" hold_max_ns)
+lockstat report --percentiles --json > "$T/pct.json" 2> "$T/pct.err"
+rc=$(( rc | $? ))
+sed -n 's/.*"hist_bounds_ns": \[ \(.*\) \].*/\1/p' "$T/pct.json" | tr -d ' ' | tr , '\n' > "$T/bounds"
+echo "module: $hcount holds, min ${hmin}ns, max ${hmax}ns; $(wc -l < "$T/bounds") buckets" | diag
+lockstat hist lmt_hist_lock > "$T/hist.txt" 2> "$T/hist.err"
+rc=$(( rc | $? ))
+# the HOLD section's bucket lines: FROM_NS TO_NS FROM TO COUNT SHARE CUM [BAR]
+awk '/^HOLD:/ { h = 1; next } /^WAIT:/ { h = 0 } h && $1 ~ /^[0-9]+$/' "$T/hist.txt" > "$T/hold.lines"
+total=$(awk '{ n += $5 } END { print n + 0 }' "$T/hold.lines")
+[ "$rc" -eq 0 ] && [ "$hcount" = 1001 ] && [ "$total" = 1001 ] &&
+	grep -q '^HOLD: 1001 holds' "$T/hist.txt" && [ -s "$T/bounds" ]
+r=$?
+[ $r -ne 0 ] && { echo "exit $rc, $total holds in the buckets"; cat "$T/hist.err" "$T/pct.err"
+	head -20 "$T/hist.txt"; } | diag
+ok "hist lmt_hist_lock: exactly 1001 holds in the buckets" $r
+
+# 30: the big hold is in the highest non-empty bucket, the one that holds
+# the module's hold_max_ns or the next one up
+k=$(bucket "${hmax:-0}")
+top_from=$(awk '$5 > 0 { f = $1 } END { print f }' "$T/hold.lines")
+top_count=$(awk '$5 > 0 { c = $5 } END { print c }' "$T/hold.lines")
+[ -n "$hmax" ] && [ -n "$top_from" ] &&
+	{ [ "$top_from" = "$(bound "$k")" ] || [ "$top_from" = "$(bound $((k + 1)))" ]; }
+r=$?
+echo "highest bucket from ${top_from}ns holds $top_count; the module's max is in bucket $k from $(bound "$k")ns" | diag
+[ $r -ne 0 ] && cat "$T/hold.lines" | diag
+ok "hist: the 20 ms hold in the bucket of the module's hold_max_ns (or one up)" $r
+
+# 31: report --percentiles --json: p50 within the buckets of the module's
+# typical (shortest) hold or one up, p99.9 no more than its longest
+site_line=$(grep '"site": "lmt_hist_hold+' "$T/pct.json" | head -n 1)
+p50=$(echo "$site_line" | sed -n 's/.*"hold_p50_ns": \([0-9]*\).*/\1/p')
+p999=$(echo "$site_line" | sed -n 's/.*"hold_p999_ns": \([0-9]*\).*/\1/p')
+kmin=$(bucket "${hmin:-0}")
+lo=$(bound "$kmin") hi=$(bound $((kmin + 2)))
+[ -n "$p50" ] && [ -n "$p999" ] && [ -n "$hmax" ] && [ "$p50" -ge "$lo" ] &&
+	{ [ "$hi" = "-" ] || [ "$p50" -lt "$hi" ]; } && [ "$p999" -le "$hmax" ] &&
+	! echo "$site_line" | grep -q '"hold_p999_ge"'
+r=$?
+echo "p50 ${p50}ns (buckets from ${lo}ns to ${hi}ns), p99.9 ${p999}ns (module max ${hmax}ns)" | diag
+[ $r -ne 0 ] && echo "$site_line" | cut -c1-600 | diag
+ok "report --percentiles --json: hold p50 in the typical hold's buckets, p99.9 <= max" $r
+
+# 32: hist of a get snapshot is hist of the kernel (metering off), and no
+# such lock is exit 8
+lockstat get -o "$T/hist.snap" && lockstat hist lmt_hist_lock "$T/hist.snap" > "$T/hist2.txt" 2>&1
+rc=$?
+cmp -s "$T/hist.txt" "$T/hist2.txt"
+r=$(( rc | $? ))
+lockstat hist no_such_lock_lmt > /dev/null 2>&1
+r=$(( r | ($? != 8) ))
+[ $r -ne 0 ] && diff "$T/hist.txt" "$T/hist2.txt" | head | diag
+ok "hist of a get snapshot is hist of the kernel; no such lock: exit 8" $r
+
+# 33: record --hist: the table, then the histograms of the recorded run
+lockstat record --hist lmt_hist_lock -- sh -c "echo 'hist_holds 100 20 2' > $MODPROC" \
+	> "$T/rec-hist.txt" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] && grep -q '^SPINLOCKS' "$T/rec-hist.txt" &&
+	grep -q "^lmt_hist_lock\[$MOD\] (spin): 1 site$" "$T/rec-hist.txt" &&
+	grep -q '^HOLD: 101 holds' "$T/rec-hist.txt"
+r=$?
+[ $r -ne 0 ] && { echo "exit $rc"; grep -A8 '^lmt_hist_lock' "$T/rec-hist.txt"; tail -5 "$T/rec-hist.txt"; } | diag
+ok "record --hist lmt_hist_lock: the table, then 101 holds in the histogram" $r
 
 [ $fails -eq 0 ]

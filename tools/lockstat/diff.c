@@ -12,7 +12,9 @@
  *
  * Per key, the columns of diff_cols[] for A and B and their change in
  * percent of A: UTIL and acquisitions per second relative to each
- * snapshot's own metered time, so runs of different lengths compare.
+ * snapshot's own metered time, so runs of different lengths compare;
+ * hold and wait p99 from the rows' histograms (estimates at bucket
+ * resolution; "-" for a row without one).
  * The regression of a matched key is the larger relative increase of its
  * hold max and hold mean; keys sort by it, largest first, then the new
  * (B only) and the gone (A only) ones.  --fail-over PCT makes the exit
@@ -77,8 +79,8 @@ struct diff_entry {
 
 /*
  * The columns, one table: the JSON/CSV name, the header, a value of a
- * row and the cell printer.  Percentile columns go here once rows carry
- * histograms.
+ * row and the cell printer.  A value is NAN when the row has none (a
+ * p99 without a histogram): "-" in the table, null in JSON, empty in CSV.
  */
 struct diff_col {
 	const char *name;
@@ -124,6 +126,24 @@ COL_FIELD(hold_max, HOLD_MAX)
 COL_MEAN(wait_mean, WAIT_TOTAL, SPIN)
 COL_FIELD(wait_max, WAIT_MAX)
 
+/* a p99 from the row's histogram; NAN without one (shown as "-") */
+static double diff_p99(const struct lm_row *r, const struct lm_ctx *c, int kind)
+{
+	double ns;
+
+	return lm_row_pct(r, c, kind, LM_P99, &ns) == LM_PCT_NONE ? NAN : ns;
+}
+
+static double col_hold_p99(const struct lm_row *r, const struct lm_ctx *c)
+{
+	return diff_p99(r, c, LM_HIST_HOLD);
+}
+
+static double col_wait_p99(const struct lm_row *r, const struct lm_ctx *c)
+{
+	return diff_p99(r, c, LM_HIST_WAIT);
+}
+
 static double col_rate(const struct lm_row *r, const struct lm_ctx *c)
 {
 	return c->elapsed_ns > 0 ? 1e9 * (double)r->v[LM_F_ACQUIRED] / c->elapsed_ns : 0;
@@ -134,8 +154,10 @@ enum diff_col_id {
 	DIFF_C_CON,
 	DIFF_C_HOLD_MEAN,
 	DIFF_C_HOLD_MAX,
+	DIFF_C_HOLD_P99,
 	DIFF_C_WAIT_MEAN,
 	DIFF_C_WAIT_MAX,
+	DIFF_C_WAIT_P99,
 	DIFF_C_RATE,
 	DIFF_NR_COLS
 };
@@ -145,8 +167,10 @@ static const struct diff_col diff_cols[DIFF_NR_COLS] = {
 	[DIFF_C_CON] = { "con_pct", "", "CON", col_con, lm_fmt_pct },
 	[DIFF_C_HOLD_MEAN] = { "hold_mean_ns", "HOLD", "MEAN", col_hold_mean, lm_fmt_time },
 	[DIFF_C_HOLD_MAX] = { "hold_max_ns", "", "MAX", col_hold_max, lm_fmt_time },
+	[DIFF_C_HOLD_P99] = { "hold_p99_ns", "", "P99", col_hold_p99, lm_fmt_time },
 	[DIFF_C_WAIT_MEAN] = { "wait_mean_ns", "WAIT", "MEAN", col_wait_mean, lm_fmt_time },
 	[DIFF_C_WAIT_MAX] = { "wait_max_ns", "", "MAX", col_wait_max, lm_fmt_time },
+	[DIFF_C_WAIT_P99] = { "wait_p99_ns", "", "P99", col_wait_p99, lm_fmt_time },
 	[DIFF_C_RATE] = { "acq_per_s", "", "ACQ/s", col_rate, lm_fmt_rate },
 };
 
@@ -159,10 +183,11 @@ static const char *const diff_msg[] = {
 	"",
 	"Compare two snapshots (lockstat get, record -o): A before, B after.  Rows",
 	"match by (type, lock, site function): offsets (+0xoff/0xsize) are ignored.",
-	"Per match UTIL, CON, hold and wait mean and max, acquisitions per second",
-	"(each over its own metered time) of A and B and the change in percent of",
-	"A; sorted by regression, the larger increase of hold max and hold mean;",
-	"then the rows only B has (new) and those only A has (gone).",
+	"Per match UTIL, CON, hold and wait mean, max and p99 (from histograms,",
+	"'-' without), acquisitions per second (each over its own metered time)",
+	"of A and B and the change in percent of A; sorted by regression, the",
+	"larger increase of hold max and hold mean; then the rows only B has (new)",
+	"and those only A has (gone).",
 	"",
 	"  --csv               CSV instead of the table (raw numbers)",
 	"  --exact             match the names as they are, offsets too",
@@ -318,9 +343,11 @@ static double diff_val(const struct diff_key *k, const struct diff_side *sd, int
 	return diff_cols[col].val(&k->row, &sd->ctx);
 }
 
-/* B's change in percent of A; HUGE_VAL from 0, NAN for 0 to 0 */
+/* B's change in percent of A; HUGE_VAL from 0, NAN for 0 to 0 or a value missing */
 static double diff_change(double a, double b)
 {
+	if (isnan(a) || isnan(b))
+		return NAN;
 	if (a > 0)
 		return 100.0 * (b - a) / a;
 	return b > 0 ? HUGE_VAL : NAN;
@@ -436,7 +463,12 @@ static void diff_table_cols(FILE *f, const char *lead, const struct diff_key *k,
 
 	fputs(lead, f);
 	for (c = 0; c < DIFF_NR_COLS; c++) {
-		diff_cols[c].fmt(buf, sizeof(buf), diff_val(k, sd, c));
+		double v = diff_val(k, sd, c);
+
+		if (isnan(v))
+			snprintf(buf, sizeof(buf), "-");
+		else
+			diff_cols[c].fmt(buf, sizeof(buf), v);
 		fprintf(f, "%*s", DIFF_W, buf);
 	}
 }

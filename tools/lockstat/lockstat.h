@@ -21,6 +21,7 @@ enum lm_exit {
 	LM_EXIT_NOFAMILY	= 5,	/* --source=netlink and no family */
 	LM_EXIT_FILE		= 6,	/* snapshot file unreadable */
 	LM_EXIT_CORRUPT		= 7,	/* snapshot file corrupt */
+	LM_EXIT_NOTFOUND	= 8,	/* hist: no such lock or site */
 };
 
 /* what on, off and reset ask for, whatever the source */
@@ -52,5 +53,6 @@ int top_main(int argc, char **argv);
 int export_main(int argc, char **argv);
 int diff_main(int argc, char **argv);
 int held_main(int argc, char **argv);
+int hist_main(int argc, char **argv);
 
 #endif /* LOCKSTAT_H */

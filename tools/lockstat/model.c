@@ -550,6 +550,158 @@ const char *lm_row_impossible(const struct lm_row *r)
 	return NULL;
 }
 
+/* ---- histograms ---- */
+
+const char *const lm_hist_names[LM_NR_HIST] = {
+	[LM_HIST_HOLD] = "hold",
+	[LM_HIST_WAIT] = "wait",
+};
+
+/* the count each kind's buckets sum to */
+static uint64_t lm_hist_count(const struct lm_row *r, int kind)
+{
+	return kind == LM_HIST_HOLD ? r->v[LM_F_ACQUIRED] : r->v[LM_F_SPIN];
+}
+
+uint64_t lm_hist_sum(const uint64_t *c, uint32_t n)
+{
+	uint64_t sum = 0;
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		sum = lm_add_sat(sum, c[i]);
+	return sum;
+}
+
+/* why @n bounds cannot be a kernel's histogram bounds, or NULL */
+const char *lm_bounds_invalid(const uint64_t *bound, uint32_t n)
+{
+	uint32_t i;
+
+	if (n < 2)
+		return "fewer than 2 histogram buckets";
+	if (n > LM_HIST_MAX)
+		return "more histogram buckets than this lockstat takes (32)";
+	if (bound[0])
+		return "the first histogram bound is not 0";
+	for (i = 1; i < n; i++)
+		if (bound[i] <= bound[i - 1])
+			return "histogram bounds are not strictly increasing";
+	return NULL;
+}
+
+/* why the histograms @r has cannot be its own with @n buckets, or NULL */
+const char *lm_row_hist_invalid(const struct lm_row *r, uint32_t n)
+{
+	int k;
+
+	if (r->hist && !n)
+		return "a histogram, but no histogram bounds";
+	for (k = 0; k < LM_NR_HIST; k++) {
+		if (!(r->hist & (1U << k)))
+			continue;
+		if (lm_hist_sum(r->hc[k], n) != lm_hist_count(r, k))
+			return k == LM_HIST_HOLD ? "the hold histogram does not sum to acquired" :
+			       "the wait histogram does not sum to spin";
+	}
+	return NULL;
+}
+
+/* @dst's histograms plus @src's: a kind stays only when both have it */
+static void lm_hist_add(struct lm_row *dst, const struct lm_row *src)
+{
+	int k, i;
+
+	for (k = 0; k < LM_NR_HIST; k++) {
+		if (!(dst->hist & (1U << k)))
+			continue;
+		if (!(src->hist & (1U << k))) {
+			dst->hist &= ~(1U << k);
+			memset(dst->hc[k], 0, sizeof(dst->hc[k]));
+			continue;
+		}
+		for (i = 0; i < LM_HIST_MAX; i++)
+			dst->hc[k][i] = lm_add_sat(dst->hc[k][i], src->hc[k][i]);
+	}
+}
+
+/*
+ * @d's histograms = @c's - @p's, of the kinds both have: false when a
+ * bucket went down (@p is not an earlier state of @c's row)
+ */
+static bool lm_hist_sub(struct lm_row *d, const struct lm_row *c, const struct lm_row *p)
+{
+	int k, i;
+
+	d->hist = c->hist & p->hist;
+	for (k = 0; k < LM_NR_HIST; k++) {
+		if (!(d->hist & (1U << k))) {
+			memset(d->hc[k], 0, sizeof(d->hc[k]));
+			continue;
+		}
+		for (i = 0; i < LM_HIST_MAX; i++) {
+			if (c->hc[k][i] < p->hc[k][i])
+				return false;
+			d->hc[k][i] = c->hc[k][i] - p->hc[k][i];
+		}
+	}
+	return true;
+}
+
+const struct lm_pct_def lm_pcts[LM_NR_PCT] = {
+	[LM_P50] = { "p50", "p50", 500 },
+	[LM_P90] = { "p90", "p90", 900 },
+	[LM_P99] = { "p99", "p99", 990 },
+	[LM_P999] = { "p99.9", "p999", 999 },
+};
+
+/*
+ * The @permille-th permille of the @n counts @c with lower bounds @bound:
+ * the first bucket whose cumulative count reaches the rank (permille of
+ * the total), the value interpolated linearly between its bounds, then
+ * kept within [@lo, @hi], the smallest and largest sample known.  In the
+ * last bucket, its lower bound only (LM_PCT_GE).
+ */
+enum lm_pct_res lm_hist_pct(const uint64_t *c, const uint64_t *bound, uint32_t n,
+			    unsigned int permille, uint64_t lo, uint64_t hi, double *ns)
+{
+	uint64_t total = lm_hist_sum(c, n);
+	double rank, below = 0, v;
+	uint32_t i;
+
+	if (!total || !n)
+		return LM_PCT_NONE;
+	rank = (double)total * permille / 1000.0;
+	for (i = 0; i + 1 < n; i++) {
+		if (c[i] && below + (double)c[i] >= rank)
+			break;
+		below += (double)c[i];
+	}
+	if (i + 1 == n) {
+		*ns = (double)bound[i];
+		return LM_PCT_GE;
+	}
+	v = (double)bound[i] + (rank - below) / (double)c[i] * (double)(bound[i + 1] - bound[i]);
+	if (v > (double)hi)
+		v = (double)hi;
+	if (v < (double)lo)
+		v = (double)lo;
+	*ns = v;
+	return LM_PCT_EST;
+}
+
+enum lm_pct_res lm_row_pct(const struct lm_row *r, const struct lm_ctx *c, int kind,
+			   int pct, double *ns)
+{
+	uint64_t lo = kind == LM_HIST_HOLD ? r->v[LM_F_HOLD_MIN] : r->v[LM_F_WAIT_MIN];
+	uint64_t hi = kind == LM_HIST_HOLD ? r->v[LM_F_HOLD_MAX] : r->v[LM_F_WAIT_MAX];
+
+	if (!c || !c->nr_buckets || !(r->hist & (1U << kind)))
+		return LM_PCT_NONE;
+	return lm_hist_pct(r->hc[kind], c->bound, c->nr_buckets, lm_pcts[pct].permille, lo, hi,
+			   ns);
+}
+
 /*
  * Whether a maximum equal to @dst's brings better evidence from @src: some
  * where @dst has none, or evidence of the interval where @dst's is older.
@@ -612,6 +764,7 @@ void lm_row_add(struct lm_row *dst, const struct lm_row *src)
 			break;
 		}
 	}
+	lm_hist_add(dst, src);
 }
 
 /* ---- derived values and their formatting ---- */
@@ -620,6 +773,8 @@ void lm_ctx_init(struct lm_ctx *c, const struct lm_header *h)
 {
 	c->elapsed_ns = lm_has(h, LM_H_METERED_NS) ? (double)h->metered_ns : 0;
 	c->cpus = 1;
+	c->bound = h->bound;
+	c->nr_buckets = h->nr_buckets;
 	if (!lm_has(h, LM_H_CPU) && lm_has(h, LM_H_CPUS) && h->cpus)
 		c->cpus = h->cpus;
 }
@@ -842,20 +997,26 @@ static int lm_cmp_ratio(uint64_t an, uint64_t ad, uint64_t bn, uint64_t bd)
  * (over the acquisitions, or the waits) or a share of the attempts.
  */
 #define CMP_FIELD(n, f)							\
-static int cmp_##n(const struct lm_row *a, const struct lm_row *b)	\
+static int cmp_##n(const struct lm_row *a, const struct lm_row *b,	\
+		   const struct lm_ctx *c)				\
 {									\
+	(void)c;							\
 	return lm_cmp_u64(F(a, f), F(b, f));				\
 }
 
 #define CMP_MEAN(n, f, per)						\
-static int cmp_##n(const struct lm_row *a, const struct lm_row *b)	\
+static int cmp_##n(const struct lm_row *a, const struct lm_row *b,	\
+		   const struct lm_ctx *c)				\
 {									\
+	(void)c;							\
 	return lm_cmp_ratio(F(a, f), F(a, per), F(b, f), F(b, per));	\
 }
 
 #define CMP_SHARE(n, f)							\
-static int cmp_##n(const struct lm_row *a, const struct lm_row *b)	\
+static int cmp_##n(const struct lm_row *a, const struct lm_row *b,	\
+		   const struct lm_ctx *c)				\
 {									\
+	(void)c;							\
 	return lm_cmp_ratio(F(a, f), lm_row_total(a), F(b, f), lm_row_total(b)); \
 }
 
@@ -877,24 +1038,32 @@ CMP_FIELD(oncpu, ONCPU_MAX)
 /* rate: acquisitions over the metered time, which is the same for every row */
 CMP_FIELD(rate, ACQUIRED)
 
-static int cmp_con(const struct lm_row *a, const struct lm_row *b)
+static int cmp_con(const struct lm_row *a, const struct lm_row *b,
+		    const struct lm_ctx *ctx)
 {
+	(void)ctx;
 	return lm_cmp_ratio(lm_row_contended(a), lm_row_total(a),
 			    lm_row_contended(b), lm_row_total(b));
 }
 
-static int cmp_total(const struct lm_row *a, const struct lm_row *b)
+static int cmp_total(const struct lm_row *a, const struct lm_row *b,
+		    const struct lm_ctx *ctx)
 {
+	(void)ctx;
 	return lm_cmp_u64(lm_row_total(a), lm_row_total(b));
 }
 
-static int cmp_contended(const struct lm_row *a, const struct lm_row *b)
+static int cmp_contended(const struct lm_row *a, const struct lm_row *b,
+		    const struct lm_ctx *ctx)
 {
+	(void)ctx;
 	return lm_cmp_u64(lm_row_contended(a), lm_row_contended(b));
 }
 
-static int cmp_name(const struct lm_row *a, const struct lm_row *b)
+static int cmp_name(const struct lm_row *a, const struct lm_row *b,
+		    const struct lm_ctx *ctx)
 {
+	(void)ctx;
 	int c = strcmp(a->lock, b->lock);
 
 	if (!c)
@@ -903,20 +1072,57 @@ static int cmp_name(const struct lm_row *a, const struct lm_row *b)
 }
 
 /* the comm of the worst hold's evidence; rows without any first */
-static int cmp_holder(const struct lm_row *a, const struct lm_row *b)
+static int cmp_holder(const struct lm_row *a, const struct lm_row *b,
+		    const struct lm_ctx *ctx)
 {
+	(void)ctx;
 	const struct lm_evidence *x = a->ev[LM_EV_HOLD], *y = b->ev[LM_EV_HOLD];
 	int c = !x || !y ? !!x - !!y : strcmp(x->comm, y->comm);
 
 	return (c > 0) - (c < 0);
 }
 
-static int cmp_type(const struct lm_row *a, const struct lm_row *b)
+static int cmp_type(const struct lm_row *a, const struct lm_row *b,
+		    const struct lm_ctx *ctx)
 {
+	(void)ctx;
 	int c = lm_cmp_u64(a->type, b->type);
 
-	return c ? c : cmp_name(a, b);
+	return c ? c : cmp_name(a, b, NULL);
 }
+
+/* rows without the percentile first, then by its value */
+static int lm_cmp_pct(const struct lm_row *a, const struct lm_row *b, const struct lm_ctx *c,
+		      int kind, int pct)
+{
+	double x = 0, y = 0;
+	bool hx = lm_row_pct(a, c, kind, pct, &x) != LM_PCT_NONE;
+	bool hy = lm_row_pct(b, c, kind, pct, &y) != LM_PCT_NONE;
+
+	if (hx != hy)
+		return hx - hy;
+	return (x > y) - (x < y);
+}
+
+#define CMP_PCT(n, kind, pct)						\
+static int cmp_##n(const struct lm_row *a, const struct lm_row *b,	\
+		   const struct lm_ctx *c)				\
+{									\
+	return lm_cmp_pct(a, b, c, LM_HIST_##kind, LM_##pct);		\
+}
+
+/* the percentile keys: (name, histogram kind, percentile) */
+#define LM_PCT_KEYS(X)		\
+	X(p50hold, HOLD, P50)	\
+	X(p90hold, HOLD, P90)	\
+	X(p99hold, HOLD, P99)	\
+	X(p999hold, HOLD, P999)	\
+	X(p50wait, WAIT, P50)	\
+	X(p90wait, WAIT, P90)	\
+	X(p99wait, WAIT, P99)	\
+	X(p999wait, WAIT, P999)
+
+LM_PCT_KEYS(CMP_PCT)
 
 static void pr_time(char *buf, size_t len, uint64_t ns)
 {
@@ -1035,6 +1241,32 @@ static void pr_holder(char *buf, size_t len, const struct lm_row *r, const struc
 		lm_copy(buf, len, "-");
 }
 
+void lm_fmt_pct_cell(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c,
+		     int kind, int pct)
+{
+	enum lm_pct_res res;
+	char num[32];
+	double ns;
+
+	res = lm_row_pct(r, c, kind, pct, &ns);
+	if (res == LM_PCT_NONE) {
+		lm_copy(buf, len, "-");
+		return;
+	}
+	lm_fmt_time(num + 2, sizeof(num) - 2, ns);
+	num[0] = '>';
+	num[1] = '=';
+	lm_copy(buf, len, res == LM_PCT_GE ? num : num + 2);
+}
+
+#define PR_PCT(n, kind, pct)						\
+static void pr_##n(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c) \
+{									\
+	lm_fmt_pct_cell(buf, len, r, c, LM_HIST_##kind, LM_##pct);	\
+}
+
+LM_PCT_KEYS(PR_PCT)
+
 static void pr_type(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
 {
 	(void)c;
@@ -1070,6 +1302,14 @@ const struct lm_key lm_keys[LM_NR_KEYS] = {
 	KEY(RATE, rate, "ACQ/s", 6, true, "acquisitions per second of metered time"),
 	KEY(CONTENDED, contended, "CONTND", 10, true, "attempts that waited or failed: spin + reject"),
 	KEY(HOLDER, holder, "HOLDER", 15, false, "the worst holder's comm (evidence), A to Z"),
+	KEY(P50HOLD, p50hold, "HP50", 7, true, "median hold, estimated from the histogram"),
+	KEY(P90HOLD, p90hold, "HP90", 7, true, "90th percentile of the holds (histogram)"),
+	KEY(P99HOLD, p99hold, "HP99", 7, true, "99th percentile of the holds (histogram)"),
+	KEY(P999HOLD, p999hold, "HP99.9", 7, true, "99.9th percentile of the holds (histogram)"),
+	KEY(P50WAIT, p50wait, "WP50", 7, true, "median wait of those that waited (histogram)"),
+	KEY(P90WAIT, p90wait, "WP90", 7, true, "90th percentile of the waits (histogram)"),
+	KEY(P99WAIT, p99wait, "WP99", 7, true, "99th percentile of the waits (histogram)"),
+	KEY(P999WAIT, p999wait, "WP99.9", 7, true, "99.9th percentile of the waits (histogram)"),
 	KEY(TYPE, type, "TYPE", 11, false, "lock type, then name"),
 	KEY(NAME, name, "NAME", 0, false, "lock name, then site, alphabetically"),
 };
@@ -1121,13 +1361,14 @@ void lm_filter_init(struct lm_filter *f)
 
 /* qsort has no context argument: the key of the sort in progress */
 static const struct lm_key *lm_sort_key;
+static const struct lm_ctx *lm_sort_ctx;
 static int lm_sort_dir;
 
 static int lm_sort_cmp(const struct lm_row *a, const struct lm_row *b)
 {
-	int c = lm_sort_key->cmp(a, b) * lm_sort_dir;
+	int c = lm_sort_key->cmp(a, b, lm_sort_ctx) * lm_sort_dir;
 
-	return c ? c : cmp_type(a, b);
+	return c ? c : cmp_type(a, b, NULL);
 }
 
 static int lm_sort_rowp(const void *pa, const void *pb)
@@ -1147,7 +1388,7 @@ static int lm_group_cmp(const void *pa, const void *pb)
 	const struct lm_row *b = *(const struct lm_row *const *)pb;
 	int c = lm_cmp_u64(a->type, b->type);
 
-	return c ? c : cmp_name(a, b);
+	return c ? c : cmp_name(a, b, NULL);
 }
 
 static bool lm_same_lock(const struct lm_row *a, const struct lm_row *b)
@@ -1262,6 +1503,7 @@ int lm_view_build(struct lm_view *v, const struct lm_snapshot *s,
 		v->sec[t].type = t;
 		v->sec[t].total.type = t;
 		v->sec[t].total.lock = "*TOTAL*";
+		v->sec[t].total.hist = LM_HIST_ALL;	/* empty: sums to its 0 counts */
 	}
 	if (!s->nr)
 		return 0;
@@ -1279,6 +1521,7 @@ int lm_view_build(struct lm_view *v, const struct lm_snapshot *s,
 	n = lm_view_merge_equal(v, n);
 	lm_view_group(v, n);
 	lm_sort_key = f->key;
+	lm_sort_ctx = &v->ctx;
 	lm_sort_dir = (f->key->desc != f->reverse) ? -1 : 1;
 	for (t = LM_TYPE_NONE + 1; t < LM_NR_TYPES; t++)
 		lm_view_section(v, &v->sec[t]);
@@ -1360,6 +1603,8 @@ static bool lm_row_sub(struct lm_row *d, const struct lm_row *c, const struct lm
 			return false;
 		d->v[f] = c->v[f] - p->v[f];
 	}
+	if (!lm_hist_sub(d, c, p))
+		return false;
 	for (f = 0; f < LM_NR_FIELDS; f++)
 		if ((LM_MAX_FIELDS & (1U << f)) && c->v[f] > p->v[f])
 			d->fresh |= 1U << f;
@@ -1393,6 +1638,11 @@ int lm_snap_delta(struct lm_snapshot *out, const struct lm_snapshot *cur,
 		reset = reset || cur->h.resets != prev->h.resets;
 	if (!reset)
 		out->h.metered_ns = cur->h.metered_ns - prev->h.metered_ns;
+	/* other bounds: an interval of two kernels' buckets is no histogram */
+	if (!reset && (cur->h.nr_buckets != prev->h.nr_buckets ||
+		       memcmp(cur->h.bound, prev->h.bound,
+			      cur->h.nr_buckets * sizeof(cur->h.bound[0]))))
+		out->h.nr_buckets = 0;
 	cv = lm_rows_canon(cur, &cn);
 	if (!cv)
 		return -1;
@@ -1406,7 +1656,7 @@ int lm_snap_delta(struct lm_snapshot *out, const struct lm_snapshot *cur,
 		struct lm_row *d;
 		int k = 1;
 
-		while (j < pn && (k = cmp_type(&pv[j], c)) < 0)
+		while (j < pn && (k = cmp_type(&pv[j], c, NULL)) < 0)
 			j++;
 		d = lm_snap_add_row(out);
 		if (!d)
@@ -1546,6 +1796,7 @@ int lm_flat_build(struct lm_flat *fl, const struct lm_snapshot *s, const struct 
 		}
 	}
 	lm_sort_key = f->key;
+	lm_sort_ctx = &fl->v.ctx;
 	lm_sort_dir = (f->key->desc != f->reverse) ? -1 : 1;
 	qsort(fl->rows, fl->nr, sizeof(*fl->rows), lm_sort_rowp);
 	if (f->top && fl->nr > f->top)

@@ -152,6 +152,23 @@ static inline bool lm_ev_has(const struct lm_evidence *ev, enum lm_ev_bit bit)
 	return ev->present & (1U << bit);
 }
 
+/*
+ * Histograms of hold and wait times: per row, a count per bucket, in the
+ * order of the bounds of the snapshot's header (lm_header.bound, from
+ * the kernel's status).  A kind is valid only when its bit is in
+ * ->hist; the hold counts sum to acquired, the wait counts to spin.  A
+ * merge keeps a kind only when every merged row has it.
+ */
+#define LM_HIST_MAX	32	/* buckets this reader takes; the kernel sends 28 */
+
+enum lm_hist_kind {
+	LM_HIST_HOLD,
+	LM_HIST_WAIT,
+	LM_NR_HIST
+};
+
+#define LM_HIST_ALL	((1U << LM_NR_HIST) - 1)
+
 struct lm_row {
 	uint32_t type;		/* enum lm_type */
 	uint32_t class;		/* enum lm_class */
@@ -162,6 +179,8 @@ struct lm_row {
 	const char *site;
 	/* of HOLD_MAX and WAIT_MAX, or NULL: in the snapshot's pool */
 	const struct lm_evidence *ev[LM_NR_EV];
+	uint32_t hist;		/* 1 << enum lm_hist_kind */
+	uint64_t hc[LM_NR_HIST][LM_HIST_MAX];
 };
 
 /* Header fields; a field is valid only when its bit is in ->present. */
@@ -221,6 +240,8 @@ struct lm_header {
 	uint64_t mem_task;
 	uint64_t captures;
 	uint64_t loss[LM_NR_LOSSES];
+	uint32_t nr_buckets;	/* 0: no histograms (an older kernel, /proc) */
+	uint64_t bound[LM_HIST_MAX];	/* ns: each bucket's lower bound, from 0 */
 };
 
 static inline bool lm_has(const struct lm_header *h, enum lm_hdr_bit bit)
@@ -295,12 +316,56 @@ uint64_t lm_row_contended(const struct lm_row *r);
 const char *lm_row_impossible(const struct lm_row *r);
 const char *lm_hdr_impossible(const struct lm_header *h, int bit);
 void lm_row_add(struct lm_row *dst, const struct lm_row *src);
+
+/* histograms */
+struct lm_ctx;
+extern const char *const lm_hist_names[LM_NR_HIST];
+const char *lm_bounds_invalid(const uint64_t *bound, uint32_t n);
+const char *lm_row_hist_invalid(const struct lm_row *r, uint32_t n);
+uint64_t lm_hist_sum(const uint64_t *c, uint32_t n);
+
+/*
+ * Percentiles, estimated at bucket resolution: the rank's bucket found,
+ * the value interpolated linearly inside it and kept within the row's
+ * minimum and maximum.  In the last bucket, which has no upper bound,
+ * only its lower bound is known: LM_PCT_GE.
+ */
+enum lm_pct_id {
+	LM_P50,
+	LM_P90,
+	LM_P99,
+	LM_P999,
+	LM_NR_PCT
+};
+
+enum lm_pct_res {
+	LM_PCT_NONE,		/* no histogram, or no samples in it */
+	LM_PCT_EST,		/* *ns interpolated inside a bucket */
+	LM_PCT_GE,		/* *ns is the lower bound of the last bucket */
+};
+
+struct lm_pct_def {
+	const char *label;	/* "p99.9" */
+	const char *json;	/* "p999": hold_p999_ns */
+	unsigned int permille;
+};
+
+extern const struct lm_pct_def lm_pcts[LM_NR_PCT];
+enum lm_pct_res lm_hist_pct(const uint64_t *c, const uint64_t *bound, uint32_t n,
+			    unsigned int permille, uint64_t lo, uint64_t hi, double *ns);
+enum lm_pct_res lm_row_pct(const struct lm_row *r, const struct lm_ctx *c, int kind,
+			   int pct, double *ns);
+/* a percentile's cell: "43us", ">=1.1s", "-" */
+void lm_fmt_pct_cell(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c,
+		     int kind, int pct);
 bool lm_name_printable(const char *s);
 
 /* What the derived columns are relative to. */
 struct lm_ctx {
 	double elapsed_ns;	/* metered time */
 	double cpus;		/* CPUs whose tables are in the rows */
+	const uint64_t *bound;	/* the header's histogram bounds */
+	uint32_t nr_buckets;	/* 0: no histograms */
 };
 
 void lm_ctx_init(struct lm_ctx *c, const struct lm_header *h);
@@ -345,6 +410,14 @@ enum lm_key_id {
 	LM_K_RATE,
 	LM_K_CONTENDED,
 	LM_K_HOLDER,
+	LM_K_P50HOLD,
+	LM_K_P90HOLD,
+	LM_K_P99HOLD,
+	LM_K_P999HOLD,
+	LM_K_P50WAIT,
+	LM_K_P90WAIT,
+	LM_K_P99WAIT,
+	LM_K_P999WAIT,
 	LM_K_TYPE,
 	LM_K_NAME,
 	LM_NR_KEYS
@@ -354,7 +427,7 @@ struct lm_key {
 	const char *name;
 	const char *header;
 	int width;
-	int (*cmp)(const struct lm_row *a, const struct lm_row *b);
+	int (*cmp)(const struct lm_row *a, const struct lm_row *b, const struct lm_ctx *c);
 	void (*print)(char *buf, size_t len, const struct lm_row *r,
 		      const struct lm_ctx *c);
 	bool desc;
@@ -369,6 +442,7 @@ const char *lm_key_alias(const struct lm_key *k);
 /* What to show. */
 struct lm_filter {
 	bool stacks;		/* the table: evidence under each site (--stacks) */
+	bool percentiles;	/* the table: p50 to p99.9 columns (--percentiles) */
 	const char *name;	/* substring of the lock or site name */
 	unsigned int types;	/* 1 << enum lm_type; 0: all */
 	double min_con;		/* percent; < 0: off */

@@ -17,6 +17,11 @@
  * of its own policy; the hold's may add how long, and where, its holder
  * blocked (a sleeping lock); evidence attributes this reader does not
  * know are skipped, a known one of the wrong size refuses the reply.
+ * Histograms: the status gives the bucket bounds (HIST_BOUND, once per
+ * bucket, in order) and a row its hold and wait counts (HOLD_HIST,
+ * WAIT_HIST nests of one COUNT per bucket); a row whose counts are not
+ * one per bound, or do not sum to its acquisitions and waits, refuses
+ * the reply.
  * include/uapi/linux/lockmeter.h is the reference.
  */
 #include <assert.h>
@@ -90,6 +95,7 @@ static const struct nla_policy lm_nl_policy[LOCKMETER_A_MAX + 1] = {
 	[LOCKMETER_A_CAPTURES]		= LM_NLA_UINT,
 	[LOCKMETER_A_HELD]		= { .type = NLA_NESTED },
 	[LOCKMETER_A_OVER]		= LM_NLA_UINT,
+	[LOCKMETER_A_HIST_BOUND]	= LM_NLA_UINT,
 };
 
 static const struct nla_policy lm_nl_row_policy[LOCKMETER_R_MAX + 1] = {
@@ -103,6 +109,18 @@ static const struct nla_policy lm_nl_row_policy[LOCKMETER_R_MAX + 1] = {
 	[LOCKMETER_R_CPU]		= LM_NLA_U32,
 	[LOCKMETER_R_HOLD_EVIDENCE]	= { .type = NLA_NESTED },
 	[LOCKMETER_R_WAIT_EVIDENCE]	= { .type = NLA_NESTED },
+	[LOCKMETER_R_HOLD_HIST]		= { .type = NLA_NESTED },
+	[LOCKMETER_R_WAIT_HIST]		= { .type = NLA_NESTED },
+};
+
+/* COUNT comes once per bucket: each one is checked */
+static const struct nla_policy lm_nl_hist_policy[LOCKMETER_HI_MAX + 1] = {
+	[LOCKMETER_HI_COUNT]		= LM_NLA_UINT,
+};
+
+static const int lm_nl_hist_attr[LM_NR_HIST] = {
+	[LM_HIST_HOLD] = LOCKMETER_R_HOLD_HIST,
+	[LM_HIST_WAIT] = LOCKMETER_R_WAIT_HIST,
 };
 
 /* the FRAME and FRAME_ADDR attributes come once per frame: each one is checked */
@@ -468,6 +486,43 @@ void lm_nl_close(struct lm_nl *nl)
 	nl->sk = NULL;
 }
 
+/*
+ * The HIST_BOUND attributes of a status reply, in order, into @h (none:
+ * a kernel without histograms): 0, or 1 when they are malformed (said so)
+ */
+static int lm_nl_bounds(struct lm_nl_req *req, struct nl_msg *msg, struct lm_header *h)
+{
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct nlattr *a;
+	uint32_t n = 0;
+	const char *why;
+	int rem;
+
+	h->nr_buckets = 0;
+	nla_for_each_attr(a, genlmsg_attrdata(nlmsg_data(nlh), 0),
+			  genlmsg_attrlen(nlmsg_data(nlh), 0), rem) {
+		if (nla_type(a) != LOCKMETER_A_HIST_BOUND)
+			continue;
+		if (n == LM_HIST_MAX) {
+			lm_nl_bad(req, "more histogram buckets than this lockstat takes (32)",
+				  LOCKMETER_A_HIST_BOUND);
+			return 1;
+		}
+		if (lm_nla_get_uint(a, &h->bound[n++])) {
+			lm_nl_bad(req, "histogram bound is neither 4 nor 8 bytes",
+				  LOCKMETER_A_HIST_BOUND);
+			return 1;
+		}
+	}
+	why = n ? lm_bounds_invalid(h->bound, n) : NULL;
+	if (why) {
+		lm_nl_bad(req, why, LOCKMETER_A_HIST_BOUND);
+		return 1;
+	}
+	h->nr_buckets = n;
+	return 0;
+}
+
 static int lm_nl_status_cb(struct nl_msg *msg, void *arg)
 {
 	struct nlattr *tb[LOCKMETER_A_MAX + 1];
@@ -529,6 +584,8 @@ static int lm_nl_status_cb(struct nl_msg *msg, void *arg)
 		*(uint64_t *)((char *)h + lm_nl_mem[i].off) = v;
 		lm_set(h, lm_nl_mem[i].bit);
 	}
+	if (lm_nl_bounds(req, msg, h))
+		return NL_SKIP;
 	for (i = 0; i < LM_NR_LOSSES; i++) {
 		a = lm_nl_loss_attr[i];
 		if (!tb[a])
@@ -726,6 +783,45 @@ static int lm_nl_evidence(struct lm_nl_req *req, int kind, struct nlattr *nest,
 	return ret;
 }
 
+/*
+ * A histogram nest of a row: one COUNT per bucket of the status's bounds,
+ * in order: 0, or 1 when it is malformed (said so)
+ */
+static int lm_nl_hist(struct lm_nl_req *req, struct nlattr *nest, struct lm_row *row, int kind)
+{
+	const struct lm_snapshot *s = req->arg;
+	struct nlattr *tb[LOCKMETER_HI_MAX + 1];
+	uint32_t n = 0, want = s->h.nr_buckets;
+	struct nlattr *a;
+	int rem;
+
+	if (lm_nl_nest(req, "histogram", nest, tb, LOCKMETER_HI_MAX, lm_nl_hist_policy, NULL, 0))
+		return 1;
+	if (!want) {
+		lm_nl_bad(req, "a histogram, but the status had no histogram bounds",
+			  nla_type(nest));
+		return 1;
+	}
+	nla_for_each_nested(a, nest, rem) {
+		if (nla_type(a) != LOCKMETER_HI_COUNT)
+			continue;
+		if (n == want) {
+			lm_nl_bad(req, "more histogram counts than buckets", LOCKMETER_HI_COUNT);
+			return 1;
+		}
+		if (lm_nla_get_uint(a, &row->hc[kind][n++])) {
+			lm_nl_bad(req, "histogram count is neither 4 nor 8 bytes", LOCKMETER_HI_COUNT);
+			return 1;
+		}
+	}
+	if (n != want) {
+		lm_nl_bad(req, "fewer histogram counts than buckets", nla_type(nest));
+		return 1;
+	}
+	row->hist |= 1U << kind;
+	return 0;
+}
+
 static int lm_nl_row(struct lm_nl_req *req, struct nlattr *nest)
 {
 	struct nlattr *tb[LOCKMETER_R_MAX + 1];
@@ -753,6 +849,13 @@ static int lm_nl_row(struct lm_nl_req *req, struct nlattr *nest)
 	}
 	if (lm_row_impossible(&row)) {
 		lm_nl_bad(req, lm_row_impossible(&row), LOCKMETER_A_ROW);
+		return 0;
+	}
+	for (i = 0; i < LM_NR_HIST; i++)
+		if (tb[lm_nl_hist_attr[i]] && lm_nl_hist(req, tb[lm_nl_hist_attr[i]], &row, i))
+			return 0;
+	if (lm_row_hist_invalid(&row, s->h.nr_buckets)) {
+		lm_nl_bad(req, lm_row_hist_invalid(&row, s->h.nr_buckets), LOCKMETER_A_ROW);
 		return 0;
 	}
 	lock = lm_nla_str(tb[LOCKMETER_R_LOCK]);

@@ -17,8 +17,9 @@ const char *const lm_view_help[] = {
 	"  --sort KEY        sort locks, and sites under them, by KEY (default maxhold):",
 	"                    maxhold meanhold totalhold util con maxwait meanwait waitcpu",
 	"                    total nowait spin reject abort blocked oncpu rate contended",
-	"                    holder type name; perf lock's acquired avg_wait wait_max wait_total",
-	"                    hold_total are aliases",
+	"                    holder p50hold p90hold p99hold p999hold p50wait p90wait p99wait",
+	"                    p999wait type name; perf lock's acquired avg_wait wait_max",
+	"                    wait_total hold_total are aliases",
 	"  -r, --reverse     reverse the order (smallest first; name: Z to A)",
 	"  --top N           the first N locks of each section, N sites under each",
 	"  --name SUBSTR     only rows whose lock or site name contains SUBSTR",
@@ -26,6 +27,8 @@ const char *const lm_view_help[] = {
 	"                    (repeatable, or comma-separated)",
 	"  --min-con PCT     only locks with CON >= PCT",
 	"  --min-util PCT    only locks with UTIL >= PCT",
+	"  --percentiles     hold and wait p50, p90, p99, p99.9 columns, estimated from",
+	"                    the kernel's histograms (JSON and CSV always have them)",
 	"  --stacks          under each call site, its worst hold's and worst wait's",
 	"                    task, CPU, time and call chain (netlink sources only)",
 	"  --json            JSON instead of the table (raw ns and counts; evidence too)",
@@ -46,7 +49,7 @@ const char *const lm_source_help[] = {
 const char *const lm_exit_help[] = {
 	"exit status: 0 ok, 1 other error, 2 usage, 3 permission denied (not root),",
 	"  4 kernel without lockmeter, 5 no netlink family with --source=netlink,",
-	"  6 snapshot file unreadable, 7 snapshot file corrupt",
+	"  6 snapshot file unreadable, 7 snapshot file corrupt, 8 no such lock (hist)",
 	NULL,
 };
 
@@ -191,6 +194,9 @@ static int lm_view_opt(struct lm_view_opts *o, int opt, const char *arg)
 	case LM_OPT_STACKS:
 		f->stacks = true;
 		return lm_stacks_check(o);
+	case LM_OPT_PERCENTILES:
+		f->percentiles = true;
+		return 0;
 	case LM_OPT_MIN_CON:
 		if (!lm_parse_pct(arg, 100, &f->min_con))
 			return 0;

@@ -21,6 +21,7 @@ enum lm_opt {
 	LM_OPT_MIN_CON,
 	LM_OPT_MIN_UTIL,
 	LM_OPT_NAME,
+	LM_OPT_PERCENTILES,
 	LM_OPT_SORT,
 	LM_OPT_SOURCE,
 	LM_OPT_STACKS,
@@ -36,6 +37,7 @@ enum lm_opt {
 	{ "min-con", required_argument, NULL, LM_OPT_MIN_CON },		\
 	{ "min-util", required_argument, NULL, LM_OPT_MIN_UTIL },	\
 	{ "name", required_argument, NULL, LM_OPT_NAME },		\
+	{ "percentiles", no_argument, NULL, LM_OPT_PERCENTILES },	\
 	{ "reverse", no_argument, NULL, 'r' },				\
 	{ "sort", required_argument, NULL, LM_OPT_SORT },		\
 	{ "stacks", no_argument, NULL, LM_OPT_STACKS },			\

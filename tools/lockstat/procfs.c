@@ -212,6 +212,42 @@ void lm_row_write(FILE *f, const struct lm_row *r)
 	fprintf(f, " %s %s\n", r->lock, r->site);
 }
 
+/*
+ * "hist_bounds: 0 85 170 ...": the lower bound in ns of each histogram
+ * bucket, blank-separated, strictly increasing from 0
+ */
+static int lm_parse_bounds(struct lm_snapshot *s, char *val, struct lm_perr *e,
+			   unsigned long lineno)
+{
+	char *tok, *save = NULL, q[48];
+	const char *why;
+	uint32_t n = 0;
+
+	if (s->h.nr_buckets) {
+		lm_perr_set(e, lineno, "header key 'hist_bounds' given twice");
+		return LM_EXIT_CORRUPT;
+	}
+	for (tok = strtok_r(val, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		if (n == LM_HIST_MAX) {
+			lm_perr_set(e, lineno, "header key 'hist_bounds': more than %d buckets",
+				    LM_HIST_MAX);
+			return LM_EXIT_CORRUPT;
+		}
+		if (lm_parse_u64(tok, &s->h.bound[n++])) {
+			lm_perr_set(e, lineno, "header key 'hist_bounds': not an unsigned integer: '%s'",
+				    lm_quote(q, sizeof(q), tok));
+			return LM_EXIT_CORRUPT;
+		}
+	}
+	why = lm_bounds_invalid(s->h.bound, n);
+	if (why) {
+		lm_perr_set(e, lineno, "header key 'hist_bounds': %s", why);
+		return LM_EXIT_CORRUPT;
+	}
+	s->h.nr_buckets = n;
+	return 0;
+}
+
 static int lm_parse_header_line(struct lm_snapshot *s, char *line, struct lm_perr *e,
 				unsigned long lineno)
 {
@@ -239,6 +275,8 @@ static int lm_parse_header_line(struct lm_snapshot *s, char *line, struct lm_per
 		lm_perr_set(e, lineno, "no blank after the colon of '%s'", line);
 		return LM_EXIT_CORRUPT;
 	}
+	if (!strcmp(line, "hist_bounds"))
+		return lm_parse_bounds(s, val, e, lineno);
 	bit = lm_hdr_find(line);
 	if (bit < 0)
 		return 0;	/* a key of a newer writer */

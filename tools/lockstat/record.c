@@ -10,6 +10,8 @@
  * Exit status: CMD's once the table is printed (128 + N when a signal N
  * killed it; 127 when it could not be run), otherwise lockstat's own
  * code for what failed.  Metering is switched off on every path after on.
+ * --hist NAME[@SITE] adds the histograms of that lock after the table
+ * (view_hist.c); without such a row, exit status 8 once all is done.
  */
 #include <errno.h>
 #include <signal.h>
@@ -23,9 +25,17 @@
 #include "lockstat.h"
 #include "options.h"
 #include "snapfile.h"
+#include "view.h"
+
+/* long-only options of record, past the shared ones */
+enum record_opt {
+	RECORD_OPT_HIST = 512,
+};
 
 struct record_params {
 	struct lm_opts opts; /* .output: -o FILE */
+	bool hist;		/* --hist NAME[@SITE] */
+	struct lm_hist_target target;
 	char **cmd;
 };
 
@@ -37,6 +47,8 @@ static const char *const record_msg[] = {
 	"codes (below) when lockstat failed.",
 	"",
 	"  -o, --output FILE  also save the snapshot to FILE (see 'report')",
+	"  --hist NAME[@SITE] after the table, the hold and wait histograms of",
+	"                     that lock (see 'hist'); exit 8 when it has no row",
 	"  -h, --help         this text",
 	NULL,
 };
@@ -52,17 +64,38 @@ static int record_parse_args(int argc, char **argv, struct record_params *p)
 	static const struct option opts[] = {
 		{ "cpu", required_argument, NULL, LM_OPT_CPU },
 		{ "help", no_argument, NULL, 'h' },
+		{ "hist", required_argument, NULL, RECORD_OPT_HIST },
 		{ "output", required_argument, NULL, 'o' },
 		{ "source", required_argument, NULL, LM_OPT_SOURCE },
 		LM_VIEW_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	int ret;
+	int c, ret;
 
 	memset(p, 0, sizeof(*p));
-	ret = lm_opts_parse(&p->opts, argc, argv, "+:ho:r", opts);
-	if (ret)
-		return ret;
+	lm_opts_init(&p->opts);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:ho:r", opts, NULL)) != -1) {
+		if (c == RECORD_OPT_HIST) {
+			if (p->hist) {
+				lm_err("record: --hist once only");
+				return LM_EXIT_USAGE;
+			}
+			ret = lm_hist_target(&p->target, optarg);
+			if (ret)
+				return ret;
+			p->hist = true;
+			continue;
+		}
+		ret = lm_opt(&p->opts, c, argv);
+		if (ret)
+			return ret;
+	}
+	if (p->hist && p->opts.view.fmt != LM_FMT_TABLE) {
+		lm_err("record: --hist goes with the table, not --json, --csv or --folded");
+		return LM_EXIT_USAGE;
+	}
+	p->target.types = p->opts.view.filter.types;
 	if (optind == argc) {
 		lm_err("record: no CMD to run");
 		return LM_EXIT_USAGE;
@@ -177,6 +210,13 @@ int record_main(int argc, char **argv)
 	lm_hdr_put_str(&snap.h, LM_H_COMMAND, "record");
 	/* the table first: a failed save must not lose it */
 	ret = lm_render(stdout, &snap, &p.opts.view.filter, p.opts.view.fmt);
+	if (p.hist) {
+		int hist;
+
+		printf("\n");
+		hist = lm_hist_print(stdout, &p.target, &snap, "the recorded statistics");
+		ret = ret ? ret : hist;
+	}
 	if (p.opts.output) {
 		save = lm_out_commit(&out, &snap);
 		ret = ret ? ret : save;

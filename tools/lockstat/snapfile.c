@@ -43,6 +43,14 @@
  * NUL byte, a last line without its newline, fewer or more rows than the
  * header says (a truncated file), fewer frames than a head line says.
  * Unknown header keys are skipped.
+ *
+ * Histograms (still version 2: an older reader skips the header key and
+ * the kinds): a header line "hist_bounds: 0 85 170 ..." gives the lower
+ * bound in ns of each bucket, strictly increasing from 0; after a row,
+ * "> hold_hist C0 C1 ..." and "> wait_hist ..." give its counts, one per
+ * bucket.  A count line without hist_bounds, with another number of
+ * counts, or whose counts do not sum to the row's acquired (hold) or
+ * spin (wait) is refused.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -68,6 +76,7 @@ struct lm_ev_reader {
 		unsigned long line;	/* of its head line */
 	} k[LM_NR_EV];
 	uint32_t blocked;		/* blocked_frames of the hold head line */
+	unsigned long hist_line;	/* of the last row's first histogram line */
 };
 
 static int lm_hex(char c)
@@ -371,11 +380,69 @@ static int lm_ev_frame(struct lm_ev_reader *r, struct lm_snapshot *s, int kind, 
 	return 0;
 }
 
+/*
+ * "> hold_hist C0 C1 ..." or "> wait_hist ...": the histogram of @kind of
+ * the row above, one count per bucket of the header's hist_bounds
+ */
+static int lm_hist_line(struct lm_ev_reader *r, struct lm_snapshot *s, int kind, char *rest,
+			unsigned long lineno, struct lm_perr *e)
+{
+	struct lm_row *row = &s->rows[s->nr - 1];
+	const char *name = lm_hist_names[kind];
+	char *tok, *save = NULL;
+	uint32_t n = 0, want = s->h.nr_buckets;
+
+	if (!want) {
+		lm_perr_set(e, lineno, "%s histogram: the header has no hist_bounds line", name);
+		return LM_EXIT_CORRUPT;
+	}
+	if (row->hist & (1U << kind)) {
+		lm_perr_set(e, lineno, "%s histogram: a second one for one row", name);
+		return LM_EXIT_CORRUPT;
+	}
+	for (tok = strtok_r(rest, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		if (n == want || lm_parse_u64(tok, &row->hc[kind][n])) {
+			lm_perr_set(e, lineno, n == want ?
+				    "%s histogram: more counts than the %u buckets of hist_bounds" :
+				    "%s histogram: a count is not an unsigned 64-bit integer",
+				    name, want);
+			return LM_EXIT_CORRUPT;
+		}
+		n++;
+	}
+	if (n != want) {
+		lm_perr_set(e, lineno, "%s histogram: %u counts for the %u buckets of hist_bounds",
+			    name, n, want);
+		return LM_EXIT_CORRUPT;
+	}
+	row->hist |= 1U << kind;
+	if (!r->hist_line)
+		r->hist_line = lineno;
+	return 1;
+}
+
+/* the histograms of the last row add up to its counts */
+static int lm_hist_done(struct lm_ev_reader *r, const struct lm_snapshot *s, struct lm_perr *e)
+{
+	const struct lm_row *row = s->nr ? &s->rows[s->nr - 1] : NULL;
+	const char *why = row ? lm_row_hist_invalid(row, s->h.nr_buckets) : NULL;
+
+	if (why && r->hist_line) {
+		lm_perr_set(e, r->hist_line, "%s", why);
+		return LM_EXIT_CORRUPT;
+	}
+	r->hist_line = 0;
+	return 0;
+}
+
 /* the evidence of the last row is complete: as many frames as said */
-static int lm_ev_done(struct lm_ev_reader *r, struct lm_perr *e)
+static int lm_ev_done(struct lm_ev_reader *r, const struct lm_snapshot *s, struct lm_perr *e)
 {
 	const struct lm_evidence *hold = r->k[LM_EV_HOLD].ev;
 	int k;
+
+	if (lm_hist_done(r, s, e))
+		return LM_EXIT_CORRUPT;
 
 	for (k = 0; k < LM_NR_EV; k++) {
 		const struct lm_evidence *ev = r->k[k].ev;
@@ -409,7 +476,7 @@ static int lm_ev_line(struct lm_body_hook *hook, struct lm_snapshot *s, char *li
 	int k, ret;
 
 	if (!line || line[0] != '>')
-		return lm_ev_done(r, e);	/* a row, or the end */
+		return lm_ev_done(r, s, e);	/* a row, or the end */
 	if (!r->evidence) {
 		lm_perr_set(e, lineno, "an evidence line, new in snapshot version 2, in a file of an older format");
 		return LM_EXIT_CORRUPT;
@@ -427,6 +494,9 @@ static int lm_ev_line(struct lm_body_hook *hook, struct lm_snapshot *s, char *li
 	}
 	if (*rest)
 		*rest++ = '\0';
+	for (k = 0; k < LM_NR_HIST; k++)
+		if (!strncmp(kind, lm_hist_names[k], 4) && !strcmp(kind + 4, "_hist"))
+			return lm_hist_line(r, s, k, rest, lineno, e);
 	blocked = !strcmp(kind, "blocked");
 	for (k = 0; k < LM_NR_EV && strcmp(kind, lm_ev_names[k]); k++)
 		;
@@ -522,6 +592,20 @@ static void lm_ev_write(FILE *f, int kind, const struct lm_evidence *ev)
 	}
 }
 
+static void lm_hist_write(FILE *f, int kind, const uint64_t *c, uint32_t n)
+{
+	char num[24];
+	uint32_t i;
+
+	fprintf(f, "> %s_hist", lm_hist_names[kind]);
+	for (i = 0; i < n; i++) {
+		num[0] = ' ';
+		lm_u64_str(num + 1, c[i]);
+		fputs(num, f);
+	}
+	fputc('\n', f);
+}
+
 int lm_snap_write(FILE *f, const struct lm_snapshot *s)
 {
 	char buf[LM_STR_LEN + 32];
@@ -539,16 +623,28 @@ int lm_snap_write(FILE *f, const struct lm_snapshot *s)
 		lm_hdr_format(&s->h, bit, buf, sizeof(buf));
 		fprintf(f, "%s: %s\n", lm_hdr_keys[bit].name, buf);
 	}
+	if (s->h.nr_buckets) {
+		fputs("hist_bounds:", f);
+		for (k = 0; k < (int)s->h.nr_buckets; k++)
+			fprintf(f, " %llu", (unsigned long long)s->h.bound[k]);
+		fputc('\n', f);
+	}
 	fputc('\n', f);
 	lm_rows_legend(f);
 	fputs("# > KIND pid= comm= ctx= cpu= time= frames=N [owner_pid= owner_comm= addrs=] "
 	      "[blocked_ns= blocked_frames=B blocked_addrs=], then N lines '> KIND frame TEXT' "
 	      "and B lines '> blocked frame TEXT': the evidence of the row above\n", f);
+	if (s->h.nr_buckets)
+		fputs("# > hold_hist C... and > wait_hist C...: the row's counts per bucket of "
+		      "hist_bounds (ns)\n", f);
 	for (i = 0; i < s->nr; i++) {
 		lm_row_write(f, &s->rows[i]);
 		for (k = 0; k < LM_NR_EV; k++)
 			if (s->rows[i].ev[k])
 				lm_ev_write(f, k, s->rows[i].ev[k]);
+		for (k = 0; s->h.nr_buckets && k < LM_NR_HIST; k++)
+			if (s->rows[i].hist & (1U << k))
+				lm_hist_write(f, k, s->rows[i].hc[k], s->h.nr_buckets);
 	}
 	return ferror(f) ? -1 : 0;
 }

@@ -59,6 +59,7 @@ static int status_parse_args(int argc, char **argv, struct status_params *p)
 
 static void status_print(const struct lm_header *h)
 {
+	char top[32];
 	int i;
 
 	printf("lockmeter: %s (from %s)\n", h->on ? "on" : "off", h->source);
@@ -82,6 +83,15 @@ static void status_print(const struct lm_header *h)
 	if (lm_has(h, LM_H_CAPTURES))
 		printf("evidence: %llu captures (new maxima, with task and call chain)\n",
 		       (unsigned long long)h->captures);
+	if (h->nr_buckets) {
+		lm_fmt_time(top, sizeof(top), (double)h->bound[h->nr_buckets - 1]);
+		printf("histograms: %u buckets of hold and wait times, bounds %llu, %llu ... %llu ns (>= %s open)\n",
+		       h->nr_buckets, (unsigned long long)h->bound[0],
+		       (unsigned long long)h->bound[1],
+		       (unsigned long long)h->bound[h->nr_buckets - 1], top);
+	} else if (!strcmp(h->source, "netlink")) {
+		printf("histograms: none (a kernel without them)\n");
+	}
 	for (i = 0; i < LM_NR_LOSSES; i++)
 		if (lm_has(h, LM_H_LOSS + i))
 			printf("%s: %llu\n", lm_loss_names[i], (unsigned long long)h->loss[i]);

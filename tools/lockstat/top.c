@@ -86,7 +86,7 @@ static const char *const top_keys_help[] = {
 	"",
 	"  < > (left, right)  sort by the column left or right of the current one",
 	"  s                  sort by a key by name: rate util con meanhold maxhold",
-	"                     meanwait maxwait waitcpu type name total totalhold ...",
+	"                     meanwait maxwait waitcpu p99hold p99wait type name ...",
 	"  R                  reverse the sort",
 	"  /                  show only locks or sites containing a string (empty: all)",
 	"  t                  cycle the lock type shown: all, spin, read, write, ...",
@@ -193,6 +193,10 @@ static int top_parse_args(int argc, char **argv, struct top_params *p)
 	}
 	if (p->opts.view.filter.stacks) {
 		lm_err("top: no --stacks; the HOLDER column names the worst holder");
+		return LM_EXIT_USAGE;
+	}
+	if (p->opts.view.filter.percentiles) {
+		lm_err("top: no --percentiles; HP99 is a column, and --sort p99hold, p99wait ... sort by the interval's");
 		return LM_EXIT_USAGE;
 	}
 	if (p->opts.view.fmt == LM_FMT_JSON && !p->batch) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * lockstat: renderers of a view: the lockmeter table (view_table.c), JSON
- * and CSV with raw ns and counts, and folded stacks (view_json.c).
+ * and CSV with raw ns and counts, and folded stacks (view_json.c), the
+ * histograms of one lock (view_hist.c).
  */
 #ifndef LOCKSTAT_VIEW_H
 #define LOCKSTAT_VIEW_H
@@ -29,6 +30,7 @@ void lm_json_str(FILE *f, const char *s);
 void lm_json_time(FILE *f, const struct timespec *ts);
 void lm_json_fields(FILE *f, const struct lm_row *r);
 void lm_json_evidence(FILE *f, const struct lm_row *r);
+void lm_json_hist(FILE *f, const struct lm_row *r, const struct lm_ctx *c);
 void lm_json_chain(FILE *f, const char *fkey, const char *akey, const char *const *frame,
 		   const uint64_t *addr, uint32_t n, bool addrs);
 void lm_folded_print(FILE *f, const struct lm_view *v);
@@ -37,6 +39,19 @@ void lm_csv_str(FILE *f, const char *s);
 
 void lm_held_print(FILE *f, const struct lm_held_list *l, uint64_t over_ns, bool on);
 void lm_held_json(FILE *f, const struct lm_held_list *l, uint64_t over_ns, bool on);
+
+/* lockstat hist NAME[@SITE]: what rows it takes (view_hist.c) */
+struct lm_hist_target {
+	char name[1024];	/* NAME, normalised */
+	char site[1024];	/* SITE, normalised; "" for all sites */
+	const char *arg;	/* NAME[@SITE] as given */
+	unsigned int types;	/* 1 << enum lm_type; 0: all */
+};
+
+int lm_hist_target(struct lm_hist_target *t, const char *arg);
+/* 0; LM_EXIT_NOTFOUND without such rows in @s; LM_EXIT_ERR without histograms */
+int lm_hist_print(FILE *f, const struct lm_hist_target *t, const struct lm_snapshot *s,
+		  const char *from);
 
 int lm_render(FILE *f, const struct lm_snapshot *s, const struct lm_filter *flt,
 	      enum lm_fmt fmt);

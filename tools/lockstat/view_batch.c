@@ -8,7 +8,8 @@
  * A row is one interval's delta (lm_snap_delta()): counts, totals, means
  * and rates are the interval's; HMAX and WMAX are the longest since the
  * row appeared, which is the interval's own when ->fresh says so, and so
- * is HOLDER, the comm of the task that made HMAX.
+ * is HOLDER, the comm of the task that made HMAX.  HP99 is the p99 of the
+ * interval's holds, from the histograms' difference ("-" without them).
  *
  * JSON, one line per frame:
  *   { "frame": N, "since_start": bool, "time": { "sec": S, "nsec": N },
@@ -19,7 +20,9 @@
  *     "rows_active": N, "rows": [ { "type", "lock", "class", ["site"],
  *       the 16 numbers, "rate": acquisitions/s, "util_pct", "con_pct",
  *       "wait_cpu_pct", "hold_max_new", "wait_max_new", and the evidence of
- *       the maxima as report --json has it: of the interval when *_new } ] }
+ *       the maxima as report --json has it: of the interval when *_new;
+ *       the interval's percentiles and histograms as report --json has
+ *       them } ] }
  */
 #include <string.h>
 #include <time.h>
@@ -30,7 +33,7 @@
 
 const enum lm_key_id lm_top_cols[] = {
 	LM_K_RATE, LM_K_UTIL, LM_K_CON, LM_K_MEANHOLD, LM_K_MAXHOLD,
-	LM_K_MEANWAIT, LM_K_MAXWAIT, LM_K_WAITCPU, LM_K_HOLDER, LM_K_TYPE, LM_K_NAME,
+	LM_K_MEANWAIT, LM_K_MAXWAIT, LM_K_WAITCPU, LM_K_P99HOLD, LM_K_HOLDER, LM_K_TYPE, LM_K_NAME,
 };
 const unsigned int lm_top_nr_cols = ARRAY_SIZE(lm_top_cols);
 
@@ -216,6 +219,7 @@ static void lm_batch_json_row(FILE *out, const struct lm_row *r, const struct lm
 	fprintf(out, ", \"hold_max_new\": %s, \"wait_max_new\": %s",
 		r->fresh & (1U << LM_F_HOLD_MAX) ? "true" : "false",
 		r->fresh & (1U << LM_F_WAIT_MAX) ? "true" : "false");
+	lm_json_hist(out, r, c);
 	lm_json_evidence(out, r);
 	fputs(" }", out);
 }

@@ -12,11 +12,16 @@
  *   "comm", "context", "cpu", "time": { "sec", "nsec" } since boot,
  *   ["owner_pid", "owner_comm"], "frames": [...], ["addrs": ["0x..."]],
  *   and for a sleeping lock's hold when its holder blocked: "blocked_ns",
- *   "blocked_frames": [...], ["blocked_addrs": [...]] }.
+ *   "blocked_frames": [...], ["blocked_addrs": [...]] }.  With histograms
+ *   (the header's "hist_bounds_ns"), a row's "hold_p50_ns" ...
+ *   "hold_p999_ns", "hold_hist": [counts] and the same for wait, of the
+ *   kinds it has (lm_json_hist()).
  *
  * CSV: a header line, then kind,type,lock,site and the 16 numbers of
  * /proc/lockmeter per line; kind is total, lock or site, each lock line
  * followed by its site lines.  No evidence: it is not in /proc/lockmeter.
+ * With histograms, hold_p50_ns ... wait_p999_ns after the numbers: empty
+ * without a histogram, ">=N" for the open last bucket.
  *
  * Folded stacks (--folded), for flame graphs: a line per row that has a
  * hold chain, its functions outermost first joined by ';', a blank, and
@@ -69,6 +74,37 @@ void lm_json_fields(FILE *f, const struct lm_row *r)
 		fputs(lm_field_names[i], f);
 		fputs("\": ", f);
 		fputs(num, f);
+	}
+}
+
+/*
+ * , "hold_p50_ns": N ... "hold_p999_ns": N, "hold_hist": [ counts ] and
+ * the same for wait, of the histograms @r has (none without bounds): the
+ * percentiles are estimates at bucket resolution, in whole ns; one in the
+ * open last bucket is its lower bound, and "hold_p999_ge": true says so
+ */
+void lm_json_hist(FILE *f, const struct lm_row *r, const struct lm_ctx *c)
+{
+	enum lm_pct_res res;
+	uint32_t i;
+	double ns;
+	int k, p;
+
+	for (k = 0; c->nr_buckets && k < LM_NR_HIST; k++) {
+		if (!(r->hist & (1U << k)))
+			continue;
+		for (p = 0; p < LM_NR_PCT; p++) {
+			res = lm_row_pct(r, c, k, p, &ns);
+			if (res == LM_PCT_NONE)
+				continue;
+			fprintf(f, ", \"%s_%s_ns\": %.0f", lm_hist_names[k], lm_pcts[p].json, ns);
+			if (res == LM_PCT_GE)
+				fprintf(f, ", \"%s_%s_ge\": true", lm_hist_names[k], lm_pcts[p].json);
+		}
+		fprintf(f, ", \"%s_hist\": [", lm_hist_names[k]);
+		for (i = 0; i < c->nr_buckets; i++)
+			fprintf(f, "%s%llu", i ? ", " : " ", (unsigned long long)r->hc[k][i]);
+		fputs(" ]", f);
 	}
 }
 
@@ -171,10 +207,16 @@ void lm_json_header(FILE *f, const struct lm_header *h, int indent)
 			break;
 		}
 	}
+	if (h->nr_buckets) {
+		fprintf(f, "%s\n%*s\"hist_bounds_ns\": [", sep, indent + 2, "");
+		for (bit = 0; bit < (int)h->nr_buckets; bit++)
+			fprintf(f, "%s%llu", bit ? ", " : " ", (unsigned long long)h->bound[bit]);
+		fputs(" ]", f);
+	}
 	fprintf(f, "\n%*s}", indent, "");
 }
 
-static void lm_json_lock(FILE *f, const struct lm_lock *lk)
+static void lm_json_lock(FILE *f, const struct lm_lock *lk, const struct lm_ctx *c)
 {
 	size_t j;
 
@@ -186,12 +228,14 @@ static void lm_json_lock(FILE *f, const struct lm_lock *lk)
 		lm_json_str(f, lk->agg.site);
 	}
 	lm_json_fields(f, &lk->agg);
+	lm_json_hist(f, &lk->agg, c);
 	lm_json_evidence(f, &lk->agg);
 	fputs(",\n          \"sites\": [", f);
 	for (j = 0; j < lk->nr_sites; j++) {
 		fprintf(f, "%s\n            { \"site\": ", j ? "," : "");
 		lm_json_str(f, lk->sites[j]->site);
 		lm_json_fields(f, lk->sites[j]);
+		lm_json_hist(f, lk->sites[j], c);
 		lm_json_evidence(f, lk->sites[j]);
 		fputs(" }", f);
 	}
@@ -218,11 +262,12 @@ void lm_json_print(FILE *f, const struct lm_view *v)
 		sep = ",";
 		fputs("      \"total\": { \"lock\": \"*TOTAL*\"", f);
 		lm_json_fields(f, &sec->total);
+		lm_json_hist(f, &sec->total, &v->ctx);
 		lm_json_evidence(f, &sec->total);
 		fputs(" },\n      \"locks\": [", f);
 		for (i = 0; i < sec->nr_locks; i++) {
 			fputs(i ? ",\n" : "\n", f);
-			lm_json_lock(f, &sec->locks[i]);
+			lm_json_lock(f, &sec->locks[i], &v->ctx);
 		}
 		fputs(sec->nr_locks ? "\n      ] }" : "] }", f);
 	}
@@ -245,8 +290,26 @@ void lm_csv_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* the percentile cells: a number, ">=" and the last bucket's bound, or empty */
+static void lm_csv_pcts(FILE *f, const struct lm_row *r, const struct lm_ctx *c)
+{
+	enum lm_pct_res res;
+	double ns;
+	int k, p;
+
+	for (k = 0; c->nr_buckets && k < LM_NR_HIST; k++) {
+		for (p = 0; p < LM_NR_PCT; p++) {
+			res = lm_row_pct(r, c, k, p, &ns);
+			if (res == LM_PCT_NONE)
+				fputc(',', f);
+			else
+				fprintf(f, ",%s%.0f", res == LM_PCT_GE ? ">=" : "", ns);
+		}
+	}
+}
+
 static void lm_csv_row(FILE *f, const char *kind, uint32_t type, const char *lock,
-		       const char *site, const struct lm_row *r)
+		       const char *site, const struct lm_row *r, const struct lm_ctx *c)
 {
 	char num[24];
 	int i;
@@ -260,6 +323,7 @@ static void lm_csv_row(FILE *f, const char *kind, uint32_t type, const char *loc
 		lm_u64_str(num + 1, r->v[i]);
 		fputs(num, f);
 	}
+	lm_csv_pcts(f, r, c);
 	fputc('\n', f);
 }
 
@@ -271,20 +335,23 @@ void lm_csv_print(FILE *f, const struct lm_view *v)
 	fputs("kind,type,lock,site", f);
 	for (i = 0; i < LM_NR_FIELDS; i++)
 		fprintf(f, ",%s", lm_field_names[i]);
+	for (t = 0; v->ctx.nr_buckets && t < LM_NR_HIST; t++)
+		for (i = 0; i < LM_NR_PCT; i++)
+			fprintf(f, ",%s_%s_ns", lm_hist_names[t], lm_pcts[i].json);
 	fputc('\n', f);
 	for (t = LM_TYPE_NONE + 1; t < LM_NR_TYPES; t++) {
 		const struct lm_section *sec = &v->sec[t];
 
 		if (!sec->nr_rows)
 			continue;
-		lm_csv_row(f, "total", t, "*TOTAL*", NULL, &sec->total);
+		lm_csv_row(f, "total", t, "*TOTAL*", NULL, &sec->total, &v->ctx);
 		for (i = 0; i < sec->nr_locks; i++) {
 			const struct lm_lock *lk = &sec->locks[i];
 
-			lm_csv_row(f, "lock", t, lk->agg.lock, lk->agg.site, &lk->agg);
+			lm_csv_row(f, "lock", t, lk->agg.lock, lk->agg.site, &lk->agg, &v->ctx);
 			for (j = 0; j < lk->nr_sites; j++)
 				lm_csv_row(f, "site", t, lk->agg.lock, lk->sites[j]->site,
-					   lk->sites[j]);
+					   lk->sites[j], &v->ctx);
 		}
 	}
 }

@@ -35,6 +35,10 @@
  *             ...
  *
  * Times are since boot, as dmesg prints them.
+ *
+ * With --percentiles, HP50 ... HP99.9 and WP50 ... WP99.9 before NAME:
+ * the hold and wait percentiles of each row, estimated from its
+ * histogram (model.c), "-" without one.
  */
 #include <errno.h>
 #include <string.h>
@@ -145,6 +149,7 @@ static void lm_table_row(FILE *f, const struct lm_view *v, const struct lm_row *
 {
 	const struct lm_ctx *c = &v->ctx;
 	struct lm_line l;
+	enum lm_key_id k;
 
 	l.n = 0;
 	if (kind == LM_ROW_TOTAL)
@@ -173,6 +178,9 @@ static void lm_table_row(FILE *f, const struct lm_view *v, const struct lm_row *
 		lm_cell_mean(&l, r->v[LM_F_BLOCKED_TOTAL], r->v[LM_F_ACQUIRED]);
 		lm_cell(&l, "", LM_K_BLOCKED, r, c, ")");
 	}
+	if (v->filter->percentiles)
+		for (k = LM_K_P50HOLD; k <= LM_K_P999WAIT; k++)
+			lm_cell(&l, " ", k, r, c, "");
 	lm_put(&l, "  ");
 	lm_row_name(&l, r, kind);
 	l.b[l.n++] = '\n';
@@ -328,6 +336,9 @@ static void lm_table_evidences(FILE *f, const struct lm_view *v, const struct lm
 
 static void lm_table_section(FILE *f, const struct lm_view *v, const struct lm_section *sec)
 {
+	static const char pcts[] =
+		"   HP50    HP90    HP99  HP99.9    WP50    WP90    WP99  WP99.9";
+	const char *pct = v->filter->percentiles ? pcts : "";
 	bool sleeping = lm_type_sleeping(sec->type);
 	size_t i, j;
 
@@ -335,10 +346,12 @@ static void lm_table_section(FILE *f, const struct lm_view *v, const struct lm_s
 	if (sleeping) {
 		fprintf(f, "%-18s%-16s%-54s%-14s%s\n", lm_type_title(sec->type), "HOLD", "WAIT",
 			"ONCPU", "BLOCKED");
-		fprintf(f, "  UTIL  CON    MEAN(  MAX )   MEAN(  MAX )(%% CPU)     TOTAL NOWAIT SPIN RJECT  ABORT   MEAN(  MAX )   MEAN(  MAX )  NAME\n");
+		fprintf(f, "  UTIL  CON    MEAN(  MAX )   MEAN(  MAX )(%% CPU)     TOTAL NOWAIT SPIN RJECT  ABORT   MEAN(  MAX )   MEAN(  MAX )%s  NAME\n",
+			pct);
 	} else {
 		fprintf(f, "%-18s%-16s%s\n", lm_type_title(sec->type), "HOLD", "WAIT");
-		fprintf(f, "  UTIL  CON    MEAN(  MAX )   MEAN(  MAX )(%% CPU)     TOTAL NOWAIT SPIN RJECT  NAME\n");
+		fprintf(f, "  UTIL  CON    MEAN(  MAX )   MEAN(  MAX )(%% CPU)     TOTAL NOWAIT SPIN RJECT%s  NAME\n",
+			pct);
 	}
 	fputc('\n', f);
 	lm_table_row(f, v, &sec->total, LM_ROW_TOTAL, sleeping);
@@ -496,6 +509,19 @@ static void lm_table_ev_note(FILE *f, const struct lm_view *v)
 		"times in s since boot\n", (unsigned long long)h->captures);
 }
 
+/* with --percentiles: what the columns are, or why there are none */
+static void lm_table_pct_note(FILE *f, const struct lm_header *h)
+{
+	if (!h->nr_buckets) {
+		fputs("Percentiles: none: no histograms in this snapshot (a kernel without them, "
+		      "or /proc/lockmeter); the columns say -\n", f);
+		return;
+	}
+	fprintf(f, "Percentiles: estimates at bucket resolution (%u buckets, interpolated inside "
+		"one); HP hold, WP wait; >= the open last bucket; - no histogram\n",
+		h->nr_buckets);
+}
+
 void lm_table_print(FILE *f, const struct lm_view *v)
 {
 	int t, shown = 0;
@@ -503,6 +529,8 @@ void lm_table_print(FILE *f, const struct lm_view *v)
 	lm_table_header(f, v->h);
 	if (v->filter->stacks)
 		lm_table_ev_note(f, v);
+	if (v->filter->percentiles)
+		lm_table_pct_note(f, v->h);
 	for (t = LM_TYPE_NONE + 1; t < LM_NR_TYPES; t++) {
 		if (!v->sec[t].nr_rows)
 			continue;

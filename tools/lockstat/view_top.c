@@ -195,13 +195,17 @@ static uint32_t lm_col_fresh(enum lm_key_id k)
 }
 
 /*
- * HOLDER only where NAME keeps the room of a lock and site ("lmt_static_lock
- * lmt_contend_thread+0x4e[test_lockmeter]", 56 columns) after it
+ * HP99, then HOLDER, only where NAME keeps the room of a lock and site
+ * ("lmt_static_lock lmt_contend_thread+0x4e[test_lockmeter]", 56 columns)
+ * after them
  */
-#define LM_HOLDER_MIN_COLS	140
+#define LM_HP99_MIN_COLS	128
+#define LM_HOLDER_MIN_COLS	148
 
 static bool lm_col_shown(enum lm_key_id k)
 {
+	if (k == LM_K_P99HOLD)
+		return getmaxx(stdscr) >= LM_HP99_MIN_COLS;
 	return k != LM_K_HOLDER || getmaxx(stdscr) >= LM_HOLDER_MIN_COLS;
 }
 

@@ -83,7 +83,7 @@ json_ok() {
 }
 
 # ---- unit tests in C ----
-for t in test_model test_snapfile test_nl test_prom; do
+for t in test_model test_snapfile test_nl test_prom test_hist; do
 	# test_nl compares lockstat held's output with tests/golden/held.*
 	GOLDEN_DIR=$gold "$TESTBIN/$t" >"$tmp/unit" 2>"$tmp/unit.err"
 	got=$?
@@ -403,7 +403,7 @@ rc "lockstat -h" 0 -h
 rc "lockstat --help" 0 --help
 rc "lockstat help" 0 help
 rc "lockstat -V" 0 -V
-for cmd in on off reset status print record get report top export held; do
+for cmd in on off reset status print record get report top export held hist; do
 	rc "$cmd: unknown option" 2 "$cmd" --bogus
 	rc "$cmd -h" 0 "$cmd" -h
 	grep -q "^usage: lockstat $cmd" "$tmp/stdout" && pass "$cmd -h: usage on stdout" ||
@@ -415,6 +415,10 @@ rc "report: two FILEs" 2 report "$fx/demo.snap" "$fx/demo.snap"
 rc "get: no -o" 2 get
 rc "record: no CMD" 2 record
 rc "record: no CMD after --" 2 record --
+rc "record --hist: an empty SITE" 2 record --hist lmt_hist_lock@ -- true
+rc "record --hist --json" 2 record --hist lmt_hist_lock --json -- true
+rc "record --hist twice" 2 record --hist a --hist b -- true
+rc "record --hist without NAME" 2 record --hist
 rc "on: an argument" 2 on now
 rc "--sort: unknown key" 2 report --sort bogus "$fx/demo.snap"
 rc "--type: unknown type" 2 report --type spinlock "$fx/demo.snap"
@@ -507,6 +511,14 @@ else
 	"$LOCKSTAT" print --source=proc | grep -v "^System: " >"$tmp/b"
 	ok "print --source=proc is report of the same file" diff -u "$tmp/a" "$tmp/b"
 	rc "print --cpu needs netlink" 5 print --cpu 0
+	rc "print --percentiles from /proc" 0 print --percentiles
+	grep -q "^Percentiles: none: no histograms in this snapshot" "$tmp/stdout" &&
+		pass "print --percentiles from /proc: says there are no histograms" ||
+		fail "print --percentiles from /proc: says there are no histograms" "$tmp/stdout"
+	rc "hist from /proc: no histogram" 1 hist percpu:runqueues
+	grep -q "^no histogram: this kernel or snapshot has none" "$tmp/stdout" &&
+		pass "hist from /proc: says no histogram, no numbers" ||
+		fail "hist from /proc: says no histogram, no numbers" "$tmp/stdout"
 	rc "top -b from /proc" 0 top -b -n 2 -d 0.05 --json
 	ok "top -b from /proc: since start, then an interval with nothing new" "$PYTHON" -c '
 import json, sys
@@ -726,6 +738,122 @@ ok "diff: the corrupt file named with its line" grep -q 'bad-fields.snap:27: cor
 	"$tmp/stderr"
 rc "diff -h" 0 diff -h
 
+# ---- histograms and percentiles ----
+# hist.snap: a TSC kernel's 28 bounds (not round: 0 85 170 341 ...), the
+# test module's 1000 short holds and one of 20 ms in lmt_hist_hold, a
+# second site, a lock whose holds are all in the open last bucket, a row
+# without histograms; hist-2.snap: 10 s later, 100 holds more in
+# [43690, 87381) ns.  The percentiles are checked against hand-worked
+# values in test_hist.c; here the views that carry them.
+hs=$fx/hist.snap hs2=$fx/hist-2.snap
+golden "report --percentiles" hist-pct.txt report --percentiles "$hs"
+golden "report --json with histograms" hist.json report --json "$hs"
+golden "report --csv with percentiles" hist.csv report --csv --sort p99hold "$hs"
+golden "hist: a lock, its sites summed" hist-lock.txt hist lmt_hist_lock "$hs"
+COLUMNS=60 golden "hist NAME@SITE, COLUMNS=60" hist-site.txt hist lmt_hist_lock@lmt_hist_hold "$hs"
+golden "diff of two snapshots with histograms" hist-diff.txt diff "$hs" "$hs2"
+"$LOCKSTAT" report --json "$hs" >"$tmp/h.json" 2>&1
+ok "report --json with histograms: valid JSON" json_ok "$tmp/h.json"
+ok "report --json: bounds, percentiles, counts as worked out by hand" "$PYTHON" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+b = d["header"]["hist_bounds_ns"]
+assert len(b) == 28 and b[:4] == [0, 85, 170, 341] and b[27] == 5726623061, b
+spin = [s for s in d["sections"] if s["type"] == "spin"][0]
+lk = [l for l in spin["locks"] if l["lock"] == "lmt_hist_lock[test_lockmeter]"][0]
+site = [x for x in lk["sites"] if x["site"].startswith("lmt_hist_hold")][0]
+# 1001 holds: 600 in [10922, 21845), 400 in [21845, 43690), 1 in [11184810, 22369621)
+assert sum(site["hold_hist"]) == site["acquired"] == 1001
+assert site["hold_p50_ns"] == 20034 and site["hold_p90_ns"] == 38278, site
+assert site["hold_p99_ns"] == 43198 and site["hold_p999_ns"] == 43690, site
+assert "wait_p50_ns" not in site and sum(site["wait_hist"]) == 0
+assert sum(lk["hold_hist"]) == lk["acquired"] == 1011 and lk["wait_hist"][3] == 2
+big = [l for l in spin["locks"] if l["lock"] == "big_lock"][0]
+assert big["hold_p50_ns"] == 5726623061 and big["hold_p50_ge"] is True, big
+assert "hold_p999_ge" not in site
+rd = [s for s in d["sections"] if s["type"] == "read"][0]["locks"][0]
+assert "hold_hist" not in rd and "hold_p50_ns" not in rd
+' "$tmp/h.json"
+"$LOCKSTAT" report --json "$fx/demo.snap" >"$tmp/demo-h.json" 2>&1
+ok "report --json without histograms: no histogram fields" sh -c "
+	! grep -q 'hist\\|_p50_' '$tmp/demo-h.json'"
+"$LOCKSTAT" report --percentiles "$fx/demo.snap" >"$tmp/demo-h.txt" 2>&1
+ok "report --percentiles without histograms: says so, the cells are -" sh -c "
+	grep -q '^Percentiles: none: no histograms in this snapshot' '$tmp/demo-h.txt' &&
+	grep -q '      -       -       -       -  \\*TOTAL\\*$' '$tmp/demo-h.txt'"
+"$LOCKSTAT" report --csv "$fx/demo.snap" >"$tmp/demo-h.csv" 2>&1
+ok "report --csv without histograms: no percentile columns" sh -c "
+	! grep -q '_p50_ns' '$tmp/demo-h.csv'"
+"$LOCKSTAT" report --csv --sort p99hold "$hs" >"$tmp/p99.csv" 2>&1
+ok "--sort p99hold: the open last bucket first, then sites by p99" sh -c "
+	sed -n 3,4p '$tmp/p99.csv' | grep -c big_lock | grep -qx 2 &&
+	grep '^site,spin,lmt_hist_lock' '$tmp/p99.csv' | head -n 1 | grep -q lmt_hist_hold"
+"$LOCKSTAT" report --csv --sort p99hold -r "$hs" >"$tmp/p99r.csv" 2>&1
+ok "--sort p99hold -r: big_lock last of the spin locks" sh -c "
+	grep '^lock,spin,' '$tmp/p99r.csv' | tail -n 1 | grep -q big_lock"
+for key in p50hold p90hold p99hold p999hold p50wait p90wait p99wait p999wait; do
+	rc "--sort $key" 0 report --sort "$key" --percentiles "$hs"
+done
+rc "--percentiles --json" 0 report --percentiles --json "$hs"
+"$LOCKSTAT" top -b --json --by-site --sort p99hold --replay "$hs" "$hs2" >"$tmp/top-h.json" 2>&1
+ok "top: the interval's p99 from the histograms' difference, sorted by it" "$PYTHON" -c '
+import json, sys
+last = [json.loads(l) for l in open(sys.argv[1])][-1]
+r = last["rows"]
+assert len(r) == 1 and r[0]["site"].startswith("lmt_hist_hold"), r
+# 100 holds in [43690, 87381): 43690 + 0.99 * 43691
+assert r[0]["hold_p99_ns"] == 86944 and r[0]["hold_hist"][10] == 100, r[0]
+assert last["sort"]["key"] == "p99hold"
+' "$tmp/top-h.json"
+"$LOCKSTAT" top -b --by-site --sort p99hold --replay "$hs" "$hs2" >"$tmp/top-h.txt" 2>&1
+ok "top -b: an HP99 column" grep -q '^ *ACQ/s .* %CPU    HP99 HOLDER' "$tmp/top-h.txt"
+rc "top --percentiles" 2 top -b --percentiles --replay "$hs"
+rc "hist: no NAME" 2 hist
+rc "hist: NAME, FILE and one more" 2 hist lmt_hist_lock "$hs" "$hs"
+rc "hist: an empty SITE" 2 hist lmt_hist_lock@ "$hs"
+rc "hist: an empty NAME" 2 hist @lmt_hist_hold "$hs"
+rc "hist: --source with a FILE" 2 hist --source=proc lmt_hist_lock "$hs"
+rc "hist: --type bogus" 2 hist --type bogus lmt_hist_lock "$hs"
+rc "hist: unknown option" 2 hist --bogus lmt_hist_lock "$hs"
+rc "hist -h" 0 hist -h
+rc "hist: no such lock" 8 hist no_such_lock "$hs"
+ok "hist: no such lock: said so, with the file" grep -q "no lock 'no_such_lock' in .*hist.snap" \
+	"$tmp/stderr"
+rc "hist: no such site" 8 hist lmt_hist_lock@no_such_func "$hs"
+rc "hist: the lock, but not of --type read" 8 hist --type read lmt_hist_lock "$hs"
+rc "hist: a lock without histograms" 1 hist tasklist_lock "$hs"
+ok "hist: without histograms: no histogram, no numbers" sh -c "
+	grep -q '^no histogram: its rows came without histograms' '$tmp/stdout' &&
+	! grep -q '%' '$tmp/stdout'"
+rc "hist: a snapshot without any" 1 hist rtnl_mutex "$fx/demo.snap"
+ok "hist: a snapshot without any says there are none" grep -q \
+	'^no histogram: this kernel or snapshot has none' "$tmp/stdout"
+rc "hist: the full site name, offsets differ" 0 hist 'rtnl_mutex@rtnl_lock+0x99/0x100' "$hs"
+rc "hist: the module named" 0 hist 'lmt_hist_lock[test_lockmeter]@lmt_hist_hold[test_lockmeter]' "$hs"
+rc "hist: another module named" 8 hist 'lmt_hist_lock[other]' "$hs"
+"$LOCKSTAT" hist lmt_hist_lock "$hs" >"$tmp/hl.txt" 2>&1
+ok "hist: exactly 1011 holds counted, the 20 ms one in [11184810, 22369621)" sh -c "
+	awk '/^HOLD:/ { h = 1; next } /^WAIT:/ { h = 0 } h && \$1 ~ /^[0-9]+\$/ { n += \$5 }
+	     END { exit n != 1011 }' '$tmp/hl.txt' &&
+	grep -Eq '^ +11184810 +22369621 .* +1 +0\\.10% +100%  #\$' '$tmp/hl.txt'"
+ok "hist: bars at most 80 columns wide without a terminal" sh -c "
+	awk 'length(\$0) > 80 { exit 1 }' '$tmp/hl.txt'"
+COLUMNS=120 "$LOCKSTAT" hist lmt_hist_lock "$hs" >"$tmp/hw.txt" 2>&1
+ok "hist: COLUMNS=120: the largest bar fills the width" sh -c "
+	grep -q '#\$' '$tmp/hw.txt' && awk '/#\$/ && length(\$0) == 120 { f = 1 } END { exit !f }' '$tmp/hw.txt'"
+rc "bad-hist-sum.snap refused" 7 report "$fx/bad-hist-sum.snap"
+ok "bad-hist-sum.snap: named with its line and why" grep -q \
+	'bad-hist-sum.snap:26: corrupt snapshot: the hold histogram does not sum to acquired' \
+	"$tmp/stderr"
+rc "bad-hist-count.snap refused" 7 report "$fx/bad-hist-count.snap"
+ok "bad-hist-count.snap: named with its line and why" grep -q \
+	'bad-hist-count.snap:27: corrupt snapshot: wait histogram: 27 counts for the 28 buckets of hist_bounds' \
+	"$tmp/stderr"
+rc "bad-hist-bounds.snap refused" 7 hist lmt_hist_lock "$fx/bad-hist-bounds.snap"
+ok "bad-hist-bounds.snap: named with its line and why" grep -q \
+	"bad-hist-bounds.snap:22: corrupt snapshot: header key 'hist_bounds': histogram bounds are not strictly increasing" \
+	"$tmp/stderr"
+
 # ---- the manual page, as man renders it ----
 man8=$here/../lockstat.8
 if LC_ALL=C grep -q '[[:cntrl:]]' "$man8"; then
@@ -751,10 +879,19 @@ if command -v groff >/dev/null; then
 	if grep -q '^ *lockstat held \[--over DURATION\] \[--json\]$' "$tmp/man.txt" &&
 	   grep -q '^HELD$' "$tmp/man.txt" && grep -q -- '^ *--over DURATION$' "$tmp/man.txt" &&
 	   grep -q 'blocked 49ms of it in schedule_timeout <- msleep' "$tmp/man.txt" &&
-	   grep -q '^ *Enter *open or close the detail pane' "$tmp/man.txt"; then
+	   grep -Eq '^ *Enter +open +or +close +the +detail +pane' "$tmp/man.txt"; then
 		pass "lockstat.8: held's synopsis, section and option, the blocked line, top's Enter render"
 	else
 		fail "lockstat.8: held's synopsis, section and option, the blocked line, top's Enter render" \
+			"$tmp/groff.err"
+	fi
+	if grep -q '^ *lockstat hist \[--type TYPE\] \[SOURCE-OPTIONS\] NAME\[@SITE\] \[FILE\]$' "$tmp/man.txt" &&
+	   grep -q '^HIST$' "$tmp/man.txt" && grep -q '^PERCENTILES AND HISTOGRAMS$' "$tmp/man.txt" &&
+	   grep -q -- '^ *--percentiles$' "$tmp/man.txt" &&
+	   grep -q '^ *p50hold, p90hold, p99hold, p999hold$' "$tmp/man.txt"; then
+		pass "lockstat.8: hist's synopsis and section, percentiles, --percentiles, the p keys render"
+	else
+		fail "lockstat.8: hist's synopsis and section, percentiles, --percentiles, the p keys render" \
 			"$tmp/groff.err"
 	fi
 else

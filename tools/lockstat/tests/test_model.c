@@ -310,18 +310,18 @@ static void test_ratio_exact(void)
 	a.v[LM_F_ACQUIRED] = 3;
 	b.v[LM_F_HOLD_TOTAL] = 333333333333333333ULL;
 	b.v[LM_F_ACQUIRED] = 1000000000000000000ULL;
-	tap_ok(k->cmp(&a, &b) > 0 && k->cmp(&b, &a) < 0, "sort: mean comparisons are exact");
+	tap_ok(k->cmp(&a, &b, NULL) > 0 && k->cmp(&b, &a, NULL) < 0, "sort: mean comparisons are exact");
 	a.v[LM_F_HOLD_TOTAL] = UINT64_MAX;
 	a.v[LM_F_ACQUIRED] = UINT64_MAX;
 	b.v[LM_F_HOLD_TOTAL] = UINT64_MAX - 1;
 	b.v[LM_F_ACQUIRED] = UINT64_MAX - 1;
-	tap_ok(k->cmp(&a, &b) == 0, "sort: no overflow near 2^64");
+	tap_ok(k->cmp(&a, &b, NULL) == 0, "sort: no overflow near 2^64");
 	b.v[LM_F_ACQUIRED] = 0;
-	tap_ok(k->cmp(&a, &b) > 0, "sort: no acquisitions means a mean of 0");
+	tap_ok(k->cmp(&a, &b, NULL) > 0, "sort: no acquisitions means a mean of 0");
 	k = lm_key_find("maxhold");
 	a.v[LM_F_HOLD_MAX] = UINT64_MAX;
 	b.v[LM_F_HOLD_MAX] = 0;
-	tap_ok(k->cmp(&a, &b) == 1 && k->cmp(&b, &a) == -1 && k->cmp(&a, &a) == 0,
+	tap_ok(k->cmp(&a, &b, NULL) == 1 && k->cmp(&b, &a, NULL) == -1 && k->cmp(&a, &a, NULL) == 0,
 	       "sort: comparators are three-way (no subtraction)");
 }
 

@@ -8,6 +8,7 @@
  */
 #include "../nl.c"
 
+#include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -892,6 +893,141 @@ static void test_close(void)
 	tap_ok(nl.sk == NULL, "socket: lm_nl_close() is idempotent");
 }
 
+/* ---- histograms: bounds in the status, counts in the rows ---- */
+
+static const uint64_t hist_bounds[] = { 0, 85, 170, 341, 682, 1365 };
+
+static struct nl_msg *status_hist(const uint64_t *b, unsigned int n)
+{
+	struct nl_msg *msg = status_reply(LOCKMETER_FAMILY_VERSION, true);
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		put_uint(msg, LOCKMETER_A_HIST_BOUND, b[i]);
+	return msg;
+}
+
+static int status_parse(struct lm_header *h, struct nl_msg *msg)
+{
+	struct lm_nl_req req = { .arg = h };
+
+	memset(h, 0, sizeof(*h));
+	lm_nl_status_cb(msg, &req);
+	nlmsg_free(msg);
+	return req.parse;
+}
+
+static void test_status_hist(void)
+{
+	const uint64_t big[] = { 0, 85, 1ULL << 40 };
+	const uint64_t down[] = { 0, 85, 85, 170 };
+	const uint64_t first[] = { 10, 85 };
+	uint64_t many[LM_HIST_MAX + 1];
+	struct lm_header h;
+	unsigned int i;
+
+	tap_ok(!status_parse(&h, status_hist(hist_bounds, 6)) && h.nr_buckets == 6 &&
+	       !memcmp(h.bound, hist_bounds, sizeof(hist_bounds)),
+	       "hist: the status's bounds, in order, as many as sent");
+	tap_ok(!status_parse(&h, status_hist(big, 3)) && h.nr_buckets == 3 &&
+	       h.bound[2] == 1ULL << 40, "hist: a bound in 8 bytes");
+	tap_ok(!status_parse(&h, status_hist(NULL, 0)) && !h.nr_buckets,
+	       "hist: a kernel without histograms: no bounds");
+	fprintf(stderr, "# expected: three messages on bad bounds\n");
+	tap_ok(status_parse(&h, status_hist(down, 4)) == LM_EXIT_ERR && !h.nr_buckets,
+	       "hist: bounds not strictly increasing are refused");
+	tap_ok(status_parse(&h, status_hist(first, 2)) == LM_EXIT_ERR,
+	       "hist: a first bound other than 0 is refused");
+	for (i = 0; i < ARRAY_SIZE(many); i++)
+		many[i] = i * 100;
+	tap_ok(status_parse(&h, status_hist(many, ARRAY_SIZE(many))) == LM_EXIT_ERR,
+	       "hist: more buckets than lockstat takes are refused");
+}
+
+/* a spin row of 10 acquisitions, 3 of them waited, and its histograms */
+static int dump_hist(struct lm_snapshot *s, const uint64_t *hold, unsigned int nh,
+		     const uint64_t *wait, unsigned int nw, bool odd)
+{
+	struct nl_msg *msg = reply(LOCKMETER_CMD_STATS_GET);
+	struct nlattr *nest = nla_nest_start(msg, LOCKMETER_A_ROW), *h;
+	struct lm_nl_req req = { .arg = s };
+	char six[6] = { 0 };
+	unsigned int i;
+
+	nla_put_u32(msg, LOCKMETER_R_TYPE, LM_TYPE_SPIN);
+	nla_put_u32(msg, LOCKMETER_R_CLASS, LM_CLASS_STATIC);
+	put_uint(msg, LOCKMETER_R_ACQUIRED, 10);
+	put_uint(msg, LOCKMETER_R_NOWAIT, 7);
+	put_uint(msg, LOCKMETER_R_SPIN, 3);
+	put_uint(msg, LOCKMETER_R_REJECT, 0);
+	put_uint(msg, LOCKMETER_R_HOLD_TOTAL, 4000);
+	put_uint(msg, LOCKMETER_R_HOLD_MIN, 100);
+	put_uint(msg, LOCKMETER_R_HOLD_MAX, 1400);
+	put_uint(msg, LOCKMETER_R_WAIT_TOTAL, 300);
+	put_uint(msg, LOCKMETER_R_WAIT_MIN, 90);
+	put_uint(msg, LOCKMETER_R_WAIT_MAX, 110);
+	nla_put_string(msg, LOCKMETER_R_LOCK, "hist_lock");
+	nla_put_string(msg, LOCKMETER_R_SITE, "hist_take+0x1e/0x40");
+	if (hold) {
+		h = nla_nest_start(msg, LOCKMETER_R_HOLD_HIST);
+		for (i = 0; i < nh; i++)
+			put_uint(msg, LOCKMETER_HI_COUNT, hold[i]);
+		if (odd)
+			nla_put(msg, LOCKMETER_HI_COUNT, sizeof(six), six);
+		nla_nest_end(msg, h);
+	}
+	if (wait) {
+		h = nla_nest_start(msg, LOCKMETER_R_WAIT_HIST);
+		for (i = 0; i < nw; i++)
+			put_uint(msg, LOCKMETER_HI_COUNT, wait[i]);
+		nla_nest_end(msg, h);
+	}
+	nla_nest_end(msg, nest);
+	lm_nl_dump_cb(msg, &req);
+	nlmsg_free(msg);
+	return req.parse;
+}
+
+static void test_rows_hist(void)
+{
+	const uint64_t hold[] = { 0, 2, 5, 0, 2, 1 }, wait[] = { 0, 3, 0, 0, 0, 0 };
+	const uint64_t hold9[] = { 0, 2, 5, 0, 2, 0 }, wait_big[] = { 0, 3, 0, 0, 0, 1ULL << 33 };
+	struct lm_snapshot s;
+	double ns = 0;
+	struct lm_ctx c;
+
+	lm_snap_init(&s);
+	s.h.nr_buckets = 6;
+	memcpy(s.h.bound, hist_bounds, sizeof(hist_bounds));
+	tap_ok(!dump_hist(&s, hold, 6, wait, 6, false) && s.nr == 1 &&
+	       s.rows[0].hist == LM_HIST_ALL && !memcmp(s.rows[0].hc[LM_HIST_HOLD], hold, sizeof(hold)) &&
+	       !memcmp(s.rows[0].hc[LM_HIST_WAIT], wait, sizeof(wait)),
+	       "hist: a row's hold and wait counts, one per bucket");
+	lm_ctx_init(&c, &s.h);
+	/* rank 5 of 10: the 3rd of bucket 2's 5, [170, 341): 170 + 3/5 * 171 */
+	tap_ok(lm_row_pct(&s.rows[0], &c, LM_HIST_HOLD, LM_P50, &ns) == LM_PCT_EST &&
+	       fabs(ns - 272.6) < 1e-9, "hist: the p50 of a parsed row (272.6 ns)");
+	tap_ok(!dump_hist(&s, hold, 6, NULL, 0, false) && s.nr == 2 &&
+	       s.rows[1].hist == 1U << LM_HIST_HOLD, "hist: a hold histogram alone");
+	tap_ok(!dump_hist(&s, NULL, 0, NULL, 0, false) && s.nr == 3 && !s.rows[2].hist,
+	       "hist: a row without histograms has none");
+	fprintf(stderr, "# expected: six messages on bad histograms\n");
+	tap_ok(dump_hist(&s, hold, 5, wait, 6, false) == LM_EXIT_ERR && s.nr == 3,
+	       "hist: fewer counts than buckets are refused");
+	tap_ok(dump_hist(&s, wait_big, 6, wait, 6, false) == LM_EXIT_ERR && s.nr == 3,
+	       "hist: hold counts that do not sum to acquired are refused");
+	tap_ok(dump_hist(&s, hold, 6, wait_big, 6, false) == LM_EXIT_ERR && s.nr == 3,
+	       "hist: wait counts that do not sum to spin are refused");
+	tap_ok(dump_hist(&s, hold9, 5, wait, 6, true) == LM_EXIT_ERR && s.nr == 3,
+	       "hist: a count of 6 bytes is refused");
+	tap_ok(dump_hist(&s, hold, 6, wait, 6, true) == LM_EXIT_ERR && s.nr == 3,
+	       "hist: more counts than buckets are refused");
+	s.h.nr_buckets = 0;
+	tap_ok(dump_hist(&s, hold, 6, wait, 6, false) == LM_EXIT_ERR && s.nr == 3,
+	       "hist: a histogram without the status's bounds is refused");
+	lm_snap_free(&s);
+}
+
 int main(void)
 {
 	test_status();
@@ -899,6 +1035,8 @@ int main(void)
 	test_row_impossible();
 	test_evidence();
 	test_status_evidence();
+	test_status_hist();
+	test_rows_hist();
 	test_held();
 	test_held_refused();
 	test_ext_ack(true);

@@ -250,7 +250,7 @@ tm kill-session -t lt 2>/dev/null
 tm new-session -d -s lt -x 100 -y 30 \
 	"TERM=screen '$LOCKSTAT' top --replay '$fx/top-1.snap'; echo top-exited-\$?; sleep 30"
 until_seen "lmt_static_lock" >/dev/null
-check "100 columns: no HOLDER, NAME keeps the room" "^ *ACQ/s .* %CPU +TYPE +NAME"
+check "100 columns: no HP99, no HOLDER, NAME keeps the room" "^ *ACQ/s .* %CPU +TYPE +NAME"
 pkill -TERM -f "lockstat top --replay $fx/top-1.snap"
 check "SIGTERM quits with exit 0" "^top-exited-0"
 tm kill-session -t lt 2>/dev/null
@@ -259,9 +259,9 @@ tm kill-session -t lt 2>/dev/null
 tm kill-session -t lt 2>/dev/null
 tm new-session -d -s lt -x 160 -y 30 \
 	"TZ=UTC TERM=screen '$LOCKSTAT' top --by-site --replay '$fx/stacks.snap'; echo top-exited-\$?; sleep 30"
-check "160 columns: a HOLDER column" "^ *ACQ/s .* %CPU +HOLDER +TYPE +NAME"
-check "HOLDER: the worst holder of each site" "% +lmt_contend/1 +spin +lmt_static_lock lmt_contend_thread"
-check "HOLDER: a site without evidence has none" "% +- +mutex +\\[heap\\] pipe_read"
+check "160 columns: an HP99 and a HOLDER column" "^ *ACQ/s .* %CPU +HP99 +HOLDER +TYPE +NAME"
+check "HOLDER: the worst holder of each site" "% +- +lmt_contend/1 +spin +lmt_static_lock lmt_contend_thread"
+check "HOLDER: a site without evidence has none" "% +- +- +mutex +\\[heap\\] pipe_read"
 keys q
 check "q: exit 0" "^top-exited-0"
 tm kill-session -t lt 2>/dev/null

@@ -4,10 +4,12 @@
  * JSON, CSV and Prometheus text (whole, rolled up, exact sites), sorted
  * by every key, and as a top frame against itself;
  * written back and read again, it must parse again: a snapshot lockstat
- * wrote is one it reads, with the same evidence.  The evidence is also
- * rendered under the table (--stacks) and as folded stacks.
+ * wrote is one it reads, with the same evidence and histograms.  The evidence is also
+ * rendered under the table (--stacks) and as folded stacks, and the first
+ * row's lock as lockstat hist prints it.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "fuzz.h"
 #include "lockstat.h"
@@ -61,15 +63,31 @@ static void fuzz_views(const struct lm_snapshot *s)
 	}
 }
 
-/* the table with the evidence under each site, and the folded stacks */
+/*
+ * the table with the evidence under each site and the percentiles, the
+ * folded stacks, and the histograms of a lock (lockstat hist)
+ */
 static void fuzz_evidence_views(const struct lm_snapshot *s)
 {
 	struct lm_filter f;
 
+	struct lm_hist_target t;
+
 	lm_filter_init(&f);
 	f.stacks = true;
+	f.percentiles = true;
 	lm_render(fuzz_null, s, &f, LM_FMT_TABLE);
 	lm_render(fuzz_null, s, &f, LM_FMT_FOLDED);
+	/* the histograms of the first row's lock, all its sites and its own */
+	if (s->nr && !lm_hist_target(&t, s->rows[0].lock))
+		lm_hist_print(fuzz_null, &t, s, "fuzz");
+	if (s->nr && strlen(s->rows[0].lock) + strlen(s->rows[0].site) < 1000) {
+		char arg[1024];
+
+		snprintf(arg, sizeof(arg), "%s@%s", s->rows[0].lock, s->rows[0].site);
+		if (!lm_hist_target(&t, arg))
+			lm_hist_print(fuzz_null, &t, s, "fuzz");
+	}
 }
 
 /* the evidence of each row of @a is that of the same row of @b */
@@ -82,6 +100,21 @@ static bool fuzz_same_evidence(const struct lm_snapshot *a, const struct lm_snap
 		for (k = 0; k < LM_NR_EV; k++)
 			if (!lm_ev_equal(a->rows[i].ev[k], b->rows[i].ev[k]))
 				return false;
+	return true;
+}
+
+/* the bounds of @a are those of @b, and each row's histograms the same row's */
+static bool fuzz_same_hist(const struct lm_snapshot *a, const struct lm_snapshot *b)
+{
+	size_t i;
+
+	if (a->h.nr_buckets != b->h.nr_buckets ||
+	    memcmp(a->h.bound, b->h.bound, a->h.nr_buckets * sizeof(a->h.bound[0])))
+		return false;
+	for (i = 0; i < a->nr; i++)
+		if (a->rows[i].hist != b->rows[i].hist ||
+		    memcmp(a->rows[i].hc, b->rows[i].hc, sizeof(a->rows[i].hc)))
+			return false;
 	return true;
 }
 
@@ -108,6 +141,10 @@ static void fuzz_roundtrip(const struct lm_snapshot *s)
 	}
 	if (!fuzz_same_evidence(s, &again)) {
 		fprintf(stderr, "a written snapshot reads back with other evidence\n");
+		abort();
+	}
+	if (!fuzz_same_hist(s, &again)) {
+		fprintf(stderr, "a written snapshot reads back with other histograms\n");
 		abort();
 	}
 	fclose(f);

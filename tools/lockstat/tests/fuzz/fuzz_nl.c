@@ -5,7 +5,9 @@
  * the reply: a stats dump message (rows), a status reply, an error with
  * extended ACK attributes, or a held-get dump message (locks held now);
  * the rest is the payload after the generic netlink header (or, for the
- * error, after struct nlmsghdr).  What parses is rendered.
+ * error, after struct nlmsghdr).  A dump's rows may carry histograms of
+ * the 4 buckets a status reply would have given first.  What parses is
+ * rendered.
  */
 #include "../../nl.c"
 
@@ -30,8 +32,13 @@ static void fuzz_reply(uint8_t cmd, const uint8_t *data, size_t size)
 	lm_snap_init(&s);
 	if (cmd == LOCKMETER_CMD_STATS_GET) {
 		/* the header a status reply gives first */
+		static const uint64_t bounds[] = { 0, 85, 170, 341 };
+
 		s.h.cpus = 2;
 		s.h.metered_ns = 1000000;
+		/* and its histogram bounds: the seeds' rows have 4 buckets */
+		s.h.nr_buckets = ARRAY_SIZE(bounds);
+		memcpy(s.h.bound, bounds, sizeof(bounds));
 		lm_set(&s.h, LM_H_CPUS);
 		lm_set(&s.h, LM_H_METERED_NS);
 		req.arg = &s;

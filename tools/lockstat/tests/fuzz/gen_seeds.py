@@ -88,6 +88,26 @@ def row_evidence():
     return attr(15 | 0x8000, body)
 
 
+def row_hist():
+    # a spin row of 7 acquisitions, 3 of them waited, then R_HOLD_HIST 24 and
+    # R_WAIT_HIST 25: one HI_COUNT 1 per bucket of fuzz_nl's 4 bounds
+    vals = [7, 4, 3, 1, 0, 900, 10, 400, 60, 20, 30, 0, 0, 0, 0, 1]
+    body = u32(1, 1) + u32(2, 0)
+    for i, v in enumerate(vals):
+        body += u32(3 + i, v)
+    body += string(19, "lmt_hist_lock[test_lockmeter]")
+    body += string(20, "lmt_hist_hold+0x2a/0x60[test_lockmeter]")
+    body += attr(24 | 0x8000, u32(1, 0) + u32(1, 2) + u64(1, 4) + u32(1, 1))
+    body += attr(25 | 0x8000, u32(1, 3) + u32(1, 0) + u32(1, 0) + u32(1, 0))
+    return attr(15 | 0x8000, body)
+
+
+def status_hist():
+    # A_HIST_BOUND 27, once per bucket: a TSC kernel's first bounds
+    return (status() + b"".join(u32(27, b) for b in (0, 85, 170, 341, 682)) +
+            u64(27, 5726623061))
+
+
 def status():
     return (u32(1, 1) + string(2, "6.12.117") + u32(3, 2) + u32(4, 1) +
             u64(5, 5000000000) + u32(6, 291) + u32(7, 4096) + u32(9, 8) +
@@ -109,6 +129,8 @@ def main():
     write(os.path.join(nl, "dump-mutex"), b"\0" + row(4, 1, 1))
     write(os.path.join(nl, "dump-evidence"), b"\0" + row_evidence())
     write(os.path.join(nl, "status"), b"\1" + status())
+    write(os.path.join(nl, "dump-hist"), b"\0" + row_hist())
+    write(os.path.join(nl, "status-hist"), b"\1" + status_hist())
     write(os.path.join(nl, "held"), b"\3" + held())
     # error: flags NLM_F_ACK_TLVS | NLM_F_CAPPED, struct nlmsgerr, a message
     err = struct.pack("=i", -22) + struct.pack("=IHHII", 20, 0x13, 5, 1, 0)
@@ -121,6 +143,8 @@ def main():
         "source": ["--source=proc", "--cpu", "1", "-o", "x.snap", "--json"],
         "bad": ["--csv", "--json", "--top", "0", "--bogus", "-x"],
         "held": ["--over", "500ms", "--json", "--over=0", "--over", "1.5s", "10us"],
+        "hist": ["--percentiles", "--sort", "p99hold", "--sort=p999wait", "-r",
+                 "lmt_hist_lock@lmt_hist_hold", "--percentiles"],
         "diff": ["10us", "1.5ms", "2s", "1..5ms", "99999999999s", "init_task+0x668",
                  "lmt_hold+0x2a/0x60[test_lockmeter]", "f+0x/0x1", "+0x1"],
     }.items():
