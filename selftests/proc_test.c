@@ -68,7 +68,7 @@ TEST_F(proc, header_order)
 		"table_full", "evicted", "irqctx", "truncated", "stack_depth",
 		"task_depth", "notask", "mem_percpu", "mem_tables",
 		"mem_task", "cache_fills", "stacks_full", "captures",
-		"hist_buckets",
+		"hist_buckets", "hist_lost",
 	};
 	const char *end = strstr(self->text, "\n\n"), *prev = self->text, *p;
 	char pat[32];
@@ -93,7 +93,7 @@ TEST_F(proc, header_counters)
 		"rows", "dropped", "unmatched", "table_full", "evicted",
 		"irqctx", "truncated", "stack_depth", "task_depth", "notask",
 		"mem_percpu", "mem_tables", "mem_task", "stacks_full", "captures",
-		"hist_buckets",
+		"hist_buckets", "hist_lost",
 	};
 	uint64_t cpus, used, per_cpu;
 	size_t i;
@@ -123,8 +123,8 @@ TEST_F(proc, header_memory)
 	task = lm_header_u64(_metadata, self->text, "mem_task");
 	slots = lm_header_u64(_metadata, self->text, "slots_per_cpu");
 	cpus = lm_header_u64(_metadata, self->text, "cpus");
-	/* 128 bytes of counters, 112 of evidence, 8 per histogram bucket */
-	slot_bytes = 240 + 8 * lm_header_u64(_metadata, self->text, "hist_buckets");
+	/* 128 bytes of counters, 112 of evidence, 2 x 2 per histogram bucket */
+	slot_bytes = 240 + 4 * lm_header_u64(_metadata, self->text, "hist_buckets");
 	/* the slots take all but the held stack, the cache and the chains */
 	EXPECT_LT(slots * slot_bytes, percpu);
 	EXPECT_GT(slots * slot_bytes + 147456, percpu) TH_LOG("%" PRIu64 " B for %" PRIu64 " slots",

@@ -145,6 +145,10 @@ static void lm_reset_one(struct lm_cpu *c, void *unused)
 	memset(c->slot, 0, array_size(c->table.nr, sizeof(*c->slot)));
 	memset(c->ev, 0, array_size(c->table.nr, sizeof(*c->ev)));
 	memset(c->stacks, 0, sizeof(c->stacks));
+#ifdef CONFIG_LOCKMETER_HIST
+	memset(c->spill, 0, sizeof(c->spill));
+	c->nr_spill = 0;
+#endif
 	c->captures = 0;
 	c->table.used = 0;
 	lm_clear_cache(c);

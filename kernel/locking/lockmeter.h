@@ -264,13 +264,17 @@ struct lm_slot {
 	u64 blocked_max;	/* ... and blocked */
 	u64 inst;		/* heap rows: buckets of hash_64(lock) seen */
 #ifdef CONFIG_LOCKMETER_HIST
-	/* the rest: the histograms, one increment per hold or wait */
-	u32 hold_hist[LM_HIST_NR];
-	u32 wait_hist[LM_HIST_NR];
+	/*
+	 * The rest: the histograms, one increment per hold or wait, in 16
+	 * bits; a bucket that wraps to 0 is counted in its CPU's spill table
+	 * (lm_hist_spill()), so readers get every event.
+	 */
+	u16 hold_hist[LM_HIST_NR];
+	u16 wait_hist[LM_HIST_NR];
 #endif
 } __aligned(64);
 
-static_assert(sizeof(struct lm_slot) == 128 + 2 * 4 * LM_SLOT_HIST_NR);
+static_assert(sizeof(struct lm_slot) == 128 + 2 * 2 * LM_SLOT_HIST_NR);
 
 /*
  * The bucket of a hold or wait of @t ticks (see LM_HIST_SHIFT): one bit
@@ -281,17 +285,29 @@ static __always_inline unsigned int lm_hist_bucket(u64 t)
 	return min_t(unsigned int, fls64(t >> LM_HIST_SHIFT), LM_HIST_NR - 1);
 }
 
-static __always_inline void lm_hold_hist_inc(struct lm_slot *s, u64 hold)
+struct lm_cpu;
+void lm_hist_spill(struct lm_cpu *c, const u16 *bucket);
+
+/* Count @t ticks in histogram @h of @c's slot; a wrap goes to the spills. */
+static __always_inline void lm_hist_inc(struct lm_cpu *c, u16 *h, u64 t)
+{
+	u16 *b = &h[lm_hist_bucket(t)];
+
+	if (unlikely(!++*b))
+		lm_hist_spill(c, b);
+}
+
+static __always_inline void lm_hold_hist_inc(struct lm_cpu *c, struct lm_slot *s, u64 hold)
 {
 #ifdef CONFIG_LOCKMETER_HIST
-	s->hold_hist[lm_hist_bucket(hold)]++;
+	lm_hist_inc(c, s->hold_hist, hold);
 #endif
 }
 
-static __always_inline void lm_wait_hist_inc(struct lm_slot *s, u64 wait)
+static __always_inline void lm_wait_hist_inc(struct lm_cpu *c, struct lm_slot *s, u64 wait)
 {
 #ifdef CONFIG_LOCKMETER_HIST
-	s->wait_hist[lm_hist_bucket(wait)]++;
+	lm_hist_inc(c, s->wait_hist, wait);
 #endif
 }
 
@@ -366,7 +382,8 @@ static inline u64 lm_inst_bit(unsigned long lock)
 
 size_t lm_rows_merge(struct lm_stat *rows, size_t n);
 u64 lm_inst_estimate(u64 inst);
-void lm_slot_read(const struct lm_slot *s, struct lm_stat *row);
+void lm_slot_read(const struct lm_cpu *pc, const struct lm_slot *s, struct lm_stat *row);
+u64 lm_hist_count(const struct lm_cpu *c, const u16 *bucket);
 struct lm_evidence;
 void lm_ev_read(const struct lm_evidence *ev, unsigned int cpu, struct lm_stat *row);
 u32 lm_stack_read(u32 ref, unsigned long *ip, u16 *cpu);
@@ -382,6 +399,20 @@ struct lm_loss {
 	u64 irqctx;		/* sleeping-lock op outside task context: not metered */
 	u64 notask;		/* task record pool empty: acquisition not metered */
 	u64 stacks_full;	/* evidence whose chain found the store full */
+	u64 hist_lost;		/* histogram bucket wraps the spill table had no room for */
+};
+
+/*
+ * A 16-bit histogram bucket that wrapped: @key is its offset in its
+ * struct lm_cpu (0: a free entry), @wraps how often it wrapped, each
+ * time 65536 events.
+ */
+#define LM_SPILLS	256
+#define LM_SPILL_PROBES	8
+
+struct lm_spill {
+	u32 key;
+	u32 wraps;
 };
 
 /* A spinning lock this CPU holds. */
@@ -462,6 +493,10 @@ struct lm_cpu {
 	u64 captures;		/* evidence taken */
 	struct lm_evidence *ev;	/* per slot of @table, after the slots */
 	struct lm_stack stacks[LM_STACKS];
+#ifdef CONFIG_LOCKMETER_HIST
+	unsigned int nr_spill;	/* entries of @spill in use */
+	struct lm_spill spill[LM_SPILLS];
+#endif
 	struct lm_slot slot[];
 };
 
@@ -667,7 +702,7 @@ static __always_inline void lm_charge(struct lm_cpu *c, struct lm_slot *s, u64 h
 	}
 	s->nr++;
 	s->hold_total += hold;
-	lm_hold_hist_inc(s, hold);
+	lm_hold_hist_inc(c, s, hold);
 	if (hold < s->hold_min)
 		s->hold_min = hold;
 }

@@ -177,7 +177,7 @@ static void lm_slot_read_derives_counts(struct kunit *test)
 	lm_charge(NULL, &s, 70, 50, 100, LM_NO_STACK, NULL);	/* waited 50 */
 	s.oncpu_total = 100;
 	s.reject = 2;
-	lm_slot_read(&s, row);
+	lm_slot_read(NULL, &s, row);
 
 	KUNIT_EXPECT_EQ(test, row->key.lock, 0x1000UL);
 	KUNIT_EXPECT_EQ(test, row->key.type, (u32)LM_mutex);
@@ -236,7 +236,7 @@ static void lm_hist_counts_every_sample(struct kunit *test)
 		else
 			lm_charge(NULL, &s, cases[i].t, 0, 100, LM_NO_STACK, NULL);
 	}
-	lm_slot_read(&s, row);
+	lm_slot_read(NULL, &s, row);
 	for (i = 0; i < LM_HIST_NR; i++) {
 		holds += row->hold_hist[i];
 		waits += row->wait_hist[i];
@@ -259,6 +259,48 @@ static void lm_hist_counts_every_sample(struct kunit *test)
 		KUNIT_EXPECT_GT(test, lm_hist_bound(i), lm_hist_bound(i - 1));
 }
 
+/*
+ * A 16-bit bucket that wraps is counted in its CPU's spill table, and
+ * read back whole; with no room left there the wrap is counted lost.
+ */
+static void lm_hist_wraps_spill(struct kunit *test)
+{
+#ifdef CONFIG_LOCKMETER_HIST
+	struct lm_cpu *c = vzalloc(LM_CPU_BYTES);
+	unsigned long flags;
+	struct lm_slot *s;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->table.slot = c->slot;
+	c->table.nr = LM_SLOTS;
+	c->ev = (struct lm_evidence *)&c->slot[LM_SLOTS];
+	s = &c->slot[5];
+	lm_slot_init(s, LM_STATIC);
+	s->hold_hist[2] = U16_MAX;
+	local_irq_save(flags);
+	lm_charge(c, s, 2 << LM_HIST_SHIFT, 0, 100, LM_NO_STACK, NULL);
+	lm_charge(c, s, 2 << LM_HIST_SHIFT, 0, 200, LM_NO_STACK, NULL);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, c->nr_spill, 1U);
+	KUNIT_EXPECT_EQ(test, lm_hist_count(c, &s->hold_hist[2]), 65537ULL);
+	KUNIT_EXPECT_EQ(test, lm_hist_count(c, &s->hold_hist[3]), 0ULL);
+
+	/* every entry taken (odd keys: no bucket's): the next wrap is lost */
+	for (i = 0; i < LM_SPILLS; i++)
+		c->spill[i].key = 2 * i + 1;
+	s->wait_hist[0] = U16_MAX;
+	local_irq_save(flags);
+	lm_charge(c, s, 1, 1, 1, LM_NO_STACK, NULL);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, c->loss.hist_lost, 1ULL);
+	KUNIT_EXPECT_EQ(test, lm_hist_count(c, &s->wait_hist[0]), 0ULL);
+	vfree(c);
+#else
+	kunit_skip(test, "no histograms in slots (CONFIG_LOCKMETER_HIST=n)");
+#endif
+}
+
 /* A reader that catches an update half way never sees a huge count. */
 static void lm_slot_read_clamps_torn_updates(struct kunit *test)
 {
@@ -268,9 +310,15 @@ static void lm_slot_read_clamps_torn_updates(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, row);
 
-	lm_slot_read(&s, row);
+#ifdef CONFIG_LOCKMETER_HIST
+	/* with histograms the counts are their sums, torn the same way */
+	s.hold_hist[1] = 4;
+	s.wait_hist[1] = 5;
+#endif
+	lm_slot_read(NULL, &s, row);
 	KUNIT_EXPECT_EQ(test, row->nowait, 0ULL);
-	KUNIT_EXPECT_EQ(test, row->spin, 4ULL);
+	KUNIT_EXPECT_EQ(test, row->spin, IS_ENABLED(CONFIG_LOCKMETER_HIST) ? 5ULL : 4ULL);
+	KUNIT_EXPECT_EQ(test, row->hold.nr, row->spin);
 	KUNIT_EXPECT_EQ(test, row->blocked_total, 0ULL);
 	KUNIT_EXPECT_EQ(test, row->oncpu_total, lm_ticks_to_ns(50));
 }
@@ -469,6 +517,7 @@ static struct kunit_case lockmeter_table_cases[] = {
 	KUNIT_CASE(lm_table_probe_is_bounded),
 	KUNIT_CASE(lm_slot_read_derives_counts),
 	KUNIT_CASE(lm_hist_counts_every_sample),
+	KUNIT_CASE(lm_hist_wraps_spill),
 	KUNIT_CASE(lm_slot_read_clamps_torn_updates),
 	KUNIT_CASE(lm_rows_merge_folds_equal_keys),
 	KUNIT_CASE(lm_inst_estimate_counts),

@@ -95,7 +95,8 @@ static int lm_nl_status_put(struct sk_buff *skb, const struct lm_snapshot *s)
 	    nla_put_uint(skb, LOCKMETER_A_MEM_TABLES, s->mem_tables) ||
 	    nla_put_uint(skb, LOCKMETER_A_MEM_TASK, s->mem_task) ||
 	    nla_put_uint(skb, LOCKMETER_A_STACKS_FULL, s->loss.stacks_full) ||
-	    nla_put_uint(skb, LOCKMETER_A_CAPTURES, s->captures))
+	    nla_put_uint(skb, LOCKMETER_A_CAPTURES, s->captures) ||
+	    nla_put_uint(skb, LOCKMETER_A_HIST_LOST, s->loss.hist_lost))
 		return -EMSGSIZE;
 	for (i = 0; i < LM_SLOT_HIST_NR; i++)
 		if (nla_put_uint(skb, LOCKMETER_A_HIST_BOUND, lm_hist_bound(i)))

@@ -70,6 +70,7 @@ static void lm_show_header(struct seq_file *m, struct lm_proc *p)
 	seq_printf(m, "stacks_full: %llu\n", s->loss.stacks_full);
 	seq_printf(m, "captures: %llu\n", s->captures);
 	seq_printf(m, "hist_buckets: %u\n", LM_SLOT_HIST_NR);
+	seq_printf(m, "hist_lost: %llu\n", s->loss.hist_lost);
 	seq_puts(m, "\n# type acquired nowait spin reject abort hold_total_ns hold_min_ns hold_max_ns wait_total_ns wait_min_ns wait_max_ns oncpu_total_ns oncpu_max_ns blocked_total_ns blocked_max_ns instances lock site\n");
 }
 

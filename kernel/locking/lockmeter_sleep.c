@@ -137,16 +137,16 @@ NOKPROBE_SYMBOL(lm_sched_out);
 /*
  * Whether the hold of @h, @held ticks so far, deserves the chain of a
  * blocked stretch: it must be long enough for chains (lm_chain_min), and
- * already the longest its row has had on this CPU, so that it sets a
- * maximum if released now.  A hold that becomes the maximum only later
- * keeps the length of its stretch without the chain; the per-CPU store
- * is kept for the holds that matter.
+ * already at least half the longest its row has had on this CPU, so that
+ * it may well set a new maximum.  A hold that becomes the maximum from
+ * further down keeps the length of its stretch without the chain; the
+ * per-CPU store is kept for the holds that matter.
  */
 static __always_inline bool lm_blocked_chain_wanted(struct lm_cpu *c,
 						    const struct lm_task_held *h, u64 held)
 {
 	return held >= lm_chain_min &&
-	       held > lm_slot_of(c, h->lock, h->site, h->type)->hold_max;
+	       held >= lm_slot_of(c, h->lock, h->site, h->type)->hold_max / 2;
 }
 
 /*

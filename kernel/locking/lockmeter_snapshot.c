@@ -63,24 +63,48 @@ u64 lm_inst_estimate(u64 inst)
 }
 EXPORT_SYMBOL_IF_KUNIT(lm_inst_estimate);
 
-/* The histograms of slot @s into @row; zeros without them. */
-static void lm_slot_read_hist(const struct lm_slot *s, struct lm_stat *row)
+/*
+ * The histograms of slot @s of @pc into @row (zeros without them), and
+ * the acquisitions and waits they count into *@nr and *@spin, so that a
+ * row read while its CPU charges it still sums up.  The waits are read
+ * first: a charge counts its hold before its wait, so the holds read
+ * after them are at least as many.
+ */
+static void lm_slot_read_hist(const struct lm_cpu *pc, const struct lm_slot *s,
+			      struct lm_stat *row, u64 *nr, u64 *spin)
 {
 #ifdef CONFIG_LOCKMETER_HIST
 	unsigned int i;
 
+	*nr = 0;
+	*spin = 0;
 	for (i = 0; i < LM_HIST_NR; i++) {
-		row->hold_hist[i] = READ_ONCE(s->hold_hist[i]);
-		row->wait_hist[i] = READ_ONCE(s->wait_hist[i]);
+		row->wait_hist[i] = lm_hist_count(pc, &s->wait_hist[i]);
+		*spin += row->wait_hist[i];
+	}
+	smp_rmb();
+	for (i = 0; i < LM_HIST_NR; i++) {
+		row->hold_hist[i] = lm_hist_count(pc, &s->hold_hist[i]);
+		*nr += row->hold_hist[i];
+	}
+	/* a CPU that ordered a charge's stores otherwise: keep them summing */
+	if (*spin > *nr) {
+		row->hold_hist[0] += *spin - *nr;
+		*nr = *spin;
 	}
 #else
 	memset(row->hold_hist, 0, sizeof(row->hold_hist));
 	memset(row->wait_hist, 0, sizeof(row->wait_hist));
+	*nr = READ_ONCE(s->nr);
+	*spin = min(READ_ONCE(s->spin), *nr);
 #endif
 }
 
-/* Read slot @s into @row: times in ns, derived counts filled in. */
-void lm_slot_read(const struct lm_slot *s, struct lm_stat *row)
+/*
+ * Read slot @s of @pc (NULL: a slot of no CPU, in KUnit tests) into @row:
+ * times in ns, derived counts filled in.
+ */
+void lm_slot_read(const struct lm_cpu *pc, const struct lm_slot *s, struct lm_stat *row)
 {
 	u64 nr, spin, hold_total, oncpu_total, max_t;
 
@@ -90,8 +114,7 @@ void lm_slot_read(const struct lm_slot *s, struct lm_stat *row)
 	row->key.lock = s->lock;
 	row->key.site = s->site;
 	row->key.class = s->class;
-	nr = READ_ONCE(s->nr);
-	spin = min(READ_ONCE(s->spin), nr);
+	lm_slot_read_hist(pc, s, row, &nr, &spin);
 	row->nowait = nr - spin;
 	row->spin = spin;
 	row->reject = READ_ONCE(s->reject);
@@ -121,7 +144,6 @@ void lm_slot_read(const struct lm_slot *s, struct lm_stat *row)
 	row->oncpu_max = lm_ticks_to_ns(READ_ONCE(s->oncpu_max));
 	row->blocked_max = lm_ticks_to_ns(READ_ONCE(s->blocked_max));
 	row->inst = READ_ONCE(s->inst);
-	lm_slot_read_hist(s, row);
 }
 EXPORT_SYMBOL_IF_KUNIT(lm_slot_read);
 
@@ -215,7 +237,7 @@ static size_t lm_copy_cpu(struct lm_cpu *pc, unsigned int cpu, struct lm_stat *r
 			(*missed) += !!READ_ONCE(pc->overflow[t].nr);
 			continue;
 		}
-		lm_slot_read(&pc->overflow[t], &rows[n]);
+		lm_slot_read(pc, &pc->overflow[t], &rows[n]);
 		memset(&rows[n].hold_ev, 0, sizeof(rows[n].hold_ev));
 		memset(&rows[n].wait_ev, 0, sizeof(rows[n].wait_ev));
 		if (!lm_stat_empty(&rows[n]))
@@ -228,7 +250,7 @@ static size_t lm_copy_cpu(struct lm_cpu *pc, unsigned int cpu, struct lm_stat *r
 			(*missed)++;
 			continue;
 		}
-		lm_slot_read(&pc->slot[i], &rows[n]);
+		lm_slot_read(pc, &pc->slot[i], &rows[n]);
 		lm_ev_read(&pc->ev[i], cpu, &rows[n]);
 		if (!lm_stat_empty(&rows[n]))
 			n++;
@@ -353,6 +375,7 @@ int lm_snapshot(struct lm_snapshot *snap, int cpu, bool rows)
 		snap->loss.irqctx += READ_ONCE(pc->loss.irqctx);
 		snap->loss.notask += READ_ONCE(pc->loss.notask);
 		snap->loss.stacks_full += READ_ONCE(pc->loss.stacks_full);
+		snap->loss.hist_lost += READ_ONCE(pc->loss.hist_lost);
 		snap->captures += READ_ONCE(pc->captures);
 		snap->cache_fills += READ_ONCE(pc->fills);
 		/* every event of an overflow row found no slot */

@@ -348,6 +348,75 @@ static void lm_ev_take(struct lm_cpu *c, struct lm_ev *ev, u64 t, u32 stack)
 	c->captures++;
 }
 
+#ifdef CONFIG_LOCKMETER_HIST
+/* The home of histogram bucket @key among @c's spills. */
+static __always_inline unsigned int lm_spill_home(u32 key)
+{
+	return hash_32(key, ilog2(LM_SPILLS));
+}
+
+/*
+ * Histogram bucket @bucket of @c wrapped to 0: count 65536 events in
+ * its spill entry, a new one if it has none, or as hist_lost when the
+ * probes find no room.  Interrupts are off; @c is NULL only in KUnit
+ * tests of charges without a CPU state.
+ */
+noinline void __lockfunc lm_hist_spill(struct lm_cpu *c, const u16 *bucket)
+{
+	unsigned int i;
+	u32 key;
+
+	if (!c)
+		return;
+	key = (u32)((const char *)bucket - (const char *)c);
+	for (i = 0; i < LM_SPILL_PROBES; i++) {
+		struct lm_spill *sp = &c->spill[(lm_spill_home(key) + i) % LM_SPILLS];
+
+		if (sp->key == key) {
+			WRITE_ONCE(sp->wraps, sp->wraps + 1);
+			return;
+		}
+		if (!sp->key) {
+			sp->wraps = 1;
+			/* readers see the count before the key that makes it theirs */
+			smp_wmb();
+			WRITE_ONCE(sp->key, key);
+			c->nr_spill++;
+			return;
+		}
+	}
+	c->loss.hist_lost++;
+}
+EXPORT_SYMBOL_IF_KUNIT(lm_hist_spill);
+NOKPROBE_SYMBOL(lm_hist_spill);
+
+/* Events in histogram bucket @bucket of @c: its 16 bits and its wraps. */
+u64 lm_hist_count(const struct lm_cpu *c, const u16 *bucket)
+{
+	u64 n = READ_ONCE(*bucket);
+	unsigned int i;
+	u32 key, k;
+
+	if (!c || !READ_ONCE(c->nr_spill))
+		return n;
+	key = (u32)((const char *)bucket - (const char *)c);
+	for (i = 0; i < LM_SPILL_PROBES; i++) {
+		const struct lm_spill *sp = &c->spill[(lm_spill_home(key) + i) % LM_SPILLS];
+
+		k = READ_ONCE(sp->key);
+		if (!k)
+			break;
+		if (k == key) {
+			/* pairs with smp_wmb() in lm_hist_spill() */
+			smp_rmb();
+			return n + ((u64)READ_ONCE(sp->wraps) << 16);
+		}
+	}
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(lm_hist_count);
+#endif /* CONFIG_LOCKMETER_HIST */
+
 /*
  * lm_charge() for a hold that waited or sets a new maximum: the charge,
  * and evidence for each new maximum.  The hold's chain is the current
@@ -366,7 +435,7 @@ noinline void __lockfunc lm_charge_slow(struct lm_cpu *c, struct lm_slot *s, u64
 
 	s->nr++;
 	s->hold_total += hold;
-	lm_hold_hist_inc(s, hold);
+	lm_hold_hist_inc(c, s, hold);
 	if (hold < s->hold_min)
 		s->hold_min = hold;
 	if (hold > s->hold_max) {
@@ -383,7 +452,7 @@ noinline void __lockfunc lm_charge_slow(struct lm_cpu *c, struct lm_slot *s, u64
 
 		s->spin++;
 		s->wait_total += wait;
-		lm_wait_hist_inc(s, wait);
+		lm_wait_hist_inc(c, s, wait);
 		if (wait < s->wait_min)
 			s->wait_min = wait;
 		if (wait > s->wait_max) {
