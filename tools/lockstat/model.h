@@ -83,7 +83,8 @@ enum lm_field {
 	X(IRQCTX, irqctx)	\
 	X(TRUNCATED, truncated)	\
 	X(NOTASK, notask)	\
-	X(STACKS_FULL, stacks_full)
+	X(STACKS_FULL, stacks_full) \
+	X(HIST_LOST, hist_lost)
 
 enum lm_loss {
 #define X(e, n)	LM_L_##e,

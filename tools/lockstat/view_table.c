@@ -479,6 +479,8 @@ void lm_table_losses(FILE *f, const struct lm_header *h)
 			"not metered: the pool of task records was empty (too many tasks holding locks)" },
 		[LM_L_STACKS_FULL] = { "WARNING", "call chain was", "call chains were",
 			"not kept: a CPU's store of distinct chains was full; that evidence has no frames" },
+		[LM_L_HIST_LOST] = { "WARNING", "histogram bucket wrap was", "histogram bucket wraps were",
+			"not counted (a CPU's spill table was full): those buckets are short by 65536 each" },
 	};
 	int i;
 
