@@ -8,7 +8,7 @@
 # hold (--stacks, --folded, kept by get), the locks held right now (held:
 # holder, stack, waiters), where a mutex's holder blocked (--stacks of a
 # get snapshot), the hold histogram of the module's known holds (hist,
-# report --percentiles --json, hist of a get snapshot).  Prints KTAP; exits 4
+# print --percentiles --json, hist of a get snapshot).  Prints KTAP; exits 4
 # (skip) without lockstat, lockmeter or the test module.
 KSFT_SKIP=4
 MOD=test_lockmeter
@@ -79,10 +79,14 @@ r=$(( rc | $? ))
 [ $r -ne 0 ] && diag < "$T/diff"
 ok "get + report reproduces print" $r
 
-# 6: the /proc fallback shows the same rows
+# 6: the /proc fallback shows the same rows (netlink's CSV adds the
+# percentile columns of the histograms /proc does not carry: compared
+# without them)
 lockstat print --source=proc --csv > "$T/proc.csv" 2>&1 &&
-	lockstat print --source=netlink --csv > "$T/nl.csv" 2>&1
+	lockstat print --source=netlink --csv > "$T/nl.full.csv" 2>&1
 rc=$?
+nf=$(head -n 1 "$T/proc.csv" | awk -F, '{ print NF }')
+cut -d, -f1-"${nf:-1}" "$T/nl.full.csv" > "$T/nl.csv"
 cmp -s "$T/proc.csv" "$T/nl.csv"
 r=$(( rc | $? ))
 [ $r -ne 0 ] && diff "$T/nl.csv" "$T/proc.csv" | head | diag
@@ -417,7 +421,7 @@ lockstat reset && lockstat on && echo 'hist_holds 1000 20 20' > $MODPROC &&
 rc=$?
 hcount=$(modval "$T/mod.hist" count) hmin=$(modval "$T/mod.hist" hold_min_ns)
 hmax=$(modval "$T/mod.hist" hold_max_ns)
-lockstat report --percentiles --json > "$T/pct.json" 2> "$T/pct.err"
+lockstat print --percentiles --json > "$T/pct.json" 2> "$T/pct.err"
 rc=$(( rc | $? ))
 sed -n 's/.*"hist_bounds_ns": \[ \(.*\) \].*/\1/p' "$T/pct.json" | tr -d ' ' | tr , '\n' > "$T/bounds"
 echo "module: $hcount holds, min ${hmin}ns, max ${hmax}ns; $(wc -l < "$T/bounds") buckets" | diag
@@ -445,7 +449,7 @@ echo "highest bucket from ${top_from}ns holds $top_count; the module's max is in
 [ $r -ne 0 ] && cat "$T/hold.lines" | diag
 ok "hist: the 20 ms hold in the bucket of the module's hold_max_ns (or one up)" $r
 
-# 31: report --percentiles --json: p50 within the buckets of the module's
+# 31: print --percentiles --json: p50 within the buckets of the module's
 # typical (shortest) hold or one up, p99.9 no more than its longest
 site_line=$(grep '"site": "lmt_hist_hold+' "$T/pct.json" | head -n 1)
 p50=$(echo "$site_line" | sed -n 's/.*"hold_p50_ns": \([0-9]*\).*/\1/p')
@@ -458,7 +462,7 @@ lo=$(bound "$kmin") hi=$(bound $((kmin + 2)))
 r=$?
 echo "p50 ${p50}ns (buckets from ${lo}ns to ${hi}ns), p99.9 ${p999}ns (module max ${hmax}ns)" | diag
 [ $r -ne 0 ] && echo "$site_line" | cut -c1-600 | diag
-ok "report --percentiles --json: hold p50 in the typical hold's buckets, p99.9 <= max" $r
+ok "print --percentiles --json: hold p50 in the typical hold's buckets, p99.9 <= max" $r
 
 # 32: hist of a get snapshot is hist of the kernel (metering off), and no
 # such lock is exit 8
