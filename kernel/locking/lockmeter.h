@@ -444,6 +444,13 @@ struct lm_cached {
  */
 #define LM_STACKS	256	/* distinct chains per CPU */
 #define LM_STACK_PROBES	8
+/*
+ * The last LM_STACKS_BLOCKED entries are kept for the chains of sleeping
+ * holders where they blocked: taken later in a hold and rarer than the
+ * chains of releases and waits, they would otherwise find the store full
+ * of those.
+ */
+#define LM_STACKS_BLOCKED	32
 #define LM_NO_STACK	U32_MAX
 
 static inline u32 lm_stack_ref(unsigned int cpu, unsigned int i)

@@ -295,7 +295,10 @@ noinline u32 __lockfunc lm_stack_take(struct lm_cpu *c, bool blocked)
 	for (i = 0; i < nr; i++)
 		h = (u32)hash_64(ip[skip + i] ^ h, 32);
 	for (i = 0; i < LM_STACK_PROBES; i++) {
-		j = (h + i) % LM_STACKS;
+		if (blocked)
+			j = LM_STACKS - LM_STACKS_BLOCKED + (h + i) % LM_STACKS_BLOCKED;
+		else
+			j = (h + i) % (LM_STACKS - LM_STACKS_BLOCKED);
 		st = &c->stacks[j];
 		if (!st->nr) {
 			for (k = 0; k < nr; k++)
