@@ -8,7 +8,8 @@
 # hold (--stacks, --folded, kept by get), the locks held right now (held:
 # holder, stack, waiters), where a mutex's holder blocked (--stacks of a
 # get snapshot), the hold histogram of the module's known holds (hist,
-# print --percentiles --json, hist of a get snapshot).  Prints KTAP; exits 4
+# print --percentiles --json, hist of a get snapshot), a diff of two records
+# of known holds and its exit status.  Prints KTAP; exits 4
 # (skip) without lockstat, lockmeter or the test module.
 KSFT_SKIP=4
 MOD=test_lockmeter
@@ -35,7 +36,7 @@ if [ ! -e $MODPROC ]; then
 	insmod /lib/modules/$(uname -r)/kernel/lib/$MOD.ko 2>/dev/null
 	[ -e $MODPROC ] || { echo "1..0 # SKIP $MOD.ko not loadable"; exit $KSFT_SKIP; }
 fi
-echo "1..33"
+echo "1..34"
 
 # 1: the default source is netlink, and it says so
 lockstat status > "$T/status" 2>&1
@@ -485,5 +486,31 @@ rc=$?
 r=$?
 [ $r -ne 0 ] && { echo "exit $rc"; grep -A8 '^lmt_hist_lock' "$T/rec-hist.txt"; tail -5 "$T/rec-hist.txt"; } | diag
 ok "record --hist lmt_hist_lock: the table, then 101 holds in the histogram" $r
+
+# 34: diff of two records, the module holding lmt_static_lock 100 us and
+# then 1 ms: the row regressed about tenfold (hold mean B/A between 5 and
+# 20, as the module measures its own holds), over the 50% gate: exit 1
+lockstat record -o "$T/a.snap" -- sh -c "echo 'hold 20 100' > $MODPROC" > /dev/null 2>&1 &&
+	cat $MODPROC > "$T/mod.a" &&
+	lockstat record -o "$T/b.snap" -- sh -c "echo 'hold 20 1000' > $MODPROC" > /dev/null 2>&1 &&
+	cat $MODPROC > "$T/mod.b"
+rc=$?
+lockstat diff --fail-over 50 --csv "$T/a.snap" "$T/b.snap" > "$T/diff.csv" 2> "$T/diff.err"
+drc=$?
+lockstat diff "$T/a.snap" "$T/b.snap" > "$T/diff.txt" 2>&1
+ma=$(modval "$T/mod.a" hold_total_ns) mb=$(modval "$T/mod.b" hold_total_ns)
+awk -F, -v ma="${ma:-0}" -v mb="${mb:-0}" '
+	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	$1 == "matched" && $2 == "spin" && $3 ~ /^lmt_static_lock/ && $4 ~ /^lmt_hold\+/ {
+		a = $col["a_hold_mean_ns"]; b = $col["b_hold_mean_ns"]; over = $col["over"]; found = 1 }
+	END {
+		printf "hold mean %s -> %s ns (module %s -> %s ns), over %s\n", a, b, ma / 20, mb / 20, over
+		exit !(found && a > 0 && b / a >= 5 && b / a <= 20 && over == 1 &&
+		       b >= mb / 20 && a >= ma / 20)
+	}' "$T/diff.csv" > "$T/diff.line"
+r=$(( rc | $? | (drc != 1) ))
+{ echo "diff exit $drc"; cat "$T/diff.line"; } | diag
+[ $r -ne 0 ] && { cat "$T/diff.err"; head -20 "$T/diff.txt"; } | diag
+ok "diff of 100 us and 1 ms records: lmt_static_lock at lmt_hold regressed ~10x, --fail-over 50 exits 1" $r
 
 [ $fails -eq 0 ]

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Guest side of "make demo": meter a short workload with lockstat and print
 # its report, then the evidence (task and call chain) behind the longest
-# holds and waits of its top rows, and the locks held right now while
-# the test module holds a mutex (the raw /proc/lockmeter is in the log
-# too, after it).
+# holds and waits of its top rows, the histograms of one kernel mutex,
+# and the locks held right now while the test module holds a mutex (the
+# raw /proc/lockmeter is in the log too, after it).
 echo "LM-GUEST: demo begin"
 if [ ! -e /proc/lockmeter ]; then
 	echo "demo: /proc/lockmeter missing: kernel without CONFIG_LOCKMETER"
@@ -32,6 +32,10 @@ rc=$?
 echo
 echo "Who held and who waited longest, for the top 3 of each lock type:"
 lockstat report --stacks --top 3 /tmp/demo.snap || rc=1
+# the hold and wait histograms of a kernel mutex every fork takes
+echo
+echo "Histograms of pcpu_alloc_mutex (kernels with CONFIG_LOCKMETER_HIST):"
+lockstat hist pcpu_alloc_mutex /tmp/demo.snap || echo "(none in this run)"
 if [ -w /proc/test_lockmeter ]; then
 	# a mutex held 3 s by a kthread, another waiting: held right now
 	lockstat on > /dev/null
