@@ -501,7 +501,7 @@ lockstat diff "$T/a.snap" "$T/b.snap" > "$T/diff.txt" 2>&1
 ma=$(modval "$T/mod.a" hold_total_ns) mb=$(modval "$T/mod.b" hold_total_ns)
 awk -F, -v ma="${ma:-0}" -v mb="${mb:-0}" '
 	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-	$1 == "matched" && $2 == "spin" && $3 ~ /^lmt_static_lock/ && $4 ~ /^lmt_hold\+/ {
+	$1 == "matched" && $2 == "spin" && $3 ~ /^lmt_static_lock/ && $4 ~ /^lmt_hold(\+|\[|$)/ {
 		a = $col["a_hold_mean_ns"]; b = $col["b_hold_mean_ns"]; over = $col["over"]; found = 1 }
 	END {
 		printf "hold mean %s -> %s ns (module %s -> %s ns), over %s\n", a, b, ma / 20, mb / 20, over
