@@ -40,7 +40,8 @@ if [ -z "$kconfig" ]; then
   /boot/config-*, or build/obj/.config for the QEMU guest's)"
 fi
 [ -f "$kconfig" ] && [ -r "$kconfig" ] ||
-	die "KCONFIG=$kconfig: no such readable file; name a kernel config, e.g. make deb KCONFIG=/boot/config-$(uname -r)"
+	die "KCONFIG=$kconfig: no such readable file; name a kernel config: make deb KCONFIG=/path/to/config
+  (a distribution kernel's /boot/config-*, or build/obj/.config for the QEMU guest's)"
 grep -q '^CONFIG_' "$kconfig" || die "KCONFIG=$kconfig has no CONFIG_ lines: not a kernel config"
 case $kconfig in /*) ;; *) kconfig=$(pwd)/$kconfig ;; esac
 for t in dpkg-buildpackage dh_gencontrol; do

@@ -3,10 +3,11 @@
 #
 # deb-lockstat.sh OUTDIR: build the lockstat Debian package into OUTDIR.
 #
-# The source package is staged in OUTDIR/src/lockstat-VERSION, laid out as
-# in the repository (tools/lockstat, the UAPI header it includes, the
-# kernel documentation it ships) with packaging/lockstat/debian, and built
-# there with dpkg-buildpackage (debhelper).  The repository is only read.
+# The source package is staged in OUTDIR/lockstat-src/lockstat-VERSION,
+# laid out as in the repository (tools/lockstat, the UAPI header it
+# includes, the kernel documentation it ships) with
+# packaging/lockstat/debian, and built there with dpkg-buildpackage
+# (debhelper).  The repository is only read.
 # DEB_BUILD_OPTIONS=nocheck skips the tool's test suite in the build.
 set -eu
 
@@ -32,8 +33,8 @@ pkg=$(dpkg-parsechangelog -l "$deb/changelog" -S Version)
 
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-src=$out/src/lockstat-$pkg
-rm -rf "$out/src"
+src=$out/lockstat-src/lockstat-$pkg
+rm -rf "$out/lockstat-src"
 mkdir -p "$src/tools" "$src/include/uapi/linux" "$src/Documentation/locking"
 cp -a "$top/tools/lockstat" "$src/tools/"
 cp "$top/include/uapi/linux/lockmeter.h" "$src/include/uapi/linux/"
@@ -46,12 +47,12 @@ echo "  DEB     lockstat $pkg (log in $out/lockstat-build.log)"
 
 # dpkg-buildpackage writes next to the source directory: move what the
 # .changes file names into OUTDIR.
-changes=$out/src/lockstat_${pkg}_$(dpkg-architecture -qDEB_HOST_ARCH).changes
+changes=$out/lockstat-src/lockstat_${pkg}_$(dpkg-architecture -qDEB_HOST_ARCH).changes
 [ -f "$changes" ] || die "no $changes after the build"
 sed -n '/^Files:/,/^[^ ]/s/^ [0-9a-f]\{32\} [0-9]* [^ ]* [^ ]* //p' "$changes" |
 while read -r f; do
-	mv "$out/src/$f" "$out/"
+	mv "$out/lockstat-src/$f" "$out/"
 done
 mv "$changes" "$out/"
-rm -rf "$out/src"
+rm -rf "$out/lockstat-src"
 ls "$out"/lockstat_"$pkg"_*.deb

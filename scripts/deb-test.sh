@@ -75,9 +75,9 @@ intree=$build/lockstat/lockstat
 version=$(sed -n 's/^#define LOCKSTAT_VERSION[[:space:]]*"\(.*\)"$/\1/p' "$tools/lockstat.h")
 
 # ---- the lockstat package ----
-deb=$(ls "$build"/deb/lockstat_*_"$(dpkg --print-architecture)".deb 2>/dev/null | head -n 1)
-if [ -z "$deb" ]; then
-	echo "no lockstat package in $build/deb (scripts/deb-lockstat.sh)" > "$work/none"
+deb=$build/deb/lockstat_${version}_$(dpkg --print-architecture).deb
+if [ ! -f "$deb" ]; then
+	echo "no $deb (scripts/deb-lockstat.sh)" > "$work/none"
 	result "not ok" "lockstat package built" "$work/none"
 else
 	# lintian refuses nothing as root, but says it is not recommended
@@ -179,7 +179,7 @@ if [ -r "$dconfig" ]; then
 		"$work/no-such.config" > "$work/missing.txt" 2>&1
 	rc=$?
 	check "make deb KCONFIG=missing file: an error that says how to name one" "$work/missing.txt" \
-		test $rc -ne 0 -a -n "$(grep 'KCONFIG=.*no such readable file; name a kernel config' "$work/missing.txt")"
+		test $rc -ne 0 -a -n "$(grep 'KCONFIG=.*no such readable file; name a kernel config: make deb KCONFIG=' "$work/missing.txt")"
 else
 	echo "$dconfig missing (apt-get install linux-config-6.12, or scripts/deps.sh)" > "$work/none"
 	result "not ok" "make deb's config step on Debian's amd64 config" "$work/none"
