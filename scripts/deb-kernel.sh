@@ -44,6 +44,8 @@ fi
   (a distribution kernel's /boot/config-*, or build/obj/.config for the QEMU guest's)"
 grep -q '^CONFIG_' "$kconfig" || die "KCONFIG=$kconfig has no CONFIG_ lines: not a kernel config"
 case $kconfig in /*) ;; *) kconfig=$(pwd)/$kconfig ;; esac
+[ ! "$kconfig" -ef "$kobj/.config" ] ||
+	die "KCONFIG=$kconfig is make deb's own config: to build it as edited, run make deb with the KCONFIG it came from (or copy it elsewhere first)"
 for t in dpkg-buildpackage dh_gencontrol; do
 	command -v $t >/dev/null ||
 		die "$t missing (apt-get install dpkg-dev debhelper, or run scripts/deps.sh)"
