@@ -3,7 +3,7 @@
 #
 # deb-lockstat.sh OUTDIR: build the lockstat Debian package into OUTDIR.
 #
-# The source package is staged in OUTDIR/lockstat-src/lockstat-VERSION,
+# The source package is staged in a temporary lockstat-VERSION directory,
 # laid out as in the repository (tools/lockstat, the UAPI header it
 # includes, the kernel documentation it ships) with
 # packaging/lockstat/debian, and built there with dpkg-buildpackage
@@ -33,8 +33,11 @@ pkg=$(dpkg-parsechangelog -l "$deb/changelog" -S Version)
 
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-src=$out/lockstat-src/lockstat-$pkg
-rm -rf "$out/lockstat-src"
+# A short stage path: lockstat's screen tests show fixture paths on a
+# 120-column status line.
+stage=$(mktemp -d "${TMPDIR:-/tmp}/lsdeb.XXXXXX")
+trap 'rm -rf "$stage"' EXIT
+src=$stage/lockstat-$pkg
 mkdir -p "$src/tools" "$src/include/uapi/linux" "$src/Documentation/locking"
 cp -a "$top/tools/lockstat" "$src/tools/"
 cp "$top/include/uapi/linux/lockmeter.h" "$src/include/uapi/linux/"
@@ -47,12 +50,11 @@ echo "  DEB     lockstat $pkg (log in $out/lockstat-build.log)"
 
 # dpkg-buildpackage writes next to the source directory: move what the
 # .changes file names into OUTDIR.
-changes=$out/lockstat-src/lockstat_${pkg}_$(dpkg-architecture -qDEB_HOST_ARCH).changes
+changes=$stage/lockstat_${pkg}_$(dpkg-architecture -qDEB_HOST_ARCH).changes
 [ -f "$changes" ] || die "no $changes after the build"
 sed -n '/^Files:/,/^[^ ]/s/^ [0-9a-f]\{32\} [0-9]* [^ ]* [^ ]* //p' "$changes" |
 while read -r f; do
-	mv "$out/lockstat-src/$f" "$out/"
+	mv "$stage/$f" "$out/"
 done
 mv "$changes" "$out/"
-rm -rf "$out/lockstat-src"
 ls "$out"/lockstat_"$pkg"_*.deb
