@@ -5,6 +5,8 @@
 #   make demo     build what is missing, boot, meter a workload, print the
 #                 lockstat report
 #   make check    host unit tests, then boot and run KUnit + kselftests
+#   make deb      Debian packages of the kernel (KCONFIG=your config) and
+#                 of lockstat, in build/deb
 #
 # Everything produced goes under build/.  See README.md.
 
@@ -27,6 +29,16 @@ MODROOT_LD := $(BUILD)/modroot-lockdep
 INITRD_LD  := $(BUILD)/initramfs-lockdep.cpio.gz
 BZIMAGE_LD := $(KOBJ_LD)/arch/x86/boot/bzImage
 FRAGS_LD   := $(FRAGMENTS) config/lockdep.config
+# make deb: packages in DEB from KCONFIG (the running kernel's config by
+# default), built in KOBJ_DEB.  make check packages the guest's config in
+# KOBJ_DEBG (a sibling of KOBJ, so ccache hits its objects) into DEB_GUEST
+# and boots that package's kernel.
+DEB        := $(BUILD)/deb
+KCONFIG    ?= $(wildcard /boot/config-$(shell uname -r))
+KOBJ_DEB   ?= $(BUILD)/obj-deb
+KOBJ_DEBG  := $(BUILD)/obj-deb-guest
+DEB_GUEST  := $(DEB)/guest
+DEB_BOOT   := $(BUILD)/deb-boot
 
 ifeq ($(V),1)
 Q :=
@@ -36,7 +48,8 @@ endif
 
 .PHONY: all deps tree install-kernel-tree kernel selftests lockstat initramfs check \
 	host-check check-arm64 guest-check demo bench bench-quick shell patch checkpatch clean help \
-	kernel-lockdep initramfs-lockdep check-lockdep
+	kernel-lockdep initramfs-lockdep check-lockdep deb deb-kernel deb-lockstat deb-config deb-guest \
+	deb-test deb-check
 
 all: kernel
 
@@ -48,10 +61,15 @@ help:
 	@echo 'make patch            write build/lockmeter-6.12.patch (everything, one patch)'
 	@echo 'make checkpatch       scripts/checkpatch.pl --strict on kernel files and patches'
 	@echo 'make check-lockdep    only the lockdep kernel boots: kselftests, locktorture, fuzzer'
+	@echo 'make deb              build/deb: linux-image/-headers from KCONFIG + lockmeter, lockstat'
+	@echo '                      (KCONFIG=/boot/config-$$(uname -r) when it exists)'
+	@echo 'make deb-config       only the config of make deb: build/obj-deb/.config, to edit'
+	@echo 'make deb-check        only the package tests of make check, and the packaged kernel boot'
 	@echo 'make bench            baseline vs lockmeter off/on vs LOCK_STAT kernels, ratios'
 	@echo 'make bench-quick      the lockmeter kernel alone, instructions per op (icount)'
 	@echo 'make shell            boot the guest with an interactive shell'
 	@echo 'variables: SMP=2 TIMEOUT=1200 CMDLINE="lockmeter=on" V=1 KSRC=... KOBJ=...'
+	@echo '           KCONFIG=... KOBJ_DEB=... (make deb)'
 	@echo '           WIDE_SMP=8 (make bench: guest CPUs of the machine-size check)'
 
 deps:
@@ -127,16 +145,55 @@ endef
 check-arm64: tree
 	$(Q)scripts/check-arm64.sh $(KSRC) $(BUILD)/obj-arm64 $(BUILD)/arm64.tap
 
-guest-check: host-check check-arm64 initramfs initramfs-lockdep
+guest-check: host-check check-arm64 initramfs initramfs-lockdep deb-test
 	@echo '  QEMU    check: -smp $(SMP), log in $(BUILD)/check.log (timeout $(TIMEOUT)s)'
 	$(Q)scripts/run-guest.sh $(BZIMAGE) $(INITRD) $(BUILD)/check.log $(TIMEOUT) check $(CMDLINE); \
 	echo '  QEMU    check, lockmeter=on from boot: log in $(BUILD)/check-boot-on.log'; \
 	scripts/run-guest.sh $(BZIMAGE) $(INITRD) $(BUILD)/check-boot-on.log $(TIMEOUT) check \
 		lockmeter=on $(CMDLINE); \
 	$(boot_lockdep); \
+	$(boot_deb); \
 	scripts/guest-verdict.py --mode check --cpus $(SMP) --tap $(BUILD)/host.tap \
 		--tap $(BUILD)/lockstat.tap --tap $(BUILD)/fuzz.tap --tap $(BUILD)/arm64.tap \
-		$(BOOT_LOGS) $(BOOT_LOGS_LD)
+		$(DEB_TAPS) $(BOOT_LOGS) $(BOOT_LOGS_LD) $(BOOT_LOG_DEB)
+
+# The packages: make deb from the guest's config (it is the guest kernel's
+# .config, LOCKMETER and the test module in it), the lockstat package
+# without its test suite (host-check runs it), and their tests; then the
+# packaged kernel boots with its own modules and runs the kselftests.
+BOOT_LOG_DEB := $(BUILD)/check-deb.log
+DEB_TAPS     := --tap $(BUILD)/deb.tap --tap $(BUILD)/deb-boot.tap
+
+define boot_deb
+	echo '  QEMU    check, the kernel of $(notdir $(DEB_GUEST))/linux-image: log in $(BOOT_LOG_DEB)'; \
+	scripts/run-guest.sh $(DEB_BOOT)/vmlinuz $(DEB_BOOT)/initramfs.cpio.gz $(BOOT_LOG_DEB) \
+		$(TIMEOUT) check $(CMDLINE); \
+	scripts/deb-test.sh booted $(BUILD) $(BOOT_LOG_DEB) $(BUILD)/deb-boot.tap
+endef
+
+deb-kernel: tree
+	$(Q)scripts/deb-kernel.sh $(KSRC) $(KOBJ_DEB) $(DEB) '$(KCONFIG)'
+
+deb-lockstat: deps
+	$(Q)scripts/deb-lockstat.sh $(DEB)
+
+deb: deb-kernel deb-lockstat
+
+# Only the config of make deb, build/obj-deb/.config, to read or edit
+# before make deb (which keeps the edits).
+deb-config: tree
+	$(Q)DEB_CONFIG_ONLY=1 scripts/deb-kernel.sh $(KSRC) $(KOBJ_DEB) $(DEB) '$(KCONFIG)'
+
+deb-guest: tree kernel
+	$(Q)scripts/deb-kernel.sh $(KSRC) $(KOBJ_DEBG) $(DEB_GUEST) $(KOBJ)/.config
+
+deb-test: deb-guest selftests lockstat
+	$(Q)DEB_BUILD_OPTIONS=nocheck scripts/deb-lockstat.sh $(DEB)
+	$(Q)scripts/deb-test.sh packages $(BUILD) $(KSRC) $(BUILD)/deb.tap
+
+deb-check: deb-test
+	$(Q)$(boot_deb); \
+	scripts/guest-verdict.py --mode check --cpus $(SMP) $(DEB_TAPS) $(BOOT_LOG_DEB)
 
 # Only the two lockdep-kernel boots, for work on the safety tests.
 check-lockdep: initramfs-lockdep
