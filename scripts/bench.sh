@@ -1,11 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench.sh KSRC LOCKMETER_KOBJ LOCKMETER_MODROOT: the guest side of
-# "make bench".  Builds two more kernels from the same tree KSRC, a
-# baseline without lockmeter and one with upstream CONFIG_LOCK_STAT (the
-# lockmeter kernel is make check's, already built in LOCKMETER_KOBJ),
-# boots each in the same QEMU guest with lmguest=bench
+# bench.sh KSRC: the guest side of "make bench".  Builds three kernels
+# from the same tree KSRC: a baseline without lockmeter, lockmeter with
+# its Kconfig defaults (not make check's kernel, which adds the KUnit
+# suites and the histograms; bench-quick measures that one), and one
+# with upstream CONFIG_LOCK_STAT, boots each in the same QEMU guest with lmguest=bench
 # (scripts/guest/bench.sh) twice: under -icount shift=0,sleep=off, where
 # every figure is a count of guest instructions (the primary result, the
 # same from boot to boot), and as is, in wall time under TCG (secondary).
@@ -19,8 +19,9 @@
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-ksrc=$1 lm_kobj=$2 lm_modroot=$3
+ksrc=$1
 out=$top/build/bench
+lm_kobj=$out/lockmeter/obj
 smp=${SMP:-2}
 wide=${WIDE_SMP:-8}
 tmo=${TIMEOUT:-1200}
@@ -31,14 +32,9 @@ gcc -static -O2 -Wall -Wextra -Werror -o "$out/workload" "$top/scripts/bench/wor
 
 logs="" ilogs=""
 for v in baseline lockmeter lockstat; do
-	case $v in
-	lockmeter)
-		kobj=$lm_kobj modroot=$lm_modroot ;;
-	*)
-		kobj=$out/$v/obj modroot=$out/$v/modroot
-		"$top/scripts/build-kernel.sh" "$ksrc" "$kobj" "$modroot" \
-			"$top/config/qemu-6.12.config" "$top/config/bench-$v.config" ;;
-	esac
+	kobj=$out/$v/obj modroot=$out/$v/modroot
+	"$top/scripts/build-kernel.sh" "$ksrc" "$kobj" "$modroot" \
+		"$top/config/qemu-6.12.config" "$top/config/bench-$v.config"
 	"$top/scripts/mkinitramfs.sh" "$out/$v.cpio.gz" "$out/$v.stage" "$modroot" \
 		/nonexistent "$out/workload"
 	echo "  QEMU    bench on the $v kernel, icount: log in $out/$v-icount.log"
