@@ -1,0 +1,236 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest side of the scenarios: real kernel code in trouble, metered by
+# "lockstat record" around /bin/lmscenario (scripts/scenarios/lmscenario.c).
+#
+#   lmguest=scenario lmscenario=NAME   make demo SCENARIO=NAME: the report
+#       of one scenario, the evidence of its top rows, and what to look at
+#   lmguest=scenarios                  make check: a test of each scenario,
+#       TAP between "LM-GUEST: scenarios begin" and "... end"
+#
+# fifo     qmail's trigger FIFO: one-byte writes while a listener select()s;
+#          key WAIT MAX of the mutexes: the pipe's mutex in fs/pipe.c
+# munmap   a large mapping torn down while other threads fault; key HOLD
+#          MAX of the rw_semaphores: mmap_lock on the munmap path
+#
+# A test checks the result, not the presence of output: the expected
+# lock among the 5 rows with the largest key, at a site in the expected
+# function (offsets free), acquisitions there that grow with the size of
+# the workload, and the program's own measurement consistent with the
+# report.  A scenario runs again (at most TRIES times) until its key
+# shows what it must: the test does not depend on the machine's speed.
+T=/tmp/scenario
+TRIES=8
+rm -rf $T
+mkdir -p $T
+
+# fifo: the pipe mutex's sites in fs/pipe.c
+FIFO_SITES="fifo_open pipe_write pipe_read pipe_release"
+# munmap: mmap_lock taken (and downgraded) on the munmap path
+MUNMAP_SITES="__vm_munmap vms_complete_munmap_vmas do_vmi_align_munmap"
+
+# The 5 site rows of TYPES (comma-separated) with the largest KEY (a CSV
+# column), one per line: "VALUE TYPE FUNCTION LOCK".
+top5() {	# top5 CSV TYPES KEY
+	awk -F, -v types=",$2," -v key="$3" '
+		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$1 == "site" && index(types, "," $2 ",") {
+			f = $4; sub(/\+0x.*/, "", f)
+			print $(col[key]), $2, f, $3
+		}' "$1" | sort -rn | head -n 5
+}
+
+# FIELD of the site rows of TYPES in function FUNC: summed (sum) or the
+# largest (max).
+field() {	# field CSV TYPES FUNC FIELD sum|max
+	awk -F, -v types=",$2," -v fn="$3" -v key="$4" -v how="$5" '
+		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$1 == "site" && index(types, "," $2 ",") {
+			f = $4; sub(/\+0x.*/, "", f)
+			if (f != fn) next
+			v = $(col[key])
+			if (how == "sum") s += v; else if (v > s) s = v
+		}
+		END { print s + 0 }' "$1"
+}
+
+# Is one of the top5 lines of FILE, with a value above 0, at a function
+# of the list?  Prints the first such line.
+hit() {		# hit TOP5FILE "FUNC..."
+	awk -v fns=" $(echo $2) " '
+		$1 > 0 && index(fns, " " $3 " ") { print; found = 1; exit }
+		END { exit !found }' "$1"
+}
+
+# The value KEY=... of the program's "LM-SCENARIO: WHAT" line in FILE.
+measured() {	# measured FILE WHAT KEY
+	sed -n "s/^LM-SCENARIO: $2 .*$3=\([0-9]*\).*/\1/p" "$1" | head -n 1
+}
+
+# What each scenario runs, shows and looks for.
+TYPES_fifo=mutex KEY_fifo=wait_max_ns SORT_fifo=maxwait
+TYPES_munmap=rwsem_read,rwsem_write KEY_munmap=hold_max_ns SORT_munmap=maxhold
+
+cmd_fifo() { echo "lmscenario fifo $T/trigger $1"; }
+cmd_munmap() { echo "lmscenario munmap 32 $1"; }
+
+# run NAME SIZE TAG [RECORD-OPTIONS...]: meter one run of the scenario:
+# the table in $T/TAG.out (with the program's own lines), the snapshot in
+# $T/TAG.snap, its CSV in $T/TAG.csv.
+run() {
+	name=$1 size=$2 tag=$3
+	shift 3
+	eval "types=\$TYPES_$name sort=\$SORT_$name"
+	# shellcheck disable=SC2046
+	lockstat record --type "$types" --sort "$sort" -o $T/$tag.snap "$@" -- \
+		$(cmd_$name "$size") > $T/$tag.out 2>&1
+	rc=$?
+	lockstat report --csv $T/$tag.snap > $T/$tag.csv 2>> $T/$tag.out || rc=1
+	return $rc
+}
+
+# ---- make demo SCENARIO=NAME ----------------------------------------------
+
+look_fifo="the pipe's mutex ([heap] rows at fifo_open, pipe_read, pipe_write, pipe_release in fs/pipe.c): its WAIT MAX and HOLD MAX against the slowest write() above; --stacks names who held it"
+look_munmap="mmap_lock ([heap] rw_semaphore rows): munmap() takes it for writing (mmap_write_lock_killable, called from __vm_munmap) and downgrades it to a read hold at vms_complete_munmap_vmas while the pages are freed: the longest hold; the other threads' mmap() and munmap() (vm_mmap_pgoff, mmap_write_lock_killable) wait behind it, and their page faults, which need mmap_lock only for a mapping's first fault, fail the trylock at __vmf_anon_prepare and wait at lock_mm_and_find_vma; every other fault takes only its VMA's lock (lock_vma_under_rcu)"
+
+demo() {
+	name=$1
+	case $name in
+	fifo) size=2000 ;;
+	munmap) size=8 ;;
+	*) echo "scenario: unknown scenario '$name'"; return 1 ;;
+	esac
+	echo "LM-GUEST: report begin"
+	echo "Scenario $name: $(cmd_$name $size)"
+	run "$name" "$size" demo --top 8
+	rc=$?
+	cat $T/demo.out
+	echo
+	echo "Who held and who waited longest, for the top 3 rows:"
+	eval "types=\$TYPES_$name sort=\$SORT_$name"
+	lockstat report --stacks --top 3 --type "$types" --sort "$sort" $T/demo.snap || rc=1
+	echo
+	eval "echo \"What to look at: \$look_$name\"" | fold -s -w 78
+	echo "LM-GUEST: report end"
+	return $rc
+}
+
+# ---- make check: the scenario tests ---------------------------------------
+
+n=0 fails=0
+ok() {	# ok NAME STATUS
+	n=$((n + 1))
+	if [ "$2" -eq 0 ]; then
+		echo "ok $n scenario $1"
+	else
+		echo "not ok $n scenario $1"
+		fails=$((fails + 1))
+	fi
+}
+diag() { sed 's/^/# /'; }
+
+# drive NAME SIZE SITES: runs of SIZE until a row at one of SITES is among
+# the top 5 by the scenario's key (at most TRIES runs); the last run is
+# $T/NAME.big.*.  Prints the row found.
+drive() {
+	name=$1 size=$2 sites=$3
+	eval "types=\$TYPES_$name key=\$KEY_$name"
+	try=0
+	while [ $try -lt $TRIES ]; do
+		try=$((try + 1))
+		run "$name" "$size" "$name.big" || { echo "run $try failed:"; tail -5 $T/$name.big.out; }
+		top5 $T/$name.big.csv "$types" "$key" > $T/$name.top5
+		if hit $T/$name.top5 "$sites"; then
+			echo "after $try run(s)"
+			return 0
+		fi
+	done
+	echo "not after $try runs; the top 5 by $key:"
+	cat $T/$name.top5
+	return 1
+}
+
+# grows NAME SMALL BIG FUNC MIN_SMALL MIN_BIG: the acquisitions at FUNC in
+# the runs of both sizes: at least MIN_* each, more in the big run.
+grows() {
+	eval "types=\$TYPES_$1"
+	a=$(field $T/$1.small.csv "$types" "$4" acquired sum)
+	b=$(field $T/$1.big.csv "$types" "$4" acquired sum)
+	echo "acquisitions at $4: $a for size $2, $b for size $3 (want >= $5, >= $6)"
+	[ "$a" -ge "$5" ] && [ "$b" -ge "$6" ] && [ "$b" -gt "$a" ]
+}
+
+test_fifo() {
+	small=2000 big=4000
+	drive fifo $big "$FIFO_SITES" > $T/d 2>&1
+	ok "fifo: a pipe mutex site (fs/pipe.c) among the top 5 mutexes by WAIT MAX" $?
+	diag < $T/d
+	run fifo $small fifo.small
+	r=$?
+	{ grows fifo $small $big fifo_open $small $big &&
+		grows fifo $small $big pipe_write $small $big; } > $T/d 2>&1
+	ok "fifo: acquisitions at fifo_open and pipe_write, at least one per write, grow with the writes" $(( r | $? ))
+	diag < $T/d
+	slow=$(measured $T/fifo.big.out fifo slowest_write_ns)
+	hmax=$(field $T/fifo.big.csv mutex pipe_write hold_max_ns max)
+	wmax=$(field $T/fifo.big.csv mutex pipe_write wait_max_ns max)
+	echo "slowest write() ${slow:-?} ns; at pipe_write: HOLD MAX $hmax ns, WAIT MAX $wmax ns" > $T/d
+	[ -n "$slow" ] && [ "$hmax" -gt 0 ] && [ "$hmax" -le "$slow" ] && [ "$wmax" -le "$slow" ]
+	ok "fifo: pipe_write's HOLD MAX and WAIT MAX within the slowest write() the program measured" $?
+	diag < $T/d
+}
+
+test_munmap() {
+	small=4 big=8
+	drive munmap $big "$MUNMAP_SITES" > $T/d 2>&1
+	ok "munmap: mmap_lock at the munmap path among the top 5 rw_semaphores by HOLD MAX" $?
+	diag < $T/d
+	run munmap $small munmap.small
+	r=$?
+	# every munmap() of the process downgrades there once
+	ms=$(measured $T/munmap.small.out munmap munmaps)
+	mb=$(measured $T/munmap.big.out munmap munmaps)
+	# (the faulters' share depends on the machine's speed: the totals
+	# need not grow, the count of each run must cover its munmap()s)
+	a=$(field $T/munmap.small.csv rwsem_read vms_complete_munmap_vmas acquired sum)
+	b=$(field $T/munmap.big.csv rwsem_read vms_complete_munmap_vmas acquired sum)
+	echo "read holds at vms_complete_munmap_vmas: $a for $small rounds (${ms:-?} munmap() calls)," \
+		"$b for $big rounds (${mb:-?} munmap() calls)" > $T/d
+	[ -n "$ms" ] && [ -n "$mb" ] && [ "$a" -ge "$ms" ] && [ "$b" -ge "$mb" ] &&
+		[ "$a" -ge $small ] && [ "$b" -ge $big ]
+	ok "munmap: read holds at vms_complete_munmap_vmas, one per munmap() of the process, $small and $big big ones" $(( r | $? ))
+	diag < $T/d
+	slow=$(measured $T/munmap.big.out munmap slowest_munmap_ns)
+	[ -n "$mb" ] || slow=
+	hmax=0
+	for f in $MUNMAP_SITES; do
+		v=$(field $T/munmap.big.csv rwsem_read,rwsem_write $f hold_max_ns max)
+		[ "$v" -gt "$hmax" ] && hmax=$v
+	done
+	echo "slowest munmap() ${slow:-?} ns; HOLD MAX on the munmap path $hmax ns" > $T/d
+	[ -n "$slow" ] && [ "$hmax" -gt 0 ] && [ "$hmax" -le "$slow" ]
+	ok "munmap: the munmap path's HOLD MAX within the slowest munmap() the program measured" $?
+	diag < $T/d
+}
+
+checks() {
+	echo "LM-GUEST: scenarios begin"
+	echo "TAP version 13"
+	echo "1..6"
+	test_fifo
+	test_munmap
+	echo "LM-GUEST: scenarios end rc=$fails"
+	[ $fails -eq 0 ]
+}
+
+if [ ! -e /proc/lockmeter ]; then
+	echo "scenario: /proc/lockmeter missing: kernel without CONFIG_LOCKMETER"
+	exit 1
+fi
+case $1 in
+demo) demo "$2" ;;
+check) checks ;;
+*) echo "usage: scenario.sh demo NAME | check"; exit 2 ;;
+esac
