@@ -25,9 +25,12 @@ TIMEOUT    ?= 1200
 CMDLINE    ?=
 FRAGMENTS  := config/qemu-6.12.config config/lockmeter.config
 # make demo SCENARIO=NAME; the scenario tests boot once for all of them
-SCENARIOS  := fifo munmap
+SCENARIOS  := fifo munmap journal
 SCENARIO   ?=
 LMSCENARIO := $(BUILD)/scenarios/lmscenario
+JOURNAL_IMG := $(BUILD)/scenario-journal.img
+# the journal scenario's disk bandwidth, bytes/s, reads and writes together
+JOURNAL_BPS ?= 4194304
 # The safety kernel: the same tree with lockdep, CPU hotplug, locktorture.
 KOBJ_LD    := $(BUILD)/obj-lockdep
 MODROOT_LD := $(BUILD)/modroot-lockdep
@@ -60,7 +63,7 @@ all: kernel
 
 help:
 	@echo 'make demo             build, boot the guest, meter a workload, print the report'
-	@echo 'make demo SCENARIO=list   the real kernel troubles (fifo munmap) to demo'
+	@echo 'make demo SCENARIO=list   the real kernel troubles (fifo munmap journal) to demo'
 	@echo 'make check-scenarios  only the scenario boot of make check'
 	@echo 'make check            host tests + guest KUnit and kselftests; "N passed, N failed"'
 	@echo 'make kernel           unpack/patch/configure/build the kernel (KSRC=your 6.12 tree)'
@@ -141,7 +144,8 @@ host-check: deps
 #   check.log            lockmeter kernel, metering switched on by the tests
 #   check-boot-on.log    lockmeter kernel, lockmeter=on from boot
 #   check-lockdep.log    lockdep kernel, lockmeter=on: the same kselftests
-#   check-scenarios.log  lockmeter kernel: the scenario tests (fifo, munmap)
+#   check-scenarios.log  lockmeter kernel: the scenario tests (fifo, munmap,
+#                        journal on a throttled virtio disk)
 #   torture-lockdep.log  lockdep kernel: locktorture per lock type while
 #                        metering flips, resets and dumps and CPU 1 goes
 #                        off and on line, then the netlink/proc fuzzer
@@ -157,9 +161,11 @@ define boot_lockdep
 		torture lockmeter=on lmtests=lockmeter:nl_fuzz $(CMDLINE)
 endef
 
+# The journal scenario's disk: a fresh ext4 image for every boot.
 define boot_scenarios
-	echo '  QEMU    scenarios (fifo munmap): log in $(BUILD)/check-scenarios.log'; \
-	scripts/run-guest.sh $(BZIMAGE) $(INITRD) \
+	echo '  QEMU    scenarios (fifo munmap journal): log in $(BUILD)/check-scenarios.log'; \
+	scripts/scenarios/mkdisk.sh $(JOURNAL_IMG) && \
+	DISK=$(JOURNAL_IMG) DISK_BPS=$(JOURNAL_BPS) scripts/run-guest.sh $(BZIMAGE) $(INITRD) \
 		$(BUILD)/check-scenarios.log $(TIMEOUT) scenarios $(CMDLINE)
 endef
 
@@ -246,9 +252,11 @@ demo:
 	@exit 2
 else
 # A scenario: its report, the evidence of its top rows, what to look at.
+# journal gets a fresh ext4 image as /dev/vda, throttled to JOURNAL_BPS.
 demo: initramfs
 	@echo '  QEMU    scenario $(SCENARIO): -smp $(SMP), log in $(BUILD)/demo-$(SCENARIO).log'
-	$(Q)scripts/run-guest.sh $(BZIMAGE) \
+	$(Q)$(if $(filter journal,$(SCENARIO)),scripts/scenarios/mkdisk.sh $(JOURNAL_IMG) && \
+		DISK=$(JOURNAL_IMG) DISK_BPS=$(JOURNAL_BPS)) scripts/run-guest.sh $(BZIMAGE) \
 		$(INITRD) $(BUILD)/demo-$(SCENARIO).log $(TIMEOUT) scenario \
 		lmscenario=$(SCENARIO) $(CMDLINE); \
 		sed -n '/^LM-GUEST: report begin/,/^LM-GUEST: report end/p' \

@@ -13,6 +13,9 @@
 #          key WAIT MAX of the mutexes: the pipe's mutex in fs/pipe.c
 # munmap   a large mapping torn down while other threads fault; key HOLD
 #          MAX of the rw_semaphores: mmap_lock on the munmap path
+# journal  ext4 on a throttled virtio disk (/dev/vda, made on the host),
+#          writers doing write+fsync while another process syncs; key
+#          BLOCKED MAX of the sleeping locks: locks held across I/O waits
 #
 # A test checks the result, not the presence of output: the expected
 # lock among the 5 rows with the largest key, at a site in the expected
@@ -21,6 +24,7 @@
 # report.  A scenario runs again (at most TRIES times) until its key
 # shows what it must: the test does not depend on the machine's speed.
 T=/tmp/scenario
+MNT=/mnt/journal
 TRIES=8
 rm -rf $T
 mkdir -p $T
@@ -29,6 +33,11 @@ mkdir -p $T
 FIFO_SITES="fifo_open pipe_write pipe_read pipe_release"
 # munmap: mmap_lock taken (and downgraded) on the munmap path
 MUNMAP_SITES="__vm_munmap vms_complete_munmap_vmas do_vmi_align_munmap"
+# journal: sleeping locks of the write, fsync and sync paths of ext4/jbd2
+# (i_rwsem, i_data_sem, s_umount, s_sync_lock, jbd2's mutexes)
+JOURNAL_SITES="ext4_buffered_write_iter ext4_map_blocks ext4_sync_file super_lock
+__iterate_supers iterate_supers sync_inodes_sb sync_filesystem jbd2_log_do_checkpoint
+__jbd2_log_wait_for_space jbd2_journal_commit_transaction ext4_writepages"
 
 # The 5 site rows of TYPES (comma-separated) with the largest KEY (a CSV
 # column), one per line: "VALUE TYPE FUNCTION LOCK".
@@ -71,9 +80,22 @@ measured() {	# measured FILE WHAT KEY
 # What each scenario runs, shows and looks for.
 TYPES_fifo=mutex KEY_fifo=wait_max_ns SORT_fifo=maxwait
 TYPES_munmap=rwsem_read,rwsem_write KEY_munmap=hold_max_ns SORT_munmap=maxhold
+TYPES_journal=mutex,rwsem_read,rwsem_write KEY_journal=blocked_max_ns SORT_journal=blocked
 
 cmd_fifo() { echo "lmscenario fifo $T/trigger $1"; }
 cmd_munmap() { echo "lmscenario munmap 32 $1"; }
+cmd_journal() { echo "lmscenario journal $MNT 3 $1 64"; }
+
+prepare_journal() {
+	[ -b /dev/vda ] || { echo "scenario: no /dev/vda: the journal scenario needs the disk" \
+		"image make attaches (build/scenario-journal.img)"; return 1; }
+	mkdir -p $MNT
+	mount -t ext4 /dev/vda $MNT || { echo "scenario: mount /dev/vda failed"; return 1; }
+}
+finish_journal() {
+	rm -f $MNT/writer*
+	umount $MNT
+}
 
 # run NAME SIZE TAG [RECORD-OPTIONS...]: meter one run of the scenario:
 # the table in $T/TAG.out (with the program's own lines), the snapshot in
@@ -94,14 +116,19 @@ run() {
 
 look_fifo="the pipe's mutex ([heap] rows at fifo_open, pipe_read, pipe_write, pipe_release in fs/pipe.c): its WAIT MAX and HOLD MAX against the slowest write() above; --stacks names who held it"
 look_munmap="mmap_lock ([heap] rw_semaphore rows): munmap() takes it for writing (mmap_write_lock_killable, called from __vm_munmap) and downgrades it to a read hold at vms_complete_munmap_vmas while the pages are freed: the longest hold; the other threads' mmap() and munmap() (vm_mmap_pgoff, mmap_write_lock_killable) wait behind it, and their page faults, which need mmap_lock only for a mapping's first fault, fail the trylock at __vmf_anon_prepare and wait at lock_mm_and_find_vma; every other fault takes only its VMA's lock (lock_vma_under_rcu)"
+look_journal="sleeping locks held across I/O waits: BLOCKED MAX close to HOLD MAX, ONCPU small: the superblock's s_umount taken by sync() (super_lock) and its s_sync_lock (sync_inodes_sb), held while the throttled disk writes; the inode's i_rwsem (ext4_buffered_write_iter) and i_data_sem (ext4_map_blocks) held by the writers while they wait for the journal; --stacks names the holder and where it released the lock"
 
 demo() {
 	name=$1
 	case $name in
 	fifo) size=2000 ;;
 	munmap) size=8 ;;
+	journal) size=16 ;;
 	*) echo "scenario: unknown scenario '$name'"; return 1 ;;
 	esac
+	if [ "$name" = journal ]; then
+		prepare_journal || return 1
+	fi
 	echo "LM-GUEST: report begin"
 	echo "Scenario $name: $(cmd_$name $size)"
 	run "$name" "$size" demo --top 8
@@ -114,6 +141,7 @@ demo() {
 	echo
 	eval "echo \"What to look at: \$look_$name\"" | fold -s -w 78
 	echo "LM-GUEST: report end"
+	[ "$name" = journal ] && finish_journal
 	return $rc
 }
 
@@ -215,12 +243,41 @@ test_munmap() {
 	diag < $T/d
 }
 
+test_journal() {
+	small=8 big=16
+	if ! prepare_journal > $T/d 2>&1; then
+		for t in "blocked hold" "growth" "blocked share"; do
+			ok "journal: $t # $(cat $T/d)" 1
+		done
+		return
+	fi
+	drive journal $big "$JOURNAL_SITES" > $T/d 2>&1
+	ok "journal: a lock of the ext4/jbd2 write, fsync or sync path among the top 5 sleeping locks by BLOCKED MAX" $?
+	diag < $T/d
+	rm -f $MNT/writer*
+	run journal $small journal.small
+	r=$?
+	grows journal $small $big ext4_buffered_write_iter $((3 * small)) $((3 * big)) > $T/d 2>&1
+	ok "journal: i_rwsem acquisitions at ext4_buffered_write_iter, one per write(), grow with the writes" $(( r | $? ))
+	diag < $T/d
+	# the row found: its hold was spent blocked, not on a CPU
+	set -- $(hit $T/journal.top5 "$JOURNAL_SITES")
+	blk=$(field $T/journal.big.csv "$2" "$3" blocked_total_ns sum)
+	onc=$(field $T/journal.big.csv "$2" "$3" oncpu_total_ns sum)
+	echo "$2 at $3: blocked $blk ns, on a CPU $onc ns in total" > $T/d
+	[ -n "$3" ] && [ "$blk" -gt "$onc" ]
+	ok "journal: that lock's hold dominated by blocked time" $?
+	diag < $T/d
+	finish_journal
+}
+
 checks() {
 	echo "LM-GUEST: scenarios begin"
 	echo "TAP version 13"
-	echo "1..6"
+	echo "1..9"
 	test_fifo
 	test_munmap
+	test_journal
 	echo "LM-GUEST: scenarios end rc=$fails"
 	[ $fails -eq 0 ]
 }

@@ -16,6 +16,10 @@
  *	fault pages in a loop (each pass a fresh MiB, mapped, touched and
  *	unmapped).  Prints the number of munmap() calls and the slowest,
  *	of the big ones and of all.
+ *   journal DIR WRITERS N KIB
+ *	WRITERS processes each append KIB KiB to a file of their own in DIR
+ *	and fsync() it, N times, while another process calls sync() in a
+ *	loop.  Prints the slowest write() and fsync().
  *
  * Output lines start "LM-SCENARIO: NAME key=value ...", times in ns by
  * CLOCK_MONOTONIC.  Built static: the guest has no libc.
@@ -290,6 +294,114 @@ static int munmap_main(int argc, char **argv)
 	return rc || r < rounds;
 }
 
+/* ---- journal --------------------------------------------------------- */
+
+static volatile sig_atomic_t sync_stop;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	sync_stop = 1;
+}
+
+static int journal_sync(void)
+{
+	struct sigaction sa = { .sa_handler = on_term };
+	long syncs = 0;
+
+	sigaction(SIGTERM, &sa, NULL);
+	while (!sync_stop) {
+		sync();
+		syncs++;
+	}
+	printf("LM-SCENARIO: journal-sync syncs=%ld\n", syncs);
+	return 0;
+}
+
+static int journal_write(const char *dir, long w, long n, size_t len, uint64_t deadline)
+{
+	uint64_t t, slow_write = 0, slow_fsync = 0;
+	char path[4096], *buf;
+	long i;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/writer%ld", dir, w);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	buf = malloc(len);
+	if (fd < 0 || !buf) {
+		perror("lmscenario: journal: open");
+		return 1;
+	}
+	memset(buf, 'a' + (int)w, len);
+	for (i = 0; i < n && now_ns() < deadline; i++) {
+		t = now_ns();
+		if (write(fd, buf, len) != (ssize_t)len) {
+			perror("lmscenario: journal: write");
+			return 1;
+		}
+		t = now_ns() - t;
+		if (t > slow_write)
+			slow_write = t;
+		t = now_ns();
+		if (fsync(fd)) {
+			perror("lmscenario: journal: fsync");
+			return 1;
+		}
+		t = now_ns() - t;
+		if (t > slow_fsync)
+			slow_fsync = t;
+	}
+	close(fd);
+	printf("LM-SCENARIO: journal-writer writer=%ld writes=%ld slowest_write_ns=%llu slowest_fsync_ns=%llu\n",
+	       w, i, (unsigned long long)slow_write, (unsigned long long)slow_fsync);
+	return i == n ? 0 : 1;
+}
+
+static int journal_main(int argc, char **argv)
+{
+	uint64_t deadline = now_ns() + DEADLINE_NS;
+	long writers, n, w;
+	pid_t syncer, pid[64];
+	size_t len;
+	int rc = 0;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: lmscenario journal DIR WRITERS N KIB\n");
+		return 2;
+	}
+	writers = arg_num(argv[1], 1);
+	n = arg_num(argv[2], 1);
+	len = (size_t)arg_num(argv[3], 1) << 10;
+	if (writers > 64) {
+		fprintf(stderr, "lmscenario: journal: at most 64 writers\n");
+		return 2;
+	}
+	fflush(stdout);
+	syncer = fork();
+	if (syncer == 0)
+		_exit(journal_sync());
+	for (w = 0; w < writers; w++) {
+		pid[w] = fork();
+		if (pid[w] == 0)
+			_exit(journal_write(argv[0], w, n, len, deadline));
+		if (pid[w] < 0)
+			rc = 1;
+	}
+	for (w = 0; w < writers; w++)
+		if (pid[w] > 0 && reap(pid[w]))
+			rc = 1;
+	if (syncer > 0) {
+		kill(syncer, SIGTERM);
+		if (reap(syncer))
+			rc = 1;
+	} else {
+		rc = 1;
+	}
+	printf("LM-SCENARIO: journal writers=%ld writes=%ld kib=%zu\n", writers, writers * n,
+	       len >> 10);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	/* each line whole, whichever process prints it */
@@ -298,6 +410,9 @@ int main(int argc, char **argv)
 		return fifo_main(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "munmap"))
 		return munmap_main(argc - 2, argv + 2);
-	fprintf(stderr, "usage: lmscenario fifo PATH N | munmap MIB ROUNDS\n");
+	if (argc >= 2 && !strcmp(argv[1], "journal"))
+		return journal_main(argc - 2, argv + 2);
+	fprintf(stderr, "usage: lmscenario fifo PATH N | munmap MIB ROUNDS |\n"
+		"       journal DIR WRITERS N KIB\n");
 	return 2;
 }
