@@ -67,6 +67,7 @@ field() {	# field CSV TYPES FUNC FIELD sum|max
 # Is one of the top5 lines of FILE, with a value above 0, at a function
 # of the list?  Prints the first such line.
 hit() {		# hit TOP5FILE "FUNC..."
+	# shellcheck disable=SC2086,SC2116
 	awk -v fns=" $(echo $2) " '
 		$1 > 0 && index(fns, " " $3 " ") { print; found = 1; exit }
 		END { exit !found }' "$1"
@@ -77,10 +78,15 @@ measured() {	# measured FILE WHAT KEY
 	sed -n "s/^LM-SCENARIO: $2 .*$3=\([0-9]*\).*/\1/p" "$1" | head -n 1
 }
 
-# What each scenario runs, shows and looks for.
-TYPES_fifo=mutex KEY_fifo=wait_max_ns SORT_fifo=maxwait
-TYPES_munmap=rwsem_read,rwsem_write KEY_munmap=hold_max_ns SORT_munmap=maxhold
-TYPES_journal=mutex,rwsem_read,rwsem_write KEY_journal=blocked_max_ns SORT_journal=blocked
+# conf NAME: what scenario NAME meters (types), its key as a CSV column
+# (key) and as lockstat's sort key (sort).
+conf() {
+	case $1 in
+	fifo) types=mutex key=wait_max_ns sort=maxwait ;;
+	munmap) types=rwsem_read,rwsem_write key=hold_max_ns sort=maxhold ;;
+	journal) types=mutex,rwsem_read,rwsem_write key=blocked_max_ns sort=blocked ;;
+	esac
+}
 
 cmd_fifo() { echo "lmscenario fifo $T/trigger $1"; }
 cmd_munmap() { echo "lmscenario munmap 32 $1"; }
@@ -103,20 +109,25 @@ finish_journal() {
 run() {
 	name=$1 size=$2 tag=$3
 	shift 3
-	eval "types=\$TYPES_$name sort=\$SORT_$name"
+	conf "$name"
 	# shellcheck disable=SC2046
-	lockstat record --type "$types" --sort "$sort" -o $T/$tag.snap "$@" -- \
-		$(cmd_$name "$size") > $T/$tag.out 2>&1
+	lockstat record --type "$types" --sort "$sort" -o "$T/$tag.snap" "$@" -- \
+		$(cmd_"$name" "$size") > "$T/$tag.out" 2>&1
 	rc=$?
-	lockstat report --csv $T/$tag.snap > $T/$tag.csv 2>> $T/$tag.out || rc=1
+	lockstat report --csv "$T/$tag.snap" > "$T/$tag.csv" 2>> "$T/$tag.out" || rc=1
 	return $rc
 }
 
 # ---- make demo SCENARIO=NAME ----------------------------------------------
 
-look_fifo="the pipe's mutex ([heap] rows at fifo_open, pipe_read, pipe_write, pipe_release in fs/pipe.c): its WAIT MAX and HOLD MAX against the slowest write() above; --stacks names who held it"
-look_munmap="mmap_lock ([heap] rw_semaphore rows): munmap() takes it for writing (mmap_write_lock_killable, called from __vm_munmap) and downgrades it to a read hold at vms_complete_munmap_vmas while the pages are freed: the longest hold; the other threads' mmap() and munmap() (vm_mmap_pgoff, mmap_write_lock_killable) wait behind it, and their page faults, which need mmap_lock only for a mapping's first fault, fail the trylock at __vmf_anon_prepare and wait at lock_mm_and_find_vma; every other fault takes only its VMA's lock (lock_vma_under_rcu)"
-look_journal="sleeping locks held across I/O waits: BLOCKED MAX close to HOLD MAX, ONCPU small: the superblock's s_umount taken by sync() (super_lock) and its s_sync_lock (sync_inodes_sb), held while the throttled disk writes; the inode's i_rwsem (ext4_buffered_write_iter) and i_data_sem (ext4_map_blocks) held by the writers while they wait for the journal; --stacks names the holder and where it released the lock"
+# look NAME: what to look at in scenario NAME's report
+look() {
+	case $1 in
+	fifo) echo "the pipe's mutex ([heap] rows at fifo_open, pipe_read, pipe_write, pipe_release in fs/pipe.c): its WAIT MAX and HOLD MAX against the slowest write() above; --stacks names who held it" ;;
+	munmap) echo "mmap_lock ([heap] rw_semaphore rows): munmap() takes it for writing (mmap_write_lock_killable, called from __vm_munmap) and downgrades it to a read hold at vms_complete_munmap_vmas while the pages are freed: the longest hold; the other threads' mmap() and munmap() (vm_mmap_pgoff, mmap_write_lock_killable) wait behind it, and their page faults, which need mmap_lock only for a mapping's first fault, fail the trylock at __vmf_anon_prepare and wait at lock_mm_and_find_vma; every other fault takes only its VMA's lock (lock_vma_under_rcu)" ;;
+	journal) echo "sleeping locks held across I/O waits: BLOCKED MAX close to HOLD MAX, ONCPU small: the superblock's s_umount taken by sync() (super_lock) and its s_sync_lock (sync_inodes_sb), held while the throttled disk writes; the inode's i_rwsem (ext4_buffered_write_iter) and i_data_sem (ext4_map_blocks) held by the writers while they wait for the journal; --stacks names the holder and where it released the lock" ;;
+	esac
+}
 
 demo() {
 	name=$1
@@ -130,16 +141,16 @@ demo() {
 		prepare_journal || return 1
 	fi
 	echo "LM-GUEST: report begin"
-	echo "Scenario $name: $(cmd_$name $size)"
+	echo "Scenario $name: $(cmd_"$name" $size)"
 	run "$name" "$size" demo --top 8
 	rc=$?
 	cat $T/demo.out
 	echo
 	echo "Who held and who waited longest, for the top 3 rows:"
-	eval "types=\$TYPES_$name sort=\$SORT_$name"
+	conf "$name"
 	lockstat report --stacks --top 3 --type "$types" --sort "$sort" $T/demo.snap || rc=1
 	echo
-	eval "echo \"What to look at: \$look_$name\"" | fold -s -w 78
+	echo "What to look at: $(look "$name")" | fold -s -w 78
 	echo "LM-GUEST: report end"
 	[ "$name" = journal ] && finish_journal
 	return $rc
@@ -159,33 +170,37 @@ ok() {	# ok NAME STATUS
 }
 diag() { sed 's/^/# /'; }
 
-# drive NAME SIZE SITES: runs of SIZE until a row at one of SITES is among
-# the top 5 by the scenario's key (at most TRIES runs); the last run is
-# $T/NAME.big.*.  Prints the row found.
+# drive NAME SIZE SITES: runs of SIZE until one that succeeded has a row
+# at one of SITES among the top 5 by the scenario's key (at most TRIES
+# runs); the last run is $T/NAME.big.*.  Prints the row found.
 drive() {
 	name=$1 size=$2 sites=$3
-	eval "types=\$TYPES_$name key=\$KEY_$name"
+	conf "$name"
 	try=0
 	while [ $try -lt $TRIES ]; do
 		try=$((try + 1))
-		run "$name" "$size" "$name.big" || { echo "run $try failed:"; tail -5 $T/$name.big.out; }
-		top5 $T/$name.big.csv "$types" "$key" > $T/$name.top5
-		if hit $T/$name.top5 "$sites"; then
+		if ! run "$name" "$size" "$name.big"; then
+			echo "run $try failed:"
+			tail -n 5 "$T/$name.big.out"
+			continue
+		fi
+		top5 "$T/$name.big.csv" "$types" "$key" > "$T/$name.top5"
+		if hit "$T/$name.top5" "$sites"; then
 			echo "after $try run(s)"
 			return 0
 		fi
 	done
 	echo "not after $try runs; the top 5 by $key:"
-	cat $T/$name.top5
+	cat "$T/$name.top5"
 	return 1
 }
 
 # grows NAME SMALL BIG FUNC MIN_SMALL MIN_BIG: the acquisitions at FUNC in
 # the runs of both sizes: at least MIN_* each, more in the big run.
 grows() {
-	eval "types=\$TYPES_$1"
-	a=$(field $T/$1.small.csv "$types" "$4" acquired sum)
-	b=$(field $T/$1.big.csv "$types" "$4" acquired sum)
+	conf "$1"
+	a=$(field "$T/$1.small.csv" "$types" "$4" acquired sum)
+	b=$(field "$T/$1.big.csv" "$types" "$4" acquired sum)
 	echo "acquisitions at $4: $a for size $2, $b for size $3 (want >= $5, >= $6)"
 	[ "$a" -ge "$5" ] && [ "$b" -ge "$6" ] && [ "$b" -gt "$a" ]
 }
@@ -234,7 +249,7 @@ test_munmap() {
 	[ -n "$mb" ] || slow=
 	hmax=0
 	for f in $MUNMAP_SITES; do
-		v=$(field $T/munmap.big.csv rwsem_read,rwsem_write $f hold_max_ns max)
+		v=$(field $T/munmap.big.csv rwsem_read,rwsem_write "$f" hold_max_ns max)
 		[ "$v" -gt "$hmax" ] && hmax=$v
 	done
 	echo "slowest munmap() ${slow:-?} ns; HOLD MAX on the munmap path $hmax ns" > $T/d
@@ -261,6 +276,7 @@ test_journal() {
 	ok "journal: i_rwsem acquisitions at ext4_buffered_write_iter, one per write(), grow with the writes" $(( r | $? ))
 	diag < $T/d
 	# the row found: its hold was spent blocked, not on a CPU
+	# shellcheck disable=SC2046
 	set -- $(hit $T/journal.top5 "$JOURNAL_SITES")
 	blk=$(field $T/journal.big.csv "$2" "$3" blocked_total_ns sum)
 	onc=$(field $T/journal.big.csv "$2" "$3" oncpu_total_ns sum)
