@@ -145,7 +145,7 @@ look() {
 	case $1 in
 	fifo) echo "the pipe's mutex ([heap] rows at fifo_open, pipe_read, pipe_write, pipe_release in fs/pipe.c): its WAIT MAX and HOLD MAX against the slowest write() above; --stacks names who held it" ;;
 	munmap) echo "mmap_lock ([heap] rw_semaphore rows): munmap() takes it for writing (mmap_write_lock_killable, called from __vm_munmap) and downgrades it to a read hold at vms_complete_munmap_vmas while the pages are freed: the longest hold; the other threads' mmap() and munmap() (vm_mmap_pgoff, mmap_write_lock_killable) wait behind it, and their page faults, which need mmap_lock only for a mapping's first fault, fail the trylock at __vmf_anon_prepare and wait at lock_mm_and_find_vma; every other fault takes only its VMA's lock (lock_vma_under_rcu)" ;;
-	journal) echo "sleeping locks held across I/O waits: BLOCKED MAX close to HOLD MAX, ONCPU small: the superblock's s_umount taken by sync() (super_lock) and its s_sync_lock (sync_inodes_sb), held while the throttled disk writes; the inode's i_rwsem (ext4_buffered_write_iter) and i_data_sem (ext4_map_blocks) held by the writers while they wait for the journal; --stacks names the holder and where it released the lock" ;;
+	journal) echo "sleeping locks held across I/O waits: BLOCKED MAX close to HOLD MAX, ONCPU small: the superblock's s_umount taken by sync() (super_lock) and its s_sync_lock (sync_inodes_sb), held while the throttled disk writes; the inode's i_rwsem (ext4_buffered_write_iter) and i_data_sem (ext4_map_blocks) held by the writers while they wait for the journal; --stacks names the holder, where it released the lock and, for a blocked holder, where it slept (e.g. jbd2_log_wait_commit under sync)" ;;
 	esac
 }
 
