@@ -78,6 +78,15 @@ measured() {	# measured FILE WHAT KEY
 	sed -n "s/^LM-SCENARIO: $2 .*$3=\([0-9]*\).*/\1/p" "$1" | head -n 1
 }
 
+# sites NAME: the functions where scenario NAME's culprit is taken
+sites() {
+	case $1 in
+	fifo) echo "$FIFO_SITES" ;;
+	munmap) echo "$MUNMAP_SITES" ;;
+	journal) echo "$JOURNAL_SITES" ;;
+	esac
+}
+
 # conf NAME: what scenario NAME meters (types), its key as a CSV column
 # (key) and as lockstat's sort key (sort).
 conf() {
@@ -162,8 +171,17 @@ demo() {
 	fi
 	echo "LM-GUEST: report begin"
 	echo "Scenario $name: $(cmd_"$name" $size)"
-	run "$name" "$size" demo --top 8
-	rc=$?
+	# as the tests do: again (at most TRIES runs) until the key shows it
+	conf "$name"
+	try=0
+	while [ $try -lt $TRIES ]; do
+		try=$((try + 1))
+		run "$name" "$size" demo --top 8
+		rc=$?
+		top5 $T/demo.csv "$types" "$key" > $T/demo.top5
+		[ $rc -eq 0 ] && hit $T/demo.top5 "$(sites "$name")" > /dev/null && break
+	done
+	[ $try -gt 1 ] && echo "(run $try of at most $TRIES: the runs before did not show the culprit by $sort)"
 	cat $T/demo.out
 	echo
 	echo "Who held and who waited longest, for the top 3 rows:"
@@ -173,7 +191,7 @@ demo() {
 	echo "What to look at: $(look "$name")" | fold -s -w 78
 	echo "LM-GUEST: report end"
 	[ "$name" = journal ] && finish_journal
-	return $rc
+	return "$rc"
 }
 
 # ---- make check: the scenario tests ---------------------------------------
