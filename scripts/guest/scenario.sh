@@ -133,17 +133,28 @@ run() {
 # full TAG: the table_full count of run TAG (empty if unknown)
 full() { cat "$T/$1.full" 2>/dev/null; }
 
-# clean NAME SIZE TAG: run until a run succeeds with no event lost to a
-# full table (at most TRIES runs), so counts at a site are complete.
-clean() {
+# counted NAME SMALL BIG CHECK...: run NAME at size SMALL ($T/NAME.small)
+# until CHECK (a command) holds for it and the run of size BIG
+# ($T/NAME.big, the drive's), at most TRIES times.  A full table can only
+# lower a count at a site, never raise it: when either run lost events to
+# one, both run again; when neither did, a failed CHECK fails.
+counted() {
+	name=$1 small=$2 big=$3
+	shift 3
 	i=0
 	while [ $i -lt $TRIES ]; do
 		i=$((i + 1))
-		run "$1" "$2" "$3" && [ "$(full "$3")" = 0 ] && return 0
+		if [ $i -gt 1 ]; then
+			run "$name" "$big" "$name.big" || continue
+		fi
+		run "$name" "$small" "$name.small" ||
+			{ grep '^LM-SCENARIO:\|^lmscenario:' "$T/$name.small.out"; continue; }
+		"$@" && return 0
+		lost="$(full "$name.small") $(full "$name.big")"
+		[ "$lost" = "0 0" ] && return 1
+		echo "run $i: events lost to a full table (small, big runs): $lost" \
+			"(slots per CPU: $(sed -n 's/^slots_per_cpu: //p' /proc/lockmeter)): again"
 	done
-	echo "no complete run of $1 (size $2) in $TRIES: the last lost $(full "$3") events to a" \
-		"full table (slots per CPU: $(sed -n 's/^slots_per_cpu: //p' /proc/lockmeter)), or failed:"
-	grep '^LM-SCENARIO:\|^lockstat:\|^lmscenario:' "$T/$3.out"
 	return 1
 }
 
@@ -254,16 +265,17 @@ grows() {
 	[ "$a" -ge "$5" ] && [ "$b" -ge "$6" ] && [ "$b" -gt "$a" ]
 }
 
+fifo_counts() {
+	grows fifo "$1" "$2" fifo_open "$1" "$2" && grows fifo "$1" "$2" pipe_write "$1" "$2"
+}
+
 test_fifo() {
 	small=2000 big=4000
 	drive fifo $big "$FIFO_SITES" > $T/d 2>&1
 	ok "fifo: a pipe mutex site (fs/pipe.c) among the top 5 mutexes by WAIT MAX" $?
 	diag < $T/d
-	clean fifo $small fifo.small > $T/d 2>&1
-	r=$?
-	{ grows fifo $small $big fifo_open $small $big &&
-		grows fifo $small $big pipe_write $small $big; } >> $T/d 2>&1
-	ok "fifo: acquisitions at fifo_open and pipe_write, at least one per write, grow with the writes" $(( r | $? ))
+	counted fifo $small $big fifo_counts $small $big > $T/d 2>&1
+	ok "fifo: acquisitions at fifo_open and pipe_write, at least one per write, grow with the writes" $?
 	diag < $T/d
 	slow=$(measured $T/fifo.big.out fifo slowest_write_ns)
 	hmax=$(field $T/fifo.big.csv mutex pipe_write hold_max_ns max)
@@ -274,25 +286,27 @@ test_fifo() {
 	diag < $T/d
 }
 
+# Every munmap() of the process downgrades at vms_complete_munmap_vmas
+# once.  (The faulters' share depends on the machine's speed: the totals
+# need not grow, the count of each run must cover its munmap()s.)
+munmap_counts() {
+	ms=$(measured $T/munmap.small.out munmap munmaps)
+	mb=$(measured $T/munmap.big.out munmap munmaps)
+	a=$(field $T/munmap.small.csv rwsem_read vms_complete_munmap_vmas acquired sum)
+	b=$(field $T/munmap.big.csv rwsem_read vms_complete_munmap_vmas acquired sum)
+	echo "read holds at vms_complete_munmap_vmas: $a for $1 rounds (${ms:-?} munmap() calls)," \
+		"$b for $2 rounds (${mb:-?} munmap() calls)"
+	[ -n "$ms" ] && [ -n "$mb" ] && [ "$a" -ge "$ms" ] && [ "$b" -ge "$mb" ] &&
+		[ "$a" -ge "$1" ] && [ "$b" -ge "$2" ]
+}
+
 test_munmap() {
 	small=4 big=8
 	drive munmap $big "$MUNMAP_SITES" > $T/d 2>&1
 	ok "munmap: mmap_lock at the munmap path among the top 5 rw_semaphores by HOLD MAX" $?
 	diag < $T/d
-	clean munmap $small munmap.small > $T/d 2>&1
-	r=$?
-	# every munmap() of the process downgrades there once
-	ms=$(measured $T/munmap.small.out munmap munmaps)
-	mb=$(measured $T/munmap.big.out munmap munmaps)
-	# (the faulters' share depends on the machine's speed: the totals
-	# need not grow, the count of each run must cover its munmap()s)
-	a=$(field $T/munmap.small.csv rwsem_read vms_complete_munmap_vmas acquired sum)
-	b=$(field $T/munmap.big.csv rwsem_read vms_complete_munmap_vmas acquired sum)
-	echo "read holds at vms_complete_munmap_vmas: $a for $small rounds (${ms:-?} munmap() calls)," \
-		"$b for $big rounds (${mb:-?} munmap() calls)" >> $T/d
-	[ -n "$ms" ] && [ -n "$mb" ] && [ "$a" -ge "$ms" ] && [ "$b" -ge "$mb" ] &&
-		[ "$a" -ge $small ] && [ "$b" -ge $big ]
-	ok "munmap: read holds at vms_complete_munmap_vmas, one per munmap() of the process, $small and $big big ones" $(( r | $? ))
+	counted munmap $small $big munmap_counts $small $big > $T/d 2>&1
+	ok "munmap: read holds at vms_complete_munmap_vmas, one per munmap() of the process, $small and $big big ones" $?
 	diag < $T/d
 	slow=$(measured $T/munmap.big.out munmap slowest_munmap_ns)
 	[ -n "$mb" ] || slow=
@@ -319,10 +333,9 @@ test_journal() {
 	ok "journal: a lock of the ext4/jbd2 write, fsync or sync path among the top 5 sleeping locks by BLOCKED MAX" $?
 	diag < $T/d
 	rm -f $MNT/writer*
-	clean journal $small journal.small > $T/d 2>&1
-	r=$?
-	grows journal $small $big ext4_buffered_write_iter $((3 * small)) $((3 * big)) >> $T/d 2>&1
-	ok "journal: i_rwsem acquisitions at ext4_buffered_write_iter, one per write(), grow with the writes" $(( r | $? ))
+	counted journal $small $big \
+		grows journal $small $big ext4_buffered_write_iter $((3 * small)) $((3 * big)) > $T/d 2>&1
+	ok "journal: i_rwsem acquisitions at ext4_buffered_write_iter, one per write(), grow with the writes" $?
 	diag < $T/d
 	# the row found: its hold was spent blocked, not on a CPU
 	# shellcheck disable=SC2046
