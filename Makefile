@@ -3,7 +3,8 @@
 # lockmeter: build an instrumented Linux 6.12, boot it in QEMU, test it.
 #
 #   make demo     build what is missing, boot, meter a workload, print the
-#                 lockstat report
+#                 lockstat report (SCENARIO=NAME: a real kernel trouble
+#                 instead, SCENARIO=list names them)
 #   make check    host unit tests, then boot and run KUnit + kselftests
 #   make deb      Debian packages of the kernel (KCONFIG=your config) and
 #                 of lockstat, in build/deb
@@ -23,6 +24,13 @@ WIDE_SMP   ?= 8
 TIMEOUT    ?= 1200
 CMDLINE    ?=
 FRAGMENTS  := config/qemu-6.12.config config/lockmeter.config
+# make demo SCENARIO=NAME; the scenario tests boot once for all of them
+SCENARIOS  := fifo munmap journal
+SCENARIO   ?=
+LMSCENARIO := $(BUILD)/scenarios/lmscenario
+JOURNAL_IMG := $(BUILD)/scenario-journal.img
+# the journal scenario's disk bandwidth, bytes/s, reads and writes together
+JOURNAL_BPS ?= 4194304
 # The safety kernel: the same tree with lockdep, CPU hotplug, locktorture.
 KOBJ_LD    := $(BUILD)/obj-lockdep
 MODROOT_LD := $(BUILD)/modroot-lockdep
@@ -49,12 +57,14 @@ endif
 .PHONY: all deps tree install-kernel-tree kernel selftests lockstat initramfs check \
 	host-check check-arm64 guest-check demo bench bench-quick shell patch checkpatch clean help \
 	kernel-lockdep initramfs-lockdep check-lockdep deb deb-kernel deb-lockstat deb-config deb-guest \
-	deb-test deb-check
+	deb-test deb-check scenarios check-scenarios
 
 all: kernel
 
 help:
 	@echo 'make demo             build, boot the guest, meter a workload, print the report'
+	@echo 'make demo SCENARIO=list   the real kernel troubles (fifo munmap journal) to demo'
+	@echo 'make check-scenarios  only the scenario boot of make check'
 	@echo 'make check            host tests + guest KUnit and kselftests; "N passed, N failed"'
 	@echo 'make kernel           unpack/patch/configure/build the kernel (KSRC=your 6.12 tree)'
 	@echo 'make install-kernel-tree KSRC=~/linux   copy files and apply patches only'
@@ -98,9 +108,17 @@ lockstat: deps
 	$(Q)$(MAKE) -s -C tools/lockstat O=$(BUILD)/lockstat STATIC=1 >$(BUILD)/lockstat-build.log 2>&1 || \
 		{ cat $(BUILD)/lockstat-build.log; echo 'lockstat: build failed'; exit 1; }
 
-initramfs: selftests lockstat
+# The scenarios' workloads (scripts/scenarios/lmscenario.c), static too.
+scenarios:
+	@echo '  CC      $(LMSCENARIO) (static)'
+	$(Q)mkdir -p $(dir $(LMSCENARIO))
+	$(Q)gcc -static -O2 -Wall -Wextra -Werror -pthread -o $(LMSCENARIO) \
+		scripts/scenarios/lmscenario.c
+
+initramfs: selftests lockstat scenarios
 	@echo '  CPIO    $(INITRD)'
-	$(Q)scripts/mkinitramfs.sh $(INITRD) $(BUILD)/initramfs $(MODROOT) $(KSFT_DIR) $(LOCKSTAT)
+	$(Q)scripts/mkinitramfs.sh $(INITRD) $(BUILD)/initramfs $(MODROOT) $(KSFT_DIR) $(LOCKSTAT) \
+		$(LMSCENARIO)
 
 # The same user space (the kselftests are built once) with the safety
 # kernel's modules.
@@ -126,10 +144,12 @@ host-check: deps
 #   check.log            lockmeter kernel, metering switched on by the tests
 #   check-boot-on.log    lockmeter kernel, lockmeter=on from boot
 #   check-lockdep.log    lockdep kernel, lockmeter=on: the same kselftests
+#   check-scenarios.log  lockmeter kernel: the scenario tests (fifo, munmap,
+#                        journal on a throttled virtio disk)
 #   torture-lockdep.log  lockdep kernel: locktorture per lock type while
 #                        metering flips, resets and dumps and CPU 1 goes
 #                        off and on line, then the netlink/proc fuzzer
-BOOT_LOGS    := $(BUILD)/check.log $(BUILD)/check-boot-on.log
+BOOT_LOGS    := $(BUILD)/check.log $(BUILD)/check-boot-on.log $(BUILD)/check-scenarios.log
 BOOT_LOGS_LD := $(BUILD)/check-lockdep.log $(BUILD)/torture-lockdep.log
 
 define boot_lockdep
@@ -139,6 +159,14 @@ define boot_lockdep
 	echo '  QEMU    torture, lockdep kernel: log in $(BUILD)/torture-lockdep.log'; \
 	scripts/run-guest.sh $(BZIMAGE_LD) $(INITRD_LD) $(BUILD)/torture-lockdep.log $(TIMEOUT) \
 		torture lockmeter=on lmtests=lockmeter:nl_fuzz $(CMDLINE)
+endef
+
+# The journal scenario's disk: a fresh ext4 image for every boot.
+define boot_scenarios
+	echo '  QEMU    scenarios (fifo munmap journal): log in $(BUILD)/check-scenarios.log'; \
+	scripts/scenarios/mkdisk.sh $(JOURNAL_IMG) && \
+	DISK=$(JOURNAL_IMG) DISK_BPS=$(JOURNAL_BPS) scripts/run-guest.sh $(BZIMAGE) $(INITRD) \
+		$(BUILD)/check-scenarios.log $(TIMEOUT) scenarios $(CMDLINE)
 endef
 
 # arm64: the lockmeter objects cross-compiled, no warnings (one TAP result)
@@ -151,6 +179,7 @@ guest-check: host-check check-arm64 initramfs initramfs-lockdep deb-test
 	echo '  QEMU    check, lockmeter=on from boot: log in $(BUILD)/check-boot-on.log'; \
 	scripts/run-guest.sh $(BZIMAGE) $(INITRD) $(BUILD)/check-boot-on.log $(TIMEOUT) check \
 		lockmeter=on $(CMDLINE); \
+	$(boot_scenarios); \
 	$(boot_lockdep); \
 	$(boot_deb); \
 	scripts/guest-verdict.py --mode check --cpus $(SMP) --tap $(BUILD)/host.tap \
@@ -200,14 +229,40 @@ check-lockdep: initramfs-lockdep
 	$(Q)$(boot_lockdep); \
 	scripts/guest-verdict.py --mode check --cpus $(SMP) $(BOOT_LOGS_LD)
 
+# Only the scenario boot of make check, for work on the scenarios.
+check-scenarios: initramfs
+	$(Q)$(boot_scenarios); \
+	scripts/guest-verdict.py --mode check --cpus $(SMP) $(BUILD)/check-scenarios.log
+
 check: guest-check
 
+ifeq ($(SCENARIO),)
 demo: initramfs
 	@echo '  QEMU    demo: -smp $(SMP), log in $(BUILD)/demo.log'
 	$(Q)scripts/run-guest.sh $(BZIMAGE) $(INITRD) $(BUILD)/demo.log $(TIMEOUT) demo $(CMDLINE); \
 		sed -n '/^LM-GUEST: report begin/,/^LM-GUEST: report end/p' $(BUILD)/demo.log | \
 		sed '1d;$$d' | grep -v '^\[ *[0-9]*\.[0-9]*\] '; \
 		scripts/guest-verdict.py --mode demo --cpus $(SMP) $(BUILD)/demo.log
+else ifeq ($(SCENARIO),list)
+demo:
+	@cat scripts/scenarios/list.txt
+else ifeq ($(filter $(SCENARIO),$(SCENARIOS)),)
+demo:
+	@echo 'make demo: SCENARIO=$(SCENARIO) is not one of: $(SCENARIOS) (make demo SCENARIO=list)'
+	@exit 2
+else
+# A scenario: its report, the evidence of its top rows, what to look at.
+# journal gets a fresh ext4 image as /dev/vda, throttled to JOURNAL_BPS.
+demo: initramfs
+	@echo '  QEMU    scenario $(SCENARIO): -smp $(SMP), log in $(BUILD)/demo-$(SCENARIO).log'
+	$(Q)$(if $(filter journal,$(SCENARIO)),scripts/scenarios/mkdisk.sh $(JOURNAL_IMG) && \
+		DISK=$(JOURNAL_IMG) DISK_BPS=$(JOURNAL_BPS)) scripts/run-guest.sh $(BZIMAGE) \
+		$(INITRD) $(BUILD)/demo-$(SCENARIO).log $(TIMEOUT) scenario \
+		lmscenario=$(SCENARIO) $(CMDLINE); \
+		sed -n '/^LM-GUEST: report begin/,/^LM-GUEST: report end/p' \
+		$(BUILD)/demo-$(SCENARIO).log | sed '1d;$$d' | grep -v '^\[ *[0-9]*\.[0-9]*\] '; \
+		scripts/guest-verdict.py --mode demo --cpus $(SMP) $(BUILD)/demo-$(SCENARIO).log
+endif
 
 # Three kernels from the same tree (baseline, lockmeter as Kconfig has it
 # by default, LOCK_STAT), the same benchmarks in each, and the lockmeter

@@ -9,13 +9,14 @@ PKGS="linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
 cpio xz-utils kmod ccache rsync python3 perl qemu-system-x86 busybox-static
 pkg-config libnl-3-dev libnl-genl-3-dev libncurses-dev tmux clang libclang-rt-dev
 prometheus prometheus-node-exporter pcp python3-requests curl
-gcc-aarch64-linux-gnu dpkg-dev debhelper lintian file dwarves linux-config-6.12"
+gcc-aarch64-linux-gnu dpkg-dev debhelper lintian file dwarves linux-config-6.12 e2fsprogs"
 
 # make deb: dpkg-dev and debhelper build the packages (the kernel's
 # bindeb-pkg calls dh_* too), lintian and file test them, dwarves has the
 # pahole that a distribution config's CONFIG_DEBUG_INFO_BTF needs, and
 # linux-config-6.12 is Debian's own 6.12 config, the user's case that
 # make check merges lockmeter into.
+# e2fsprogs: mkfs.ext4 makes the journal scenario's disk image.
 # The export tests run promtool (prometheus), prometheus-node-exporter and
 # a private pmcd with pmdaopenmetrics (pcp, python3-requests) on loopback.
 # In a container without systemd as PID 1, pcp's postinst would fail on

@@ -9,7 +9,9 @@ report, when fewer CPUs than asked came up, when the guest did not reach
 its end marker (timeout or crash), and in check mode when any KUnit or
 kselftest result is not ok or a planned result is missing.  A boot with
 lmguest=torture on its command line must also have a complete
-locktorture section, one result per lock type.  Several logs
+locktorture section, one result per lock type; a boot with
+lmguest=scenarios has the scenario tests' section instead of the
+kselftests.  Several logs
 (one per boot) are judged together; in check mode the last line is
 "N passed, N failed, N skipped" over all of them.
 """
@@ -188,6 +190,33 @@ def torture(user, tally, errors):
         errors.append('locktorture: %d of %d results reported' % (n, plan))
 
 
+def scenarios(user, tally, errors):
+    """The scenario tests: a TAP plan and its results, between markers."""
+    try:
+        begin = user.index('LM-GUEST: scenarios begin')
+    except ValueError:
+        errors.append('scenario tests never started')
+        return
+    plan = None
+    n = 0
+    for line in user[begin + 1:]:
+        if line.startswith('LM-GUEST: scenarios end'):
+            break
+        if plan is None and re.match(r'^1\.\.\d+$', line):
+            plan = int(line.split('..')[1])
+            continue
+        m = RESULT.match(line)
+        if m:
+            n += 1
+            tally.add(m.group(1) == 'ok', m.group(3), m.group(4))
+    else:
+        errors.append('scenario tests did not finish')
+    if plan is None:
+        errors.append('scenarios: no TAP plan')
+    elif n != plan:
+        errors.append('scenarios: %d of %d results reported' % (n, plan))
+
+
 def cmdline_args(kern):
     return next((l for l in kern if l.startswith('Command line:')), '').split()
 
@@ -234,7 +263,10 @@ def judge(path, mode, cpus, tally):
             errors.append('no KUnit results in the log')
         if 'lmguest=torture' in cmdline_args(kern):
             torture(user, tally, errors)
-        kselftest(user, tally, errors)
+        if 'lmguest=scenarios' in cmdline_args(kern):
+            scenarios(user, tally, errors)
+        else:
+            kselftest(user, tally, errors)
     return errors
 
 

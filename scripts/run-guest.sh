@@ -4,10 +4,13 @@
 # run-guest.sh BZIMAGE INITRD LOG TIMEOUT MODE [CMDLINE...]
 #
 # Boot the test guest under QEMU/TCG with the serial console in LOG.
-# MODE is check, demo, bench, torture or shell (interactive, console on the
-# terminal).
+# MODE is check, demo, bench, torture, scenario, scenarios or shell
+# (interactive, console on the terminal).
 # SMP (default 2) and MEM (default 512) select the machine size;
-# QEMU_EXTRA adds options.  QEMU is
+# QEMU_EXTRA adds options.  DISK=IMG attaches the raw image IMG as a
+# virtio-blk disk (/dev/vda in the guest), and DISK_BPS=N has QEMU throttle
+# it to N bytes per second, reads and writes together (the journal
+# scenario).  QEMU is
 # single-threaded TCG: multi-threaded TCG crashes on run-time static-key
 # flips (see DESIGN.md, section 2).
 set -u
@@ -21,10 +24,16 @@ append="console=ttyS0 panic=-1 tsc=reliable oops=panic lmguest=$mode $*"
 command -v qemu-system-x86_64 >/dev/null ||
 	{ echo "run-guest: qemu-system-x86_64 missing (apt-get install qemu-system-x86)" >&2; exit 1; }
 
+disk=
+if [ -n "${DISK:-}" ]; then
+	[ -f "$DISK" ] || { echo "run-guest: disk image $DISK missing" >&2; exit 1; }
+	disk="-drive file=$DISK,if=virtio,format=raw${DISK_BPS:+,throttling.bps-total=$DISK_BPS}"
+fi
+
 # QEMU_EXTRA: more QEMU options, e.g. "-icount shift=0,sleep=off" (benchmarks)
 # shellcheck disable=SC2086
 set -- qemu-system-x86_64 -accel tcg,thread=single -M pc -smp "$smp" -m "$mem" \
-	-no-reboot -kernel "$kernel" -initrd "$initrd" -append "$append" ${QEMU_EXTRA:-}
+	-no-reboot -kernel "$kernel" -initrd "$initrd" -append "$append" $disk ${QEMU_EXTRA:-}
 
 if [ "$mode" = shell ]; then
 	exec "$@" -nographic

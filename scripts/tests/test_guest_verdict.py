@@ -58,6 +58,20 @@ TORTURE_BOOT = (BOOT.replace('lmguest=check', 'lmguest=torture lockmeter=on') +
                 'Fail: 0\n'
                 '[   20.200000] spin_lock-torture:--- End of test: SUCCESS: acq_writer_lim=0\n')
 
+SCEN = """\
+LM-GUEST: start mode=scenarios cpus=2 kernel=6.12.117
+LM-GUEST: boot-state off rows=0
+LM-GUEST: scenarios begin
+TAP version 13
+1..2
+ok 1 scenario fifo: a pipe mutex site (fs/pipe.c) among the top 5 mutexes by WAIT MAX
+# after 1 run(s)
+ok 2 scenario munmap: mmap_lock at the munmap path among the top 5 rw_semaphores by HOLD MAX
+LM-GUEST: scenarios end rc=0
+LM-GUEST: end mode=scenarios rc=0
+"""
+SCEN_BOOT = BOOT.replace('lmguest=check', 'lmguest=scenarios')
+
 
 def run(*logs, mode='check', cpus=2):
     paths = []
@@ -200,6 +214,29 @@ class Verdict(unittest.TestCase):
         rc, out = run(BOOT + KSFT)
         self.assertEqual(rc, 0, out)
         self.assertNotIn('locktorture', out)
+
+    def test_scenario_boot_counts_its_tests(self):
+        rc, out = run(SCEN_BOOT + SCEN)
+        self.assertEqual(rc, 0, out)
+        # 2 KUnit cases, 2 scenario tests, the boot state; no kselftests wanted
+        self.assertEqual(out.splitlines()[-1], '5 passed, 0 failed, 0 skipped')
+        rc, out = run(SCEN_BOOT + SCEN.replace('ok 2 scenario', 'not ok 2 scenario'))
+        self.assertEqual(rc, 1)
+        self.assertIn('FAIL:', out)
+        self.assertIn('scenario munmap', out)
+
+    def test_scenario_section_missing_or_short(self):
+        rc, out = run(SCEN_BOOT + KSFT)
+        self.assertEqual(rc, 1)
+        self.assertIn('scenario tests never started', out)
+        short = SCEN.replace('ok 2 scenario munmap', '# ok 2 scenario munmap')
+        rc, out = run(SCEN_BOOT + short)
+        self.assertEqual(rc, 1)
+        self.assertIn('1 of 2 results', out)
+        cut = SCEN.split('ok 2')[0] + 'LM-HOST: timeout after 60s\n'
+        rc, out = run(SCEN_BOOT + cut)
+        self.assertEqual(rc, 1)
+        self.assertIn('scenario tests did not finish', out)
 
     def test_user_text_is_not_a_kernel_problem(self):
         rc, out = run(BOOT + KSFT.replace('LM-GUEST: kselftest end',
