@@ -82,6 +82,7 @@ static void lm_slot_read_hist(const struct lm_cpu *pc, const struct lm_slot *s,
 		row->wait_hist[i] = lm_hist_count(pc, &s->wait_hist[i]);
 		*spin += row->wait_hist[i];
 	}
+	/* the holds after the waits: a charge stores its hold first */
 	smp_rmb();
 	for (i = 0; i < LM_HIST_NR; i++) {
 		row->hold_hist[i] = lm_hist_count(pc, &s->hold_hist[i]);
