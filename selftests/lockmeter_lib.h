@@ -510,6 +510,17 @@ static inline bool lm_lock_is(const char *lock, const char *name)
 	       (!lock[n] || lock[n] == '+' || lock[n] == '[');
 }
 
+/*
+ * @lock is the symbol @name itself, maybe with "[module]": not a lock
+ * inside it at "+off" (a mutex's wait_lock is "name+0x8").
+ */
+static inline bool lm_lock_named(const char *lock, const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strncmp(lock, name, n) && (!lock[n] || lock[n] == '[');
+}
+
 /* @site is in the module's function @func: "func+off/size[test_lockmeter]". */
 static inline bool lm_site_in(const char *site, const char *func)
 {

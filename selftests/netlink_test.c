@@ -46,7 +46,7 @@ struct nl_reply {
 	struct nlattr *attrs[LOCKMETER_A_MAX + 1];	/* into last[] */
 	char *buf;		/* receive buffer, NL_BUF bytes */
 	char last[16384];	/* a copy of the last data message */
-	const char *want_lock;	/* keep the row of this lock ... */
+	const char *want_lock;	/* keep the row of this lock (lm_lock_named()) ... */
 	char row[16384];	/* ... here, its nest */
 	bool have_row;
 };
@@ -144,7 +144,7 @@ static void nl_count_row(struct nl_reply *r, const struct nlattr *row_attr)
 	     *(__u32 *)((char *)row[LOCKMETER_R_CPU] + NLA_HDRLEN) != (__u32)r->want_cpu))
 		r->bad_cpu++;
 	if (r->want_lock && row[LOCKMETER_R_LOCK] && row_attr->nla_len <= sizeof(r->row) &&
-	    lm_lock_is((char *)row[LOCKMETER_R_LOCK] + NLA_HDRLEN, r->want_lock)) {
+	    lm_lock_named((char *)row[LOCKMETER_R_LOCK] + NLA_HDRLEN, r->want_lock)) {
 		memcpy(r->row, row_attr, row_attr->nla_len);
 		r->have_row = true;
 	}
@@ -159,7 +159,7 @@ static void nl_held_row(struct nl_reply *r, const struct nlattr *held_attr)
 		       held_attr->nla_len - NLA_HDRLEN, h, LOCKMETER_H_MAX);
 	r->rows++;
 	if (r->want_lock && h[LOCKMETER_H_LOCK] && held_attr->nla_len <= sizeof(r->row) &&
-	    lm_lock_is((char *)h[LOCKMETER_H_LOCK] + NLA_HDRLEN, r->want_lock)) {
+	    lm_lock_named((char *)h[LOCKMETER_H_LOCK] + NLA_HDRLEN, r->want_lock)) {
 		memcpy(r->row, held_attr, held_attr->nla_len);
 		r->have_row = true;
 	}
