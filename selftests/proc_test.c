@@ -2,7 +2,8 @@
 /*
  * /proc/lockmeter: presence, permissions, version line, header, the shape
  * of the rows, and the control words: on/off/reset/0 work, anything else
- * is EINVAL and changes nothing, and writing needs CAP_SYS_ADMIN.
+ * is EINVAL and changes nothing, and writing needs CAP_SYS_ADMIN.  And
+ * /proc/lockmeter_hist, the histograms of the same rows.
  */
 #define _GNU_SOURCE
 #include <linux/capability.h>
@@ -310,6 +311,109 @@ TEST_F(ctl, rows_consistent)
 			EXPECT_GE(rep->rows[i - 1].hold_max, rep->rows[i].hold_max)
 				TH_LOG("row %zu: %s %s", i, rep->rows[i].lock, rep->rows[i].site);
 	}
+}
+
+#define LM_HIST_PROC	LM_PROC "_hist"
+#define LM_HIST_FIELDS	(2 + 32 + 2)	/* type, hist, buckets, lock, site */
+
+/* The sum of the bucket fields @f[2..2+@nb) of a /proc/lockmeter_hist line. */
+static uint64_t hist_line_sum(struct __test_metadata *_metadata, char **f,
+			      unsigned int nb, uint64_t *top)
+{
+	uint64_t sum = 0, v;
+	unsigned int i;
+
+	for (i = 0; i < nb; i++) {
+		EXPECT_EQ(0, lm_parse_u64(f[2 + i], &v)) TH_LOG("bucket %u: '%s'", i, f[2 + i]);
+		sum += v;
+		if (v && top)
+			*top = v;
+	}
+	return sum;
+}
+
+/*
+ * /proc/lockmeter_hist, the opt-in for the histograms: the rows of
+ * /proc/lockmeter in the same order, each a hold and a wait line whose
+ * buckets sum to the row's acquisitions and waits.  Without
+ * CONFIG_LOCKMETER_HIST it is missing and /proc/lockmeter says 0 buckets.
+ */
+TEST_F(ctl, hist_file_matches_rows)
+{
+	const struct lm_report *rep = &self->rep;
+	char *text, *line, *next, *f[LM_HIST_FIELDS + 1], bounds[1024], *b;
+	uint64_t nb, prev = 0, v, sum, top;
+	size_t row = 0, lines = 0;
+	struct stat st;
+	unsigned int i;
+	int n;
+
+	make_rows(_metadata, self->mod);
+	if (self->mod) {
+		ASSERT_EQ(0, lm_ctl("reset"));
+		ASSERT_EQ(0, lm_ctl("on"));
+		lm_mod_cmd(_metadata, "hist_holds 200 20 3");
+		ASSERT_EQ(0, lm_ctl("off"));
+	}
+	lm_report_read(_metadata, &self->rep);
+	nb = lm_header_u64(_metadata, rep->text, "hist_buckets");
+	if (stat(LM_HIST_PROC, &st)) {
+		EXPECT_EQ(0ULL, nb) TH_LOG("%s missing with %" PRIu64 " buckets", LM_HIST_PROC, nb);
+		SKIP(return, "kernel without CONFIG_LOCKMETER_HIST");
+	}
+	EXPECT_EQ(0400U, st.st_mode & 07777);
+	ASSERT_EQ(32ULL, nb);
+	text = lm_read_file(LM_HIST_PROC);
+	ASSERT_NE(NULL, text) TH_LOG("read %s: %s", LM_HIST_PROC, strerror(errno));
+	EXPECT_EQ(0, strncmp(text, "lockmeter_hist version 1\n", 25));
+	EXPECT_EQ(nb, lm_header_u64(_metadata, text, "hist_buckets"));
+	EXPECT_EQ(rep->nr_lines, lm_header_u64(_metadata, text, "rows"));
+	EXPECT_EQ(lm_header_u64(_metadata, rep->text, "resets"),
+		  lm_header_u64(_metadata, text, "resets"));
+	/* bucket lower bounds in ns, from 0, rising */
+	ASSERT_EQ(0, lm_header(text, "hist_bounds_ns", bounds, sizeof(bounds)));
+	for (i = 0, b = strtok(bounds, " "); b; b = strtok(NULL, " "), i++) {
+		ASSERT_EQ(0, lm_parse_u64(b, &v));
+		if (i)
+			EXPECT_LT(prev, v);
+		else
+			EXPECT_EQ(0ULL, v);
+		prev = v;
+	}
+	EXPECT_EQ(nb, i);
+
+	line = strstr(text, "\n\n");
+	ASSERT_NE(NULL, line);
+	line += 2;
+	ASSERT_EQ('#', *line);
+	for (line = lm_cut_line(line); *line; line = next) {
+		const struct lm_row *r;
+		bool hold = !(lines++ & 1);
+
+		next = lm_cut_line(line);
+		n = lm_split(line, f, LM_HIST_FIELDS);
+		ASSERT_EQ(LM_HIST_FIELDS, n) TH_LOG("hist line %zu: %d fields", lines, n);
+		ASSERT_STREQ(hold ? "hold" : "wait", f[1]);
+		if (!lm_known_type(f[0]))
+			continue;
+		ASSERT_LT(row, rep->nr_rows);
+		r = &rep->rows[row];
+		EXPECT_STREQ(r->type, f[0]);
+		EXPECT_STREQ(r->lock, f[LM_HIST_FIELDS - 2]);
+		EXPECT_STREQ(r->site, f[LM_HIST_FIELDS - 1]);
+		top = 0;
+		sum = hist_line_sum(_metadata, f, nb, &top);
+		EXPECT_EQ(hold ? r->acquired : r->spin, sum)
+			TH_LOG("%s %s %s %s", f[0], f[1], r->lock, r->site);
+		/* 200 holds of 20 us and one of 3 ms: alone in the top bucket */
+		if (hold && self->mod && lm_row_is(r, "spin", "lmt_hist_lock", "lmt_hist_hold")) {
+			EXPECT_EQ(201ULL, sum);
+			EXPECT_EQ(1ULL, top);
+		}
+		row += !hold;
+	}
+	EXPECT_EQ(2 * rep->nr_lines, lines);
+	free(text);
 }
 
 static const struct ctl_step {

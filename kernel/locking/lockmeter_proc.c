@@ -12,6 +12,10 @@
  * The format (version line, "key: value" header, one row per
  * (type, lock, site) with raw ns and counts) is documented in
  * Documentation/locking/lockmeter.rst; keep the two in step.
+ *
+ * With CONFIG_LOCKMETER_HIST, /proc/lockmeter_hist is the opt-in for the
+ * histograms: the same rows in the same order, each as a hold line and a
+ * wait line of bucket counts, so that /proc/lockmeter keeps its format.
  */
 #include <linux/capability.h>
 #include <linux/cpumask.h>
@@ -36,9 +40,12 @@ static const struct {
 struct lm_proc {
 	struct lm_snapshot snap;
 	struct lm_names names;
+	bool hist;		/* /proc/lockmeter_hist */
 	char lock[LM_NAME_LEN];
 	char site[LM_NAME_LEN];
 };
+
+#define LOCKMETER_HIST_VERSION	1
 
 static void lm_show_header(struct seq_file *m, struct lm_proc *p)
 {
@@ -74,6 +81,41 @@ static void lm_show_header(struct seq_file *m, struct lm_proc *p)
 	seq_puts(m, "\n# type acquired nowait spin reject abort hold_total_ns hold_min_ns hold_max_ns wait_total_ns wait_min_ns wait_max_ns oncpu_total_ns oncpu_max_ns blocked_total_ns blocked_max_ns instances lock site\n");
 }
 
+/* /proc/lockmeter_hist: what its rows need of the header, and the bounds. */
+static void lm_show_hist_header(struct seq_file *m, struct lm_proc *p)
+{
+	const struct lm_snapshot *s = &p->snap;
+	unsigned int i;
+
+	seq_printf(m, "lockmeter_hist version %d\n", LOCKMETER_HIST_VERSION);
+	seq_printf(m, "kernel: %s\n", init_utsname()->release);
+	seq_printf(m, "state: %s\n", s->on ? "on" : "off");
+	seq_printf(m, "metered_ns: %llu\n", s->metered_ns);
+	seq_printf(m, "resets: %llu\n", s->resets);
+	seq_printf(m, "rows: %zu\n", s->nr);
+	seq_printf(m, "truncated: %llu\n", s->truncated);
+	seq_printf(m, "hist_buckets: %u\n", LM_SLOT_HIST_NR);
+	seq_printf(m, "hist_lost: %llu\n", s->loss.hist_lost);
+	seq_puts(m, "hist_bounds_ns:");
+	for (i = 0; i < LM_SLOT_HIST_NR; i++)
+		seq_printf(m, " %llu", lm_hist_bound(i));
+	seq_puts(m, "\n\n# type hist");
+	for (i = 0; i < LM_SLOT_HIST_NR; i++)
+		seq_printf(m, " b%u", i);
+	seq_puts(m, " lock site\n");
+}
+
+static void lm_show_hist_line(struct seq_file *m, struct lm_proc *p,
+			      const struct lm_stat *r, const char *which, const u64 *h)
+{
+	unsigned int i;
+
+	seq_printf(m, "%-5s %s", lm_types[r->key.type].name, which);
+	for (i = 0; i < LM_SLOT_HIST_NR; i++)
+		seq_printf(m, " %llu", h[i]);
+	seq_printf(m, " %s %s\n", p->lock, p->site);
+}
+
 static void lm_show_row(struct seq_file *m, struct lm_proc *p,
 			const struct lm_stat *r)
 {
@@ -87,6 +129,15 @@ static void lm_show_row(struct seq_file *m, struct lm_proc *p,
 		   r->oncpu_max, r->blocked_total, r->blocked_max, inst);
 	seq_printf(m, "%s %s\n", lm_lock_name(&p->names, &r->key, p->lock, sizeof(p->lock)),
 		   lm_site_name(&p->names, &r->key, p->site, sizeof(p->site)));
+}
+
+static void lm_show_hist_row(struct seq_file *m, struct lm_proc *p,
+			     const struct lm_stat *r)
+{
+	lm_lock_name(&p->names, &r->key, p->lock, sizeof(p->lock));
+	lm_site_name(&p->names, &r->key, p->site, sizeof(p->site));
+	lm_show_hist_line(m, p, r, "hold", r->hold_hist);
+	lm_show_hist_line(m, p, r, "wait", r->wait_hist);
 }
 
 static void *lm_seq_start(struct seq_file *m, loff_t *pos)
@@ -114,8 +165,12 @@ static int lm_seq_show(struct seq_file *m, void *v)
 {
 	struct lm_proc *p = m->private;
 
-	if (v == SEQ_START_TOKEN)
+	if (v == SEQ_START_TOKEN && p->hist)
+		lm_show_hist_header(m, p);
+	else if (v == SEQ_START_TOKEN)
 		lm_show_header(m, p);
+	else if (p->hist)
+		lm_show_hist_row(m, p, v);
 	else
 		lm_show_row(m, p, v);
 	return 0;
@@ -128,6 +183,8 @@ static const struct seq_operations lm_seq_ops = {
 	.show	= lm_seq_show,
 };
 
+static const struct proc_ops lm_hist_proc_ops;
+
 static int lm_proc_open(struct inode *inode, struct file *file)
 {
 	struct lm_proc *p;
@@ -139,6 +196,7 @@ static int lm_proc_open(struct inode *inode, struct file *file)
 	p = __seq_open_private(file, &lm_seq_ops, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
+	p->hist = pde_data(inode) == &lm_hist_proc_ops;
 	/* a writer only controls: no snapshot to take */
 	if (!(file->f_mode & FMODE_READ))
 		return 0;
@@ -204,9 +262,21 @@ static const struct proc_ops lm_proc_ops = {
 	.proc_release	= lm_proc_release,
 };
 
+/* Read only: its control is /proc/lockmeter's. */
+static const struct proc_ops lm_hist_proc_ops = {
+	.proc_open	= lm_proc_open,
+	.proc_read	= seq_read,
+	.proc_lseek	= seq_lseek,
+	.proc_release	= lm_proc_release,
+};
+
 static int __init lockmeter_proc_init(void)
 {
 	if (!proc_create("lockmeter", 0600, NULL, &lm_proc_ops))
+		return -ENOMEM;
+	if (IS_ENABLED(CONFIG_LOCKMETER_HIST) &&
+	    !proc_create_data("lockmeter_hist", 0400, NULL, &lm_hist_proc_ops,
+			      (void *)&lm_hist_proc_ops))
 		return -ENOMEM;
 	return 0;
 }
