@@ -423,4 +423,3 @@ void lm_snapshot_free(struct lm_snapshot *snap)
 	snap->gone = NULL;
 	snap->nr = 0;
 }
-

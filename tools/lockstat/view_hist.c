@@ -241,4 +241,3 @@ int lm_hist_print(FILE *f, const struct lm_hist_target *p, const struct lm_snaps
 	}
 	return 0;
 }
-
