@@ -72,6 +72,27 @@ static void lm_held_key(struct lm_held_row *r, unsigned long lock, unsigned long
 	r->key.type = type;
 }
 
+/*
+ * A row for @lock, taken at @site since @t_acq: if held at least @over ns
+ * by @now and there is room (else counted truncated), or NULL.
+ */
+static struct lm_held_row *lm_held_add(struct lm_held_snap *hs, unsigned long lock,
+				       unsigned long site, u32 type, u64 t_acq, u64 now,
+				       u64 over)
+{
+	u64 ns = lm_ticks_to_ns(lm_delta(t_acq, now));
+	struct lm_held_row *r;
+
+	if (ns < over)
+		return NULL;
+	r = lm_held_row_new(hs);
+	if (r) {
+		lm_held_key(r, lock, site, type);
+		r->ns = ns;
+	}
+	return r;
+}
+
 /* Every CPU's spinning locks held at least @over ns (ticks @now). */
 static void lm_held_spinning(struct lm_held_snap *hs, u64 now, u64 over)
 {
@@ -88,19 +109,13 @@ static void lm_held_spinning(struct lm_held_snap *hs, u64 now, u64 over)
 			unsigned long lock = READ_ONCE(h->lock);
 			u32 type = READ_ONCE(h->type);
 			struct lm_held_row *r;
-			u64 ns;
 
 			if (!lock || type <= LM_NONE || lm_type_sleeps(type))
 				continue;
-			ns = lm_ticks_to_ns(lm_delta(READ_ONCE(h->t_acq), now));
-			if (ns < over)
-				continue;
-			r = lm_held_row_new(hs);
-			if (!r)
-				return;
-			lm_held_key(r, lock, READ_ONCE(h->site), type);
-			r->ns = ns;
-			r->cpu = cpu;
+			r = lm_held_add(hs, lock, READ_ONCE(h->site), type,
+					READ_ONCE(h->t_acq), now, over);
+			if (r)
+				r->cpu = cpu;
 		}
 	}
 }
@@ -121,19 +136,14 @@ static void lm_held_task(struct lm_held_snap *hs, struct task_struct *p, u32 epo
 		const struct lm_task_held *h = &held[i];
 		unsigned long lock = READ_ONCE(h->lock);
 		u32 type = READ_ONCE(h->type);
-		u64 ns;
 
 		if (!lock || READ_ONCE(h->epoch) != epoch || !lm_type_sleeps(type) ||
 		    type >= LM_NR_TYPES)
 			continue;
-		ns = lm_ticks_to_ns(lm_delta(READ_ONCE(h->t_acq), now));
-		if (ns < over)
-			continue;
-		r = lm_held_row_new(hs);
+		r = lm_held_add(hs, lock, READ_ONCE(h->site), type, READ_ONCE(h->t_acq), now,
+				over);
 		if (!r)
-			return;
-		lm_held_key(r, lock, READ_ONCE(h->site), type);
-		r->ns = ns;
+			continue;
 		r->pid = p->pid;
 		lm_held_comm(r->comm, p);
 		if (!first) {

@@ -300,27 +300,48 @@ err_free:
 	return ret;
 }
 
-int lockmeter_nl_stats_get_dumpit(struct sk_buff *skb,
-				  struct netlink_callback *cb)
+/*
+ * The loop of both dumps: one message per item from *@pos on, until @nr
+ * or a full @skb, each made by @put(@skb, @arg, item); the first also
+ * carries LOCKMETER_A_TRUNCATED, @truncated.  What a dumpit returns.
+ */
+static int lm_nl_dump_items(struct sk_buff *skb, struct netlink_callback *cb,
+			    size_t *pos, size_t nr, u64 truncated,
+			    int (*put)(struct sk_buff *skb, void *arg, size_t item),
+			    void *arg)
 {
-	struct lm_nl_dump *d = lm_nl_ctx(cb)->d;
-
-	for (; d->pos < d->snap.nr; d->pos++) {
+	for (; *pos < nr; ++*pos) {
 		void *hdr = genlmsg_iput(skb, genl_info_dump(cb));
 
 		if (!hdr)
 			break;
-		if ((!d->pos && nla_put_uint(skb, LOCKMETER_A_TRUNCATED, d->snap.truncated)) ||
-		    lm_nl_row_put(skb, d, &d->snap.rows[d->pos])) {
+		if ((!*pos && nla_put_uint(skb, LOCKMETER_A_TRUNCATED, truncated)) ||
+		    put(skb, arg, *pos)) {
 			genlmsg_cancel(skb, hdr);
 			break;
 		}
 		genlmsg_end(skb, hdr);
 	}
-	/* a row that fits no empty message is a bug, not a reason to loop */
-	if (d->pos < d->snap.nr && !skb->len)
+	/* an item that fits no empty message is a bug, not a reason to loop */
+	if (*pos < nr && !skb->len)
 		return -EMSGSIZE;
 	return skb->len;
+}
+
+static int lm_nl_row_item(struct sk_buff *skb, void *arg, size_t item)
+{
+	struct lm_nl_dump *d = arg;
+
+	return lm_nl_row_put(skb, d, &d->snap.rows[item]);
+}
+
+int lockmeter_nl_stats_get_dumpit(struct sk_buff *skb,
+				  struct netlink_callback *cb)
+{
+	struct lm_nl_dump *d = lm_nl_ctx(cb)->d;
+
+	return lm_nl_dump_items(skb, cb, &d->pos, d->snap.nr, d->snap.truncated,
+				lm_nl_row_item, d);
 }
 
 int lockmeter_nl_stats_get_done(struct netlink_callback *cb)
@@ -437,6 +458,13 @@ int lockmeter_nl_held_get_start(struct netlink_callback *cb)
 	return 0;
 }
 
+static int lm_nl_held_item(struct sk_buff *skb, void *arg, size_t item)
+{
+	struct lm_nl_held *h = arg;
+
+	return lm_nl_held_put(skb, h, &h->hs.rows[item]);
+}
+
 int lockmeter_nl_held_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct lm_nl_held *h = lm_nl_held_ctx(cb)->h;
@@ -455,20 +483,8 @@ int lockmeter_nl_held_get_dumpit(struct sk_buff *skb, struct netlink_callback *c
 		h->pos = 1;
 		return skb->len;
 	}
-	for (; h->pos < h->hs.nr; h->pos++) {
-		hdr = genlmsg_iput(skb, genl_info_dump(cb));
-		if (!hdr)
-			break;
-		if ((!h->pos && nla_put_uint(skb, LOCKMETER_A_TRUNCATED, h->hs.truncated)) ||
-		    lm_nl_held_put(skb, h, &h->hs.rows[h->pos])) {
-			genlmsg_cancel(skb, hdr);
-			break;
-		}
-		genlmsg_end(skb, hdr);
-	}
-	if (h->pos < h->hs.nr && !skb->len)
-		return -EMSGSIZE;
-	return skb->len;
+	return lm_nl_dump_items(skb, cb, &h->pos, h->hs.nr, h->hs.truncated,
+				lm_nl_held_item, h);
 }
 
 int lockmeter_nl_held_get_done(struct netlink_callback *cb)
