@@ -320,7 +320,7 @@ TEST_F(ctl, rows_consistent)
 static uint64_t hist_line_sum(struct __test_metadata *_metadata, char **f,
 			      unsigned int nb, uint64_t *top)
 {
-	uint64_t sum = 0, v;
+	uint64_t sum = 0, v = 0;
 	unsigned int i;
 
 	for (i = 0; i < nb; i++) {
@@ -374,10 +374,11 @@ TEST_F(ctl, hist_file_matches_rows)
 	ASSERT_EQ(0, lm_header(text, "hist_bounds_ns", bounds, sizeof(bounds)));
 	for (i = 0, b = strtok(bounds, " "); b; b = strtok(NULL, " "), i++) {
 		ASSERT_EQ(0, lm_parse_u64(b, &v));
-		if (i)
+		if (i) {
 			EXPECT_LT(prev, v);
-		else
+		} else {
 			EXPECT_EQ(0ULL, v);
+		}
 		prev = v;
 	}
 	EXPECT_EQ(nb, i);

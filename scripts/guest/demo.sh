@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Guest side of "make demo": meter a short workload with lockstat and print
 # its report, then the evidence (task and call chain) behind the longest
-# holds and waits of its top rows, the histograms of one kernel mutex,
-# and the locks held right now while the test module holds a mutex (the
+# holds and waits of its top rows, the histograms of one kernel mutex, a
+# diff against a second run with a regression in it, and the locks held
+# right now while the test module holds a mutex (the
 # raw /proc/lockmeter is in the log too, after it).
 echo "LM-GUEST: demo begin"
 if [ ! -e /proc/lockmeter ]; then
@@ -36,6 +37,22 @@ lockstat report --stacks --top 3 /tmp/demo.snap || rc=1
 echo
 echo "Histograms of pcpu_alloc_mutex (kernels with CONFIG_LOCKMETER_HIST):"
 lockstat hist pcpu_alloc_mutex /tmp/demo.snap || echo "(none in this run)"
+# The same workload once more, the test module's mutex held three times as
+# long: a regression between two runs, as lockstat diff shows it.
+sed 's/mutex_sleep 3 20/mutex_sleep 3 60/' /tmp/workload > /tmp/workload2
+lockstat record -o /tmp/demo2.snap -- sh /tmp/workload2 > /dev/null || rc=1
+echo
+echo "The workload again with lmt_sleep_mutex held 3x longer: lockstat diff of the two runs"
+echo "(its summary, the 4 largest regressions, and the mutex made slower; under"
+echo "TCG, a host that descheduled QEMU stretched whatever was held then, which is"
+echo "what the top of a diff of two runs on one kernel often is):"
+lockstat diff /tmp/demo.snap /tmp/demo2.snap > /tmp/demo.diff || rc=1
+grep '^Matched' /tmp/demo.diff
+sed -n '/^REGRESS /,$p' /tmp/demo.diff | head -n 18
+echo "..."
+awk '/ A .* lmt_sleep_mutex/ { n = 3 } n-- > 0' /tmp/demo.diff
+lockstat diff --fail-over 100 --min-hold 10ms /tmp/demo.snap /tmp/demo2.snap > /dev/null
+echo "lockstat diff --fail-over 100 --min-hold 10ms: exit $? (1: a row regressed more than 100%)"
 if [ -w /proc/test_lockmeter ]; then
 	# a mutex held 3 s by a kthread, another waiting: held right now
 	lockstat on > /dev/null
