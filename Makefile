@@ -37,6 +37,17 @@ MODROOT_LD := $(BUILD)/modroot-lockdep
 INITRD_LD  := $(BUILD)/initramfs-lockdep.cpio.gz
 BZIMAGE_LD := $(KOBJ_LD)/arch/x86/boot/bzImage
 FRAGS_LD   := $(FRAGMENTS) config/lockdep.config
+# The distro-sized kernel: x86_64_defconfig + config/distro.config
+# (PREEMPT_DYNAMIC, PARAVIRT_SPINLOCKS, NR_CPUS=64, modules, histograms
+# off), built and booted by make check only when its sources changed
+# (scripts/distro-check.sh); DISTRO=force always.
+KOBJ_DI    := $(BUILD)/obj-distro
+MODROOT_DI := $(BUILD)/modroot-distro
+INITRD_DI  := $(BUILD)/initramfs-distro.cpio.gz
+BZIMAGE_DI := $(KOBJ_DI)/arch/x86/boot/bzImage
+FRAGS_DI   := config/distro.config
+BOOT_LOG_DI := $(BUILD)/check-distro.log
+DISTRO     ?=
 # make deb: packages in DEB from KCONFIG (the running kernel's config by
 # default), built in KOBJ_DEB.  make check packages the guest's config in
 # KOBJ_DEBG (a sibling of KOBJ, so ccache hits its objects) into DEB_GUEST
@@ -56,7 +67,8 @@ endif
 
 .PHONY: all deps tree install-kernel-tree kernel selftests lockstat initramfs check \
 	host-check check-arm64 guest-check demo bench bench-quick shell patch checkpatch clean help \
-	kernel-lockdep initramfs-lockdep check-lockdep deb deb-kernel deb-lockstat deb-config deb-guest \
+	kernel-lockdep initramfs-lockdep check-lockdep kernel-distro initramfs-distro \
+	check-distro deb deb-kernel deb-lockstat deb-config deb-guest \
 	deb-test deb-check scenarios check-scenarios
 
 all: kernel
@@ -71,6 +83,7 @@ help:
 	@echo 'make patch            write build/lockmeter-6.12.patch (everything, one patch)'
 	@echo 'make checkpatch       scripts/checkpatch.pl --strict on kernel files and patches'
 	@echo 'make check-lockdep    only the lockdep kernel boots: kselftests, locktorture, fuzzer'
+	@echo 'make check-distro     only the distro-sized kernel (x86_64_defconfig): build, boot, kselftests'
 	@echo 'make deb              build/deb: linux-image/-headers from KCONFIG + lockmeter, lockstat'
 	@echo '                      (KCONFIG=/boot/config-$$(uname -r) when it exists)'
 	@echo 'make deb-config       only the config of make deb: build/obj-deb/.config, to edit'
@@ -79,6 +92,7 @@ help:
 	@echo 'make bench-quick      the lockmeter kernel alone, instructions per op (icount)'
 	@echo 'make shell            boot the guest with an interactive shell'
 	@echo 'variables: SMP=2 TIMEOUT=1200 CMDLINE="lockmeter=on" V=1 KSRC=... KOBJ=...'
+	@echo '           DISTRO=force (make check: the distro-sized kernel whatever build/distro.pass says)'
 	@echo '           KCONFIG=... KOBJ_DEB=... (make deb)'
 	@echo '           WIDE_SMP=8 (make bench: guest CPUs of the machine-size check)'
 
@@ -94,6 +108,11 @@ kernel: tree
 # After "kernel": the two builds share the tree, not their objects.
 kernel-lockdep: tree kernel
 	$(Q)scripts/build-kernel.sh $(KSRC) $(KOBJ_LD) $(MODROOT_LD) $(FRAGS_LD)
+
+# After "kernel" too: x86_64_defconfig, not tinyconfig, under the fragment.
+kernel-distro: tree kernel
+	$(Q)KBASE=x86_64_defconfig scripts/build-kernel.sh $(KSRC) $(KOBJ_DI) $(MODROOT_DI) \
+		$(FRAGS_DI)
 
 selftests: kernel
 	@echo '  KSFT    lockmeter -> $(KSFT_DIR)'
@@ -126,6 +145,19 @@ initramfs-lockdep: selftests lockstat kernel-lockdep
 	@echo '  CPIO    $(INITRD_LD)'
 	$(Q)scripts/mkinitramfs.sh $(INITRD_LD) $(BUILD)/initramfs-lockdep $(MODROOT_LD) \
 		$(KSFT_DIR) $(LOCKSTAT)
+
+initramfs-distro: selftests lockstat kernel-distro
+	@echo '  CPIO    $(INITRD_DI)'
+	$(Q)scripts/mkinitramfs.sh $(INITRD_DI) $(BUILD)/initramfs-distro $(MODROOT_DI) \
+		$(KSFT_DIR) $(LOCKSTAT)
+
+# make check's distro-sized kernel: built only when its sources changed
+# since its last passing run (asked when make check is read, so that the
+# answer can name a prerequisite); build/distro.key says it is to boot.
+ifneq ($(filter check guest-check,$(MAKECMDGOALS)),)
+DISTRO_STEP := $(shell DISTRO=$(DISTRO) scripts/distro-check.sh need $(BUILD) >&2 && \
+		 echo initramfs-distro)
+endif
 
 host-check: deps
 	@echo '  HOST    scripts/tests (results in $(BUILD)/host.tap)'
@@ -169,11 +201,26 @@ define boot_scenarios
 		$(BUILD)/check-scenarios.log $(TIMEOUT) scenarios $(CMDLINE)
 endef
 
+# The distro-sized kernel, lockmeter=on from boot: the kselftests.
+define boot_distro
+	if [ -f $(BUILD)/distro.key ]; then \
+		scripts/distro-check.sh tap $(BUILD) $(KOBJ_DI) $(DISTRO_TAP); \
+		echo '  QEMU    check, distro-sized kernel, lockmeter=on: log in $(BOOT_LOG_DI)'; \
+		scripts/run-guest.sh $(BZIMAGE_DI) $(INITRD_DI) $(BOOT_LOG_DI) $(TIMEOUT) check \
+			lockmeter=on $(CMDLINE); \
+	else \
+		rm -f $(BOOT_LOG_DI); \
+	fi
+endef
+DISTRO_TAP := $(BUILD)/distro-build.tap
+DISTRO_TAPS = $$([ -f $(BUILD)/distro.key ] && echo --tap $(DISTRO_TAP))
+DISTRO_LOG = $$([ -f $(BUILD)/distro.key ] && echo $(BOOT_LOG_DI))
+
 # arm64: the lockmeter objects cross-compiled, no warnings (one TAP result)
 check-arm64: tree
 	$(Q)scripts/check-arm64.sh $(KSRC) $(BUILD)/obj-arm64 $(BUILD)/arm64.tap
 
-guest-check: host-check check-arm64 initramfs initramfs-lockdep deb-test
+guest-check: host-check check-arm64 initramfs initramfs-lockdep deb-test $(DISTRO_STEP)
 	@echo '  QEMU    check: -smp $(SMP), log in $(BUILD)/check.log (timeout $(TIMEOUT)s)'
 	$(Q)scripts/run-guest.sh $(BZIMAGE) $(INITRD) $(BUILD)/check.log $(TIMEOUT) check $(CMDLINE); \
 	echo '  QEMU    check, lockmeter=on from boot: log in $(BUILD)/check-boot-on.log'; \
@@ -182,9 +229,11 @@ guest-check: host-check check-arm64 initramfs initramfs-lockdep deb-test
 	$(boot_scenarios); \
 	$(boot_lockdep); \
 	$(boot_deb); \
+	$(boot_distro); \
 	scripts/guest-verdict.py --mode check --cpus $(SMP) --tap $(BUILD)/host.tap \
 		--tap $(BUILD)/lockstat.tap --tap $(BUILD)/fuzz.tap --tap $(BUILD)/arm64.tap \
-		$(DEB_TAPS) $(BOOT_LOGS) $(BOOT_LOGS_LD) $(BOOT_LOG_DEB)
+		$(DEB_TAPS) $(DISTRO_TAPS) $(BOOT_LOGS) $(BOOT_LOGS_LD) $(BOOT_LOG_DEB) $(DISTRO_LOG) && \
+	scripts/distro-check.sh passed $(BUILD)
 
 # The packages: make deb from the guest's config (it is the guest kernel's
 # .config, LOCKMETER and the test module in it), the lockstat package
@@ -228,6 +277,14 @@ deb-check: deb-test
 check-lockdep: initramfs-lockdep
 	$(Q)$(boot_lockdep); \
 	scripts/guest-verdict.py --mode check --cpus $(SMP) $(BOOT_LOGS_LD)
+
+# Only the distro-sized kernel of make check, built and booted whatever
+# build/distro.pass says.
+check-distro: initramfs-distro
+	$(Q)DISTRO=force scripts/distro-check.sh need $(BUILD) && \
+	$(boot_distro); \
+	scripts/guest-verdict.py --mode check --cpus $(SMP) --tap $(DISTRO_TAP) $(BOOT_LOG_DI) && \
+	scripts/distro-check.sh passed $(BUILD)
 
 # Only the scenario boot of make check, for work on the scenarios.
 check-scenarios: initramfs

@@ -3,9 +3,9 @@
 #
 # build-kernel.sh KSRC KOBJ MODROOT FRAGMENT...
 #
-# Configure (tinyconfig + FRAGMENTs, only when a fragment changed) and
-# build bzImage, modules and the UAPI headers out of tree in KOBJ, then
-# install the modules under MODROOT.
+# Configure (KBASE, tinyconfig by default, + FRAGMENTs, only when the base
+# or a fragment changed) and build bzImage, modules and the UAPI headers
+# out of tree in KOBJ, then install the modules under MODROOT.
 set -eu
 
 mkdir -p "$2"
@@ -22,11 +22,12 @@ kmake() { make -s -C "$ksrc" O="$kobj" CC="$cc" HOSTCC="$cc" "$@"; }
 
 die() { echo "build-kernel: $*" >&2; exit 1; }
 
-cat "$@" > "$kobj/.lockmeter-fragment.new"
+base=${KBASE:-tinyconfig}
+{ echo "# base: $base"; cat "$@"; } > "$kobj/.lockmeter-fragment.new"
 if ! cmp -s "$kobj/.lockmeter-fragment.new" "$kobj/.lockmeter-fragment" ||
    [ ! -f "$kobj/.config" ]; then
-	echo "  CONFIG  tinyconfig + $*"
-	kmake tinyconfig >/dev/null
+	echo "  CONFIG  $base + $*"
+	kmake "$base" >/dev/null
 	"$ksrc/scripts/kconfig/merge_config.sh" -m -O "$kobj" "$kobj/.config" \
 		"$kobj/.lockmeter-fragment.new" >/dev/null
 	kmake olddefconfig >/dev/null
@@ -42,7 +43,12 @@ rm -f "$kobj/.lockmeter-fragment.new"
 kmake olddefconfig >/dev/null
 
 echo "  BUILD   $kobj (bzImage modules headers, -j$jobs)"
-kmake -j"$jobs" bzImage modules
+# what the compiler said (ccache replays it for cached objects) stays in
+# KOBJ/.lockmeter-build.err for the checks that allow no warning
+rc=0
+kmake -j"$jobs" bzImage modules 2> "$kobj/.lockmeter-build.err" || rc=$?
+cat "$kobj/.lockmeter-build.err" >&2
+[ $rc -eq 0 ] || exit $rc
 kmake headers >/dev/null
 rm -rf "$modroot"
 kmake INSTALL_MOD_PATH="$modroot" INSTALL_MOD_STRIP=1 modules_install >/dev/null

@@ -417,6 +417,7 @@ bucket() {	# bucket NS: the index of the bucket holding NS in $T/bounds
 bound() {	# bound I: the lower bound of bucket I, or "-" past the last
 	awk -v i="$1" 'NR - 1 == i { print; f = 1 } END { if (!f) print "-" }' "$T/bounds"
 }
+hist_tests() {
 lockstat reset && lockstat on && echo 'hist_holds 1000 20 20' > $MODPROC &&
 	cat $MODPROC > "$T/mod.hist" && lockstat off
 rc=$?
@@ -486,6 +487,31 @@ rc=$?
 r=$?
 [ $r -ne 0 ] && { echo "exit $rc"; grep -A8 '^lmt_hist_lock' "$T/rec-hist.txt"; tail -5 "$T/rec-hist.txt"; } | diag
 ok "record --hist lmt_hist_lock: the table, then 101 holds in the histogram" $r
+}
+
+# 29-33 without CONFIG_LOCKMETER_HIST (hist_buckets: 0): hist of a lock
+# with rows says the kernel has none and exits 1; the rest is skipped.
+no_hist_tests() {
+	lockstat reset && lockstat on && echo 'hist_holds 10 20 1' > $MODPROC && lockstat off
+	rc=$?
+	lockstat hist lmt_hist_lock > "$T/hist.txt" 2>&1
+	hrc=$?
+	[ "$rc" -eq 0 ] && [ "$hrc" -eq 1 ] && grep -q '^no histogram: this kernel' "$T/hist.txt"
+	r=$?
+	[ $r -ne 0 ] && { echo "exit $hrc"; cat "$T/hist.txt"; } | diag
+	ok "hist on a kernel without histograms: says so, exit 1" $r
+	for t in "hist: the 20 ms hold in its bucket" "print --percentiles --json" \
+		 "hist of a get snapshot" "record --hist"; do
+		n=$((n + 1))
+		echo "ok $n $t # SKIP kernel without CONFIG_LOCKMETER_HIST"
+	done
+}
+
+if [ "$(sed -n 's/^hist_buckets: //p' /proc/lockmeter)" = 0 ]; then
+	no_hist_tests
+else
+	hist_tests
+fi
 
 # 34: diff of two records, the module holding lmt_static_lock 100 us and
 # then 1 ms: the row regressed about tenfold (hold mean B/A between 5 and
