@@ -51,6 +51,14 @@ need)
 		     "$(sed -n 2p "$build/distro.pass") (build/distro.pass; DISTRO=force runs it)"
 		exit 1
 	fi
+	if [ "${DISTRO:-}" = force ]; then
+		why="DISTRO=force"
+	elif [ -f "$build/distro.pass" ]; then
+		why="sources changed since its passing run of $(sed -n 2p "$build/distro.pass")"
+	else
+		why="no passing run recorded in build/distro.pass"
+	fi
+	echo "  DISTRO  the distro-sized kernel is built and booted: $why"
 	echo "$k" > "$build/distro.key"
 	;;
 passed)

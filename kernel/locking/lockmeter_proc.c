@@ -105,15 +105,16 @@ static void lm_show_hist_header(struct seq_file *m, struct lm_proc *p)
 	seq_puts(m, " lock site\n");
 }
 
-static void lm_show_hist_line(struct seq_file *m, struct lm_proc *p,
-			      const struct lm_stat *r, const char *which, const u64 *h)
+static void lm_show_hist_line(struct seq_file *m, const struct lm_stat *r,
+			      const char *which, const u64 *h, const char *lock,
+			      const char *site)
 {
 	unsigned int i;
 
 	seq_printf(m, "%-5s %s", lm_types[r->key.type].name, which);
 	for (i = 0; i < LM_SLOT_HIST_NR; i++)
 		seq_printf(m, " %llu", h[i]);
-	seq_printf(m, " %s %s\n", p->lock, p->site);
+	seq_printf(m, " %s %s\n", lock, site);
 }
 
 static void lm_show_row(struct seq_file *m, struct lm_proc *p,
@@ -134,10 +135,12 @@ static void lm_show_row(struct seq_file *m, struct lm_proc *p,
 static void lm_show_hist_row(struct seq_file *m, struct lm_proc *p,
 			     const struct lm_stat *r)
 {
-	lm_lock_name(&p->names, &r->key, p->lock, sizeof(p->lock));
-	lm_site_name(&p->names, &r->key, p->site, sizeof(p->site));
-	lm_show_hist_line(m, p, r, "hold", r->hold_hist);
-	lm_show_hist_line(m, p, r, "wait", r->wait_hist);
+	/* the names may be the buffers or strings of their own */
+	const char *lock = lm_lock_name(&p->names, &r->key, p->lock, sizeof(p->lock));
+	const char *site = lm_site_name(&p->names, &r->key, p->site, sizeof(p->site));
+
+	lm_show_hist_line(m, r, "hold", r->hold_hist, lock, site);
+	lm_show_hist_line(m, r, "wait", r->wait_hist, lock, site);
 }
 
 static void *lm_seq_start(struct seq_file *m, loff_t *pos)
