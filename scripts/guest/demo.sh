@@ -44,8 +44,9 @@ lockstat record -o /tmp/demo2.snap -- sh /tmp/workload2 > /dev/null || rc=1
 echo
 echo "The workload again with lmt_sleep_mutex held 3x longer: lockstat diff of the two runs"
 echo "(its summary, the 4 largest regressions, and the mutex made slower; under"
-echo "TCG, a host that descheduled QEMU stretched whatever was held then, which is"
-echo "what the top of a diff of two runs on one kernel often is):"
+echo "single-threaded TCG the vCPUs take turns, and a spin lock held when its vCPU's"
+echo "turn ended looks held until the next: that is what tops a diff of two runs"
+echo "on one kernel here):"
 lockstat diff /tmp/demo.snap /tmp/demo2.snap > /tmp/demo.diff || rc=1
 grep '^Matched' /tmp/demo.diff
 sed -n '/^REGRESS /,$p' /tmp/demo.diff | head -n 18
