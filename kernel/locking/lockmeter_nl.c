@@ -303,27 +303,30 @@ err_free:
 /*
  * The loop of both dumps: one message per item from *@pos on, until @nr
  * or a full @skb, each made by @put(@skb, @arg, item); the first also
- * carries LOCKMETER_A_TRUNCATED, @truncated.  What a dumpit returns.
+ * carries LOCKMETER_A_TRUNCATED, @truncated.  With no item but some left
+ * out, one message says only that.  What a dumpit returns.
  */
 static int lm_nl_dump_items(struct sk_buff *skb, struct netlink_callback *cb,
 			    size_t *pos, size_t nr, u64 truncated,
 			    int (*put)(struct sk_buff *skb, void *arg, size_t item),
 			    void *arg)
 {
-	for (; *pos < nr; ++*pos) {
+	size_t end = nr ? nr : !!truncated;
+
+	for (; *pos < end; ++*pos) {
 		void *hdr = genlmsg_iput(skb, genl_info_dump(cb));
 
 		if (!hdr)
 			break;
 		if ((!*pos && nla_put_uint(skb, LOCKMETER_A_TRUNCATED, truncated)) ||
-		    put(skb, arg, *pos)) {
+		    (*pos < nr && put(skb, arg, *pos))) {
 			genlmsg_cancel(skb, hdr);
 			break;
 		}
 		genlmsg_end(skb, hdr);
 	}
 	/* an item that fits no empty message is a bug, not a reason to loop */
-	if (*pos < nr && !skb->len)
+	if (*pos < end && !skb->len)
 		return -EMSGSIZE;
 	return skb->len;
 }
@@ -468,21 +471,7 @@ static int lm_nl_held_item(struct sk_buff *skb, void *arg, size_t item)
 int lockmeter_nl_held_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct lm_nl_held *h = lm_nl_held_ctx(cb)->h;
-	void *hdr;
 
-	/* nothing listed, but some did not fit: say so in a message of its own */
-	if (!h->hs.nr && h->hs.truncated && !h->pos) {
-		hdr = genlmsg_iput(skb, genl_info_dump(cb));
-		if (!hdr)
-			return -EMSGSIZE;
-		if (nla_put_uint(skb, LOCKMETER_A_TRUNCATED, h->hs.truncated)) {
-			genlmsg_cancel(skb, hdr);
-			return -EMSGSIZE;
-		}
-		genlmsg_end(skb, hdr);
-		h->pos = 1;
-		return skb->len;
-	}
 	return lm_nl_dump_items(skb, cb, &h->pos, h->hs.nr, h->hs.truncated,
 				lm_nl_held_item, h);
 }

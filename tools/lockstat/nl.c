@@ -907,14 +907,15 @@ static int lm_nl_dump_cb(struct nl_msg *msg, void *arg)
 		lm_nl_bad(req, "dump message does not parse", 0);
 		return NL_SKIP;
 	}
-	if (!tb[LOCKMETER_A_ROW]) {
+	/* a message with no row says only that the kernel's copy left all out */
+	if (!tb[LOCKMETER_A_ROW] && !tb[LOCKMETER_A_TRUNCATED]) {
 		lm_nl_bad(req, "dump message without a row", LOCKMETER_A_ROW);
 		return NL_SKIP;
 	}
 	/* the first message says how many rows the kernel's copy left out */
 	if (tb[LOCKMETER_A_TRUNCATED] && lm_nl_truncated(req, tb[LOCKMETER_A_TRUNCATED]))
 		return NL_SKIP;
-	if (lm_nl_row(req, tb[LOCKMETER_A_ROW])) {
+	if (tb[LOCKMETER_A_ROW] && lm_nl_row(req, tb[LOCKMETER_A_ROW])) {
 		lm_err("out of memory");
 		req->parse = LM_EXIT_ERR;
 	}
