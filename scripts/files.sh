@@ -9,7 +9,7 @@ set -eu
 cd "$(dirname "$0")/.."
 
 echo "Kconfig.lockstat kernel/Kconfig.lockstat"
-for f in kernel/locking/lockmeter*.[ch] include/linux/lockmeter*.h \
+for f in kernel/locking/lockmeter*.[chS] include/linux/lockmeter*.h \
 	 include/uapi/linux/lockmeter*.h lib/test_lockmeter.c \
 	 Documentation/locking/lockmeter.rst \
 	 Documentation/netlink/specs/lockmeter.yaml; do

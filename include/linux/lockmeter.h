@@ -52,6 +52,33 @@ static __always_inline bool lockmeter_active(void)
 #define __lockmeter_inline	__always_inline
 
 /*
+ * How an unlock inlined into its caller calls the metered variant @fn
+ * (one of the lm_*_unlock and lm_*_unlock_irq below) for @lock.  On
+ * x86_64, through a thunk that keeps every register
+ * (kernel/locking/lockmeter_thunk_64.S), the way preempt_enable() calls
+ * preempt_schedule_thunk: a plain call, even on the path not taken,
+ * makes the compiler keep the caller's live values in callee-saved
+ * registers, pushed and popped on every call of the caller, and that
+ * was most of what metering cost while switched off.  The thunk passes
+ * the unlock's own site as @ip.  kernel/locking/spinlock.c, whose unlocks
+ * are functions of their own, defines LOCKMETER_UNLOCK_DIRECT: a direct
+ * (tail) call costs less there.
+ */
+#if defined(CONFIG_X86_64) && !defined(LOCKMETER_UNLOCK_DIRECT)
+#include <asm/asm.h>
+#define lm_unlock_call(fn, lock)					\
+do {									\
+	unsigned long __lm_di;						\
+									\
+	asm volatile("lea %[l], %%rdi\n\tcall " #fn "_thunk"		\
+		     : "=D" (__lm_di), ASM_CALL_CONSTRAINT		\
+		     : [l] "m" (*(lock)) : "memory");			\
+} while (0)
+#else
+#define lm_unlock_call(fn, lock)	fn(lock, _RET_IP_)
+#endif
+
+/*
  * Called by the scheduler with the runqueue locked and interrupts off,
  * for the task switched out and the one switched in.  A task that holds
  * no metered sleeping lock pays one load and a branch.  Macros, as

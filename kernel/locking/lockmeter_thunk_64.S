@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * lockmeter: the x86_64 entries through which an unlock inlined into its
+ * caller calls its metered variant when metering is on (lm_unlock_call()
+ * in <linux/lockmeter.h>).  Each keeps every register it does not return,
+ * as preempt_schedule_thunk does for preempt_enable(): the compiler then
+ * sees no call in the inlined unlock, so the caller's registers and
+ * stack frame are the same as without lockmeter, and metering switched
+ * off costs the static-branch NOP alone.  The metered variant gets the
+ * lock in %rdi, where the caller put it, and the site of the unlock (the
+ * return address of this call) in %rsi.
+ *
+ * Cost, metering on: nine pushes and pops and the extra call, about 21
+ * instructions per inlined unlock; they come before the release is
+ * timed, so a hold measured this way includes the pushes.
+ */
+#include <linux/export.h>
+#include <linux/linkage.h>
+#include <asm/asm.h>
+#include <asm/frame.h>
+
+	.section .spinlock.text, "ax"
+
+.macro LM_UNLOCK_THUNK func
+SYM_FUNC_START(\func\()_thunk)
+	FRAME_BEGIN
+	pushq	%rdi
+	pushq	%rsi
+	pushq	%rdx
+	pushq	%rcx
+	pushq	%rax
+	pushq	%r8
+	pushq	%r9
+	pushq	%r10
+	pushq	%r11
+	movq	9*8+FRAME_OFFSET(%rsp), %rsi
+	call	\func
+	popq	%r11
+	popq	%r10
+	popq	%r9
+	popq	%r8
+	popq	%rax
+	popq	%rcx
+	popq	%rdx
+	popq	%rsi
+	popq	%rdi
+	FRAME_END
+	RET
+SYM_FUNC_END(\func\()_thunk)
+_ASM_NOKPROBE(\func\()_thunk)
+EXPORT_SYMBOL(\func\()_thunk)
+.endm
+
+LM_UNLOCK_THUNK lm_spin_unlock
+LM_UNLOCK_THUNK lm_spin_unlock_irq
+LM_UNLOCK_THUNK lm_read_unlock
+LM_UNLOCK_THUNK lm_read_unlock_irq
+LM_UNLOCK_THUNK lm_write_unlock
+LM_UNLOCK_THUNK lm_write_unlock_irq
