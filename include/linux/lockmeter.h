@@ -54,26 +54,34 @@ static __always_inline bool lockmeter_active(void)
 /*
  * How an unlock inlined into its caller calls the metered variant @fn
  * (one of the lm_*_unlock and lm_*_unlock_irq below) for @lock.  On
- * x86_64, through a thunk that keeps every register
+ * x86_64, through a thunk that keeps every register but %rdi
  * (kernel/locking/lockmeter_thunk_64.S), the way preempt_enable() calls
  * preempt_schedule_thunk: a plain call, even on the path not taken,
  * makes the compiler keep the caller's live values in callee-saved
  * registers, pushed and popped on every call of the caller, and that
- * was most of what metering cost while switched off.  The thunk passes
- * the unlock's own site as @ip.  kernel/locking/spinlock.c, whose unlocks
- * are functions of their own, defines LOCKMETER_UNLOCK_DIRECT: a direct
- * (tail) call costs less there.
+ * was most of what metering cost while switched off.  The lock goes in
+ * as a memory operand, loaded into %rdi only on the metered path, so
+ * that its address need not outlive the lock operation in a register;
+ * the thunk passes the unlock's own site as @ip.  Without frame
+ * pointers, no ASM_CALL_CONSTRAINT: it would make GCC build a frame.
+ * kernel/locking/spinlock.c, whose unlocks are functions of their own,
+ * defines LOCKMETER_UNLOCK_DIRECT: a direct (tail) call costs less there.
  */
 #if defined(CONFIG_X86_64) && !defined(LOCKMETER_UNLOCK_DIRECT)
 #include <asm/asm.h>
-#define lm_unlock_call(fn, lock)					\
+#define __lm_unlock_call(fn, lock, ...)					\
 do {									\
 	unsigned long __lm_di;						\
 									\
 	asm volatile("lea %[l], %%rdi\n\tcall " #fn "_thunk"		\
-		     : "=D" (__lm_di), ASM_CALL_CONSTRAINT		\
+		     : "=D" (__lm_di), ##__VA_ARGS__			\
 		     : [l] "m" (*(lock)) : "memory");			\
 } while (0)
+#ifdef CONFIG_FRAME_POINTER
+#define lm_unlock_call(fn, lock)	__lm_unlock_call(fn, lock, ASM_CALL_CONSTRAINT)
+#else
+#define lm_unlock_call(fn, lock)	__lm_unlock_call(fn, lock)
+#endif
 #else
 #define lm_unlock_call(fn, lock)	fn(lock, _RET_IP_)
 #endif

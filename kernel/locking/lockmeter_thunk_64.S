@@ -2,17 +2,18 @@
 /*
  * lockmeter: the x86_64 entries through which an unlock inlined into its
  * caller calls its metered variant when metering is on (lm_unlock_call()
- * in <linux/lockmeter.h>).  Each keeps every register it does not return,
- * as preempt_schedule_thunk does for preempt_enable(): the compiler then
+ * in <linux/lockmeter.h>).  Each keeps every register but %rdi, which
+ * the caller loads with the lock and knows to be lost, as
+ * preempt_schedule_thunk does for preempt_enable(): the compiler then
  * sees no call in the inlined unlock, so the caller's registers and
  * stack frame are the same as without lockmeter, and metering switched
- * off costs the static-branch NOP alone.  The metered variant gets the
- * lock in %rdi, where the caller put it, and the site of the unlock (the
- * return address of this call) in %rsi.
+ * off costs the static-branch NOP (and at most a jump over the call).
+ * The metered variant gets the lock in %rdi and the site of the unlock
+ * (the return address of this call) in %rsi.
  *
- * Cost, metering on: nine pushes and pops and the extra call, about 21
- * instructions per inlined unlock; they come before the release is
- * timed, so a hold measured this way includes the pushes.
+ * Cost, metering on: eight pushes and pops, the lea and the extra call,
+ * about 20 instructions per inlined unlock; the pushes come before the
+ * release is timed, so a hold measured this way includes them.
  */
 #include <linux/export.h>
 #include <linux/linkage.h>
@@ -24,7 +25,6 @@
 .macro LM_UNLOCK_THUNK func
 SYM_FUNC_START(\func\()_thunk)
 	FRAME_BEGIN
-	pushq	%rdi
 	pushq	%rsi
 	pushq	%rdx
 	pushq	%rcx
@@ -33,7 +33,7 @@ SYM_FUNC_START(\func\()_thunk)
 	pushq	%r9
 	pushq	%r10
 	pushq	%r11
-	movq	9*8+FRAME_OFFSET(%rsp), %rsi
+	movq	8*8+FRAME_OFFSET(%rsp), %rsi
 	call	\func
 	popq	%r11
 	popq	%r10
@@ -43,7 +43,6 @@ SYM_FUNC_START(\func\()_thunk)
 	popq	%rcx
 	popq	%rdx
 	popq	%rsi
-	popq	%rdi
 	FRAME_END
 	RET
 SYM_FUNC_END(\func\()_thunk)
