@@ -6,8 +6,9 @@
  * a dump larger than one message returning every row exactly once,
  * sockets closed in the middle of a dump leaking nothing, the
  * evidence behind a row's longest hold and wait: the task, the owner
- * waited for, the call chain and where a sleeping holder blocked, and the
- * locks held right now with their holders and waiters.
+ * waited for, the call chain and where a sleeping holder blocked (chains
+ * that start past the lock operations and lockmeter), and the locks held
+ * right now with their holders and waiters.
  */
 #define _GNU_SOURCE
 #include <linux/genetlink.h>
@@ -49,7 +50,14 @@ struct nl_reply {
 	const char *want_lock;	/* keep the row of this lock (lm_lock_named()) ... */
 	char row[16384];	/* ... here, its nest */
 	bool have_row;
+	bool check_chains;	/* nl_chains_check() each row: */
+	unsigned int chains;	/* chains seen */
+	unsigned int lm_chains;	/* chains with a frame of lockmeter's */
+	char lm_chain[320];	/* the first of those: "row: frame" */
 };
+
+static void nl_chains_check(struct nl_reply *r, const struct nlattr *row_attr,
+			    struct nlattr **row);
 
 static int nl_open(void)
 {
@@ -148,6 +156,8 @@ static void nl_count_row(struct nl_reply *r, const struct nlattr *row_attr)
 		memcpy(r->row, row_attr, row_attr->nla_len);
 		r->have_row = true;
 	}
+	if (r->check_chains)
+		nl_chains_check(r, row_attr, row);
 }
 
 /* A held-get message: count it, and keep the nest of the wanted lock. */
@@ -246,11 +256,13 @@ out:
 static int nl_do(__u16 family, const struct nl_req *req, struct nl_reply *r)
 {
 	const char *want_lock = r->want_lock;
+	bool check_chains = r->check_chains;
 	int fd = nl_open(), ret;
 	unsigned int i;
 
 	memset(r, 0, sizeof(*r));
 	r->want_lock = want_lock;
+	r->check_chains = check_chains;
 	r->want_cpu = -1;
 	for (i = 0; i < 2; i++)
 		if (req->attr[i].type == LOCKMETER_A_CPU)
@@ -535,16 +547,14 @@ static void nl_str(const struct nlattr *a, char *buf, size_t len)
 	snprintf(buf, len, "%.*s", (int)(a->nla_len - NLA_HDRLEN), (char *)a + NLA_HDRLEN);
 }
 
-/* Evidence nest @type of the row kept in @r, into @e. */
-static void nl_ev_get(const struct nl_reply *r, int type, struct nl_ev *e)
+/* Evidence nest @type of row nest @row, into @e. */
+static void nl_ev_parse(const struct nlattr *row, int type, struct nl_ev *e)
 {
-	const struct nlattr *row = (const struct nlattr *)r->row, *nest = NULL, *a;
+	const struct nlattr *nest = NULL, *a;
 	struct nlattr *tb[LOCKMETER_R_MAX + 1];
 	int len;
 
 	memset(e, 0, sizeof(*e));
-	if (!r->have_row)
-		return;
 	nl_parse_attrs((struct nlattr *)((char *)row + NLA_HDRLEN), row->nla_len - NLA_HDRLEN,
 		       tb, LOCKMETER_R_MAX);
 	nest = tb[type];
@@ -598,6 +608,76 @@ static void nl_ev_get(const struct nl_reply *r, int type, struct nl_ev *e)
 			break;
 		}
 	}
+}
+
+/* Evidence nest @type of the row kept in @r, into @e. */
+static void nl_ev_get(const struct nl_reply *r, int type, struct nl_ev *e)
+{
+	if (r->have_row)
+		nl_ev_parse((const struct nlattr *)r->row, type, e);
+	else
+		memset(e, 0, sizeof(*e));
+}
+
+/* Is @name ("func+0x1/0x2", or a bare name) a function of lockmeter's? */
+static bool nl_lm_func(const char *name)
+{
+	return !strncmp(name, "lm_", 3) || !strncmp(name, "lockmeter_", 10);
+}
+
+/* Count @e's chains into @r, and those with a frame of lockmeter's. */
+static void nl_ev_chains_check(struct nl_reply *r, const char *what, const struct nl_ev *e)
+{
+	const char *bad = NULL;
+	unsigned int i;
+
+	/* a hold's or a wait's chain starts past the lock operation */
+	if (e->frames) {
+		r->chains++;
+		if (nl_lm_func(e->frame[0]))
+			bad = e->frame[0];
+	}
+	/*
+	 * A blocked chain starts at the outermost scheduler function its
+	 * holder called (lm_stack_skip()), the rest in no lock operation:
+	 * a frame of lockmeter's past the first is one not in .sched.text
+	 * or .spinlock.text.  (The first is lockmeter's when the holder
+	 * blocked waiting for another sleeping lock: down_write() and the
+	 * others tail-call their metered variants.)
+	 */
+	if (e->blk_frames) {
+		r->chains++;
+		for (i = 1; i < MIN(e->blk_frames, NL_FRAMES) && !bad; i++)
+			if (nl_lm_func(e->blk_frame[i]))
+				bad = e->blk_frame[i];
+	}
+	if (bad && !r->lm_chains++)
+		snprintf(r->lm_chain, sizeof(r->lm_chain), "%s: %s", what, bad);
+}
+
+/*
+ * The chains of a row of the dump: none of them has a frame of
+ * lockmeter's where it must not, unless lockmeter's own code took the
+ * lock (lm_ctl_mutex, say).
+ */
+static void nl_chains_check(struct nl_reply *r, const struct nlattr *row_attr,
+			    struct nlattr **row)
+{
+	const char *site = row[LOCKMETER_R_SITE] ?
+			   (const char *)row[LOCKMETER_R_SITE] + NLA_HDRLEN : "";
+	const char *lock = row[LOCKMETER_R_LOCK] ?
+			   (const char *)row[LOCKMETER_R_LOCK] + NLA_HDRLEN : "";
+	char what[200];
+	struct nl_ev e;
+
+	if (nl_lm_func(site))
+		return;
+	snprintf(what, sizeof(what), "%.60s at %.100s, hold", lock, site);
+	nl_ev_parse(row_attr, LOCKMETER_R_HOLD_EVIDENCE, &e);
+	nl_ev_chains_check(r, what, &e);
+	snprintf(what, sizeof(what), "%.60s at %.100s, wait", lock, site);
+	nl_ev_parse(row_attr, LOCKMETER_R_WAIT_EVIDENCE, &e);
+	nl_ev_chains_check(r, what, &e);
 }
 
 /* The first of @nr frames from @from on in function @func ("func+0x..."), or -1. */
@@ -800,6 +880,43 @@ TEST_F(nl, worst_hold_names_where_holder_blocked)
 	ASSERT_TRUE(e.set);
 	EXPECT_EQ(0ULL, e.blocked);
 	EXPECT_EQ(0U, e.blk_frames);
+	ASSERT_EQ(0, lm_ctl("reset"));
+}
+
+/*
+ * No chain of any row starts in a lock operation or in lockmeter (its
+ * functions are in .sched.text or .spinlock.text, which lm_stack_skip()
+ * leaves out), nor has a frame of lockmeter's past a blocked chain's
+ * first, after holds, waits and blocked holders of every kind the module
+ * makes, and whatever the rest of the system did meanwhile.
+ */
+TEST_F(nl, chains_start_past_lockmeter)
+{
+	static const struct nl_req dump = {
+		.cmd = LOCKMETER_CMD_STATS_GET, .flags = NLM_F_DUMP,
+	};
+
+	lm_setup(_metadata);
+	ASSERT_EQ(0, lm_ctl("reset"));
+	ASSERT_EQ(0, lm_ctl("on"));
+	lm_mod_cmd(_metadata, "chain 9 4000");
+	lm_mod_cmd(_metadata, "contend 2 50 200");
+	lm_mod_cmd(_metadata, "mutex_contend 2 20 2000");
+	lm_mod_cmd(_metadata, "mutex_sleep 3 20");
+	lm_mod_cmd(_metadata, "downgrade 5 100");
+	lm_mod_cmd(_metadata, "rwsem_readers 2 50 200");
+	lm_mod_cmd(_metadata, "rwsem_writer 20 200");
+	lm_mod_cmd(_metadata, "ww 20");
+	ASSERT_EQ(0, lm_ctl("off"));
+	self->r.check_chains = true;
+	ASSERT_EQ(0, nl_do(self->family, &dump, &self->r));
+	ASSERT_EQ(0, self->r.error);
+	ksft_print_msg("%u rows, %u chains, %u with a frame of lockmeter's%s%s\n",
+		       self->r.rows, self->r.chains, self->r.lm_chains,
+		       self->r.lm_chains ? ", the first: " : "", self->r.lm_chain);
+	/* the module's holds, waits and sleeps kept chains */
+	EXPECT_LE(4U, self->r.chains);
+	EXPECT_EQ(0U, self->r.lm_chains) TH_LOG("%s", self->r.lm_chain);
 	ASSERT_EQ(0, lm_ctl("reset"));
 }
 

@@ -116,8 +116,13 @@ void __sched lm_mutex_unlock(struct mutex *lock, unsigned long ip)
 
 NOKPROBE_SYMBOL(lm_mutex_unlock);
 
-int lm_atomic_dec_and_mutex_lock(atomic_t *cnt, struct mutex *lock,
-				 unsigned long ip)
+/*
+ * In .sched.text as the other entry points, for the chains of the
+ * release and of the wait it may make: they start past lockmeter's
+ * frames (lm_stack_skip() leaves out .sched.text and .spinlock.text).
+ */
+int __sched lm_atomic_dec_and_mutex_lock(atomic_t *cnt, struct mutex *lock,
+					 unsigned long ip)
 {
 	if (atomic_add_unless(cnt, -1, 1))
 		return 0;
