@@ -1,0 +1,79 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# check-compile.sh VARIANT KSRC KOBJ TAP: "make check-compile", part of
+# make check.  Builds the patched tree in a configuration no guest of
+# make check boots, as far as the objects lockmeter touches (the locking
+# code, the scheduler and fork hooks, and the users of the inlined
+# unlocks), and fails on any compiler warning in them.  VARIANT:
+#
+#   arm64  arm64's defconfig with lockmeter, its test module, and no
+#          LOCKMETER_HIST, cross-compiled with Debian's
+#          gcc-aarch64-linux-gnu: arm64 inlines its spinlock operations
+#          (ARCH_INLINE_*), which CONFIG_LOCKMETER undoes, and has no TSC;
+#   off    x86_64's defconfig without lockmeter: the hooks in the patched
+#          headers must compile away, as make bench's baseline kernel
+#          needs them to.
+#
+# Writes one TAP result to TAP.
+set -u
+
+variant=$1 ksrc=$(cd "$2" && pwd) kobj=$3 tap=$4
+top=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$kobj"
+kobj=$(cd "$kobj" && pwd)
+log=$kobj/check-compile.log
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$top}" CCACHE_NOHASHDIR=1
+objs="kernel/locking/ kernel/sched/core.o kernel/fork.o"
+case $variant in
+arm64)
+	what="arm64 defconfig + LOCKMETER, LOCKMETER_HIST=n: kernel/locking, sched/core, fork, test_lockmeter compile without warnings"
+	objs="$objs lib/test_lockmeter.o"
+	set -- ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- CC="ccache aarch64-linux-gnu-gcc"
+	cc=aarch64-linux-gnu-gcc pkg=gcc-aarch64-linux-gnu
+	edits="-e DEBUG_KERNEL -e LOCKMETER -m TEST_LOCKMETER -d LOCKMETER_HIST"
+	want="CONFIG_LOCKMETER=y|# CONFIG_LOCKMETER_HIST is not set"
+	;;
+off)
+	what="x86_64 defconfig, LOCKMETER=n: kernel/locking, sched/core, fork, mm/memory, fs/pipe compile without warnings"
+	objs="$objs mm/memory.o fs/pipe.o"
+	set -- ARCH=x86_64 CC="ccache gcc"
+	cc=gcc pkg=gcc
+	edits="-d LOCKMETER"
+	want="# CONFIG_LOCKMETER is not set|# CONFIG_LOCK_STAT is not set"
+	;;
+*)
+	echo "check-compile: unknown variant '$variant' (arm64, off)" >&2
+	exit 2
+	;;
+esac
+
+kmake() {
+	make -s -C "$ksrc" O="$kobj" HOSTCC="ccache gcc" "$@"
+}
+
+result() {	# result ok|"not ok"
+	printf 'TAP version 13\n1..1\n%s 1 - %s\n' "$1" "$what" > "$tap"
+	[ "$1" = ok ] || { tail -n 40 "$log" | sed 's/^/# /' >> "$tap"; cat "$tap"; exit 1; }
+	echo "  BUILD   $what"
+}
+
+command -v "$cc" >/dev/null ||
+	{ echo "check-compile: $cc missing (apt-get install $pkg)" > "$log"; result "not ok"; }
+if [ ! -f "$kobj/.config" ]; then
+	kmake "$@" defconfig > "$log" 2>&1 || result "not ok"
+fi
+# shellcheck disable=SC2086
+"$ksrc/scripts/config" --file "$kobj/.config" $edits >> "$log" 2>&1 || result "not ok"
+kmake "$@" olddefconfig >> "$log" 2>&1 || result "not ok"
+old_ifs=$IFS IFS='|'
+for line in $want; do
+	grep -qx "$line" "$kobj/.config" ||
+		{ echo "check-compile: '$line' did not stick" >> "$log"; result "not ok"; }
+done
+IFS=$old_ifs
+# shellcheck disable=SC2086
+kmake "$@" -j"${JOBS:-$(nproc)}" $objs > "$log" 2>&1 || result "not ok"
+# -s keeps the log to what the compiler says: any warning is a failure
+grep -q 'warning:' "$log" && result "not ok"
+result ok
