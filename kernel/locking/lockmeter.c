@@ -129,7 +129,7 @@ static void lm_for_every_cpu(void (*fn)(struct lm_cpu *c, void *arg), void *arg)
 
 static void lm_clear_held(struct lm_cpu *c, void *unused)
 {
-	c->depth = 0;
+	c->top = &c->held[1];
 }
 
 /* Forget every (lock, site) -> slot of @c; the slots may change meaning. */
@@ -181,6 +181,7 @@ static int lm_alloc(void)
 		c->table.slot = c->slot;
 		c->table.nr = LM_SLOTS;
 		c->ev = (struct lm_evidence *)&c->slot[LM_SLOTS];
+		lm_clear_held(c, NULL);
 		per_cpu(lm_cpus, cpu) = c;
 	}
 	ret = lm_task_pool_init(LM_TASK_POOL);

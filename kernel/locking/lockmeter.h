@@ -490,8 +490,13 @@ struct lm_evidence {
  * CPU with interrupts off, or by control in an IPI on that CPU.
  */
 struct lm_cpu {
-	unsigned int depth;	/* entries of @held in use */
-	struct lm_held held[CONFIG_LOCKMETER_STACK_DEPTH];
+	/*
+	 * The held stack: @held[1] to @top - 1 in use, @top the next free
+	 * entry.  @held[0] is a floor whose lock stays 0, never a released
+	 * lock's: a release compares with @top - 1 and needs no other check.
+	 */
+	struct lm_held *top;
+	struct lm_held held[1 + CONFIG_LOCKMETER_STACK_DEPTH];
 	struct lm_cached cache[1U << LM_CACHE_BITS];
 	u64 fills;		/* cache misses: classified and looked up */
 	struct lm_loss loss;
@@ -508,6 +513,12 @@ struct lm_cpu {
 };
 
 DECLARE_PER_CPU_READ_MOSTLY(struct lm_cpu *, lm_cpus);
+
+/* Entries of @c's held stack in use, were its top @top. */
+static inline unsigned int lm_held_depth(const struct lm_cpu *c, const struct lm_held *top)
+{
+	return top - &c->held[1];
+}
 
 /* Slots per CPU in a table of CONFIG_LOCKMETER_TABLE_KIB. */
 #define LM_CPU_BYTES	(CONFIG_LOCKMETER_TABLE_KIB * 1024UL)

@@ -103,9 +103,10 @@ static void lm_held_spinning(struct lm_held_snap *hs, u64 now, u64 over)
 
 		if (!pc)
 			continue;
-		d = min_t(unsigned int, READ_ONCE(pc->depth), CONFIG_LOCKMETER_STACK_DEPTH);
+		d = min_t(unsigned int, lm_held_depth(pc, READ_ONCE(pc->top)),
+			  CONFIG_LOCKMETER_STACK_DEPTH);
 		for (i = 0; i < d; i++) {
-			const struct lm_held *h = &pc->held[i];
+			const struct lm_held *h = &pc->held[1 + i];
 			unsigned long lock = READ_ONCE(h->lock);
 			u32 type = READ_ONCE(h->type);
 			struct lm_held_row *r;

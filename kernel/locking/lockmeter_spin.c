@@ -550,19 +550,17 @@ static __always_inline void lm_acquire(void *lock, unsigned long site, u32 type,
 	unsigned long flags = 0;
 	struct lm_held *h;
 	struct lm_cpu *c;
-	unsigned int d;
 
 	c = lm_enter(irqs_off, &flags);
 	if (unlikely(!c))
 		goto out;
-	d = c->depth;
-	if (likely(d < CONFIG_LOCKMETER_STACK_DEPTH)) {
-		h = &c->held[d];
+	h = c->top;
+	if (likely(h < c->held + ARRAY_SIZE(c->held))) {
 		h->lock = (unsigned long)lock;
 		h->site = site;
 		h->t_wait = t_wait;
 		h->type = type;
-		c->depth = d + 1;
+		c->top = h + 1;
 		lm_stamp_into(&h->t_acq);
 		if (t_wait)
 			lm_wait_chain(c, h->lock, h->site, type, &h->t_wait, &h->t_acq,
@@ -599,16 +597,17 @@ NOKPROBE_SYMBOL(lm_account_miss);
 static noinline void __lockfunc lm_release_deep(struct lm_cpu *c, unsigned long lock, u32 type,
 						u64 now)
 {
+	int i, top = c->top - c->held;
 	struct lm_held h;
-	int i;
 
-	for (i = (int)c->depth - 2; i >= 0; i--) {
+	/* the caller checked the top entry, held[top - 1]; held[0] is the floor */
+	for (i = top - 2; i >= 1; i--) {
 		if (c->held[i].lock != lock)
 			continue;
 		h = c->held[i];
-		for (; i < (int)c->depth - 1; i++)
+		for (; i < top - 1; i++)
 			c->held[i] = c->held[i + 1];
-		c->depth--;
+		c->top--;
 		lm_account(c, &h, type, now);
 		return;
 	}
@@ -629,17 +628,16 @@ static __always_inline void lm_release(void *lock, u32 type, u64 now, bool irqs_
 	struct lm_cached *e;
 	struct lm_held *h;
 	struct lm_cpu *c;
-	unsigned int d;
 
 	c = lm_enter(irqs_off, &flags);
 	if (unlikely(!c))
 		goto out;
-	d = c->depth;
-	h = &c->held[d ? d - 1 : 0];
-	if (likely(d && h->lock == (unsigned long)lock)) {
-		c->depth = d - 1;
-		e = lm_cache_entry(c, h->lock, h->site);
-		if (likely(lm_cache_hit(e, h->lock, h->site, type)))
+	h = c->top - 1;		/* the floor if none: its lock is 0 */
+	if (likely(h->lock == (unsigned long)lock)) {
+		c->top = h;
+		/* @lock is h->lock, already in a register */
+		e = lm_cache_entry(c, (unsigned long)lock, h->site);
+		if (likely(lm_cache_hit(e, (unsigned long)lock, h->site, type)))
 			lm_charge(c, e->slot, lm_delta(h->t_acq, now), h->t_wait, h->t_acq,
 				  h->wait_stack, NULL);
 		else
