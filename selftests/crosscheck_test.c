@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lockmeter against a second instrument watching the same locks in the
+ * same boot.  The test module's static locks are each a lockdep class of
+ * their own, taken at one site each, so one class is one lockmeter row.
+ * The definitions compared (Documentation/locking/lockmeter.rst, "Checked
+ * against lock_stat and the lock trace events"):
+ *
+ *   lock_stat acquisitions (holdtime.nr): one per release of a hold,
+ *   trylocks included.  lockmeter's acquired: one per acquisition.  Both
+ *   reset, a workload that is over before either is read: equal.
+ *
+ *   lock_stat contentions (waittime.nr): one per acquisition that followed
+ *   lock_contended() with a non-zero wait.  A spin lock calls it when the
+ *   first trylock fails, which is what lockmeter counts as a wait; a
+ *   mutex only on the sleeping path, after the slow path's own trylock
+ *   and optimistic spinning failed, while lockmeter counts a wait when
+ *   the fast trylock fails.  So lock_stat's <= lockmeter's for both.
+ *
+ *   lock:contention_end: __mutex_lock_common() emits one per call, and
+ *   lockmeter calls it exactly when its first trylock failed: a mutex's
+ *   events equal its waits.  queued_spin_lock_slowpath() emits them only
+ *   on the MCS queue path, which needs a third CPU arriving while one
+ *   holds the lock and one waits on the pending bit: <= the waits, and
+ *   with three CPUs or more the test drives contention until some come.
+ *
+ *   qspinlock's event counters (CONFIG_LOCK_EVENT_COUNTS): lock_pending
+ *   and lock_slowpath count contended acquisitions on the native slow
+ *   path; virt_spin_lock() (on when the CPUID hypervisor bit is set and
+ *   no paravirt spin lock took over) returns before either is counted.
+ *
+ * Each part SKIPs on a kernel without its instrument.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include "lockmeter_lib.h"
+
+#define LOCK_STAT	"/proc/lock_stat"
+#define LOCK_STAT_ON	"/proc/sys/kernel/lock_stat"
+#define TRACEFS		"/sys/kernel/tracing"
+#define DEBUGFS		"/sys/kernel/debug"
+#define LOCK_EVENTS	DEBUGFS "/lock_event_counts"
+
+/* Bounds on driving contention: rounds of a module command, not seconds. */
+#define MAX_ROUNDS	40
+
+/* One test module lock and the command that takes it. */
+struct xc_lock {
+	const char *type;	/* lockmeter's row type */
+	const char *lock;	/* symbol = lockdep class name */
+	const char *site;	/* the module function that takes it */
+	const char *cmd;	/* printf format: the number of kthreads */
+	bool contended;		/* cmd makes waits */
+};
+
+static const struct xc_lock xc_spin = {
+	"spin", "lmt_contended_lock", "lmt_contend", "contend %ld 200 50", true,
+};
+static const struct xc_lock xc_mutex = {
+	"mutex", "lmt_contended_mutex", "lmt_mutex_contend", "mutex_contend %ld 40 200", true,
+};
+static const struct xc_lock xc_rwlock = {
+	"write", "lmt_rwlock", "lmt_writer", "writer 300 5", false,
+};
+static const struct xc_lock xc_rwsem = {
+	"rwsem_write", "lmt_rwsem", "lmt_rwsem_writer", "rwsem_writer 300 5", false,
+};
+
+/* lockmeter's acquisitions and waits of @x, over its rows (one site). */
+struct xc_counts {
+	uint64_t acquired, waits;
+	size_t rows;
+};
+
+static void xc_lockmeter(struct __test_metadata *_metadata,
+			 const struct xc_lock *x, struct xc_counts *c)
+{
+	struct lm_report rep;
+	size_t i;
+
+	memset(c, 0, sizeof(*c));
+	lm_report_read(_metadata, &rep);
+	for (i = 0; i < rep.nr_rows; i++) {
+		const struct lm_row *r = &rep.rows[i];
+
+		if (strcmp(r->type, x->type) || !lm_lock_named(r->lock, x->lock))
+			continue;
+		EXPECT_TRUE(lm_site_in(r->site, x->site))
+			TH_LOG("%s taken at %s, not in %s", x->lock, r->site, x->site);
+		c->acquired += r->acquired;
+		c->waits += r->spin;
+		c->rows++;
+	}
+	lm_report_free(&rep);
+}
+
+/* Kthreads for a contended command: one per CPU, at least two. */
+static long xc_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 2 ? 2 : n;
+}
+
+static void xc_run(struct __test_metadata *_metadata, const struct xc_lock *x)
+{
+	lm_mod_cmd(_metadata, x->cmd, xc_threads());
+}
+
+/* ---- lock_stat ---- */
+
+struct xc_lockstat {
+	uint64_t contentions, acquisitions;
+};
+
+/*
+ * The line of class @name in /proc/lock_stat: "name:" (or "name-W:" for
+ * the write side of a class also taken for reading) right-aligned, then
+ * con-bounces, contentions, four wait times, acq-bounces, acquisitions
+ * and four hold times.  0 and the counts, or -1 when the class has none.
+ */
+static int xc_lockstat_read(struct __test_metadata *_metadata, const char *name,
+			    struct xc_lockstat *ls)
+{
+	char *text = lm_read_file(LOCK_STAT), *line, *next;
+	size_t n = strlen(name);
+	int found = -1;
+
+	EXPECT_NE(NULL, text) TH_LOG("read %s: %s", LOCK_STAT, strerror(errno));
+	if (!text)
+		return -1;
+	for (line = text; *line; line = next) {
+		char *p = line + strspn(line, " "), *f[12];
+		int nf;
+
+		next = lm_cut_line(line);
+		if (strncmp(p, name, n))
+			continue;
+		if (p[n] == ':')
+			p += n + 1;
+		else if (!strncmp(p + n, "-W:", 3))
+			p += n + 3;
+		else
+			continue;
+		nf = lm_split(p, f, 12);
+		EXPECT_EQ(12, nf) TH_LOG("%s: %d fields after the name", name, nf);
+		if (nf != 12)
+			break;
+		EXPECT_EQ(0, lm_parse_u64(f[1], &ls->contentions)) TH_LOG("%s", f[1]);
+		EXPECT_EQ(0, lm_parse_u64(f[7], &ls->acquisitions)) TH_LOG("%s", f[7]);
+		found = 0;
+		break;
+	}
+	free(text);
+	return found;
+}
+
+FIXTURE(lock_stat) {
+	char was_on[8];
+};
+
+FIXTURE_SETUP(lock_stat)
+{
+	char *v;
+
+	lm_setup(_metadata);
+	if (access(LOCK_STAT, F_OK))
+		SKIP(return, "%s missing: kernel without CONFIG_LOCK_STAT", LOCK_STAT);
+	v = lm_read_file(LOCK_STAT_ON);
+	ASSERT_NE(NULL, v);
+	snprintf(self->was_on, sizeof(self->was_on), "%s", v);
+	free(v);
+	ASSERT_EQ(0, lm_write(LOCK_STAT_ON, "1\n", 2));
+}
+
+FIXTURE_TEARDOWN(lock_stat)
+{
+	EXPECT_EQ(0, lm_ctl("off"));
+	if (self->was_on[0])
+		EXPECT_EQ(0, lm_write(LOCK_STAT_ON, self->was_on, strlen(self->was_on)));
+}
+
+/* Both reset, metered, both read: acquisitions equal, waits one way. */
+static void xc_against_lock_stat(struct __test_metadata *_metadata,
+				 const struct xc_lock *x)
+{
+	struct xc_lockstat ls = { 0 };
+	struct xc_counts lm;
+	int round;
+
+	for (round = 0; round < MAX_ROUNDS; round++) {
+		ASSERT_EQ(0, lm_write(LOCK_STAT, "0\n", 2));
+		ASSERT_EQ(0, lm_ctl("reset"));
+		ASSERT_EQ(0, lm_ctl("on"));
+		xc_run(_metadata, x);
+		ASSERT_EQ(0, lm_ctl("off"));
+
+		xc_lockmeter(_metadata, x, &lm);
+		ASSERT_EQ(1U, lm.rows) TH_LOG("%s %s: one site, one row", x->type, x->lock);
+		ASSERT_EQ(0, xc_lockstat_read(_metadata, x->lock, &ls))
+			TH_LOG("no line for class %s in %s", x->lock, LOCK_STAT);
+		TH_LOG("%s: lockmeter acquired %" PRIu64 " waits %" PRIu64
+		       ", lock_stat acquisitions %" PRIu64 " contentions %" PRIu64,
+		       x->lock, lm.acquired, lm.waits, ls.acquisitions, ls.contentions);
+		ASSERT_EQ(ls.acquisitions, lm.acquired);
+		ASSERT_LE(ls.contentions, lm.waits);
+		/* a contended lock: go on until both instruments saw waits */
+		if (!x->contended || ls.contentions)
+			break;
+	}
+	if (x->contended) {
+		EXPECT_LT(0ULL, ls.contentions) TH_LOG("no contention in %d rounds", round);
+	} else {
+		EXPECT_EQ(0ULL, lm.waits);
+		EXPECT_EQ(0ULL, ls.contentions);
+	}
+}
+
+TEST_F(lock_stat, spin)
+{
+	xc_against_lock_stat(_metadata, &xc_spin);
+}
+
+TEST_F(lock_stat, mutex)
+{
+	xc_against_lock_stat(_metadata, &xc_mutex);
+}
+
+TEST_F(lock_stat, rwlock_write)
+{
+	xc_against_lock_stat(_metadata, &xc_rwlock);
+}
+
+TEST_F(lock_stat, rwsem_write)
+{
+	xc_against_lock_stat(_metadata, &xc_rwsem);
+}
+
+/* ---- lock trace events ---- */
+
+static int xc_put(const char *file, const char *val)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), TRACEFS "/%s", file);
+	return lm_write(path, val, strlen(val));
+}
+
+/* The address of module symbol @sym, from /proc/kallsyms (root). */
+static unsigned long xc_symbol(struct __test_metadata *_metadata, const char *sym)
+{
+	char line[512], name[256];
+	unsigned long addr = 0, a;
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char t;
+
+	EXPECT_NE(NULL, f);
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx %c %255s", &a, &t, name) == 3 && !strcmp(name, sym) &&
+		    strstr(line, LM_MOD_SUFFIX)) {
+			addr = a;
+			break;
+		}
+	fclose(f);
+	return addr;
+}
+
+FIXTURE(trace) {
+	bool armed;
+};
+
+FIXTURE_SETUP(trace)
+{
+	lm_setup(_metadata);
+	if (access(TRACEFS "/events", F_OK))
+		mount("tracefs", TRACEFS, "tracefs", 0, NULL);
+	if (access(TRACEFS "/events/lock/contention_end", F_OK))
+		SKIP(return, "no lock:contention_end event: kernel without tracing");
+	self->armed = true;
+}
+
+FIXTURE_TEARDOWN(trace)
+{
+	EXPECT_EQ(0, lm_ctl("off"));
+	if (!self->armed)
+		return;
+	xc_put("tracing_on", "0");
+	xc_put("events/lock/contention_begin/enable", "0");
+	xc_put("events/lock/contention_end/enable", "0");
+	xc_put("events/lock/contention_begin/filter", "0");
+	xc_put("events/lock/contention_end/filter", "0");
+	xc_put("trace", "");
+}
+
+/*
+ * Meter @x with lock:contention_begin/end traced for its address only;
+ * return lockmeter's waits, and the events in @begins and @ends.
+ */
+static uint64_t xc_traced(struct __test_metadata *_metadata, const struct xc_lock *x,
+			  unsigned long addr, uint64_t *begins, uint64_t *ends)
+{
+	char filter[64], *text, *line, *next;
+	uint64_t in_buf = 0, written = 0;
+	struct xc_counts lm;
+
+	snprintf(filter, sizeof(filter), "lock_addr == 0x%lx", addr);
+	ASSERT_EQ(0, xc_put("tracing_on", "0"));
+	ASSERT_EQ(0, xc_put("trace", ""));
+	ASSERT_EQ(0, xc_put("events/lock/contention_begin/filter", filter));
+	ASSERT_EQ(0, xc_put("events/lock/contention_end/filter", filter));
+	ASSERT_EQ(0, xc_put("events/lock/contention_begin/enable", "1"));
+	ASSERT_EQ(0, xc_put("events/lock/contention_end/enable", "1"));
+	ASSERT_EQ(0, xc_put("tracing_on", "1"));
+
+	ASSERT_EQ(0, lm_ctl("reset"));
+	ASSERT_EQ(0, lm_ctl("on"));
+	xc_run(_metadata, x);
+	ASSERT_EQ(0, lm_ctl("off"));
+	ASSERT_EQ(0, xc_put("tracing_on", "0"));
+
+	text = lm_read_file(TRACEFS "/trace");
+	ASSERT_NE(NULL, text);
+	*begins = *ends = 0;
+	for (line = text; *line; line = next) {
+		next = lm_cut_line(line);
+		if (sscanf(line, "# entries-in-buffer/entries-written: %" SCNu64 "/%" SCNu64,
+			   &in_buf, &written) == 2)
+			continue;
+		if (*line == '#')
+			continue;
+		*begins += !!strstr(line, " contention_begin: ");
+		*ends += !!strstr(line, " contention_end: ");
+	}
+	free(text);
+	/* nothing lost: a full ring buffer would make any count a guess */
+	EXPECT_EQ(in_buf, written) TH_LOG("the trace buffer overflowed");
+	EXPECT_EQ(*begins + *ends, in_buf);
+
+	xc_lockmeter(_metadata, x, &lm);
+	EXPECT_EQ(1U, lm.rows);
+	return lm.waits;
+}
+
+TEST_F(trace, mutex_waits_equal_events)
+{
+	unsigned long addr = xc_symbol(_metadata, xc_mutex.lock);
+	uint64_t waits = 0, begins = 0, ends = 0;
+	int round;
+
+	ASSERT_NE(0UL, addr) TH_LOG("%s not in /proc/kallsyms", xc_mutex.lock);
+	for (round = 0; round < MAX_ROUNDS && !waits; round++) {
+		waits = xc_traced(_metadata, &xc_mutex, addr, &begins, &ends);
+		TH_LOG("round %d: lockmeter waits %" PRIu64 ", contention_begin %" PRIu64
+		       ", contention_end %" PRIu64, round, waits, begins, ends);
+		ASSERT_EQ(waits, ends);
+		/* one begin on entry, one more for each time the waiter slept */
+		ASSERT_LE(ends, begins);
+	}
+	EXPECT_LT(0ULL, waits) TH_LOG("no contention in %d rounds", round);
+}
+
+TEST_F(trace, spin_events_at_most_waits)
+{
+	unsigned long addr = xc_symbol(_metadata, xc_spin.lock);
+	uint64_t waits = 0, begins = 0, ends = 0;
+	bool queue = sysconf(_SC_NPROCESSORS_ONLN) >= 3;
+	int round;
+
+	ASSERT_NE(0UL, addr) TH_LOG("%s not in /proc/kallsyms", xc_spin.lock);
+	for (round = 0; round < MAX_ROUNDS; round++) {
+		waits = xc_traced(_metadata, &xc_spin, addr, &begins, &ends);
+		TH_LOG("round %d: lockmeter waits %" PRIu64 ", contention_begin %" PRIu64
+		       ", contention_end %" PRIu64, round, waits, begins, ends);
+		ASSERT_EQ(begins, ends);
+		ASSERT_LE(ends, waits);
+		if (ends || !queue)
+			break;
+	}
+	EXPECT_LT(0ULL, waits);
+	/* two CPUs never queue: one holds, the other waits on the pending bit */
+	if (queue)
+		EXPECT_LT(0ULL, ends) TH_LOG("no queued waiter in %d rounds", round);
+}
+
+/* ---- the native qspinlock slow path ---- */
+
+static uint64_t xc_lock_event(struct __test_metadata *_metadata, const char *name)
+{
+	char path[128], *text;
+	uint64_t v = 0;
+
+	snprintf(path, sizeof(path), LOCK_EVENTS "/%s", name);
+	text = lm_read_file(path);
+	ASSERT_NE(NULL, text) TH_LOG("read %s: %s", path, strerror(errno));
+	text[strcspn(text, "\n")] = '\0';
+	EXPECT_EQ(0, lm_parse_u64(text, &v)) TH_LOG("%s: %s", path, text);
+	free(text);
+	return v;
+}
+
+/* Whether /proc/cpuinfo lists the CPUID "hypervisor" flag. */
+static bool xc_hypervisor_flag(struct __test_metadata *_metadata)
+{
+	char *text = lm_read_file("/proc/cpuinfo"), *line, *next;
+	bool found = false;
+
+	ASSERT_NE(NULL, text);
+	for (line = text; *line && !found; line = next) {
+		next = lm_cut_line(line);
+		if (!strncmp(line, "flags", 5))
+			found = strstr(line, " hypervisor ") || lm_ends_with(line, " hypervisor");
+	}
+	free(text);
+	return found;
+}
+
+FIXTURE(native) {
+	int unused;
+};
+
+FIXTURE_SETUP(native)
+{
+	lm_setup(_metadata);
+}
+
+FIXTURE_TEARDOWN(native)
+{
+	EXPECT_EQ(0, lm_ctl("off"));
+}
+
+/*
+ * The guests boot with the hypervisor bit off (scripts/run-guest.sh), so
+ * that a kernel with PARAVIRT_SPINLOCKS leaves virt_spin_lock_key off
+ * and contended spin locks queue as on bare metal.
+ */
+TEST_F(native, no_hypervisor_bit)
+{
+	EXPECT_FALSE(xc_hypervisor_flag(_metadata))
+		TH_LOG("CPUID hypervisor bit set: virt_spin_lock() takes contended spin locks");
+}
+
+TEST_F(native, contended_spin_takes_qspinlock_slowpath)
+{
+	uint64_t before, after = 0;
+	int round;
+
+	if (access(LOCK_EVENTS, F_OK))
+		mount("debugfs", DEBUGFS, "debugfs", 0, NULL);
+	if (access(LOCK_EVENTS "/lock_pending", F_OK))
+		SKIP(return, "no %s: kernel without CONFIG_LOCK_EVENT_COUNTS", LOCK_EVENTS);
+	before = xc_lock_event(_metadata, "lock_pending") +
+		 xc_lock_event(_metadata, "lock_slowpath");
+	for (round = 0; round < MAX_ROUNDS && after <= before; round++) {
+		ASSERT_EQ(0, lm_ctl("on"));
+		xc_run(_metadata, &xc_spin);
+		ASSERT_EQ(0, lm_ctl("off"));
+		after = xc_lock_event(_metadata, "lock_pending") +
+			xc_lock_event(_metadata, "lock_slowpath");
+	}
+	TH_LOG("lock_pending + lock_slowpath: %" PRIu64 " -> %" PRIu64 " in %d rounds",
+	       before, after, round);
+	EXPECT_LT(before, after) TH_LOG("contention never reached the native slow path");
+}
+
+TEST_HARNESS_MAIN
