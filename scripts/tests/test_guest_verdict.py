@@ -92,6 +92,13 @@ def run(*logs, mode='check', cpus=2):
         return p.returncode, p.stdout
 
 
+def glue(log, line, kernel):
+    """@log with the kernel's line @kernel written into user line @line, as
+    a serial port both share writes it: the user's newline comes after."""
+    assert line + '\n' in log
+    return log.replace(line + '\n', line + kernel + '\r\n\r\n', 1)
+
+
 class Verdict(unittest.TestCase):
     def test_good_run_counts_leaves(self):
         rc, out = run(BOOT + KSFT)
@@ -281,23 +288,18 @@ class Verdict(unittest.TestCase):
         self.assertIn('cannot read', p.stdout)
 
     def test_marker_with_kernel_line_glued(self):
-        # build/check-boot-on.log of a clean clone's make check: the kernel's
-        # line written into the marker's, the marker's newline after it
-        log = BOOT + KSFT.replace(
-            'LM-GUEST: kselftest begin\n',
-            'LM-GUEST: kselftest begin[    1.846868] clocksource: Switched to clocksource tsc'
-            '\r\n\r\n')
+        # build/check-boot-on.log of a clean clone's make check
+        log = glue(BOOT + KSFT, 'LM-GUEST: kselftest begin',
+                   '[    1.846868] clocksource: Switched to clocksource tsc')
         rc, out = run(log)
         self.assertEqual(rc, 0, out)
         self.assertEqual(out.splitlines()[-1], '5 passed, 0 failed, 1 skipped')
 
     def test_tap_lines_with_kernel_lines_glued(self):
-        glue = '[    2.%06d] random: crng init done'
-        log = BOOT + KSFT.replace('1..2\n', '1..2' + glue % 1 + '\n\n', 1)
-        log = log.replace('# ok 1 proc.version_line\n',
-                          '# not ok 1 proc.version_line' + glue % 2 + '\n\n')
-        log = log.replace('ok 2 selftests: lockmeter: run.sh\n',
-                          'ok 2 selftests: lockmeter: run.sh' + glue % 3 + '\n\n')
+        log = BOOT + KSFT.replace('# ok 1 proc.version_line', '# not ok 1 proc.version_line')
+        for i, line in enumerate(('1..2', '# not ok 1 proc.version_line',
+                                  'ok 2 selftests: lockmeter: run.sh')):
+            log = glue(log, line, '[    2.%06d] random: crng init done' % i)
         rc, out = run(log)
         self.assertEqual(rc, 1)
         self.assertNotIn('ERROR', out)
@@ -305,10 +307,8 @@ class Verdict(unittest.TestCase):
         self.assertEqual(out.splitlines()[-1], '4 passed, 1 failed, 1 skipped')
 
     def test_kernel_problem_glued_to_user_line(self):
-        log = BOOT + KSFT.replace(
-            'ok 2 selftests: lockmeter: run.sh\n',
-            'ok 2 selftests: lockmeter: run.sh[   12.000001] BUG: scheduling while atomic: '
-            'sh/77/0x00000002\n\n')
+        log = glue(BOOT + KSFT, 'ok 2 selftests: lockmeter: run.sh',
+                   '[   12.000001] BUG: scheduling while atomic: sh/77/0x00000002')
         rc, out = run(log)
         self.assertEqual(rc, 1)
         self.assertRegex(out, r'(?m)^ERROR: \S+boot0\.log: BUG: BUG: scheduling while atomic')
