@@ -172,7 +172,8 @@ host-check: deps
 		FUZZ_TAP_OUT=$(BUILD)/fuzz.tap >$(BUILD)/fuzz-check.log 2>&1 || \
 		{ grep -v '^ok' $(BUILD)/fuzz-check.log | head -n 60; echo 'lockstat: fuzzing failed'; exit 1; }
 
-# The boots of make check, each a log in build/ judged by guest-verdict.py:
+# The boots of make check, each a log in build/ judged by guest-verdict.py
+# (the guest's test channel; its kernel console is NAME.console.log beside it):
 #   check.log            lockmeter kernel, metering switched on by the tests
 #   check-boot-on.log    lockmeter kernel, lockmeter=on from boot
 #   check-lockdep.log    lockdep kernel, lockmeter=on: the same kselftests

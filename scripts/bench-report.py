@@ -5,7 +5,9 @@
 Usage: bench-report.py [--icount] baseline=LOG lockmeter=LOG lockstat=LOG [wide=LOG]
 
 Reads the "LM-BENCH: state=S test=T value=V unit=ns" lines that
-scripts/guest/bench.sh printed in each guest's serial log, prints one row
+scripts/guest/bench.sh printed in each guest's log (the test channel of
+run-guest.sh; the CPU count from the kernel console beside it, as
+guest-verdict.py finds it), prints one row
 per (kernel, state) in ns, then each row against the baseline, and the
 targets of DESIGN.md section 6 with what was measured.  Absolute times
 under QEMU/TCG mean little; the ratios, all from one run, are the result.
@@ -19,8 +21,16 @@ memory (the mem_* keys of /proc/lockmeter; "not reported" when the kernel
 has none).  Each target is met or MISSED; the last line counts them.
 Exits 1 when a log lacks a figure, 0 otherwise, whatever was missed.
 """
+import importlib.util
+import os
 import re
 import sys
+
+# guest-verdict.py: which of a boot's lines are the kernel's, and where
+_spec = importlib.util.spec_from_file_location(
+    'guest_verdict', os.path.join(os.path.dirname(os.path.abspath(__file__)), 'guest-verdict.py'))
+verdict = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(verdict)
 
 TESTS = ['pair', 'contended', 'mutex', 'pipe', 'fork', 'clock', 'irq']
 MODULE_TESTS = ['pair', 'contended', 'mutex', 'clock', 'irq']
@@ -48,24 +58,25 @@ MEM_TASK_MAX = 64
 
 
 class Log:
-    """What one guest's serial log says."""
+    """What one guest's logs say."""
 
     def __init__(self, path):
         self.vals, self.runs, self.info, self.cpus = {}, {}, {}, None
-        with open(path, errors='replace') as f:
-            for line in f:
-                m = LINE.search(line)
-                if m:
-                    self.vals[(m.group(1), m.group(2))] = int(m.group(3))
-                m = RUNS.search(line)
-                if m:
-                    self.runs[(m.group(1), m.group(2))] = (int(m.group(3)), int(m.group(4)))
-                m = INFO.search(line)
-                if m:
-                    self.info[m.group(1)] = m.group(2)
-                m = CPUS.search(line)
-                if m:
-                    self.cpus = int(m.group(1))
+        kern, user, _ = verdict.split_log(path)
+        for line in user:
+            m = LINE.search(line)
+            if m:
+                self.vals[(m.group(1), m.group(2))] = int(m.group(3))
+            m = RUNS.search(line)
+            if m:
+                self.runs[(m.group(1), m.group(2))] = (int(m.group(3)), int(m.group(4)))
+            m = INFO.search(line)
+            if m:
+                self.info[m.group(1)] = m.group(2)
+        for line in kern:
+            m = CPUS.search(line)
+            if m:
+                self.cpus = int(m.group(1))
 
     def num(self, key):
         """An LM-BENCH-INFO figure as an int, or None when absent."""

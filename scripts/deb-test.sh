@@ -57,7 +57,7 @@ finish() {
 
 if [ "$mode" = booted ]; then
 	rel=$(cat "$boot/release" 2>/dev/null)
-	# the serial console ends its lines with \r
+	# a serial port may end its lines with \r (onlcr)
 	ran=$(tr -d '\r' < "$log" 2>/dev/null |
 		sed -n 's/^LM-GUEST: start .* kernel=\([^ ]*\).*/\1/p' | head -n 1)
 	echo "packaged kernel $rel, guest ran ${ran:-nothing}" > "$boot/booted.txt"

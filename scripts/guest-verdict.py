@@ -1,8 +1,15 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Judge a lockmeter guest run from its serial log.
+"""Judge a lockmeter guest run from its logs.
 
 Usage: guest-verdict.py --mode check|demo|bench [--cpus N] LOG [LOG...]
+
+LOG is the guest's test channel (its second serial port: what /init and
+the tests print, and run-guest.sh's LM-HOST lines); the kernel console is
+the file beside it, LOG with .log replaced by .console.log (run-guest.sh).
+A LOG without that file is a single-file log (the console and the tests
+on one port): its lines with a printk timestamp are the kernel's, and a
+timestamp in mid-line starts a kernel line the port wrote into a user line.
 
 Fails when the kernel panicked, oopsed, hit BUG/WARNING or a lockdep
 report, when fewer CPUs than asked came up, when the guest did not reach
@@ -16,10 +23,13 @@ kselftests.  Several logs
 "N passed, N failed, N skipped" over all of them.
 """
 import argparse
+import os
 import re
 import sys
 
 TS = re.compile(r'^\[\s*\d+\.\d+\] ?')
+# printk's "[%5lu.%06lu] " in mid-line, strictly, not to take a user's "[1.5]"
+TS_GLUED = re.compile(r'\[(?=[ \d]{5,}\.) *\d+\.\d{6}\] ?')
 # Matched against kernel lines only (they carry a printk timestamp).
 PROBLEMS = [
     (re.compile(r'Kernel panic'), 'kernel panic'),
@@ -41,17 +51,34 @@ PROBLEMS = [
 RESULT = re.compile(r'^(not ok|ok) (\d+) ([^#]*?)\s*(?:#\s*(.*))?$')
 
 
-def split_log(path):
-    kern, user = [], []
+def console_log(path):
+    """Where run-guest.sh puts the kernel console of test channel @path."""
+    return path[:-len('.log')] + '.console.log' if path.endswith('.log') else path + '.console'
+
+
+def read_lines(path):
     with open(path, 'rb') as f:
-        for raw in f.read().decode('utf-8', 'replace').splitlines():
-            line = raw.rstrip('\r')
-            m = TS.match(line)
-            if m:
-                kern.append(line[m.end():])
-            else:
-                user.append(line)
-    return kern, user
+        return [l.rstrip('\r') for l in f.read().decode('utf-8', 'replace').splitlines()]
+
+
+def split_log(path):
+    """(kernel lines, user lines, the kernel lines' file) of one boot."""
+    console = console_log(path)
+    if os.path.exists(console):
+        kern = [TS.sub('', l, count=1) for l in read_lines(console) if TS.match(l)]
+        return kern, read_lines(path), console
+    kern, user = [], []
+    for line in read_lines(path):
+        m = TS.match(line)
+        if m:
+            kern.append(line[m.end():])
+            continue
+        m = TS_GLUED.search(line)
+        if m:
+            kern.append(line[m.end():])
+            line = line[:m.start()]
+        user.append(line)
+    return kern, user, path
 
 
 class Tally:
@@ -233,25 +260,26 @@ def boot_state(kern, user, tally):
 
 
 def judge(path, mode, cpus, tally):
-    """Append this log's results to @tally; return its list of errors."""
+    """Append this log's results to @tally; return its list of errors,
+    each "FILE: what", FILE the one it was found in."""
     try:
-        kern, user = split_log(path)
+        kern, user, kfile = split_log(path)
     except OSError as e:
-        return ['cannot read %s: %s' % (path, e)]
+        return ['%s: cannot read %s: %s' % (path, e.filename, e)]
 
-    errors = []
+    kerr, errors = [], []
     for line in kern:
         for rx, what in PROBLEMS:
             if rx.search(line):
-                errors.append('%s: %s' % (what, line.strip()))
+                kerr.append('%s: %s' % (what, line.strip()))
                 break
     m = None
     for line in kern:
         m = re.search(r'smp: Brought up \d+ nodes?, (\d+) CPUs?', line) or m
     if not m:
-        errors.append('no "smp: Brought up" line: the kernel did not finish booting')
+        kerr.append('no "smp: Brought up" line: the kernel did not finish booting')
     elif int(m.group(1)) != cpus:
-        errors.append('%s CPUs came up, %d asked for' % (m.group(1), cpus))
+        kerr.append('%s CPUs came up, %d asked for' % (m.group(1), cpus))
     timeout = [l for l in user if l.startswith('LM-HOST: timeout')]
     if timeout:
         errors.append('guest ' + timeout[0][len('LM-HOST: '):])
@@ -259,21 +287,21 @@ def judge(path, mode, cpus, tally):
         errors.append('guest never reached its end marker (crash, panic or timeout)')
     if mode == 'check':
         boot_state(kern, user, tally)
-        if not kunit(kern, tally, errors):
-            errors.append('no KUnit results in the log')
+        if not kunit(kern, tally, kerr):
+            kerr.append('no KUnit results in the log')
         if 'lmguest=torture' in cmdline_args(kern):
             torture(user, tally, errors)
         if 'lmguest=scenarios' in cmdline_args(kern):
             scenarios(user, tally, errors)
         else:
             kselftest(user, tally, errors)
-    return errors
+    return ['%s: %s' % (kfile, e) for e in kerr] + ['%s: %s' % (path, e) for e in errors]
 
 
 def guest_time(path):
     """The guest's wall time run-guest.sh noted in the log, or None."""
     try:
-        _, user = split_log(path)
+        _, user, _ = split_log(path)
     except OSError:
         return None
     m = next((re.match(r'^LM-HOST: guest ran (\d+)s', l) for l in user
@@ -308,7 +336,7 @@ def main():
         for f in tally.failures[before:]:
             print('FAIL: %s: %s' % (path, f))
         for e in errors:
-            print('ERROR: %s: %s' % (path, e))
+            print('ERROR: ' + e)
         bad = bad or bool(errors)
         per_log.append((path, tally.passed - counts[0], tally.failed - counts[1],
                         tally.skipped - counts[2], len(errors), guest_time(path)))

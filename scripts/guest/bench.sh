@@ -22,6 +22,8 @@
 # memory (mem_*) before the first "on", prefixed boot_, and after the
 # runs; what its tables saw during the "on" runs; and table_full after the
 # full-table test, prefixed full_.
+# shellcheck source=scripts/guest/lib.sh
+. /lm/lib.sh
 MOD=/proc/test_lockmeter
 LM=/proc/lockmeter
 
@@ -75,7 +77,7 @@ info() {	# info PREFIX "KEY...": those keys of /proc/lockmeter's header
 
 MEM="mem_percpu mem_tables mem_task"
 
-echo "LM-GUEST: bench begin"
+lm_mark "bench begin"
 # Every pid below 4096, so the pid IDR keeps two levels: fork+exit cost
 # 1% more while the workload's children had pids past 4096 and it did
 # not (each fork grew the tree a level, each reap shrank it), and where
@@ -104,5 +106,5 @@ elif [ -e /proc/lock_stat ]; then
 else
 	run none || rc=1
 fi
-echo "LM-GUEST: bench end rc=$rc"
+lm_mark "bench end rc=$rc"
 exit $rc

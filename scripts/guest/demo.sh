@@ -6,7 +6,9 @@
 # diff against a second run with a regression in it, and the locks held
 # right now while the test module holds a mutex (the
 # raw /proc/lockmeter is in the log too, after it).
-echo "LM-GUEST: demo begin"
+# shellcheck source=scripts/guest/lib.sh
+. /lm/lib.sh
+lm_mark "demo begin"
 if [ ! -e /proc/lockmeter ]; then
 	echo "demo: /proc/lockmeter missing: kernel without CONFIG_LOCKMETER"
 	exit 1
@@ -27,7 +29,7 @@ rm -f /tmp/f.* /tmp/big
 true
 W
 insmod /lib/modules/$(uname -r)/kernel/lib/test_lockmeter.ko 2>/dev/null
-echo "LM-GUEST: report begin"
+lm_mark "report begin"
 lockstat record --top 8 -o /tmp/demo.snap -- sh /tmp/workload
 rc=$?
 echo
@@ -65,9 +67,9 @@ if [ -w /proc/test_lockmeter ]; then
 	echo bg_join > /proc/test_lockmeter
 	lockstat off > /dev/null
 fi
-echo "LM-GUEST: report end"
-echo "LM-GUEST: raw begin"
+lm_mark "report end"
+lm_mark "raw begin"
 cat /proc/lockmeter
-echo "LM-GUEST: raw end"
-echo "LM-GUEST: demo end rc=$rc"
+lm_mark "raw end"
+lm_mark "demo end rc=$rc"
 exit $rc

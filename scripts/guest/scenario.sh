@@ -23,6 +23,8 @@
 # the workload, and the program's own measurement consistent with the
 # report.  A scenario runs again (at most TRIES times) until its key
 # shows what it must: the test does not depend on the machine's speed.
+# shellcheck source=scripts/guest/lib.sh
+. /lm/lib.sh
 T=/tmp/scenario
 MNT=/mnt/journal
 TRIES=5
@@ -180,7 +182,7 @@ demo() {
 	if [ "$name" = journal ]; then
 		prepare_journal || return 1
 	fi
-	echo "LM-GUEST: report begin"
+	lm_mark "report begin"
 	echo "Scenario $name: $(cmd_"$name" $size)"
 	# as the tests do: again (at most TRIES runs) until the key shows it
 	conf "$name"
@@ -200,7 +202,7 @@ demo() {
 	lockstat report --stacks --top 3 --type "$types" --sort "$sort" $T/demo.snap || rc=1
 	echo
 	echo "What to look at: $(look "$name")" | fold -s -w 78
-	echo "LM-GUEST: report end"
+	lm_mark "report end"
 	[ "$name" = journal ] && finish_journal
 	return "$rc"
 }
@@ -347,13 +349,13 @@ test_journal() {
 }
 
 checks() {
-	echo "LM-GUEST: scenarios begin"
+	lm_mark "scenarios begin"
 	echo "TAP version 13"
 	echo "1..9"
 	test_fifo
 	test_munmap
 	test_journal
-	echo "LM-GUEST: scenarios end rc=$fails"
+	lm_mark "scenarios end rc=$fails"
 	[ $fails -eq 0 ]
 }
 

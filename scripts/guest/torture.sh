@@ -22,6 +22,8 @@
 # runs the kselftests named by lmtests= (the fuzzer).
 #
 # lmtorture=spin_lock,mutex_lock on the command line runs only those.
+# shellcheck source=scripts/guest/lib.sh
+. /lm/lib.sh
 
 TYPES="spin_lock spin_lock_irq raw_spin_lock raw_spin_lock_irq rw_lock rw_lock_irq
 mutex_lock rwsem_lock ww_mutex_lock"
@@ -129,10 +131,10 @@ stat_total() {
 # The state lockmeter=on left, before anything touches it (check.sh,
 # which prints it too, comes last here).
 if [ -r $PROC ]; then
-	echo "LM-GUEST: boot-state $(sed -n 's/^state: //p' $PROC)" \
+	lm_mark "boot-state $(sed -n 's/^state: //p' $PROC)" \
 		"rows=$(sed -n 's/^rows: //p' $PROC)"
 fi
-echo "LM-GUEST: torture begin"
+lm_mark "torture begin"
 echo "TAP version 13"
 n=0 fails=0
 set -- $TYPES
@@ -143,7 +145,7 @@ if ! [ -e $PROC ] || ! [ -f $MODDIR/kernel/locking/locktorture.ko ]; then
 		n=$((n + 1))
 		echo "not ok $n locktorture: $t # no $PROC or no locktorture.ko in $MODDIR"
 	done
-	echo "LM-GUEST: torture end rc=1"
+	lm_mark "torture end rc=1"
 	exit 1
 fi
 # torture.ko, the module locktorture needs; absent when built in
@@ -231,7 +233,7 @@ for t in $TYPES; do
 		echo "ok $n locktorture: $t"
 	fi
 done
-echo "LM-GUEST: torture end rc=$fails"
+lm_mark "torture end rc=$fails"
 
 /lm/check.sh
 rc=$?

@@ -48,6 +48,11 @@ class BenchReport(unittest.TestCase):
             if wide_log is not None:
                 logs.append(('wide', wide_log))
             for name, text in logs:
+                if isinstance(text, tuple):
+                    # (test channel, kernel console), as run-guest.sh writes them
+                    text, console = text
+                    with open(os.path.join(d, name + '.console.log'), 'w') as f:
+                        f.write(console)
                 if drop:
                     text = '\n'.join(l for l in text.splitlines() if drop not in l) + '\n'
                 paths[name] = os.path.join(d, name + '.log')
@@ -114,6 +119,16 @@ class BenchReport(unittest.TestCase):
         self.assertRegex(out, r'on, spin pair, 8 CPUs within 5% of 2 +166 vs 160 \(\+3\.8%\) +met')
         self.assertRegex(out, r'on, mutex pair, 8 CPUs within 5% of 2 +900 vs 800 \(\+12\.5%\) '
                               r'+MISSED')
+        self.assertRegex(out, r'(?m)^lockmeter, on, 8 CPUs +166 +900 +900 +- +- +50 +10$')
+
+    def test_cpus_from_console(self):
+        # the smp line only in the console beside the wide boot's channel
+        kern, user = [], []
+        for l in wide(166, 900).splitlines():
+            (kern if 'smp: Brought up' in l else user).append(l + '\n')
+        console = ''.join(kern).replace('[    0.4]', '[    0.400000]')
+        rc, out, _ = self.icount(wide_log=(''.join(user), console))
+        self.assertEqual(rc, 0)
         self.assertRegex(out, r'(?m)^lockmeter, on, 8 CPUs +166 +900 +900 +- +- +50 +10$')
 
     def test_wide_absent_or_short(self):

@@ -74,19 +74,29 @@ SCEN_BOOT = BOOT.replace('lmguest=check', 'lmguest=scenarios')
 
 
 def run(*logs, mode='check', cpus=2):
-    paths = []
-    try:
-        for text in logs:
-            fd, path = tempfile.mkstemp(suffix='.log')
-            with os.fdopen(fd, 'w') as f:
+    """The verdict on @logs: each the text of a single-file log, or a pair
+    (test channel, kernel console) written as NAME.log and NAME.console.log."""
+    with tempfile.TemporaryDirectory() as d:
+        paths = []
+        for i, text in enumerate(logs):
+            path = os.path.join(d, 'boot%d.log' % i)
+            if isinstance(text, tuple):
+                text, console = text
+                with open(os.path.join(d, 'boot%d.console.log' % i), 'w') as f:
+                    f.write(console)
+            with open(path, 'w') as f:
                 f.write(text)
             paths.append(path)
         p = subprocess.run([sys.executable, VERDICT, '--mode', mode, '--cpus', str(cpus)] + paths,
                            capture_output=True, text=True, check=False)
         return p.returncode, p.stdout
-    finally:
-        for path in paths:
-            os.unlink(path)
+
+
+def glue(log, line, kernel):
+    """@log with the kernel's line @kernel written into user line @line, as
+    a serial port both share writes it: the user's newline comes after."""
+    assert line + '\n' in log
+    return log.replace(line + '\n', line + kernel + '\r\n\r\n', 1)
 
 
 class Verdict(unittest.TestCase):
@@ -276,6 +286,58 @@ class Verdict(unittest.TestCase):
                            capture_output=True, text=True, check=False)
         self.assertEqual(p.returncode, 1)
         self.assertIn('cannot read', p.stdout)
+
+    def test_marker_with_kernel_line_glued(self):
+        # build/check-boot-on.log of a clean clone's make check
+        log = glue(BOOT + KSFT, 'LM-GUEST: kselftest begin',
+                   '[    1.846868] clocksource: Switched to clocksource tsc')
+        rc, out = run(log)
+        self.assertEqual(rc, 0, out)
+        self.assertEqual(out.splitlines()[-1], '5 passed, 0 failed, 1 skipped')
+
+    def test_tap_lines_with_kernel_lines_glued(self):
+        log = BOOT + KSFT.replace('# ok 1 proc.version_line', '# not ok 1 proc.version_line')
+        for i, line in enumerate(('1..2', '# not ok 1 proc.version_line',
+                                  'ok 2 selftests: lockmeter: run.sh')):
+            log = glue(log, line, '[    2.%06d] random: crng init done' % i)
+        rc, out = run(log)
+        self.assertEqual(rc, 1)
+        self.assertNotIn('ERROR', out)
+        self.assertRegex(out, r'(?m)^FAIL: \S+: lockmeter: proc_test: proc\.version_line$')
+        self.assertEqual(out.splitlines()[-1], '4 passed, 1 failed, 1 skipped')
+
+    def test_kernel_problem_glued_to_user_line(self):
+        log = glue(BOOT + KSFT, 'ok 2 selftests: lockmeter: run.sh',
+                   '[   12.000001] BUG: scheduling while atomic: sh/77/0x00000002')
+        rc, out = run(log)
+        self.assertEqual(rc, 1)
+        self.assertRegex(out, r'(?m)^ERROR: \S+boot0\.log: BUG: BUG: scheduling while atomic')
+
+    def test_channel_and_console(self):
+        # what run-guest.sh writes: the tests' lines, the console beside them
+        rc, out = run((KSFT + 'LM-HOST: guest ran 17s\n', BOOT))
+        self.assertEqual(rc, 0, out)
+        self.assertEqual(out.splitlines()[-1], '5 passed, 0 failed, 1 skipped')
+        rc, out = run((KSFT, BOOT), (KSFT, BOOT))
+        self.assertEqual(rc, 0, out)
+        self.assertEqual(out.splitlines()[-1], '10 passed, 0 failed, 2 skipped')
+
+    def test_console_problem_names_console(self):
+        console = BOOT + ('[    3.100000] Oops: int3: 0000 [#1] PREEMPT SMP\n'
+                          '[    3.100100] CPU: 1 UID: 0 PID: 80 Comm: sh Not tainted 6.12.117 #1\n')
+        rc, out = run((KSFT, console))
+        self.assertEqual(rc, 1)
+        self.assertRegex(out, r'(?m)^ERROR: \S+/boot0\.console\.log: oops: Oops: int3')
+
+    def test_channel_lines_are_user_lines(self):
+        # with a console file, a test's output is never a kernel line, even
+        # when it quotes one (dmesg in a test's diagnostics)
+        ksft = KSFT.replace('# ok 1 proc.version_line',
+                            '[    2.000000] WARNING: CPU: 0 PID: 7 at kernel/x.c:1 f+0x1/0x2\n'
+                            '# ok 1 proc.version_line')
+        rc, out = run((ksft, BOOT))
+        self.assertEqual(rc, 0, out)
+        self.assertEqual(out.splitlines()[-1], '5 passed, 0 failed, 1 skipped')
 
     def test_demo_mode(self):
         rc, _ = run(BOOT + 'LM-GUEST: end mode=demo rc=0\n', mode='demo')
