@@ -250,7 +250,8 @@ def cmdline_args(kern):
 
 def boot_state(kern, user, tally):
     """lockmeter=on must meter from boot; without it metering starts off."""
-    want_on = 'lockmeter=on' in cmdline_args(kern)
+    args = cmdline_args(kern)
+    want_on = 'lockmeter=on' in args or 'lockmeter=pinned' in args
     m = next((re.match(r'^LM-GUEST: boot-state (\S*) rows=(\d*)', l) for l in user
               if l.startswith('LM-GUEST: boot-state')), None)
     name = 'boot: metering %s at first read' % ('on, rows > 0' if want_on else 'off')
@@ -278,7 +279,12 @@ def judge(path, mode, cpus, tally):
         m = re.search(r'smp: Brought up \d+ nodes?, (\d+) CPUs?', line) or m
     if not m:
         kerr.append('no "smp: Brought up" line: the kernel did not finish booting')
-    elif int(m.group(1)) != cpus:
+    else:
+        # the CPUs this boot had, as run-guest.sh noted it, over --cpus
+        q = next((re.match(r'^LM-HOST: qemu smp=(\d+)', l) for l in user
+                  if l.startswith('LM-HOST: qemu smp=')), None)
+        cpus = int(q.group(1)) if q else cpus
+    if m and int(m.group(1)) != cpus:
         kerr.append('%s CPUs came up, %d asked for' % (m.group(1), cpus))
     timeout = [l for l in user if l.startswith('LM-HOST: timeout')]
     if timeout:

@@ -85,6 +85,16 @@ u64 lm_t_on;		/* local_clock() when last switched on */
 u64 lm_metered;		/* ns metered before lm_t_on since reset */
 u64 lm_resets;		/* resets since boot: readers tell intervals apart */
 static bool lm_boot_on __initdata;
+/*
+ * lockmeter=pinned: on from boot, and the static key is never switched
+ * off again, so that "off" and "on" only close and open the per-CPU
+ * gates (lm_go_live()) and patch no kernel text.  Metering switched off
+ * then costs every lock operation the metered entry and the gate's
+ * per-CPU load; in exchange a flip stops no CPU, and text patching is
+ * avoided where it cannot be trusted (QEMU's multi-threaded TCG, see
+ * Documentation/locking/lockmeter.rst).
+ */
+static bool lm_pinned __ro_after_init;
 
 /* Task record blocks in the pool, allocated with the tables. */
 #define LM_TASK_POOL	4096
@@ -243,7 +253,8 @@ static void __lockmeter_off(void)
 		return;
 	lm_go_live(false);
 	lm_metered += local_clock() - lm_t_on;
-	static_branch_disable(&lockmeter_key);
+	if (!lm_pinned)
+		static_branch_disable(&lockmeter_key);
 	lm_on = false;
 }
 
@@ -506,6 +517,8 @@ static int __init lockmeter_setup(char *str)
 		return -EINVAL;
 	if (!strcmp(str, "on"))
 		lm_boot_on = true;
+	else if (!strcmp(str, "pinned"))
+		lm_boot_on = lm_pinned = true;
 	else if (strcmp(str, "off"))
 		return -EINVAL;
 	return 0;

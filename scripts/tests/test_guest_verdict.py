@@ -271,8 +271,26 @@ class Verdict(unittest.TestCase):
         rc, out = run(BOOT + KSFT.replace('boot-state off rows=0', 'boot-state on rows=3'))
         self.assertEqual(rc, 1)
 
+    def test_pinned_boot_meters_from_boot(self):
+        pinned = BOOT.replace('lmguest=check', 'lmguest=check lockmeter=pinned')
+        rc, out = run(pinned + KSFT.replace('boot-state off rows=0', 'boot-state on rows=9'))
+        self.assertEqual(rc, 0, out)
+        rc, out = run(pinned + KSFT)
+        self.assertEqual(rc, 1)
+        self.assertIn('boot: metering on', out)
+
     def test_wrong_cpu_count(self):
         rc, out = run(BOOT + KSFT, cpus=4)
+        self.assertEqual(rc, 1)
+        self.assertIn('2 CPUs came up, 4 asked for', out)
+
+    def test_cpus_of_each_boot(self):
+        # run-guest.sh notes the boot's -smp: it wins over --cpus
+        four = BOOT.replace('2 CPUs', '4 CPUs')
+        rc, out = run((KSFT + 'LM-HOST: qemu smp=4 tcg=multi cpu=qemu64\n', four),
+                      (KSFT + 'LM-HOST: qemu smp=2 tcg=single cpu=qemu64\n', BOOT))
+        self.assertEqual(rc, 0, out)
+        rc, out = run((KSFT + 'LM-HOST: qemu smp=4 tcg=multi cpu=qemu64\n', BOOT))
         self.assertEqual(rc, 1)
         self.assertIn('2 CPUs came up, 4 asked for', out)
 
