@@ -69,7 +69,7 @@ endif
 	host-check check-compile guest-check demo bench bench-quick shell patch checkpatch clean help \
 	kernel-lockdep initramfs-lockdep check-lockdep kernel-distro initramfs-distro \
 	check-distro deb deb-kernel deb-lockstat deb-config deb-guest \
-	deb-test deb-check scenarios check-scenarios
+	deb-test deb-check scenarios check-scenarios keyflip
 
 all: kernel
 
@@ -91,6 +91,7 @@ help:
 	@echo 'make bench            baseline vs lockmeter off/on vs LOCK_STAT kernels, ratios'
 	@echo 'make bench-quick      the lockmeter kernel alone, instructions per op (icount)'
 	@echo 'make shell            boot the guest with an interactive shell'
+	@echo 'make keyflip          the "Oops: int3" of multi-threaded TCG on a kernel without lockmeter'
 	@echo 'variables: SMP=2 TIMEOUT=1200 CMDLINE="lockmeter=on" V=1 KSRC=... KOBJ=...'
 	@echo '           DISTRO=force (make check: the distro-sized kernel whatever build/distro.pass says)'
 	@echo '           KCONFIG=... KOBJ_DEB=... (make deb)'
@@ -183,7 +184,16 @@ host-check: deps
 #                        metering flips, resets and dumps and CPU 1 goes
 #                        off and on line, then the netlink/proc fuzzer
 BOOT_LOGS    := $(BUILD)/check.log $(BUILD)/check-boot-on.log $(BUILD)/check-scenarios.log
-BOOT_LOGS_LD := $(BUILD)/check-lockdep.log $(BUILD)/torture-lockdep.log
+BOOT_LOGS_LD := $(BUILD)/check-lockdep.log $(BUILD)/torture-lockdep.log \
+		$(BUILD)/parallel-lockdep.log
+# The parallel boot: PAR_SMP vCPUs under multi-threaded TCG, each a host
+# thread, so lock paths, snapshots and resets truly run at once.  QEMU's
+# multi-threaded TCG cannot be trusted with run-time text patching (a
+# static key flip ends in "Oops: int3" on vanilla 6.12 as well:
+# scripts/keyflip/), so it meters with lockmeter=pinned and has the lock
+# trace events on from boot: nothing in it flips a static key.
+PAR_SMP    ?= 4
+PAR_EVENTS := trace_event=lock:contention_begin,lock:contention_end
 
 define boot_lockdep
 	echo '  QEMU    check, lockdep kernel, lockmeter=on: log in $(BUILD)/check-lockdep.log'; \
@@ -191,7 +201,12 @@ define boot_lockdep
 		check lockmeter=on $(CMDLINE); \
 	echo '  QEMU    torture, lockdep kernel: log in $(BUILD)/torture-lockdep.log'; \
 	scripts/run-guest.sh $(BZIMAGE_LD) $(INITRD_LD) $(BUILD)/torture-lockdep.log $(TIMEOUT) \
-		torture lockmeter=on lmtests=lockmeter:nl_fuzz $(CMDLINE)
+		torture lockmeter=on lmtests=lockmeter:nl_fuzz $(CMDLINE); \
+	echo '  QEMU    parallel: lockdep kernel, -smp $(PAR_SMP) under multi-threaded TCG,' \
+		'lockmeter=pinned: log in $(BUILD)/parallel-lockdep.log'; \
+	TCG_THREAD=multi SMP=$(PAR_SMP) scripts/run-guest.sh $(BZIMAGE_LD) $(INITRD_LD) \
+		$(BUILD)/parallel-lockdep.log $(TIMEOUT) torture lockmeter=pinned $(PAR_EVENTS) \
+		$(CMDLINE)
 endef
 
 # The journal scenario's disk: a fresh ext4 image for every boot.
@@ -238,6 +253,22 @@ guest-check: host-check check-compile initramfs initramfs-lockdep deb-test $(DIS
 		--tap $(BUILD)/lockstat.tap --tap $(BUILD)/fuzz.tap --tap $(BUILD)/arm64.tap --tap $(BUILD)/off.tap \
 		$(DEB_TAPS) $(DISTRO_TAPS) $(BOOT_LOGS) $(BOOT_LOGS_LD) $(BOOT_LOG_DEB) $(DISTRO_LOG) && \
 	scripts/distro-check.sh passed $(BUILD)
+
+# The reproducer of "Oops: int3" under multi-threaded TCG without
+# lockmeter: make bench's baseline kernel (the same tree, no lockmeter)
+# and scripts/keyflip/keyflip.ko, a static key of its own flipped under
+# the other vCPU's feet; multi-threaded TCG, then single-threaded.
+KOBJ_BASE := $(BUILD)/bench/baseline/obj
+keyflip: tree
+	$(Q)scripts/build-kernel.sh $(KSRC) $(KOBJ_BASE) $(BUILD)/bench/baseline/modroot \
+		config/qemu-6.12.config config/bench-baseline.config
+	@echo '  QEMU    keyflip, multi-threaded TCG: log in $(BUILD)/keyflip/keyflip-module-multi.log'
+	$(Q)if scripts/keyflip/run.sh $(KOBJ_BASE) $(BUILD)/keyflip multi module 2000; then \
+		echo 'keyflip: no oops under multi-threaded TCG this time'; \
+	else echo 'keyflip: multi-threaded TCG: the oops above'; fi
+	@echo '  QEMU    keyflip, single-threaded TCG: log in $(BUILD)/keyflip/keyflip-module-single.log'
+	$(Q)scripts/keyflip/run.sh $(KOBJ_BASE) $(BUILD)/keyflip single module 500 && \
+		echo 'keyflip: single-threaded TCG: 500 flips, no oops'
 
 # The packages: make deb from the guest's config (it is the guest kernel's
 # .config, LOCKMETER and the test module in it), the lockstat package
