@@ -175,11 +175,19 @@ struct lmt_result {
 	bool has_pid;
 };
 
-/* Busy-wait @us; udelay() alone overflows past a few ms. */
+/*
+ * Busy for @us by local_clock(), the clock the module measures its holds
+ * with, not by udelay(): that runs on each CPU's loops_per_jiffy, which a
+ * CPU whose calibration failed gets wrong by orders of magnitude (the
+ * secondary vCPUs under QEMU's multi-threaded TCG: "calibrate_delay_direct()
+ * failed to get a good estimate", and 300 ms came out as 0.4 ms).
+ */
 static void lmt_delay(unsigned int us)
 {
-	mdelay(us / 1000);
-	udelay(us % 1000);
+	u64 end = local_clock() + (u64)us * NSEC_PER_USEC;
+
+	while (local_clock() < end)
+		cpu_relax();
 }
 
 static struct lmt_result lmt_res;
