@@ -13,7 +13,7 @@
  * after the batch that wrote it has finished; if one does, the int3
  * handler finds no patch in progress and the kernel oopses.
  *
- * Load it with "insmod keyflip.ko flips=N"; it returns -EAGAIN on purpose
+ * Load it with "insmod keyflip.ko flips=N"; it returns -ECANCELED on purpose
  * once done, so it never stays loaded.
  */
 #include <linux/atomic.h>
@@ -112,7 +112,7 @@ static int __init keyflip_init(void)
 	pr_info("keyflip: %u flips of %d sites done, %u runners, %ld rounds, %ld taken\n",
 		flips, KF_SITES, n, atomic_long_read(&kf_rounds),
 		atomic_long_read(&kf_taken));
-	return -EAGAIN;
+	return -ECANCELED;
 }
 module_init(keyflip_init);
 
