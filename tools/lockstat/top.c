@@ -42,6 +42,7 @@ struct top_params {
 	size_t nr_replay;
 };
 
+/* top_quit: the signal that ends top (INT, TERM, HUP), 0 while none has come */
 static volatile sig_atomic_t top_quit, top_winch, top_cont;
 
 static void top_signal(int sig)
@@ -54,10 +55,13 @@ static void top_signal(int sig)
 		top_cont = 1;
 		break;
 	default:
-		top_quit = 1;
+		top_quit = sig;
 		break;
 	}
 }
+
+/* top_sample(): the replay files ran out (not an LM_EXIT_* code) */
+#define TOP_END		(-1)
 
 static const char *const top_msg[] = {
 	"",
@@ -318,7 +322,7 @@ static int top_frame(struct top *t)
 }
 
 /*
- * The next snapshot into cur, the old cur into prev; 1: replay ended.
+ * The next snapshot into cur, the old cur into prev; TOP_END: replay ended.
  * Whether it works or not, the next sample is due an interval later, and
  * a replay file that cannot be read is not read again.
  */
@@ -336,7 +340,7 @@ static int top_sample(struct top *t)
 		lm_set(&next.h, LM_H_END);
 	} else {
 		if (t->next_file == t->p->nr_replay)
-			return 1;
+			return TOP_END;
 		ret = lm_snap_load(t->p->replay[t->next_file++], &next);
 	}
 	if (ret) {
@@ -444,7 +448,7 @@ static int top_batch(struct top *t)
 		if (top_quit)
 			break;
 		ret = top_sample(t);
-		if (ret == 1)
+		if (ret == TOP_END)
 			return 0;	/* the replay files ran out */
 		if (ret)
 			return ret;
@@ -479,7 +483,7 @@ static bool top_refresh(struct top *t)
 
 	if (!ret)
 		return true;
-	if (ret == 1) {
+	if (ret == TOP_END) {
 		top_say(t, "end of the replay: %zu files", t->p->nr_replay);
 		return false;
 	}
@@ -754,7 +758,7 @@ static int top_screen(struct top *t)
 	bool draw = true;
 	int ret, key;
 
-	ret = lm_screen_open();
+	ret = lm_screen_open(&top_quit);
 	if (ret)
 		return ret;
 	lm_err_capture(t->st.msg, sizeof(t->st.msg));
@@ -781,12 +785,19 @@ static int top_screen(struct top *t)
 		if (draw)
 			lm_screen_draw(t->have_frame ? &t->frame : NULL, &t->st, &scroll);
 		key = lm_screen_key(top_wait_ms(t));
+		if (key == LM_TK_HUP)
+			break;
 		draw = key != LM_TK_NONE;
-		if (draw && !top_key(t, key, &scroll))
+		/* a prompt of the key may have seen the hang-up */
+		if (draw && (!top_key(t, key, &scroll) || lm_screen_hungup()))
 			break;
 	}
 	lm_err_capture(NULL, 0);
 	lm_screen_close();
+	if (lm_screen_hungup() || top_quit == SIGHUP) {
+		lm_err("top: the terminal hung up");
+		return LM_EXIT_ERR;
+	}
 	return 0;
 }
 

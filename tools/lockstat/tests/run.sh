@@ -391,6 +391,9 @@ grep -q "terminal" "$tmp/stderr" && pass "top: no terminal: says to use -b" ||
 # the screen, in tmux
 LOCKSTAT="$LOCKSTAT" FIXTURES="$fx" sh "$here/top_screen.sh" >>"$results" 2>&1 ||
 	fail "top_screen.sh exited with $?"
+# a terminal that hangs up, signals from outside, in prompts and between frames
+"$PYTHON" "$here/top_hangup.py" "$LOCKSTAT" "$fx" >>"$results" 2>"$tmp/hangup.err" ||
+	fail "top_hangup.py exited with $?" "$tmp/hangup.err"
 
 # ---- export with promtool, node_exporter and PCP ----
 LOCKSTAT="$LOCKSTAT" FIXTURES="$fx" PYTHON="$PYTHON" sh "$here/export.sh" >>"$results" 2>&1 ||
