@@ -607,19 +607,28 @@ assert not f[1]["since_start"] and f[1]["rows"] == [], f[1]
 	ls "$out" | grep -q '\.tmp\.' && fail "get: no temporary file left in the target's directory" ||
 		pass "get: no temporary file left in the target's directory"
 
-	# control words written to a stand-in file
-	printf 'xxxxxxxxxx\n' >"$tmp/ctl"
+	# control words go to procfs only: a stand-in file is refused, left as it was
+	cp "$fx/proc.txt" "$tmp/ctl"
 	export LOCKSTAT_PROC="$tmp/ctl"
-	rc "on through /proc" 0 on
-	head -c 2 "$tmp/ctl" | grep -qx on && pass "on writes 'on'" || fail "on writes 'on'" "$tmp/ctl"
-	rc "reset through /proc" 0 reset --source=proc
-	head -c 5 "$tmp/ctl" | grep -qx reset && pass "reset writes 'reset'" || fail "reset writes 'reset'" "$tmp/ctl"
-	# record: reset, on, CMD, off; then the read of the stand-in fails (exit 1)
-	rc "record through /proc runs CMD, then fails to read the stand-in" 1 \
-		record -- sh -c "touch '$tmp/ran'; exit 3"
-	[ -e "$tmp/ran" ] && head -c 3 "$tmp/ctl" | grep -qx off &&
-		pass "record ran CMD and switched metering off" ||
-		fail "record ran CMD and switched metering off" "$tmp/stderr"
+	for word in on off reset; do
+		rc "$word to a file that is not in /proc: refused" 1 $word
+		cmp -s "$fx/proc.txt" "$tmp/ctl" && grep -q "not a file of /proc: '$word' is written to /proc/lockmeter only" \
+			"$tmp/stderr" && pass "$word to a regular file: said why, the file unchanged" ||
+			fail "$word to a regular file: said why, the file unchanged" "$tmp/stderr"
+	done
+	rc "reset --source=proc to a regular file: refused" 1 reset --source=proc
+	rm -f "$tmp/ran"
+	rc "record to a regular file: refused before CMD" 1 record -- sh -c "touch '$tmp/ran'; exit 3"
+	[ ! -e "$tmp/ran" ] && cmp -s "$fx/proc.txt" "$tmp/ctl" &&
+		pass "record to a regular file: CMD not run, the file unchanged" ||
+		fail "record to a regular file: CMD not run, the file unchanged" "$tmp/stderr"
+	mkfifo "$tmp/ctl.fifo"
+	LOCKSTAT_PROC="$tmp/ctl.fifo" timeout 10 "$LOCKSTAT" on 2>"$tmp/stderr"
+	[ $? -eq 1 ] && pass "on to a FIFO without a reader: refused (exit 1), not waited for" ||
+		fail "on to a FIFO without a reader: refused (exit 1), not waited for" "$tmp/stderr"
+	# a live sample that fails ends top -b with its error, not as a replay's end
+	printf 'lockmeter version 1\nstate: on\n' >"$tmp/short.txt"
+	LOCKSTAT_PROC="$tmp/short.txt" rc "top -b, a /proc text that does not parse" 1 top -b -n 1 --source proc
 	# record -o: a file that cannot be written is refused before CMD runs
 	rm -f "$tmp/ran"
 	rc "record -o into a missing directory" 1 record -o "$tmp/no/such/dir.snap" -- touch "$tmp/ran"
