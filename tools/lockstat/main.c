@@ -75,10 +75,8 @@ static void usage(int err)
 /* what main() returns: a write error on standard output is an error too */
 static int lm_exit(int ret)
 {
-	if (fflush(stdout) || ferror(stdout)) {
-		lm_err("write error on standard output");
+	if (lm_write_check(stdout))
 		return ret ? ret : LM_EXIT_ERR;
-	}
 	return ret;
 }
 

@@ -49,7 +49,8 @@ const char *const lm_source_help[] = {
 const char *const lm_exit_help[] = {
 	"exit status: 0 ok, 1 other error, 2 usage, 3 permission denied (not root),",
 	"  4 kernel without lockmeter, 5 no netlink family with --source=netlink,",
-	"  6 snapshot file unreadable, 7 snapshot file corrupt, 8 no such lock (hist)",
+	"  6 snapshot file unreadable, 7 snapshot file corrupt, 8 no such lock (hist),",
+	"  9 a regression (diff's gates; never an error)",
 	NULL,
 };
 

@@ -453,10 +453,8 @@ static int top_batch(struct top *t)
 		if (ret)
 			return ret;
 		top_print(t);
-		if (ferror(stdout)) {
-			lm_err("write error on standard output");
+		if (lm_write_check(stdout))
 			return LM_EXIT_ERR;
-		}
 	}
 	return 0;
 }

@@ -568,10 +568,5 @@ int lm_render(FILE *f, const struct lm_snapshot *s, const struct lm_filter *flt,
 		break;
 	}
 	lm_view_free(&v);
-	errno = 0;
-	if (fflush(f) || ferror(f)) {
-		lm_err("write error: %s", strerror(errno ? errno : EIO));
-		return LM_EXIT_ERR;
-	}
-	return 0;
+	return lm_write_check(f);
 }

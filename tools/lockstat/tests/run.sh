@@ -720,13 +720,13 @@ ok "diff --exact: the shifted rows are new and gone, the unshifted one matched" 
 	grep -q '^matched,rwsem_read,\[heap\],lookup_slow+0x2a/0x50,' '$tmp/dx.csv' &&
 	test \$(grep -c '^matched,' '$tmp/dx.csv') = 1"
 rc "diff without --fail-over" 0 diff "$da" "$db"
-rc "diff --fail-over 5: rtnl_mutex and init_task over" 1 diff --fail-over 5 "$da" "$db"
+rc "diff --fail-over 5: rtnl_mutex and init_task over" 9 diff --fail-over 5 "$da" "$db"
 rc "diff --fail-over 1000: none over" 0 diff --fail-over 1000 "$da" "$db"
-rc "diff --fail-over 7: only rtnl_mutex (+900%) over" 1 diff --fail-over 7 --min-hold 1us \
+rc "diff --fail-over 7: only rtnl_mutex (+900%) over" 9 diff --fail-over 7 --min-hold 1us \
 	"$da" "$db"
 rc "diff --fail-over 5 --min-hold 1ms: all under the floor" 0 diff --fail-over 5 \
 	--min-hold 1ms "$da" "$db"
-rc "diff --fail-over 500 --min-hold 880us: the floor is inclusive" 1 diff --fail-over 500 \
+rc "diff --fail-over 500 --min-hold 880us: the floor is inclusive" 9 diff --fail-over 500 \
 	--min-hold 880us "$da" "$db"
 rc "diff --fail-over 500 --min-hold 881us" 0 diff --fail-over 500 --min-hold 881us "$da" "$db"
 rc "diff --fail-over 10 --exact: no match, no regression" 0 diff --fail-over 10 --exact \
@@ -735,6 +735,51 @@ rc "diff --fail-over 10 --exact: no match, no regression" 0 diff --fail-over 10 
 ok "diff --fail-over: the regressed rows marked, the count on stderr" sh -c "
 	test \$(grep -c '^ *+[0-9.]*%! A ' '$tmp/gate.out') = 2 &&
 	grep -q 'diff: 2 matched rows regressed by more than 5% (--fail-over)' '$tmp/gate.err'"
+# a regression has its own status, 9; an error is never 9
+"$LOCKSTAT" diff --fail-over 5000 "$da" "$db" >/dev/full 2>"$tmp/stderr"
+[ $? -eq 1 ] && [ "$(grep -c 'write error' "$tmp/stderr")" -eq 1 ] &&
+	pass "diff --fail-over, no regression, to a full disk: exit 1, the write error said once" ||
+	fail "diff --fail-over, no regression, to a full disk: exit 1, the write error said once" "$tmp/stderr"
+"$LOCKSTAT" diff --fail-over 5 "$da" "$db" >/dev/full 2>"$tmp/stderr"
+[ $? -eq 1 ] && pass "diff --fail-over, a regression, to a full disk: exit 1 (broken), not 9" ||
+	fail "diff --fail-over, a regression, to a full disk: exit 1 (broken), not 9" "$tmp/stderr"
+"$LOCKSTAT" report "$fx/demo.snap" >/dev/full 2>"$tmp/stderr"
+[ "$(grep -c 'write error' "$tmp/stderr")" -eq 1 ] && pass "report to a full disk: the write error said once" ||
+	fail "report to a full disk: the write error said once" "$tmp/stderr"
+rc "diff --fail-over 5 --fail-over-wait 1000: 9 for the holds" 9 diff --fail-over 5 --fail-over-wait 1000 \
+	"$da" "$db"
+# waits: rtnl_mutex's wait max went 10us -> 40us (+300%), its mean +100%
+rc "diff --fail-over-wait 100: rtnl_mutex's wait max over" 9 diff --fail-over-wait 100 "$da" "$db"
+ok "diff --fail-over-wait: the count on stderr" grep -q \
+	'diff: 1 matched row waited more than 100% longer (--fail-over-wait)' "$tmp/stderr"
+rc "diff --fail-over-wait 300: +300% is not over 300%" 0 diff --fail-over-wait 300 "$da" "$db"
+rc "diff --fail-over-wait 299 --min-wait 40us: the floor is inclusive" 9 diff --fail-over-wait 299 \
+	--min-wait 40us "$da" "$db"
+rc "diff --fail-over-wait 299 --min-wait 41us" 0 diff --fail-over-wait 299 --min-wait 41us "$da" "$db"
+rc "diff --fail-over-wait 1000 --fail-over 1000: nothing over" 0 diff --fail-over-wait 1000 \
+	--fail-over 1000 "$da" "$db"
+rc "diff --min-wait without --fail-over-wait" 2 diff --min-wait 1us "$da" "$db"
+rc "diff --fail-over-wait x" 2 diff --fail-over-wait x "$da" "$db"
+ok "diff --fail-over-wait x: the message names the option" grep -q \
+	"diff: --fail-over-wait: 'x' is not a percentage" "$tmp/stderr"
+# new rows: B's tasklist_lock read site at do_wait, hold max 38212 ns
+rc "diff --fail-on-new: a new row" 9 diff --fail-on-new "$da" "$db"
+ok "diff --fail-on-new: the count on stderr" grep -q 'diff: 1 new row (--fail-on-new)' "$tmp/stderr"
+rc "diff --fail-on-new --min-hold 38212ns: the floor is inclusive" 9 diff --fail-on-new \
+	--min-hold 38212ns "$da" "$db"
+rc "diff --fail-on-new --min-hold 39us: under the floor" 0 diff --fail-on-new --min-hold 39us "$da" "$db"
+rc "diff --fail-on-new --exact: shifted offsets are new rows too" 9 diff --fail-on-new --exact "$da" "$db"
+"$LOCKSTAT" diff --fail-on-new "$da" "$db" >"$tmp/new.txt" 2>/dev/null
+ok "diff --fail-on-new: the new row marked, the gate in the legend" sh -c "
+	grep -q '^    new! B ' '$tmp/new.txt' &&
+	grep -q '^!: new (--fail-on-new) with a hold max of at least 0ns' '$tmp/new.txt'"
+"$LOCKSTAT" diff --json --fail-on-new --fail-over-wait 100 "$da" "$db" >"$tmp/new.json" 2>/dev/null
+ok "diff --json: over is true for a new row and a wait past the gate" "$PYTHON" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+over = sorted((r["status"], r["lock"]) for r in d["rows"] if r["over"])
+assert over == [("matched", "rtnl_mutex"), ("new", "tasklist_lock")], over
+' "$tmp/new.json"
 rc "diff: one file" 2 diff "$da"
 rc "diff: three files" 2 diff "$da" "$db" "$db"
 rc "diff: unknown option" 2 diff --bogus "$da" "$db"
@@ -881,7 +926,7 @@ if command -v groff >/dev/null; then
 	else
 		fail "lockstat.8: top's synopsis and options render" "$tmp/groff.err"
 	fi
-	if grep -q '^ *lockstat diff \[--json|--csv\] *\[--exact\] *\[--fail-over *PCT' "$tmp/man.txt" &&
+	if grep -Eq '^ *lockstat +diff +\[--json\|--csv\] +\[--exact\] +\[--fail-over +PCT' "$tmp/man.txt" &&
 	   grep -q '^DIFF$' "$tmp/man.txt" &&
 	   grep -q 'lockstat diff --fail-over 50 --min-hold 10us base.snap new.snap' "$tmp/man.txt"; then
 		pass "lockstat.8: diff's synopsis, section and CI example render"
@@ -905,6 +950,19 @@ if command -v groff >/dev/null; then
 	else
 		fail "lockstat.8: hist's synopsis and section, percentiles, --percentiles, the p keys render" \
 			"$tmp/groff.err"
+	fi
+	if grep -E -B1 '^ *Gate +a +CI +job' "$tmp/man.txt" | head -n 1 | grep -q '^ *$'; then
+		pass "lockstat.8: 'Gate a CI job' is a paragraph of its own, after the promtool example"
+	else
+		fail "lockstat.8: 'Gate a CI job' is a paragraph of its own, after the promtool example" \
+			"$tmp/man.txt"
+	fi
+	if awk '/^EXIT STATUS/ { f = 1 } f && /^ *9 +diff: a gate found a regression/ { ok = 1 }
+		END { exit !ok }' "$tmp/man.txt" &&
+	   grep -q -- '^ *--fail-over-wait PCT$' "$tmp/man.txt" && grep -q -- '^ *--fail-on-new$' "$tmp/man.txt"; then
+		pass "lockstat.8: exit status 9 and the gates of diff render"
+	else
+		fail "lockstat.8: exit status 9 and the gates of diff render" "$tmp/groff.err"
 	fi
 else
 	echo "ok - lockstat.8 renders # SKIP no groff" >>"$results"
