@@ -50,7 +50,7 @@ const char *const lm_exit_help[] = {
 	"exit status: 0 ok, 1 other error, 2 usage, 3 permission denied (not root),",
 	"  4 kernel without lockmeter, 5 no netlink family with --source=netlink,",
 	"  6 snapshot file unreadable, 7 snapshot file corrupt, 8 no such lock (hist),",
-	"  9 a regression (diff's gates; never an error)",
+	"  9 a regression (diff's gates; never an error), 10 no hold chain (--folded)",
 	NULL,
 };
 

@@ -160,8 +160,13 @@ got = sorted(int(l.rsplit(" ", 1)[1]) for l in lines)
 assert got == want, (got, want)
 leaf = [l.rsplit(" ", 1)[0].split(";")[-1] for l in lines]
 assert "lmt_hold_static [test_lockmeter]" in leaf and "pipe_write" in leaf, leaf
-assert all(l.split(";")[0] in ("ret_from_fork_asm", "ret_from_fork", "default_idle",
+assert all(l.split(";")[1] in ("ret_from_fork_asm", "ret_from_fork", "default_idle",
                                "entry_SYSCALL_64_after_hwframe") for l in lines), lines
+# the root frame is the lock, type and name, so two locks never share a box
+locks = {(sec["type"], l["lock"]) for sec in d["sections"] for l in sec["locks"] for s in l["sites"]
+         if s.get("hold_evidence", {}).get("frames")}
+roots = {tuple(l.split(";")[0].split(" ", 1)) for l in lines}
+assert roots == locks, (roots, locks)
 ' "$tmp/ev.json" "$tmp/f.folded"
 # frames as a flame graph names them: offsets gone, module kept, separators and controls '?'
 {
@@ -172,7 +177,7 @@ assert all(l.split(";")[0] in ("ret_from_fork_asm", "ret_from_fork", "default_id
 	printf '> hold frame 0xffffffffc0a01100\n> hold frame +0x5/0x9 odd\n'
 } >"$tmp/fold.snap"
 rc "--folded: odd frames" 0 report --folded "$tmp/fold.snap"
-printf '%s\n' '+0x5/0x9 odd;0xffffffffc0a01100;mid?dle;in?ner [m?od] 10' >"$tmp/fold.want"
+printf '%s\n' 'spin l;+0x5/0x9 odd;0xffffffffc0a01100;mid?dle;in?ner [m?od] 10' >"$tmp/fold.want"
 ok "--folded: odd frames named as a flame graph wants them" diff -u "$tmp/fold.want" "$tmp/stdout"
 # where a sleeping lock's holder blocked, under its worst hold
 golden "--stacks: where the holder blocked" blocked.txt report --stacks "$fx/blocked.snap"
@@ -225,8 +230,9 @@ assert ev["lmt_rwsem_writer+0x31/0x80[test_lockmeter]"]["blocked_frames"] == []
 assert "blocked_ns" not in ev["lmt_mutex_fast+0x11/0x30[test_lockmeter]"]
 ' "$tmp/top-blk.json"
 rc "--folded with blocked evidence" 0 report --folded "$fx/blocked.snap"
-printf '%s\n' 'ret_from_fork;kthread;lmt_sleep_thread [test_lockmeter];lmt_mutex_sleeper [test_lockmeter] 151200330' \
-	'lmt_rwsem_writer [test_lockmeter] 2401000' 'lmt_mutex_fast [test_lockmeter] 1010000' | sort >"$tmp/fold.want"
+printf '%s\n' 'mutex lmt_mutex[test_lockmeter];ret_from_fork;kthread;lmt_sleep_thread [test_lockmeter];lmt_mutex_sleeper [test_lockmeter] 151200330' \
+	'rwsem_write lmt_rwsem[test_lockmeter];lmt_rwsem_writer [test_lockmeter] 2401000' \
+	'mutex lmt_mutex[test_lockmeter];lmt_mutex_fast [test_lockmeter] 1010000' | sort >"$tmp/fold.want"
 sort "$tmp/stdout" >"$tmp/fold.got"
 ok "--folded: the hold chains only, where holders blocked left out" diff -u "$tmp/fold.want" \
 	"$tmp/fold.got"
@@ -245,9 +251,20 @@ grep -q "^Evidence: none in this snapshot (its kernel reports no captures)" "$tm
 grep -q "^Evidence: none: /proc/lockmeter has no holders or call chains" "$tmp/proc-stacks.txt" &&
 	pass "--stacks: a saved /proc/lockmeter has no evidence, and says so" ||
 	fail "--stacks: a saved /proc/lockmeter has no evidence, and says so" "$tmp/proc-stacks.txt"
-rc "--folded of a snapshot without evidence" 0 report --folded "$fx/demo.snap"
-[ ! -s "$tmp/stdout" ] && pass "--folded without evidence: no lines" ||
-	fail "--folded without evidence: no lines" "$tmp/stdout"
+# no chain to print: said on stderr, exit 10, so a flame graph pipeline fails here
+rc "--folded of a snapshot without evidence" 10 report --folded "$fx/demo.snap"
+[ ! -s "$tmp/stdout" ] && grep -q -- "--folded: no hold chain to print: evidence none in this snapshot" \
+	"$tmp/stderr" && pass "--folded without evidence: no lines, says why" ||
+	fail "--folded without evidence: no lines, says why" "$tmp/stderr"
+rc "--folded of a saved /proc/lockmeter" 10 report --folded "$fx/proc.txt"
+grep -q "evidence none: /proc/lockmeter has no holders" "$tmp/stderr" &&
+	pass "--folded of /proc/lockmeter: says /proc has no chains" ||
+	fail "--folded of /proc/lockmeter: says /proc has no chains" "$tmp/stderr"
+rc "--folded, the filters keep no row with a chain" 10 report --folded --name no-such-lock "$fx/stacks.snap"
+grep -q "no row that the filters keep has the chain of its worst hold" "$tmp/stderr" &&
+	pass "--folded, filtered to nothing: says the filters kept no chain" ||
+	fail "--folded, filtered to nothing: says the filters kept no chain" "$tmp/stderr"
+rc "--folded of a snapshot without rows" 10 report --folded "$fx/norows.snap"
 
 # a saved /proc/lockmeter into a lockstat snapshot
 "$LOCKSTAT" report "$fx/proc.txt" >/dev/null 2>&1 && pass "report: a saved /proc/lockmeter reads" ||
