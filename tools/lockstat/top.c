@@ -98,9 +98,9 @@ static const char *const top_keys_help[] = {
 	"  c                  cycle all CPUs merged, CPU 0, CPU 1, ... (netlink)",
 	"  p                  pause; again to go on",
 	"  space              a new sample now (replay: the next file)",
-	"  d                  change the interval",
-	"  r                  reset all statistics (root)",
-	"  o                  switch metering on or off (root)",
+	"  d                  change the interval (typed afresh; Enter alone keeps it)",
+	"  r                  reset all statistics (root; asks first, y to do it)",
+	"  o                  switch metering on, or off (root; off asks first)",
 	"  up down j k PgUp PgDn Home  select a row (the screen follows)",
 	"  Enter              the selected row's detail pane: the worst holder and",
 	"                     its chain, where it blocked, the worst waiter, the owner",
@@ -110,7 +110,8 @@ static const char *const top_keys_help[] = {
 	"of attempts that waited or failed; HMEAN, HMAX mean and longest hold;",
 	"WMEAN, WMAX mean and longest wait of those that waited; %CPU total wait",
 	"/ (CPUs x metered time).  HMAX, WMAX: since the row appeared; bold when",
-	"set in this interval.  HOLDER (140 columns and wider): who made HMAX.",
+	"set in this interval.  HP99 (128 columns and wider): the interval's 99th",
+	"percentile of holds; HOLDER (148 columns and wider): who made HMAX.",
 	"man lockstat: the rest.",
 	NULL,
 };
@@ -118,7 +119,7 @@ static const char *const top_keys_help[] = {
 static void top_usage(int err)
 {
 	lm_usage(err, "top", "[OPTIONS] [--replay FILE...]", top_msg,
-		 LM_USAGE_SOURCE | LM_USAGE_VIEW);
+		 LM_USAGE_SOURCE | LM_USAGE_VIEW_TOP);
 }
 
 static int top_parse_delay(const char *arg, double *out)
@@ -513,7 +514,7 @@ static void top_sort_prompt(struct top *t)
 	char buf[32] = "";
 	const struct lm_key *k;
 
-	if (!lm_screen_prompt("sort key: ", buf, sizeof(buf)) || !buf[0])
+	if (lm_screen_prompt("sort key: ", buf, sizeof(buf)) != 1 || !buf[0])
 		return;
 	k = lm_key_find(buf);
 	if (!k) {
@@ -530,21 +531,26 @@ static void top_name_prompt(struct top *t)
 	char buf[sizeof(t->st.name)];
 
 	snprintf(buf, sizeof(buf), "%s", t->st.name);
-	if (!lm_screen_prompt("show names containing: ", buf, sizeof(buf)))
+	if (lm_screen_prompt("show names containing: ", buf, sizeof(buf)) != 1)
 		return;
 	memcpy(t->st.name, buf, sizeof(buf));
 	t->st.filter.name = t->st.name[0] ? t->st.name : NULL;
 	top_say(t, t->st.name[0] ? "filter: \"%s\"" : "filter: none%s", t->st.name);
 }
 
+/* the line starts empty, as in top(1): what is typed is the interval, not appended to it */
 static void top_delay_prompt(struct top *t)
 {
-	char buf[32];
+	char buf[32] = "", prompt[64];
 	double d;
 
-	snprintf(buf, sizeof(buf), "%g", t->delay_s);
-	if (!lm_screen_prompt("interval in seconds: ", buf, sizeof(buf)))
+	snprintf(prompt, sizeof(prompt), "interval in seconds (now %g): ", t->delay_s);
+	if (lm_screen_prompt(prompt, buf, sizeof(buf)) != 1)
 		return;
+	if (!buf[0]) {
+		top_say(t, "interval: %gs, unchanged", t->delay_s);
+		return;
+	}
 	if (top_parse_delay(buf, &d)) {
 		top_say(t, "interval '%s': 0.05 to 86400 seconds", buf);
 		return;
@@ -586,10 +592,15 @@ static void top_cpu_step(struct top *t)
 		top_say(t, "all cpus: since start first, then per interval");
 }
 
-static void top_control(struct top *t, enum lm_ctl op, const char *what)
+/* @ask: the question before @op is done (NULL: none); y does it */
+static void top_control(struct top *t, enum lm_ctl op, const char *what, const char *ask)
 {
 	if (!t->live) {
 		top_say(t, "%s: a replay has no kernel to control", what);
+		return;
+	}
+	if (ask && lm_screen_confirm(ask) != 1) {
+		top_say(t, "%s: not done", what);
 		return;
 	}
 	t->st.msg[0] = '\0';
@@ -677,13 +688,13 @@ static bool top_key(struct top *t, int key, size_t *scroll)
 		top_delay_prompt(t);
 		break;
 	case 'r':
-		top_control(t, LM_CTL_RESET, "reset");
+		top_control(t, LM_CTL_RESET, "reset", "reset all statistics? (y/N) ");
 		break;
 	case 'o':
 		if (t->have_cur && lm_has(&t->cur.h, LM_H_STATE) && t->cur.h.on)
-			top_control(t, LM_CTL_OFF, "metering off");
+			top_control(t, LM_CTL_OFF, "metering off", "switch metering off? (y/N) ");
 		else
-			top_control(t, LM_CTL_ON, "metering on");
+			top_control(t, LM_CTL_ON, "metering on", NULL);
 		break;
 	case LM_TK_UP:
 	case 'k':

@@ -118,4 +118,7 @@ int lm_screen_key(int timeout_ms);
  */
 int lm_screen_prompt(const char *prompt, char *buf, size_t len);
 
+/* ask on the last line: 1 yes (y), 0 no (any other key), -1 as a prompt's */
+int lm_screen_confirm(const char *question);
+
 #endif /* LOCKSTAT_TOP_H */

@@ -617,20 +617,47 @@ static void lm_prompt_draw(const char *prompt, const char *line, size_t n, int *
 	refresh();
 }
 
-/* one key of the prompt: 1 entered, 0 cancelled, -1 go on, -2 quit */
-static int lm_prompt_key(int c, char *line, size_t *n, size_t cap)
+#define LM_KEY_QUIT	(-2)	/* lm_prompt_wait(): a signal to quit, or the terminal gone */
+
+/*
+ * A key for a prompt or a question, waiting LM_PROMPT_WAIT_MS at most:
+ * the key, ERR (none yet, or a resize: redraw and wait again) or
+ * LM_KEY_QUIT.  In raw mode: the caller's ^C is a key.
+ */
+static int lm_prompt_wait(void)
 {
 	struct winsize ws;
+	int c = getch();
 
+	if (c != ERR)
+		return c;
+	/* the wait, a signal (TERM, INT, HUP: quit) or a terminal gone */
+	if (lm_stop() || lm_term_gone())
+		return LM_KEY_QUIT;
+	/* with the collector's WINCH handler, the only resize notice */
+	if (lm_tty_size(&ws) && (ws.ws_row != LINES || ws.ws_col != COLS))
+		resizeterm(ws.ws_row, ws.ws_col);
+	return ERR;
+}
+
+/* raw mode and a visible cursor while a prompt or question waits; false: leave it */
+static void lm_prompt_mode(bool on)
+{
+	if (on) {
+		raw();
+		curs_set(1);
+		timeout(LM_PROMPT_WAIT_MS);
+		return;
+	}
+	curs_set(0);
+	noraw();
+	cbreak();
+}
+
+/* one key of the prompt: 1 entered, 0 cancelled, -1 go on */
+static int lm_prompt_key(int c, char *line, size_t *n, size_t cap)
+{
 	switch (c) {
-	case ERR:
-		/* the wait, a signal (TERM, HUP: quit) or a terminal gone */
-		if (lm_stop() || lm_term_gone())
-			return -2;
-		/* with the collector's WINCH handler, the only resize notice */
-		if (lm_tty_size(&ws) && (ws.ws_row != LINES || ws.ws_col != COLS))
-			resizeterm(ws.ws_row, ws.ws_col);
-		return -1;
 	case '\n':
 	case '\r':
 	case KEY_ENTER:
@@ -678,20 +705,45 @@ int lm_screen_prompt(const char *prompt, char *buf, size_t len)
 		n = cap - 1;
 	memcpy(line, buf, n);
 	line[n] = '\0';
-	raw();
-	curs_set(1);
-	timeout(LM_PROMPT_WAIT_MS);
+	lm_prompt_mode(true);
 	while (ret == -1) {
+		int c;
+
 		lm_prompt_draw(prompt, line, n, &py);
-		ret = lm_prompt_key(getch(), line, &n, cap);
+		c = lm_prompt_wait();
+		if (c == LM_KEY_QUIT)
+			ret = LM_KEY_QUIT;
+		else if (c != ERR)
+			ret = lm_prompt_key(c, line, &n, cap);
 	}
-	curs_set(0);
-	noraw();
-	cbreak();
+	lm_prompt_mode(false);
 	move(py, 0);
 	clrtoeol();
 	refresh();
 	if (ret == 1)
 		memcpy(buf, line, n + 1);
-	return ret == -2 ? -1 : ret;
+	return ret == LM_KEY_QUIT ? -1 : ret;
+}
+
+/* a question on the last line: y or Y is yes, any other key no */
+int lm_screen_confirm(const char *question)
+{
+	int py = -1, c = ERR;
+
+	if (!lm_scr)
+		return 0;
+	if (lm_stop())
+		return -1;
+	lm_prompt_mode(true);
+	while (c == ERR) {
+		lm_prompt_draw(question, "", 0, &py);
+		c = lm_prompt_wait();
+	}
+	lm_prompt_mode(false);
+	move(py, 0);
+	clrtoeol();
+	refresh();
+	if (c == LM_KEY_QUIT)
+		return -1;
+	return c == 'y' || c == 'Y';
 }

@@ -409,7 +409,8 @@ grep -q "terminal" "$tmp/stderr" && pass "top: no terminal: says to use -b" ||
 LOCKSTAT="$LOCKSTAT" FIXTURES="$fx" sh "$here/top_screen.sh" >>"$results" 2>&1 ||
 	fail "top_screen.sh exited with $?"
 # a terminal that hangs up, signals from outside, in prompts and between frames
-"$PYTHON" "$here/top_hangup.py" "$LOCKSTAT" "$fx" >>"$results" 2>"$tmp/hangup.err" ||
+cp "$fx/proc.txt" "$tmp/hangup-proc.txt"
+"$PYTHON" "$here/top_hangup.py" "$LOCKSTAT" "$fx" "$tmp/hangup-proc.txt" >>"$results" 2>"$tmp/hangup.err" ||
 	fail "top_hangup.py exited with $?" "$tmp/hangup.err"
 
 # ---- export with promtool, node_exporter and PCP ----
@@ -882,6 +883,18 @@ assert last["sort"]["key"] == "p99hold"
 "$LOCKSTAT" top -b --by-site --sort p99hold --replay "$hs" "$hs2" >"$tmp/top-h.txt" 2>&1
 ok "top -b: an HP99 column" grep -q '^ *ACQ/s .* %CPU    HP99 HOLDER' "$tmp/top-h.txt"
 rc "top --percentiles" 2 top -b --percentiles --replay "$hs"
+# what top -h lists, top takes
+"$LOCKSTAT" top -h >"$tmp/top-h.txt"
+for opt in --csv --folded --stacks --percentiles --json --reverse; do
+	grep -q -- "^  *$opt " "$tmp/top-h.txt" || grep -q -- "^  *-., $opt " "$tmp/top-h.txt" || continue
+	extra=
+	[ $opt = --json ] && extra=-b
+	"$LOCKSTAT" top -b $extra $opt --replay "$hs" >/dev/null 2>"$tmp/stderr"
+	[ $? -ne 2 ] && pass "top -h lists $opt, and top takes it" ||
+		fail "top -h lists $opt, and top takes it" "$tmp/stderr"
+done
+ok "top -h: no --csv, --folded, --stacks or --percentiles" sh -c "
+	! grep -Eq -- '^ +--(csv|folded|stacks|percentiles) ' '$tmp/top-h.txt'"
 rc "hist: no NAME" 2 hist
 rc "hist: NAME, FILE and one more" 2 hist lmt_hist_lock "$hs" "$hs"
 rc "hist: an empty SITE" 2 hist lmt_hist_lock@ "$hs"
