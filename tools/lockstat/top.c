@@ -322,6 +322,49 @@ static int top_frame(struct top *t)
 	return top_build(t);
 }
 
+/* forget the samples: the next frame is since start (the old one stays) */
+static void top_rebase(struct top *t)
+{
+	lm_flat_free(&t->flat);
+	lm_snap_free(&t->delta);
+	t->have_frame = false;
+	lm_snap_free(&t->prev);
+	lm_snap_free(&t->cur);
+	t->have_cur = false;
+	t->have_prev = false;
+}
+
+/* a header string both have, and which differs */
+static bool top_hdr_differs(const struct lm_header *a, const struct lm_header *b, int bit,
+			    const char *sa, const char *sb)
+{
+	return lm_has(a, bit) && lm_has(b, bit) && strcmp(sa, sb);
+}
+
+/*
+ * Whether replay file @next follows @prev: the same machine and kernel,
+ * and taken later.  Else it is said why, and its frame is since start (a
+ * delta across two kernels, or backwards in time, is no interval).
+ */
+static bool top_replay_follows(const struct lm_header *prev, const struct lm_header *next,
+			       const char *file)
+{
+	const char *why = NULL;
+
+	if (top_hdr_differs(prev, next, LM_H_NODE, prev->node, next->node))
+		why = "is from another machine (node)";
+	else if (top_hdr_differs(prev, next, LM_H_RELEASE, prev->release, next->release) ||
+		 top_hdr_differs(prev, next, LM_H_UVERSION, prev->uversion, next->uversion))
+		why = "is from another kernel (release or version)";
+	else if (lm_has(prev, LM_H_END) && lm_has(next, LM_H_END) &&
+		 top_ts_diff(&prev->end, &next->end) < 0)
+		why = "was taken before the file ahead of it (out of order)";
+	if (!why)
+		return true;
+	lm_err("top: %s %s: its frame is since start", file, why);
+	return false;
+}
+
 /*
  * The next snapshot into cur, the old cur into prev; TOP_END: replay ended.
  * Whether it works or not, the next sample is due an interval later, and
@@ -343,6 +386,9 @@ static int top_sample(struct top *t)
 		if (t->next_file == t->p->nr_replay)
 			return TOP_END;
 		ret = lm_snap_load(t->p->replay[t->next_file++], &next);
+		if (!ret && t->have_cur &&
+		    !top_replay_follows(&t->cur.h, &next.h, t->p->replay[t->next_file - 1]))
+			top_rebase(t);
 	}
 	if (ret) {
 		lm_snap_free(&next);
@@ -360,18 +406,6 @@ static int top_sample(struct top *t)
 	t->t_prev = t->t_cur;
 	clock_gettime(CLOCK_MONOTONIC, &t->t_cur);
 	return top_frame(t);
-}
-
-/* forget the samples: the next frame is since start (the old one stays) */
-static void top_rebase(struct top *t)
-{
-	lm_flat_free(&t->flat);
-	lm_snap_free(&t->delta);
-	t->have_frame = false;
-	lm_snap_free(&t->prev);
-	lm_snap_free(&t->cur);
-	t->have_cur = false;
-	t->have_prev = false;
 }
 
 static int top_open(struct top *t, const struct top_params *p)

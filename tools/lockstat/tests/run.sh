@@ -378,6 +378,28 @@ assert r["acquired"] == 2 and not r["hold_max_new"] and r["hold_evidence"]["comm
 grep -Eq "180us .* lmt_contend/2 +spin +lmt_static_lock lmt_contend_thread" "$tmp/top-ev.txt" &&
 	pass "top -b: HOLDER names who made the interval's longest hold" ||
 	fail "top -b: HOLDER names who made the interval's longest hold" "$tmp/top-ev.txt"
+# replay files out of order, or of another machine or kernel: warned, since start
+"$LOCKSTAT" top -b --json --replay "$fx/top-4.snap" "$fx/stacks.snap" >"$tmp/ooo.json" 2>"$tmp/ooo.err"
+ok "top --replay out of order: warned, the frame since start, no negative interval" "$PYTHON" -c '
+import json, sys
+f = [json.loads(l) for l in open(sys.argv[1])]
+assert len(f) == 2 and f[1]["since_start"] and f[1]["wall_s"] == 0, f[1]
+assert f[1]["interval_ns"] == f[1]["metered_ns"] == 2000000000, f[1]
+err = open(sys.argv[2]).read()
+assert "stacks.snap was taken before the file ahead of it (out of order): its frame is since start" in err, err
+' "$tmp/ooo.json" "$tmp/ooo.err"
+"$LOCKSTAT" top -b --replay "$fx/top-4.snap" "$fx/stacks.snap" >"$tmp/ooo.txt" 2>/dev/null
+ok "top -b --replay out of order: no 'interval -' in the text" sh -c "
+	! grep -q 'interval -' '$tmp/ooo.txt' && test \$(grep -c '^lockstat top - .*since start' '$tmp/ooo.txt') -eq 2"
+sed 's/^node: lmguest$/node: otherhost/' "$fx/top-2.snap" >"$tmp/node.snap"
+sed 's/^release: 6.12.117$/release: 6.12.118/' "$fx/top-2.snap" >"$tmp/kernel.snap"
+for what in node:"another machine (node)" kernel:"another kernel (release or version)"; do
+	"$LOCKSTAT" top -b --json --replay "$fx/top-1.snap" "$tmp/${what%%:*}.snap" >"$tmp/o.json" 2>"$tmp/o.err"
+	grep -q "${what%%:*}.snap is from ${what#*:}: its frame is since start" "$tmp/o.err" &&
+		[ "$(sed -n 2p "$tmp/o.json" | grep -c '"since_start": true')" -eq 1 ] &&
+		pass "top --replay, a file from ${what#*:}: warned, since start" ||
+		fail "top --replay, a file from ${what#*:}: warned, since start" "$tmp/o.err"
+done
 rc "top -b -n 2: two frames" 0 top -b -n 2 --json --replay $replay
 [ "$(wc -l <"$tmp/stdout")" -eq 2 ] && pass "top -b -n 2: stops after two frames" ||
 	fail "top -b -n 2: stops after two frames" "$tmp/stdout"
