@@ -101,6 +101,20 @@ golden "the 2003 rmap-test numbers" historic.txt report "$fx/historic.snap"
 golden "a saved /proc/lockmeter" proc.txt report "$fx/proc.txt"
 golden "a get snapshot, no losses" clean.txt report "$fx/clean.snap"
 golden "no rows" norows.txt report "$fx/norows.snap"
+golden "absurd values keep to their cells: 13G, 585y, 1.8T%" huge.txt report --percentiles "$fx/huge.snap"
+"$LOCKSTAT" report "$fx/huge.snap" >"$tmp/huge.txt" 2>&1
+ok "absurd values: every row's cells end where the header's do, NAME after two blanks" "$PYTHON" -c '
+import sys
+l = open(sys.argv[1]).read().splitlines()
+h = [x for x in l if x.endswith("  NAME")][0]
+at = h.index("  NAME")
+rows = [x for x in l[l.index(h) + 2:] if x]
+assert len(rows) == 5, rows
+for r in rows:
+    assert r[at:at + 2] == "  " and r[at + 2] != " " or r[at + 2:at + 4] == "  ", (at, r)
+    end = h.index(" TOTAL ") + 6
+    assert r[end - 10] == " " and r[end - 9:end].strip() and r[end] == " ", ("TOTAL column", r)
+' "$tmp/huge.txt"
 for key in name con totalhold meanwait blocked abort; do
 	golden "--sort $key" "sort-$key.csv" report --csv --sort "$key" "$fx/demo.snap"
 done
