@@ -108,6 +108,8 @@ struct diff_col {
 	const char *header;
 	double (*val)(const struct lm_row *r, const struct lm_ctx *c);
 	void (*fmt)(char *buf, size_t len, double v);
+	/* a p99 in the open last bucket: its lower bound, shown ">=" as report does */
+	bool (*ge)(const struct lm_row *r, const struct lm_ctx *c);
 };
 
 static double diff_ratio(uint64_t num, uint64_t den)
@@ -164,6 +166,23 @@ static double col_wait_p99(const struct lm_row *r, const struct lm_ctx *c)
 	return diff_p99(r, c, LM_HIST_WAIT);
 }
 
+static bool diff_p99_ge(const struct lm_row *r, const struct lm_ctx *c, int kind)
+{
+	double ns;
+
+	return lm_row_pct(r, c, kind, LM_P99, &ns) == LM_PCT_GE;
+}
+
+static bool ge_hold_p99(const struct lm_row *r, const struct lm_ctx *c)
+{
+	return diff_p99_ge(r, c, LM_HIST_HOLD);
+}
+
+static bool ge_wait_p99(const struct lm_row *r, const struct lm_ctx *c)
+{
+	return diff_p99_ge(r, c, LM_HIST_WAIT);
+}
+
 static double col_rate(const struct lm_row *r, const struct lm_ctx *c)
 {
 	return c->elapsed_ns > 0 ? 1e9 * (double)r->v[LM_F_ACQUIRED] / c->elapsed_ns : 0;
@@ -187,10 +206,12 @@ static const struct diff_col diff_cols[DIFF_NR_COLS] = {
 	[DIFF_C_CON] = { "con_pct", "", "CON", col_con, lm_fmt_pct },
 	[DIFF_C_HOLD_MEAN] = { "hold_mean_ns", "HOLD", "MEAN", col_hold_mean, lm_fmt_time },
 	[DIFF_C_HOLD_MAX] = { "hold_max_ns", "", "MAX", col_hold_max, lm_fmt_time },
-	[DIFF_C_HOLD_P99] = { "hold_p99_ns", "", "P99", col_hold_p99, lm_fmt_time },
+	[DIFF_C_HOLD_P99] = { "hold_p99_ns", "", "P99", col_hold_p99, lm_fmt_time,
+			      ge_hold_p99 },
 	[DIFF_C_WAIT_MEAN] = { "wait_mean_ns", "WAIT", "MEAN", col_wait_mean, lm_fmt_time },
 	[DIFF_C_WAIT_MAX] = { "wait_max_ns", "", "MAX", col_wait_max, lm_fmt_time },
-	[DIFF_C_WAIT_P99] = { "wait_p99_ns", "", "P99", col_wait_p99, lm_fmt_time },
+	[DIFF_C_WAIT_P99] = { "wait_p99_ns", "", "P99", col_wait_p99, lm_fmt_time,
+			      ge_wait_p99 },
 	[DIFF_C_RATE] = { "acq_per_s", "", "ACQ/s", col_rate, lm_fmt_rate },
 };
 
@@ -545,11 +566,14 @@ static void diff_table_cols(FILE *f, const char *lead, const struct diff_key *k,
 	fputs(lead, f);
 	for (c = 0; c < DIFF_NR_COLS; c++) {
 		double v = diff_val(k, sd, c);
+		bool ge = !isnan(v) && diff_cols[c].ge && diff_cols[c].ge(&k->row, &sd->ctx);
 
 		if (isnan(v))
 			snprintf(buf, sizeof(buf), "-");
 		else
-			diff_cols[c].fmt(buf, sizeof(buf), v);
+			diff_cols[c].fmt(buf + 2 * ge, sizeof(buf) - 2, v);
+		if (ge)
+			memcpy(buf, ">=", 2);
 		fprintf(f, "%*s", DIFF_W, buf);
 	}
 }

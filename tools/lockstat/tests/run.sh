@@ -325,6 +325,20 @@ for f in bad-version bad-header bad-fields bad-number bad-type bad-impossible tr
 		fail "report: $f.snap: file and line named, nothing printed" "$tmp/stderr"
 	fi
 done
+# a first line that is not the header: what was found instead
+printf 'lockstat snapshot version 2\r\ncpus: 1\r\n' >"$tmp/crlf.snap"
+printf '\357\273\277lockstat snapshot version 2\ncpus: 1\n' >"$tmp/bom.snap"
+printf '\nlockstat snapshot version 2\ncpus: 1\n' >"$tmp/blank.snap"
+for what in "crlf:it ends in CR: the file has CRLF (DOS) line endings" \
+	    "bom:it begins with a byte order mark (EF BB BF)" "blank:it is empty: a blank line before the header"; do
+	"$LOCKSTAT" report "$tmp/${what%%:*}.snap" >/dev/null 2>"$tmp/stderr"
+	[ $? -eq 7 ] && grep -qF "${what%%:*}.snap:1: corrupt snapshot: not a lockstat snapshot: the first line is not 'lockstat snapshot version 2': ${what#*:}" \
+		"$tmp/stderr" && pass "report: a ${what%%:*} first line: exit 7, says what was found" ||
+		fail "report: a ${what%%:*} first line: exit 7, says what was found" "$tmp/stderr"
+done
+"$LOCKSTAT" report "$fx/not-a-snapshot.snap" >/dev/null 2>"$tmp/stderr"
+grep -qF "the first line is not 'lockstat snapshot version 2' but '{\"format\": 1, \"header\": {}}'" "$tmp/stderr" &&
+	pass "report: another first line is quoted" || fail "report: another first line is quoted" "$tmp/stderr"
 printf 'lockstat snapshot version 1\ncpus: 2\n\000\001\002\n' >"$tmp/nul.snap"
 rc "report: NUL bytes" 7 report "$tmp/nul.snap"
 "$PYTHON" -c 'import random, sys; r = random.Random(7); sys.stdout.buffer.write(bytes(r.randrange(256) for _ in range(4096)))' >"$tmp/random.snap"
@@ -456,6 +470,14 @@ LOCKSTAT="$LOCKSTAT" FIXTURES="$fx" PYTHON="$PYTHON" sh "$here/export.sh" >>"$re
 # ---- the command line ----
 rc "no command" 2
 rc "unknown command" 2 frobnicate
+"$LOCKSTAT" reprot "$fx/demo.snap" >"$tmp/stdout" 2>"$tmp/stderr"
+[ $? -eq 2 ] && grep -q "^lockstat: unknown command 'reprot'; did you mean 'report'?" "$tmp/stderr" &&
+	[ "$(wc -l <"$tmp/stderr")" -le 3 ] && [ ! -s "$tmp/stdout" ] &&
+	pass "an unknown command: did you mean, in a line or two, not the whole usage" ||
+	fail "an unknown command: did you mean, in a line or two, not the whole usage" "$tmp/stderr"
+"$LOCKSTAT" help tpo >/dev/null 2>"$tmp/stderr"
+[ $? -eq 2 ] && grep -q "did you mean 'top'?" "$tmp/stderr" && pass "help of an unknown command: did you mean" ||
+	fail "help of an unknown command: did you mean" "$tmp/stderr"
 rc "lockstat -h" 0 -h
 rc "lockstat --help" 0 --help
 rc "lockstat help" 0 help
