@@ -264,24 +264,39 @@ static int diff_fmt_opt(struct diff_params *p, enum lm_fmt fmt)
 	return 0;
 }
 
-/* --fail-over PCT, --fail-over-wait PCT */
-static int diff_gate_pct(struct diff_gate *g, const char *opt, const char *arg)
+/* --fail-over PCT, --fail-over-wait PCT, and their floors --min-hold DUR, --min-wait DUR */
+static int diff_gate_opt(struct diff_params *p, int c, const char *arg)
 {
-	if (lm_parse_pct(arg, 1e9, &g->pct)) {
-		lm_err("diff: %s: '%s' is not a percentage", opt, arg);
-		return LM_EXIT_USAGE;
-	}
-	g->on = true;
-	return 0;
-}
+	static const struct {
+		int opt;
+		const char *name;
+		enum diff_gate_id gate;
+		bool floor;
+	} t[] = {
+		{ DIFF_OPT_FAIL_OVER, "--fail-over", DIFF_G_HOLD, false },
+		{ DIFF_OPT_FAIL_OVER_WAIT, "--fail-over-wait", DIFF_G_WAIT, false },
+		{ DIFF_OPT_MIN_HOLD, "--min-hold", DIFF_G_HOLD, true },
+		{ DIFF_OPT_MIN_WAIT, "--min-wait", DIFF_G_WAIT, true },
+	};
+	unsigned int i;
+	struct diff_gate *g;
 
-static int diff_gate_floor(struct diff_gate *g, const char *opt, const char *arg)
-{
-	if (lm_parse_duration(arg, &g->min_ns)) {
-		lm_err("diff: %s: '%s' is not a duration (10us, 1.5ms, 2s)", opt, arg);
-		return LM_EXIT_USAGE;
+	for (i = 0; i + 1 < ARRAY_SIZE(t) && t[i].opt != c; i++)
+		;
+	g = &p->gate[t[i].gate];
+	if (t[i].floor) {
+		if (lm_parse_duration(arg, &g->min_ns)) {
+			lm_err("diff: %s: '%s' is not a duration (10us, 1.5ms, 2s)", t[i].name, arg);
+			return LM_EXIT_USAGE;
+		}
+		g->floor = true;
+	} else {
+		if (lm_parse_pct(arg, 1e9, &g->pct)) {
+			lm_err("diff: %s: '%s' is not a percentage", t[i].name, arg);
+			return LM_EXIT_USAGE;
+		}
+		g->on = true;
 	}
-	g->floor = true;
 	return 0;
 }
 
@@ -323,17 +338,9 @@ static int diff_parse_args(int argc, char **argv, struct diff_params *p)
 			break;
 		case DIFF_OPT_FAIL_OVER:
 		case DIFF_OPT_FAIL_OVER_WAIT:
-			ret = diff_gate_pct(c == DIFF_OPT_FAIL_OVER ? hold : wait,
-					    c == DIFF_OPT_FAIL_OVER ? "--fail-over" : "--fail-over-wait",
-					    optarg);
-			if (ret)
-				return ret;
-			break;
 		case DIFF_OPT_MIN_HOLD:
 		case DIFF_OPT_MIN_WAIT:
-			ret = diff_gate_floor(c == DIFF_OPT_MIN_HOLD ? hold : wait,
-					      c == DIFF_OPT_MIN_HOLD ? "--min-hold" : "--min-wait",
-					      optarg);
+			ret = diff_gate_opt(p, c, optarg);
 			if (ret)
 				return ret;
 			break;
