@@ -17,9 +17,12 @@
  * resolution; "-" for a row without one).
  * The regression of a matched key is the larger relative increase of its
  * hold max and hold mean; keys sort by it, largest first, then the new
- * (B only) and the gone (A only) ones.  --fail-over PCT makes the exit
- * status 1 when a matched key's hold max or hold mean rose by more than
- * PCT percent and is, in B, at least --min-hold.
+ * (B only) and the gone (A only) ones.  The gates make the exit status
+ * LM_EXIT_REGRESS, never used for an error: --fail-over PCT when a matched
+ * key's hold max or hold mean rose by more than PCT percent and is, in B,
+ * at least --min-hold; --fail-over-wait PCT the same of wait max and wait
+ * mean, with --min-wait; --fail-on-new when B has a key A has not, with a
+ * hold max of at least --min-hold.
  */
 #include <errno.h>
 #include <math.h>
@@ -34,17 +37,32 @@
 /* long-only options of diff, past the shared ones */
 enum diff_opt {
 	DIFF_OPT_EXACT = 512,
+	DIFF_OPT_FAIL_ON_NEW,
 	DIFF_OPT_FAIL_OVER,
+	DIFF_OPT_FAIL_OVER_WAIT,
 	DIFF_OPT_MIN_HOLD,
+	DIFF_OPT_MIN_WAIT,
+};
+
+/* what a gate looks at: holds (--fail-over) or waits (--fail-over-wait) */
+enum diff_gate_id {
+	DIFF_G_HOLD,
+	DIFF_G_WAIT,
+	DIFF_NR_GATES
+};
+
+struct diff_gate {
+	bool on;		/* --fail-over or --fail-over-wait given */
+	bool floor;		/* --min-hold or --min-wait given */
+	double pct;
+	uint64_t min_ns;
 };
 
 struct diff_params {
 	enum lm_fmt fmt;
 	bool exact;		/* match the names as they are */
-	bool gate;		/* --fail-over given */
-	bool floor;		/* --min-hold given */
-	double fail_pct;
-	uint64_t min_hold_ns;
+	bool fail_new;		/* --fail-on-new */
+	struct diff_gate gate[DIFF_NR_GATES];
 	const char *file[2];	/* A, B */
 };
 
@@ -74,7 +92,9 @@ struct diff_entry {
 	enum diff_status status;
 	const struct diff_key *k[2];	/* NULL on the side it is missing */
 	double regress;			/* matched: diff_regress() */
-	bool over;			/* past --fail-over and --min-hold */
+	bool over;			/* past a gate: any of the next */
+	bool over_gate[DIFF_NR_GATES];	/* matched: past --fail-over (-wait) and its floor */
+	bool over_new;			/* new, with --fail-on-new, at or above --min-hold */
 };
 
 /*
@@ -88,6 +108,8 @@ struct diff_col {
 	const char *header;
 	double (*val)(const struct lm_row *r, const struct lm_ctx *c);
 	void (*fmt)(char *buf, size_t len, double v);
+	/* a p99 in the open last bucket: its lower bound, shown ">=" as report does */
+	bool (*ge)(const struct lm_row *r, const struct lm_ctx *c);
 };
 
 static double diff_ratio(uint64_t num, uint64_t den)
@@ -144,6 +166,23 @@ static double col_wait_p99(const struct lm_row *r, const struct lm_ctx *c)
 	return diff_p99(r, c, LM_HIST_WAIT);
 }
 
+static bool diff_p99_ge(const struct lm_row *r, const struct lm_ctx *c, int kind)
+{
+	double ns;
+
+	return lm_row_pct(r, c, kind, LM_P99, &ns) == LM_PCT_GE;
+}
+
+static bool ge_hold_p99(const struct lm_row *r, const struct lm_ctx *c)
+{
+	return diff_p99_ge(r, c, LM_HIST_HOLD);
+}
+
+static bool ge_wait_p99(const struct lm_row *r, const struct lm_ctx *c)
+{
+	return diff_p99_ge(r, c, LM_HIST_WAIT);
+}
+
 static double col_rate(const struct lm_row *r, const struct lm_ctx *c)
 {
 	return c->elapsed_ns > 0 ? 1e9 * (double)r->v[LM_F_ACQUIRED] / c->elapsed_ns : 0;
@@ -167,10 +206,12 @@ static const struct diff_col diff_cols[DIFF_NR_COLS] = {
 	[DIFF_C_CON] = { "con_pct", "", "CON", col_con, lm_fmt_pct },
 	[DIFF_C_HOLD_MEAN] = { "hold_mean_ns", "HOLD", "MEAN", col_hold_mean, lm_fmt_time },
 	[DIFF_C_HOLD_MAX] = { "hold_max_ns", "", "MAX", col_hold_max, lm_fmt_time },
-	[DIFF_C_HOLD_P99] = { "hold_p99_ns", "", "P99", col_hold_p99, lm_fmt_time },
+	[DIFF_C_HOLD_P99] = { "hold_p99_ns", "", "P99", col_hold_p99, lm_fmt_time,
+			      ge_hold_p99 },
 	[DIFF_C_WAIT_MEAN] = { "wait_mean_ns", "WAIT", "MEAN", col_wait_mean, lm_fmt_time },
 	[DIFF_C_WAIT_MAX] = { "wait_max_ns", "", "MAX", col_wait_max, lm_fmt_time },
-	[DIFF_C_WAIT_P99] = { "wait_p99_ns", "", "P99", col_wait_p99, lm_fmt_time },
+	[DIFF_C_WAIT_P99] = { "wait_p99_ns", "", "P99", col_wait_p99, lm_fmt_time,
+			      ge_wait_p99 },
 	[DIFF_C_RATE] = { "acq_per_s", "", "ACQ/s", col_rate, lm_fmt_rate },
 };
 
@@ -191,14 +232,20 @@ static const char *const diff_msg[] = {
 	"",
 	"  --csv               CSV instead of the table (raw numbers)",
 	"  --exact             match the names as they are, offsets too",
-	"  --fail-over PCT     exit 1 when a matched row's hold max or hold mean",
+	"  --fail-on-new       exit 9 when B has a row A has not, its hold max at",
+	"                      least --min-hold",
+	"  --fail-over PCT     exit 9 when a matched row's hold max or hold mean",
 	"                      rose by more than PCT percent (a CI gate)",
+	"  --fail-over-wait PCT  exit 9 when a matched row's wait max or wait mean",
+	"                      rose by more than PCT percent",
 	"  --json              JSON instead of the table (raw numbers)",
-	"  --min-hold DUR      with --fail-over: only rows whose regressed value is",
-	"                      at least DUR in B (ns, us, ms, s; default 0)",
+	"  --min-hold DUR      with --fail-over, --fail-on-new: only rows whose",
+	"                      value is at least DUR in B (ns, us, ms, s; default 0)",
+	"  --min-wait DUR      the same for --fail-over-wait",
 	"  -h, --help          this text",
 	"",
-	"exit status of diff: 0, or 1 when --fail-over found a regression",
+	"exit status of diff: 0, 9 when a gate found a regression, or the error",
+	"codes below (1 a write error, 6 and 7 a snapshot file): never 9",
 	NULL,
 };
 
@@ -217,17 +264,57 @@ static int diff_fmt_opt(struct diff_params *p, enum lm_fmt fmt)
 	return 0;
 }
 
+/* --fail-over PCT, --fail-over-wait PCT, and their floors --min-hold DUR, --min-wait DUR */
+static int diff_gate_opt(struct diff_params *p, int c, const char *arg)
+{
+	static const struct {
+		int opt;
+		const char *name;
+		enum diff_gate_id gate;
+		bool floor;
+	} t[] = {
+		{ DIFF_OPT_FAIL_OVER, "--fail-over", DIFF_G_HOLD, false },
+		{ DIFF_OPT_FAIL_OVER_WAIT, "--fail-over-wait", DIFF_G_WAIT, false },
+		{ DIFF_OPT_MIN_HOLD, "--min-hold", DIFF_G_HOLD, true },
+		{ DIFF_OPT_MIN_WAIT, "--min-wait", DIFF_G_WAIT, true },
+	};
+	unsigned int i;
+	struct diff_gate *g;
+
+	for (i = 0; i + 1 < ARRAY_SIZE(t) && t[i].opt != c; i++)
+		;
+	g = &p->gate[t[i].gate];
+	if (t[i].floor) {
+		if (lm_parse_duration(arg, &g->min_ns)) {
+			lm_err("diff: %s: '%s' is not a duration (10us, 1.5ms, 2s)", t[i].name, arg);
+			return LM_EXIT_USAGE;
+		}
+		g->floor = true;
+	} else {
+		if (lm_parse_pct(arg, 1e9, &g->pct)) {
+			lm_err("diff: %s: '%s' is not a percentage", t[i].name, arg);
+			return LM_EXIT_USAGE;
+		}
+		g->on = true;
+	}
+	return 0;
+}
+
 static int diff_parse_args(int argc, char **argv, struct diff_params *p)
 {
 	static const struct option opts[] = {
 		{ "csv", no_argument, NULL, LM_OPT_CSV },
 		{ "exact", no_argument, NULL, DIFF_OPT_EXACT },
+		{ "fail-on-new", no_argument, NULL, DIFF_OPT_FAIL_ON_NEW },
 		{ "fail-over", required_argument, NULL, DIFF_OPT_FAIL_OVER },
+		{ "fail-over-wait", required_argument, NULL, DIFF_OPT_FAIL_OVER_WAIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ "json", no_argument, NULL, LM_OPT_JSON },
 		{ "min-hold", required_argument, NULL, DIFF_OPT_MIN_HOLD },
+		{ "min-wait", required_argument, NULL, DIFF_OPT_MIN_WAIT },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct diff_gate *hold = &p->gate[DIFF_G_HOLD], *wait = &p->gate[DIFF_G_WAIT];
 	int c, ret;
 
 	memset(p, 0, sizeof(*p));
@@ -246,27 +333,27 @@ static int diff_parse_args(int argc, char **argv, struct diff_params *p)
 		case DIFF_OPT_EXACT:
 			p->exact = true;
 			break;
-		case DIFF_OPT_FAIL_OVER:
-			if (lm_parse_pct(optarg, 1e9, &p->fail_pct)) {
-				lm_err("diff: --fail-over: '%s' is not a percentage", optarg);
-				return LM_EXIT_USAGE;
-			}
-			p->gate = true;
+		case DIFF_OPT_FAIL_ON_NEW:
+			p->fail_new = true;
 			break;
+		case DIFF_OPT_FAIL_OVER:
+		case DIFF_OPT_FAIL_OVER_WAIT:
 		case DIFF_OPT_MIN_HOLD:
-			if (lm_parse_duration(optarg, &p->min_hold_ns)) {
-				lm_err("diff: --min-hold: '%s' is not a duration (10us, 1.5ms, 2s)",
-				       optarg);
-				return LM_EXIT_USAGE;
-			}
-			p->floor = true;
+		case DIFF_OPT_MIN_WAIT:
+			ret = diff_gate_opt(p, c, optarg);
+			if (ret)
+				return ret;
 			break;
 		default:
 			return lm_opt_error(c, argv);
 		}
 	}
-	if (p->floor && !p->gate) {
-		lm_err("diff: --min-hold is the floor of --fail-over, which is missing");
+	if (hold->floor && !hold->on && !p->fail_new) {
+		lm_err("diff: --min-hold is the floor of --fail-over or --fail-on-new; neither is given");
+		return LM_EXIT_USAGE;
+	}
+	if (wait->floor && !wait->on) {
+		lm_err("diff: --min-wait is the floor of --fail-over-wait, which is missing");
 		return LM_EXIT_USAGE;
 	}
 	if (argc - optind != 2) {
@@ -354,29 +441,52 @@ static double diff_change(double a, double b)
 }
 
 /*
- * The larger of the changes of hold max and hold mean, in percent: < 0
- * when both went down; NAN when both are 0 in A and B
+ * The larger of the changes of a gate's max and mean (hold, or wait), in
+ * percent: < 0 when both went down; NAN when both are 0 in A and B.
+ * *@over: the gate is on and one of them rose past it, at or above its floor.
  */
 static double diff_regress(const struct diff_entry *e, const struct diff_side *sd,
-			   const struct diff_params *p, bool *over)
+			   const struct diff_gate *g, enum diff_gate_id id, bool *over)
 {
-	static const int cols[] = { DIFF_C_HOLD_MAX, DIFF_C_HOLD_MEAN };
+	static const int cols[DIFF_NR_GATES][2] = {
+		[DIFF_G_HOLD] = { DIFF_C_HOLD_MAX, DIFF_C_HOLD_MEAN },
+		[DIFF_G_WAIT] = { DIFF_C_WAIT_MAX, DIFF_C_WAIT_MEAN },
+	};
 	double worst = NAN;
 	unsigned int i;
 
 	*over = false;
-	for (i = 0; i < ARRAY_SIZE(cols); i++) {
-		double b = diff_val(e->k[1], &sd[1], cols[i]);
-		double chg = diff_change(diff_val(e->k[0], &sd[0], cols[i]), b);
+	for (i = 0; i < ARRAY_SIZE(cols[id]); i++) {
+		double b = diff_val(e->k[1], &sd[1], cols[id][i]);
+		double chg = diff_change(diff_val(e->k[0], &sd[0], cols[id][i]), b);
 
 		if (isnan(chg))
 			continue;
 		if (isnan(worst) || chg > worst)
 			worst = chg;
-		if (p->gate && chg > p->fail_pct && b >= (double)p->min_hold_ns)
+		if (g->on && chg > g->pct && b >= (double)g->min_ns)
 			*over = true;
 	}
 	return worst;
+}
+
+/* the gates of @e: the regression (holds), and whether it is past one */
+static void diff_gates(struct diff_entry *e, const struct diff_side *sd,
+		       const struct diff_params *p)
+{
+	const struct diff_gate *hold = &p->gate[DIFF_G_HOLD];
+
+	if (e->status == DIFF_NEW) {
+		e->over_new = p->fail_new &&
+			      (double)e->k[1]->row.v[LM_F_HOLD_MAX] >= (double)hold->min_ns;
+		e->over = e->over_new;
+		return;
+	}
+	if (e->status != DIFF_MATCHED)
+		return;
+	e->regress = diff_regress(e, sd, hold, DIFF_G_HOLD, &e->over_gate[DIFF_G_HOLD]);
+	diff_regress(e, sd, &p->gate[DIFF_G_WAIT], DIFF_G_WAIT, &e->over_gate[DIFF_G_WAIT]);
+	e->over = e->over_gate[DIFF_G_HOLD] || e->over_gate[DIFF_G_WAIT];
 }
 
 static int diff_name_cmp(const struct diff_entry *a, const struct diff_entry *b)
@@ -430,8 +540,7 @@ static struct diff_entry *diff_join(const struct diff_side *sd, const struct dif
 		e->k[0] = d <= 0 ? &sd[0].keys[i++] : NULL;
 		e->k[1] = d >= 0 ? &sd[1].keys[j++] : NULL;
 		e->status = d < 0 ? DIFF_GONE : d > 0 ? DIFF_NEW : DIFF_MATCHED;
-		if (e->status == DIFF_MATCHED)
-			e->regress = diff_regress(e, sd, p, &e->over);
+		diff_gates(e, sd, p);
 	}
 	qsort(ev, n, sizeof(*ev), diff_entry_cmp);
 	*nr = n;
@@ -464,11 +573,14 @@ static void diff_table_cols(FILE *f, const char *lead, const struct diff_key *k,
 	fputs(lead, f);
 	for (c = 0; c < DIFF_NR_COLS; c++) {
 		double v = diff_val(k, sd, c);
+		bool ge = !isnan(v) && diff_cols[c].ge && diff_cols[c].ge(&k->row, &sd->ctx);
 
 		if (isnan(v))
 			snprintf(buf, sizeof(buf), "-");
 		else
-			diff_cols[c].fmt(buf, sizeof(buf), v);
+			diff_cols[c].fmt(buf + 2 * ge, sizeof(buf) - 2, v);
+		if (ge)
+			memcpy(buf, ">=", 2);
 		fprintf(f, "%*s", DIFF_W, buf);
 	}
 }
@@ -508,6 +620,32 @@ static void diff_table_entry(FILE *f, const struct diff_entry *e, const struct d
 	fputc('\n', f);
 }
 
+/* what the ! marks: the gates given */
+static void diff_table_gates(FILE *f, const struct diff_params *p)
+{
+	static const char *const what[DIFF_NR_GATES][2] = {
+		[DIFF_G_HOLD] = { "--fail-over", "" },
+		[DIFF_G_WAIT] = { "--fail-over-wait", " (wait max or mean)" },
+	};
+	const struct diff_gate *g;
+	char dur[32];
+	int i;
+
+	for (i = 0; i < DIFF_NR_GATES; i++) {
+		g = &p->gate[i];
+		if (!g->on)
+			continue;
+		lm_fmt_time(dur, sizeof(dur), (double)g->min_ns);
+		fprintf(f, "!: over %s %g%%%s with a B value of at least %s\n", what[i][0], g->pct,
+			what[i][1], g->min_ns ? dur : "0ns");
+	}
+	if (p->fail_new) {
+		lm_fmt_time(dur, sizeof(dur), (double)p->gate[DIFF_G_HOLD].min_ns);
+		fprintf(f, "!: new (--fail-on-new) with a hold max of at least %s\n",
+			p->gate[DIFF_G_HOLD].min_ns ? dur : "0ns");
+	}
+}
+
 static void diff_table(FILE *f, const struct diff_entry *ev, size_t n,
 		       const struct diff_side *sd, const struct diff_params *p)
 {
@@ -526,13 +664,7 @@ static void diff_table(FILE *f, const struct diff_entry *ev, size_t n,
 		p->exact ? "exact names" : "function (offsets ignored)", cnt[DIFF_MATCHED],
 		cnt[DIFF_NEW], cnt[DIFF_GONE]);
 	fputs("REGRESS: the larger increase of hold max and hold mean, B over A\n", f);
-	if (p->gate) {
-		char dur[32];
-
-		lm_fmt_time(dur, sizeof(dur), (double)p->min_hold_ns);
-		fprintf(f, "!: over --fail-over %g%% with a B value of at least %s\n", p->fail_pct,
-			p->min_hold_ns ? dur : "0ns");
-	}
+	diff_table_gates(f, p);
 	fprintf(f, "\n%s\n%-10s", diff_rule, "");
 	for (c = 0, last = 0; c < DIFF_NR_COLS; c++) {
 		if (!*diff_cols[c].group)
@@ -679,7 +811,7 @@ static void diff_csv(FILE *f, const struct diff_entry *ev, size_t n,
 static int diff_render(const struct diff_entry *ev, size_t n, const struct diff_side *sd,
 		       const struct diff_params *p)
 {
-	size_t i, over = 0;
+	size_t i, over_hold = 0, over_wait = 0, over_new = 0;
 
 	switch (p->fmt) {
 	case LM_FMT_JSON:
@@ -692,18 +824,23 @@ static int diff_render(const struct diff_entry *ev, size_t n, const struct diff_
 		diff_table(stdout, ev, n, sd, p);
 		break;
 	}
-	errno = 0;
-	if (fflush(stdout) || ferror(stdout)) {
-		lm_err("write error: %s", strerror(errno ? errno : EIO));
+	/* an error is never a regression: the output is part of the verdict */
+	if (lm_write_check(stdout))
 		return LM_EXIT_ERR;
+	for (i = 0; i < n; i++) {
+		over_hold += ev[i].over_gate[DIFF_G_HOLD];
+		over_wait += ev[i].over_gate[DIFF_G_WAIT];
+		over_new += ev[i].over_new;
 	}
-	for (i = 0; i < n; i++)
-		over += ev[i].over;
-	if (!over)
-		return LM_EXIT_OK;
-	lm_err("diff: %zu matched row%s regressed by more than %g%% (--fail-over)", over,
-	       over == 1 ? "" : "s", p->fail_pct);
-	return 1;
+	if (over_hold)
+		lm_err("diff: %zu matched row%s regressed by more than %g%% (--fail-over)",
+		       over_hold, over_hold == 1 ? "" : "s", p->gate[DIFF_G_HOLD].pct);
+	if (over_wait)
+		lm_err("diff: %zu matched row%s waited more than %g%% longer (--fail-over-wait)",
+		       over_wait, over_wait == 1 ? "" : "s", p->gate[DIFF_G_WAIT].pct);
+	if (over_new)
+		lm_err("diff: %zu new row%s (--fail-on-new)", over_new, over_new == 1 ? "" : "s");
+	return over_hold || over_wait || over_new ? LM_EXIT_REGRESS : LM_EXIT_OK;
 }
 
 int diff_main(int argc, char **argv)

@@ -219,9 +219,8 @@ static int export_write(const struct export_params *p, const struct lm_snapshot 
 		return LM_EXIT_ERR;
 	}
 	if (!p->path) {
-		ret = lm_prom_print(stdout, &prom) || fflush(stdout) ? LM_EXIT_ERR : 0;
-		if (ret)
-			lm_err("write error on standard output");
+		ret = lm_prom_print(stdout, &prom);
+		ret = lm_write_check(stdout) || ret ? LM_EXIT_ERR : 0;
 		goto out_free;
 	}
 	ret = lm_out_open_regular(&out, p->path, EXPORT_MODE, "metrics");

@@ -22,6 +22,8 @@ enum lm_exit {
 	LM_EXIT_FILE		= 6,	/* snapshot file unreadable */
 	LM_EXIT_CORRUPT		= 7,	/* snapshot file corrupt */
 	LM_EXIT_NOTFOUND	= 8,	/* hist: no such lock or site */
+	LM_EXIT_REGRESS		= 9,	/* diff: a gate found a regression (never an error) */
+	LM_EXIT_NOEVIDENCE	= 10,	/* report --folded: no hold chain to print */
 };
 
 /* what on, off and reset ask for, whatever the source */
@@ -42,6 +44,8 @@ void lm_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* lm_err() appends to @buf (a status line) until called with @len 0 */
 void lm_err_capture(char *buf, size_t len);
 void lm_print_lines(FILE *f, const char *const *lines);
+/* flush @f: 0, or LM_EXIT_ERR with a write error said (once per run) */
+int lm_write_check(FILE *f);
 
 int ctl_main(int argc, char **argv);	/* on, off, reset */
 int status_main(int argc, char **argv);

@@ -75,14 +75,63 @@ static void usage(int err)
 /* what main() returns: a write error on standard output is an error too */
 static int lm_exit(int ret)
 {
-	if (fflush(stdout) || ferror(stdout)) {
-		lm_err("write error on standard output");
+	if (lm_write_check(stdout))
 		return ret ? ret : LM_EXIT_ERR;
-	}
 	return ret;
 }
 
 static int lm_main(int argc, char **argv);
+
+/* the edit distance of @a and @b (insert, delete, replace, swap two), at most 9 */
+static unsigned int lm_distance(const char *a, const char *b)
+{
+	unsigned int d[12][12], i, j, la = strlen(a), lb = strlen(b);
+
+	if (la > 10 || lb > 10)
+		return 9;
+	for (i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (i = 1; i <= la; i++) {
+		for (j = 1; j <= lb; j++) {
+			unsigned int v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	}
+	return d[la][lb];
+}
+
+/* an unknown command: the nearest ones (within 2 edits, or a prefix), not the whole usage */
+static void lm_unknown(const char *cmd)
+{
+	char near[128] = "";
+	size_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		const char *name = cmds[i].name;
+
+		if (strlen(cmd) < 2 || (lm_distance(cmd, name) > 2 && strncmp(name, cmd, strlen(cmd))))
+			continue;
+		n += snprintf(near + n, sizeof(near) - n, "%s'%s'", n ? " or " : "", name);
+		if (n >= sizeof(near))
+			break;
+	}
+	if (*near)
+		lm_err("unknown command '%s'; did you mean %s?", cmd, near);
+	else
+		lm_err("unknown command '%s'", cmd);
+	fputs("Try 'lockstat -h' for the commands.\n", stderr);
+}
 
 int main(int argc, char **argv)
 {
@@ -120,7 +169,6 @@ static int lm_main(int argc, char **argv)
 			return cmds[i].main(2, help_argv);
 		return cmds[i].main(argc - 1, argv + 1);
 	}
-	lm_err("unknown command '%s'", argv[want_help ? 2 : 1]);
-	usage(1);
+	lm_unknown(argv[want_help ? 2 : 1]);
 	return LM_EXIT_USAGE;
 }

@@ -847,14 +847,16 @@ static void lm_fixed(char *buf, size_t len, double v, unsigned int dec, const ch
 /*
  * The lockmeter units: the largest of ns, us, ms, s that keeps the value
  * under 1000, one decimal below 10 ("2.4us"), none above ("51ms"); 0 is
- * "0us" as in the historic report.
+ * "0us" as in the historic report.  Past 999 s, min, h, d and y, so that
+ * even an absurd value (2^64 ns is 585y) stays as narrow as the cells.
  */
 void lm_fmt_time(char *buf, size_t len, double ns)
 {
 	static const struct {
 		const char *unit;
 		double div;
-	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
+	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "min", 60e9 },
+		      { "h", 3600e9 }, { "d", 86400e9 }, { "y", 365.25 * 86400e9 } };
 	unsigned int i;
 
 	if (!(ns > 0)) {
@@ -875,22 +877,41 @@ void lm_fmt_time(char *buf, size_t len, double ns)
 	}
 }
 
-/* "0%", "0.82%", "2.6%", "13.7%", "100%" */
+/* "0%", "0.82%", "2.6%", "13.7%", "100%"; past 999%, "1.5k%", "1259G%" */
 void lm_fmt_pct(char *buf, size_t len, double pct)
 {
-	if (!(pct > 0))
+	size_t n;
+
+	if (!(pct > 0)) {
 		lm_fixed(buf, len, 0, 0, "%");
-	else if (pct < 0.995)
+	} else if (pct < 0.995) {
 		lm_fixed(buf, len, pct, 2, "%");
-	else if (pct < 99.95)
+	} else if (pct < 99.95) {
 		lm_fixed(buf, len, pct, 1, "%");
-	else
+	} else if (pct < 999.5 || len < 2) {
 		lm_fixed(buf, len, pct, 0, "%");
+	} else {
+		lm_fmt_rate(buf, len - 1, pct);
+		n = strlen(buf);
+		memcpy(buf + n, "%", 2);
+	}
+}
+
+/* a count as it is when it has at most @digits digits, else as ACQ/s shortens it ("12G") */
+void lm_fmt_count(char *buf, size_t len, uint64_t n, unsigned int digits)
+{
+	char num[24];
+	size_t k = lm_u64_str(num, n);
+
+	if (k <= digits && k < len)
+		memcpy(buf, num, k + 1);
+	else
+		lm_fmt_rate(buf, len, (double)n);
 }
 
 void lm_fmt_rate(char *buf, size_t len, double per_s)
 {
-	static const char *const units[] = { "", "k", "M", "G" };
+	static const char *const units[] = { "", "k", "M", "G", "T", "P", "E" };
 	unsigned int i;
 
 	if (!(per_s > 0)) {
@@ -1147,12 +1168,10 @@ static void lm_copy(char *buf, size_t len, const char *s)
 	buf[n] = '\0';
 }
 
+/* a count column: its width less the blank that parts it from the cell before */
 static void pr_count(char *buf, size_t len, uint64_t n)
 {
-	char num[24];
-
-	lm_u64_str(num, n);
-	lm_copy(buf, len, num);
+	lm_fmt_count(buf, len, n, lm_keys[LM_K_TOTAL].width - 1);
 }
 
 /* the cells of one field: a time, a count, a mean, or a share of the attempts */

@@ -379,6 +379,8 @@ void lm_fmt_time(char *buf, size_t len, double ns);
 void lm_fmt_pct(char *buf, size_t len, double pct);
 /* a count per second: "0", "0.5", "12", "345", "1.2k", "12k", "3.4M" */
 void lm_fmt_rate(char *buf, size_t len, double per_s);
+/* @n as it is up to @digits digits, else shortened as a rate is ("12G") */
+void lm_fmt_count(char *buf, size_t len, uint64_t n, unsigned int digits);
 /* "func+0xoff/0xsize[mod]" -> "func[mod]" */
 void lm_site_func(char *buf, size_t len, const char *site);
 /* a frame's function, escaped: "msleep+0x2d/0x50 [mod]" -> "msleep" */

@@ -27,11 +27,16 @@ const char *const lm_view_help[] = {
 	"                    (repeatable, or comma-separated)",
 	"  --min-con PCT     only locks with CON >= PCT",
 	"  --min-util PCT    only locks with UTIL >= PCT",
+	"  --json            JSON instead of the table (raw ns and counts; evidence too)",
+	NULL,
+};
+
+/* the view options of the table only: top has its own columns, and no CSV */
+const char *const lm_view_table_help[] = {
 	"  --percentiles     hold and wait p50, p90, p99, p99.9 columns, estimated from",
 	"                    the kernel's histograms (JSON and CSV always have them)",
 	"  --stacks          under each call site, its worst hold's and worst wait's",
 	"                    task, CPU, time and call chain (netlink sources only)",
-	"  --json            JSON instead of the table (raw ns and counts; evidence too)",
 	"  --csv             CSV instead of the table (raw ns and counts)",
 	"  --folded          folded stacks for flame graphs: each site's worst hold",
 	"                    chain, weighted by the site's total hold time in ns",
@@ -49,7 +54,8 @@ const char *const lm_source_help[] = {
 const char *const lm_exit_help[] = {
 	"exit status: 0 ok, 1 other error, 2 usage, 3 permission denied (not root),",
 	"  4 kernel without lockmeter, 5 no netlink family with --source=netlink,",
-	"  6 snapshot file unreadable, 7 snapshot file corrupt, 8 no such lock (hist)",
+	"  6 snapshot file unreadable, 7 snapshot file corrupt, 8 no such lock (hist),",
+	"  9 a regression (diff's gates; never an error), 10 no hold chain (--folded)",
 	NULL,
 };
 
@@ -366,8 +372,10 @@ void lm_usage(int err, const char *cmd, const char *synopsis, const char *const 
 	lm_print_lines(f, msg);
 	if (parts & LM_USAGE_SOURCE)
 		lm_print_lines(f, lm_source_help);
-	if (parts & LM_USAGE_VIEW)
+	if (parts & (LM_USAGE_VIEW | LM_USAGE_VIEW_TOP))
 		lm_print_lines(f, lm_view_help);
+	if (parts & LM_USAGE_VIEW)
+		lm_print_lines(f, lm_view_table_help);
 	fputc('\n', f);
 	lm_print_lines(f, lm_exit_help);
 }

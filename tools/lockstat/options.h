@@ -60,8 +60,10 @@ struct lm_opts {
 /* the shared help sections lm_usage() prints after a subcommand's text */
 #define LM_USAGE_SOURCE		(1U << 0)
 #define LM_USAGE_VIEW		(1U << 1)
+#define LM_USAGE_VIEW_TOP	(1U << 2)	/* the view options top takes */
 
 extern const char *const lm_view_help[];
+extern const char *const lm_view_table_help[];
 extern const char *const lm_source_help[];
 extern const char *const lm_exit_help[];
 

@@ -14,10 +14,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "lockstat.h"
@@ -435,16 +437,32 @@ int lm_proc_read(const char *path, struct lm_snapshot *s)
 	return ret;
 }
 
-/* write "on", "off" or "reset" */
+/*
+ * write "on", "off" or "reset", to a file of procfs only: LOCKSTAT_PROC
+ * may name a saved report, which a control word would overwrite
+ */
 int lm_proc_control(const char *path, const char *word)
 {
 	size_t len = strlen(word);
+	struct statfs sfs;
 	ssize_t n;
 	int fd, ret = 0;
 
-	fd = open(path, O_WRONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO without a reader is refused, not waited for */
+	fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return lm_proc_errno(path, "cannot open", errno);
+	if (fstatfs(fd, &sfs)) {
+		ret = lm_proc_errno(path, "statfs", errno);
+		close(fd);
+		return ret;
+	}
+	if (sfs.f_type != PROC_SUPER_MAGIC) {
+		lm_err("%s: not a file of /proc: '%s' is written to /proc/lockmeter only, "
+		       "nothing was written (LOCKSTAT_PROC names a file to read)", path, word);
+		close(fd);
+		return LM_EXIT_ERR;
+	}
 	n = write(fd, word, len);
 	if (n < 0) {
 		if (errno == EINVAL)

@@ -515,6 +515,35 @@ static int lm_ev_line(struct lm_body_hook *hook, struct lm_snapshot *s, char *li
 	return ret ? ret : 1;
 }
 
+/*
+ * A first line that is no header: what it is, when it is something a
+ * copy or an editor made of one (CRLF endings, a byte order mark, a
+ * blank line before it), or what it begins with
+ */
+static void lm_snap_first_line_why(struct lm_perr *e, const char *line)
+{
+	static const char bom[] = "\xef\xbb\xbf";
+	size_t n = strlen(line);
+	char found[64], esc[4 * sizeof(found)];
+	const char *why = NULL;
+
+	if (!strncmp(line, bom, 3))
+		why = "it begins with a byte order mark (EF BB BF): save the file without one";
+	else if (n && line[n - 1] == '\r')
+		why = "it ends in CR: the file has CRLF (DOS) line endings; dos2unix converts it";
+	else if (!n)
+		why = "it is empty: a blank line before the header";
+	if (why) {
+		lm_perr_set(e, 1, "not a lockstat snapshot: the first line is not '%s %d': %s",
+			    LM_SNAP_MAGIC, LM_SNAP_VERSION, why);
+		return;
+	}
+	snprintf(found, sizeof(found), "%s", line);
+	lm_esc(esc, sizeof(esc), found, "");
+	lm_perr_set(e, 1, "not a lockstat snapshot: the first line is not '%s %d' but '%s%s'",
+		    LM_SNAP_MAGIC, LM_SNAP_VERSION, esc, n >= sizeof(found) ? "..." : "");
+}
+
 int lm_snap_read(FILE *f, struct lm_snapshot *s, struct lm_perr *e)
 {
 	struct lm_ev_reader ev = { .hook.line = lm_ev_line };
@@ -547,8 +576,7 @@ int lm_snap_read(FILE *f, struct lm_snapshot *s, struct lm_perr *e)
 				    ver, LM_PROC_VERSION);
 		}
 	} else {
-		lm_perr_set(e, 1, "not a lockstat snapshot (the first line is not '%s %d')",
-			    LM_SNAP_MAGIC, LM_SNAP_VERSION);
+		lm_snap_first_line_why(e, line);
 	}
 	if (!ret)
 		ret = lm_parse_body(&l, s, e, &ev.hook);

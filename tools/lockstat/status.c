@@ -121,10 +121,8 @@ int status_main(int argc, char **argv)
 	} else {
 		status_print(&snap.h);
 	}
-	if (fflush(stdout) || ferror(stdout)) {
-		lm_err("write error");
+	if (lm_write_check(stdout))
 		ret = LM_EXIT_ERR;
-	}
 out_free_snap:
 	lm_snap_free(&snap);
 	lm_source_close(&src);

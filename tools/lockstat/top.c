@@ -42,6 +42,7 @@ struct top_params {
 	size_t nr_replay;
 };
 
+/* top_quit: the signal that ends top (INT, TERM, HUP), 0 while none has come */
 static volatile sig_atomic_t top_quit, top_winch, top_cont;
 
 static void top_signal(int sig)
@@ -54,10 +55,13 @@ static void top_signal(int sig)
 		top_cont = 1;
 		break;
 	default:
-		top_quit = 1;
+		top_quit = sig;
 		break;
 	}
 }
+
+/* top_sample(): the replay files ran out (not an LM_EXIT_* code) */
+#define TOP_END		(-1)
 
 static const char *const top_msg[] = {
 	"",
@@ -94,9 +98,9 @@ static const char *const top_keys_help[] = {
 	"  c                  cycle all CPUs merged, CPU 0, CPU 1, ... (netlink)",
 	"  p                  pause; again to go on",
 	"  space              a new sample now (replay: the next file)",
-	"  d                  change the interval",
-	"  r                  reset all statistics (root)",
-	"  o                  switch metering on or off (root)",
+	"  d                  change the interval (typed afresh; Enter alone keeps it)",
+	"  r                  reset all statistics (root; asks first, y to do it)",
+	"  o                  switch metering on, or off (root; off asks first)",
 	"  up down j k PgUp PgDn Home  select a row (the screen follows)",
 	"  Enter              the selected row's detail pane: the worst holder and",
 	"                     its chain, where it blocked, the worst waiter, the owner",
@@ -106,7 +110,8 @@ static const char *const top_keys_help[] = {
 	"of attempts that waited or failed; HMEAN, HMAX mean and longest hold;",
 	"WMEAN, WMAX mean and longest wait of those that waited; %CPU total wait",
 	"/ (CPUs x metered time).  HMAX, WMAX: since the row appeared; bold when",
-	"set in this interval.  HOLDER (140 columns and wider): who made HMAX.",
+	"set in this interval.  HP99 (128 columns and wider): the interval's 99th",
+	"percentile of holds; HOLDER (148 columns and wider): who made HMAX.",
 	"man lockstat: the rest.",
 	NULL,
 };
@@ -114,7 +119,7 @@ static const char *const top_keys_help[] = {
 static void top_usage(int err)
 {
 	lm_usage(err, "top", "[OPTIONS] [--replay FILE...]", top_msg,
-		 LM_USAGE_SOURCE | LM_USAGE_VIEW);
+		 LM_USAGE_SOURCE | LM_USAGE_VIEW_TOP);
 }
 
 static int top_parse_delay(const char *arg, double *out)
@@ -317,8 +322,51 @@ static int top_frame(struct top *t)
 	return top_build(t);
 }
 
+/* forget the samples: the next frame is since start (the old one stays) */
+static void top_rebase(struct top *t)
+{
+	lm_flat_free(&t->flat);
+	lm_snap_free(&t->delta);
+	t->have_frame = false;
+	lm_snap_free(&t->prev);
+	lm_snap_free(&t->cur);
+	t->have_cur = false;
+	t->have_prev = false;
+}
+
+/* a header string both have, and which differs */
+static bool top_hdr_differs(const struct lm_header *a, const struct lm_header *b, int bit,
+			    const char *sa, const char *sb)
+{
+	return lm_has(a, bit) && lm_has(b, bit) && strcmp(sa, sb);
+}
+
 /*
- * The next snapshot into cur, the old cur into prev; 1: replay ended.
+ * Whether replay file @next follows @prev: the same machine and kernel,
+ * and taken later.  Else it is said why, and its frame is since start (a
+ * delta across two kernels, or backwards in time, is no interval).
+ */
+static bool top_replay_follows(const struct lm_header *prev, const struct lm_header *next,
+			       const char *file)
+{
+	const char *why = NULL;
+
+	if (top_hdr_differs(prev, next, LM_H_NODE, prev->node, next->node))
+		why = "is from another machine (node)";
+	else if (top_hdr_differs(prev, next, LM_H_RELEASE, prev->release, next->release) ||
+		 top_hdr_differs(prev, next, LM_H_UVERSION, prev->uversion, next->uversion))
+		why = "is from another kernel (release or version)";
+	else if (lm_has(prev, LM_H_END) && lm_has(next, LM_H_END) &&
+		 top_ts_diff(&prev->end, &next->end) < 0)
+		why = "was taken before the file ahead of it (out of order)";
+	if (!why)
+		return true;
+	lm_err("top: %s %s: its frame is since start", file, why);
+	return false;
+}
+
+/*
+ * The next snapshot into cur, the old cur into prev; TOP_END: replay ended.
  * Whether it works or not, the next sample is due an interval later, and
  * a replay file that cannot be read is not read again.
  */
@@ -336,8 +384,11 @@ static int top_sample(struct top *t)
 		lm_set(&next.h, LM_H_END);
 	} else {
 		if (t->next_file == t->p->nr_replay)
-			return 1;
+			return TOP_END;
 		ret = lm_snap_load(t->p->replay[t->next_file++], &next);
+		if (!ret && t->have_cur &&
+		    !top_replay_follows(&t->cur.h, &next.h, t->p->replay[t->next_file - 1]))
+			top_rebase(t);
 	}
 	if (ret) {
 		lm_snap_free(&next);
@@ -355,18 +406,6 @@ static int top_sample(struct top *t)
 	t->t_prev = t->t_cur;
 	clock_gettime(CLOCK_MONOTONIC, &t->t_cur);
 	return top_frame(t);
-}
-
-/* forget the samples: the next frame is since start (the old one stays) */
-static void top_rebase(struct top *t)
-{
-	lm_flat_free(&t->flat);
-	lm_snap_free(&t->delta);
-	t->have_frame = false;
-	lm_snap_free(&t->prev);
-	lm_snap_free(&t->cur);
-	t->have_cur = false;
-	t->have_prev = false;
 }
 
 static int top_open(struct top *t, const struct top_params *p)
@@ -444,15 +483,13 @@ static int top_batch(struct top *t)
 		if (top_quit)
 			break;
 		ret = top_sample(t);
-		if (ret == 1)
+		if (ret == TOP_END)
 			return 0;	/* the replay files ran out */
 		if (ret)
 			return ret;
 		top_print(t);
-		if (ferror(stdout)) {
-			lm_err("write error on standard output");
+		if (lm_write_check(stdout))
 			return LM_EXIT_ERR;
-		}
 	}
 	return 0;
 }
@@ -479,7 +516,7 @@ static bool top_refresh(struct top *t)
 
 	if (!ret)
 		return true;
-	if (ret == 1) {
+	if (ret == TOP_END) {
 		top_say(t, "end of the replay: %zu files", t->p->nr_replay);
 		return false;
 	}
@@ -511,7 +548,7 @@ static void top_sort_prompt(struct top *t)
 	char buf[32] = "";
 	const struct lm_key *k;
 
-	if (!lm_screen_prompt("sort key: ", buf, sizeof(buf)) || !buf[0])
+	if (lm_screen_prompt("sort key: ", buf, sizeof(buf)) != 1 || !buf[0])
 		return;
 	k = lm_key_find(buf);
 	if (!k) {
@@ -528,21 +565,26 @@ static void top_name_prompt(struct top *t)
 	char buf[sizeof(t->st.name)];
 
 	snprintf(buf, sizeof(buf), "%s", t->st.name);
-	if (!lm_screen_prompt("show names containing: ", buf, sizeof(buf)))
+	if (lm_screen_prompt("show names containing: ", buf, sizeof(buf)) != 1)
 		return;
 	memcpy(t->st.name, buf, sizeof(buf));
 	t->st.filter.name = t->st.name[0] ? t->st.name : NULL;
 	top_say(t, t->st.name[0] ? "filter: \"%s\"" : "filter: none%s", t->st.name);
 }
 
+/* the line starts empty, as in top(1): what is typed is the interval, not appended to it */
 static void top_delay_prompt(struct top *t)
 {
-	char buf[32];
+	char buf[32] = "", prompt[64];
 	double d;
 
-	snprintf(buf, sizeof(buf), "%g", t->delay_s);
-	if (!lm_screen_prompt("interval in seconds: ", buf, sizeof(buf)))
+	snprintf(prompt, sizeof(prompt), "interval in seconds (now %g): ", t->delay_s);
+	if (lm_screen_prompt(prompt, buf, sizeof(buf)) != 1)
 		return;
+	if (!buf[0]) {
+		top_say(t, "interval: %gs, unchanged", t->delay_s);
+		return;
+	}
 	if (top_parse_delay(buf, &d)) {
 		top_say(t, "interval '%s': 0.05 to 86400 seconds", buf);
 		return;
@@ -584,10 +626,15 @@ static void top_cpu_step(struct top *t)
 		top_say(t, "all cpus: since start first, then per interval");
 }
 
-static void top_control(struct top *t, enum lm_ctl op, const char *what)
+/* @ask: the question before @op is done (NULL: none); y does it */
+static void top_control(struct top *t, enum lm_ctl op, const char *what, const char *ask)
 {
 	if (!t->live) {
 		top_say(t, "%s: a replay has no kernel to control", what);
+		return;
+	}
+	if (ask && lm_screen_confirm(ask) != 1) {
+		top_say(t, "%s: not done", what);
 		return;
 	}
 	t->st.msg[0] = '\0';
@@ -675,13 +722,13 @@ static bool top_key(struct top *t, int key, size_t *scroll)
 		top_delay_prompt(t);
 		break;
 	case 'r':
-		top_control(t, LM_CTL_RESET, "reset");
+		top_control(t, LM_CTL_RESET, "reset", "reset all statistics? (y/N) ");
 		break;
 	case 'o':
 		if (t->have_cur && lm_has(&t->cur.h, LM_H_STATE) && t->cur.h.on)
-			top_control(t, LM_CTL_OFF, "metering off");
+			top_control(t, LM_CTL_OFF, "metering off", "switch metering off? (y/N) ");
 		else
-			top_control(t, LM_CTL_ON, "metering on");
+			top_control(t, LM_CTL_ON, "metering on", NULL);
 		break;
 	case LM_TK_UP:
 	case 'k':
@@ -754,7 +801,7 @@ static int top_screen(struct top *t)
 	bool draw = true;
 	int ret, key;
 
-	ret = lm_screen_open();
+	ret = lm_screen_open(&top_quit);
 	if (ret)
 		return ret;
 	lm_err_capture(t->st.msg, sizeof(t->st.msg));
@@ -781,12 +828,19 @@ static int top_screen(struct top *t)
 		if (draw)
 			lm_screen_draw(t->have_frame ? &t->frame : NULL, &t->st, &scroll);
 		key = lm_screen_key(top_wait_ms(t));
+		if (key == LM_TK_HUP)
+			break;
 		draw = key != LM_TK_NONE;
-		if (draw && !top_key(t, key, &scroll))
+		/* a prompt of the key may have seen the hang-up */
+		if (draw && (!top_key(t, key, &scroll) || lm_screen_hungup()))
 			break;
 	}
 	lm_err_capture(NULL, 0);
 	lm_screen_close();
+	if (lm_screen_hungup() || top_quit == SIGHUP) {
+		lm_err("top: the terminal hung up");
+		return LM_EXIT_ERR;
+	}
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 #ifndef LOCKSTAT_TOP_H
 #define LOCKSTAT_TOP_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -88,9 +89,16 @@ enum {
 	LM_TK_PGUP,
 	LM_TK_PGDN,
 	LM_TK_HOME,
+	LM_TK_HUP,		/* the terminal hung up: quit */
 };
 
-int lm_screen_open(void);	/* 0, or an exit code (not a terminal) */
+/*
+ * 0, or an exit code (not a terminal); every wait of the screen, prompts
+ * too, ends soon after *@quit is set (the collector's signal flag)
+ */
+int lm_screen_open(const volatile sig_atomic_t *quit);
+/* the terminal hung up (a wait saw it): the screen must close */
+bool lm_screen_hungup(void);
 void lm_screen_close(void);
 void lm_screen_resize(void);	/* after SIGWINCH: new size, full redraw */
 void lm_screen_redraw(void);	/* after SIGCONT: repaint everything */
@@ -104,7 +112,13 @@ void lm_screen_draw(const struct lm_top_frame *f, const struct lm_top_state *st,
 size_t lm_screen_page(void);
 /* wait up to @timeout_ms for a key: a character, LM_TK_*, or LM_TK_NONE */
 int lm_screen_key(int timeout_ms);
-/* read a line at the bottom: 1 entered (maybe empty), 0 cancelled (Esc) */
+/*
+ * read a line at the bottom: 1 entered (maybe empty), 0 cancelled (Esc),
+ * -1 ended by the quit flag or a terminal gone (the caller quits)
+ */
 int lm_screen_prompt(const char *prompt, char *buf, size_t len);
+
+/* ask on the last line: 1 yes (y), 0 no (any other key), -1 as a prompt's */
+int lm_screen_confirm(const char *question);
 
 #endif /* LOCKSTAT_TOP_H */

@@ -3,7 +3,9 @@
  * lockstat: the two output helpers every layer may call.  Kept apart from
  * main.c so the unit tests link them without the dispatcher.
  */
+#include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,6 +43,25 @@ void lm_err(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+/*
+ * 0 when what was written to @f reached it, else LM_EXIT_ERR, said once:
+ * the subcommand that checks and main() after it do not both say so
+ */
+int lm_write_check(FILE *f)
+{
+	static bool said;
+	int err;
+
+	errno = 0;
+	if (!fflush(f) && !ferror(f))
+		return 0;
+	err = errno ? errno : EIO;
+	if (!said)
+		lm_err("write error%s: %s", f == stdout ? " on standard output" : "", strerror(err));
+	said = true;
+	return LM_EXIT_ERR;
 }
 
 /* print a NULL-terminated array of lines */

@@ -33,7 +33,9 @@ void lm_json_evidence(FILE *f, const struct lm_row *r);
 void lm_json_hist(FILE *f, const struct lm_row *r, const struct lm_ctx *c);
 void lm_json_chain(FILE *f, const char *fkey, const char *akey, const char *const *frame,
 		   const uint64_t *addr, uint32_t n, bool addrs);
-void lm_folded_print(FILE *f, const struct lm_view *v);
+size_t lm_folded_print(FILE *f, const struct lm_view *v);	/* the lines printed */
+/* why @h has no evidence at all; NULL: it has some */
+const char *lm_ev_none_why(const struct lm_header *h);
 void lm_csv_print(FILE *f, const struct lm_view *v);
 void lm_csv_str(FILE *f, const char *s);
 

@@ -100,7 +100,7 @@ static int hist_columns(void)
 static void hist_line(FILE *f, const struct lm_ctx *c, uint32_t i, uint32_t j, uint64_t count,
 		      uint64_t total, uint64_t cum, uint64_t peak, int bar)
 {
-	char from[24], to[24], hfrom[32], hto[32], share[16], cshare[16];
+	char from[24], to[24], hfrom[32], hto[32], share[16], cshare[16], cnt[24];
 	bool last = j + 1 == c->nr_buckets;
 	int n, k;
 
@@ -117,8 +117,8 @@ static void hist_line(FILE *f, const struct lm_ctx *c, uint32_t i, uint32_t j, u
 	}
 	lm_fmt_pct(share, sizeof(share), 100.0 * (double)count / (double)total);
 	lm_fmt_pct(cshare, sizeof(cshare), 100.0 * (double)cum / (double)total);
-	fprintf(f, "%10s %10s %6s %6s %9llu %6s %6s", from, to, hfrom, hto,
-		(unsigned long long)count, share, cshare);
+	lm_fmt_count(cnt, sizeof(cnt), count, 9);
+	fprintf(f, "%10s %10s %6s %6s %9s %6s %6s", from, to, hfrom, hto, cnt, share, cshare);
 	n = count ? (int)((double)count / (double)peak * bar + 0.5) : 0;
 	if (count && n < 1)
 		n = 1;

@@ -24,8 +24,10 @@
  * without a histogram, ">=N" for the open last bucket.
  *
  * Folded stacks (--folded), for flame graphs: a line per row that has a
- * hold chain, its functions outermost first joined by ';', a blank, and
- * the row's total hold time in ns.
+ * hold chain, the lock ("spin lmt_static_lock[test_lockmeter]") as the root
+ * frame, so that the chains of two locks never merge, then its functions
+ * outermost first, joined by ';', a blank, and the row's total hold time
+ * in ns.
  */
 #include <string.h>
 
@@ -362,6 +364,11 @@ void lm_csv_print(FILE *f, const struct lm_view *v)
  * nothing in it may be taken for the separators (';', a line break) or be
  * unprintable.
  */
+static void lm_folded_char(FILE *f, char c)
+{
+	fputc(c >= ' ' && c < 0x7f && c != ';' ? c : '?', f);
+}
+
 static void lm_folded_frame(FILE *f, const char *frame)
 {
 	const char *plus = strstr(frame, "+0x");
@@ -372,18 +379,31 @@ static void lm_folded_frame(FILE *f, const char *frame)
 			frame = skip;
 		if (!*frame)
 			break;
-		fputc(*frame >= ' ' && *frame < 0x7f && *frame != ';' ? *frame : '?', f);
+		lm_folded_char(f, *frame);
 	}
 }
 
-static void lm_folded_row(FILE *f, const struct lm_row *r)
+/* the root frame: the lock's type and name as they are, offset and module too */
+static void lm_folded_lock(FILE *f, const struct lm_row *r)
+{
+	const char *s;
+
+	fprintf(f, "%s ", lm_type_name(r->type));
+	for (s = r->lock; *s; s++)
+		lm_folded_char(f, *s);
+	fputc(';', f);
+}
+
+/* 1: a line printed; 0: the row has no hold chain */
+static int lm_folded_row(FILE *f, const struct lm_row *r)
 {
 	const struct lm_evidence *ev = r->ev[LM_EV_HOLD];
 	char num[24];
 	uint32_t i;
 
 	if (!ev || !ev->nr_frames)
-		return;
+		return 0;
+	lm_folded_lock(f, r);
 	for (i = ev->nr_frames; i-- > 0;) {
 		lm_folded_frame(f, ev->frame[i]);
 		if (i)
@@ -391,16 +411,18 @@ static void lm_folded_row(FILE *f, const struct lm_row *r)
 	}
 	lm_u64_str(num, r->v[LM_F_HOLD_TOTAL]);
 	fprintf(f, " %s\n", num);
+	return 1;
 }
 
 /*
  * Only the worst hold's chain of a row is known: the graph shows where
  * long holds were released, each chain weighted by its whole row's hold
  * time.  Rows come in the order, and after the filters, of the table.
+ * The lines printed are counted.
  */
-void lm_folded_print(FILE *f, const struct lm_view *v)
+size_t lm_folded_print(FILE *f, const struct lm_view *v)
 {
-	size_t i, j;
+	size_t i, j, n = 0;
 	int t;
 
 	for (t = LM_TYPE_NONE + 1; t < LM_NR_TYPES; t++) {
@@ -410,7 +432,8 @@ void lm_folded_print(FILE *f, const struct lm_view *v)
 			const struct lm_lock *lk = &sec->locks[i];
 
 			for (j = 0; j < lk->nr_sites; j++)
-				lm_folded_row(f, lk->sites[j]);
+				n += lm_folded_row(f, lk->sites[j]);
 		}
 	}
+	return n;
 }

@@ -495,16 +495,22 @@ void lm_table_losses(FILE *f, const struct lm_header *h)
 }
 
 /* with --stacks: what evidence there is, and what its times mean */
+const char *lm_ev_none_why(const struct lm_header *h)
+{
+	if (lm_has(h, LM_H_SOURCE) && !strcmp(h->source, "proc"))
+		return "none: /proc/lockmeter has no holders or call chains (netlink has)";
+	if (!lm_has(h, LM_H_CAPTURES))
+		return "none in this snapshot (its kernel reports no captures)";
+	return NULL;
+}
+
 static void lm_table_ev_note(FILE *f, const struct lm_view *v)
 {
 	const struct lm_header *h = v->h;
+	const char *why = lm_ev_none_why(h);
 
-	if (lm_has(h, LM_H_SOURCE) && !strcmp(h->source, "proc")) {
-		fputs("Evidence: none: /proc/lockmeter has no holders or call chains (netlink has)\n", f);
-		return;
-	}
-	if (!lm_has(h, LM_H_CAPTURES)) {
-		fputs("Evidence: none in this snapshot (its kernel reports no captures)\n", f);
+	if (why) {
+		fprintf(f, "Evidence: %s\n", why);
 		return;
 	}
 	fprintf(f, "Evidence: %llu captures (a hold or wait that set its row's maximum on its CPU); "
@@ -548,6 +554,8 @@ int lm_render(FILE *f, const struct lm_snapshot *s, const struct lm_filter *flt,
 	      enum lm_fmt fmt)
 {
 	struct lm_view v;
+	const char *why;
+	int ret;
 
 	if (lm_view_build(&v, s, flt)) {
 		lm_err("out of memory");
@@ -564,14 +572,20 @@ int lm_render(FILE *f, const struct lm_snapshot *s, const struct lm_filter *flt,
 		lm_csv_print(f, &v);
 		break;
 	case LM_FMT_FOLDED:
-		lm_folded_print(f, &v);
-		break;
+		if (lm_folded_print(f, &v))
+			break;
+		/* a flame graph pipeline fails here, where the cause is, not at an empty graph */
+		why = lm_ev_none_why(&s->h);
+		if (s->h.rows && why)
+			lm_err("--folded: no hold chain to print: evidence %s", why);
+		else
+			lm_err("--folded: no hold chain to print: %s", s->h.rows ?
+			       "no row that the filters keep has the chain of its worst hold" :
+			       "no lock activity was metered");
+		ret = lm_write_check(f);
+		lm_view_free(&v);
+		return ret ? ret : LM_EXIT_NOEVIDENCE;
 	}
 	lm_view_free(&v);
-	errno = 0;
-	if (fflush(f) || ferror(f)) {
-		lm_err("write error: %s", strerror(errno ? errno : EIO));
-		return LM_EXIT_ERR;
-	}
-	return 0;
+	return lm_write_check(f);
 }

@@ -22,6 +22,7 @@
  * The only state is the curses screen itself.
  */
 #include <curses.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -37,8 +38,39 @@
 #define LM_PAIR_WARN	1
 #define LM_PROMPT_LEN	256	/* the longest line a prompt edits, with its NUL */
 
+#define LM_PROMPT_WAIT_MS 250	/* a prompt looks at the quit flag and the terminal this often */
+
 static SCREEN *lm_scr;		/* NULL: the screen is closed */
 static bool lm_color;		/* colors, unless the terminal or NO_COLOR says none */
+static const volatile sig_atomic_t *lm_quit;	/* the collector's: set, every wait ends */
+static bool lm_gone;		/* the terminal hung up */
+
+/*
+ * After getch() gave ERR: is the terminal still there?  A hung-up tty
+ * polls as HUP or ERR (a pty whose master closed, a vhangup()) and stops
+ * being a tty; getch() on it returns ERR at once, so a loop that does not
+ * ask would spin.
+ */
+static bool lm_term_gone(void)
+{
+	struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+
+	if (!lm_gone && ((poll(&pfd, 1, 0) == 1 && pfd.revents & (POLLHUP | POLLERR | POLLNVAL)) ||
+			 !isatty(STDIN_FILENO)))
+		lm_gone = true;
+	return lm_gone;
+}
+
+bool lm_screen_hungup(void)
+{
+	return lm_gone;
+}
+
+/* the loops of this file end when the collector's flag is set or the terminal is gone */
+static bool lm_stop(void)
+{
+	return (lm_quit && *lm_quit) || lm_gone;
+}
 
 /* a terminal that can move the cursor: dumb ones would scroll the screen away */
 static bool lm_can_address(void)
@@ -58,12 +90,14 @@ void lm_screen_close(void)
 	lm_scr = NULL;
 }
 
-int lm_screen_open(void)
+int lm_screen_open(const volatile sig_atomic_t *quit)
 {
 	const char *term = getenv("TERM");
 
 	if (lm_scr)
 		return 0;
+	lm_quit = quit;
+	lm_gone = false;
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		lm_err("top needs a terminal; use -b for batch mode");
 		return LM_EXIT_USAGE;
@@ -553,7 +587,9 @@ int lm_screen_key(int timeout_ms)
 	if (!lm_scr)
 		return LM_TK_NONE;
 	timeout(timeout_ms < 0 ? -1 : timeout_ms);
-	c = getch();	/* ERR: the timeout, or a signal */
+	c = getch();	/* ERR: the timeout, a signal, or a terminal gone */
+	if (c == ERR && lm_term_gone())
+		return LM_TK_HUP;
 	for (i = 0; i < ARRAY_SIZE(map); i++)
 		if (c == map[i][0])
 			return map[i][1];
@@ -581,17 +617,47 @@ static void lm_prompt_draw(const char *prompt, const char *line, size_t n, int *
 	refresh();
 }
 
+#define LM_KEY_QUIT	(-2)	/* lm_prompt_wait(): a signal to quit, or the terminal gone */
+
+/*
+ * A key for a prompt or a question, waiting LM_PROMPT_WAIT_MS at most:
+ * the key, ERR (none yet, or a resize: redraw and wait again) or
+ * LM_KEY_QUIT.  In raw mode: the caller's ^C is a key.
+ */
+static int lm_prompt_wait(void)
+{
+	struct winsize ws;
+	int c = getch();
+
+	if (c != ERR)
+		return c;
+	/* the wait, a signal (TERM, INT, HUP: quit) or a terminal gone */
+	if (lm_stop() || lm_term_gone())
+		return LM_KEY_QUIT;
+	/* with the collector's WINCH handler, the only resize notice */
+	if (lm_tty_size(&ws) && (ws.ws_row != LINES || ws.ws_col != COLS))
+		resizeterm(ws.ws_row, ws.ws_col);
+	return ERR;
+}
+
+/* raw mode and a visible cursor while a prompt or question waits; false: leave it */
+static void lm_prompt_mode(bool on)
+{
+	if (on) {
+		raw();
+		curs_set(1);
+		timeout(LM_PROMPT_WAIT_MS);
+		return;
+	}
+	curs_set(0);
+	noraw();
+	cbreak();
+}
+
 /* one key of the prompt: 1 entered, 0 cancelled, -1 go on */
 static int lm_prompt_key(int c, char *line, size_t *n, size_t cap)
 {
-	struct winsize ws;
-
 	switch (c) {
-	case ERR:
-		/* a signal: with the collector's WINCH handler, the only resize notice */
-		if (lm_tty_size(&ws) && (ws.ws_row != LINES || ws.ws_col != COLS))
-			resizeterm(ws.ws_row, ws.ws_col);
-		return -1;
 	case '\n':
 	case '\r':
 	case KEY_ENTER:
@@ -619,8 +685,10 @@ static int lm_prompt_key(int c, char *line, size_t *n, size_t cap)
 
 /*
  * Raw mode while editing, so ^C cancels the line instead of quitting and
- * ^Z does not suspend: the only signals left are WINCH and CONT, after
- * which the line goes on, and an outside TERM, seen when the prompt ends.
+ * ^Z does not suspend: the signals left are WINCH and CONT, after which
+ * the line goes on, and an outside TERM, INT or HUP, which end it at
+ * once, as a terminal that hangs up does.  The wait is bounded, so a
+ * signal that comes just before it is seen too.
  */
 int lm_screen_prompt(const char *prompt, char *buf, size_t len)
 {
@@ -630,25 +698,52 @@ int lm_screen_prompt(const char *prompt, char *buf, size_t len)
 
 	if (!lm_scr || !len)
 		return 0;
+	if (lm_stop())
+		return -1;
 	n = strlen(buf);
 	if (n >= cap)
 		n = cap - 1;
 	memcpy(line, buf, n);
 	line[n] = '\0';
-	raw();
-	curs_set(1);
-	timeout(-1);
-	while (ret < 0) {
+	lm_prompt_mode(true);
+	while (ret == -1) {
+		int c;
+
 		lm_prompt_draw(prompt, line, n, &py);
-		ret = lm_prompt_key(getch(), line, &n, cap);
+		c = lm_prompt_wait();
+		if (c == LM_KEY_QUIT)
+			ret = LM_KEY_QUIT;
+		else if (c != ERR)
+			ret = lm_prompt_key(c, line, &n, cap);
 	}
-	curs_set(0);
-	noraw();
-	cbreak();
+	lm_prompt_mode(false);
 	move(py, 0);
 	clrtoeol();
 	refresh();
 	if (ret == 1)
 		memcpy(buf, line, n + 1);
-	return ret;
+	return ret == LM_KEY_QUIT ? -1 : ret;
+}
+
+/* a question on the last line: y or Y is yes, any other key no */
+int lm_screen_confirm(const char *question)
+{
+	int py = -1, c = ERR;
+
+	if (!lm_scr)
+		return 0;
+	if (lm_stop())
+		return -1;
+	lm_prompt_mode(true);
+	while (c == ERR) {
+		lm_prompt_draw(question, "", 0, &py);
+		c = lm_prompt_wait();
+	}
+	lm_prompt_mode(false);
+	move(py, 0);
+	clrtoeol();
+	refresh();
+	if (c == LM_KEY_QUIT)
+		return -1;
+	return c == 'y' || c == 'Y';
 }

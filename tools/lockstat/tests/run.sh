@@ -101,6 +101,20 @@ golden "the 2003 rmap-test numbers" historic.txt report "$fx/historic.snap"
 golden "a saved /proc/lockmeter" proc.txt report "$fx/proc.txt"
 golden "a get snapshot, no losses" clean.txt report "$fx/clean.snap"
 golden "no rows" norows.txt report "$fx/norows.snap"
+golden "absurd values keep to their cells: 13G, 585y, 1.8T%" huge.txt report --percentiles "$fx/huge.snap"
+"$LOCKSTAT" report "$fx/huge.snap" >"$tmp/huge.txt" 2>&1
+ok "absurd values: every row's cells end where the header's do, NAME after two blanks" "$PYTHON" -c '
+import sys
+l = open(sys.argv[1]).read().splitlines()
+h = [x for x in l if x.endswith("  NAME")][0]
+at = h.index("  NAME")
+rows = [x for x in l[l.index(h) + 2:] if x]
+assert len(rows) == 5, rows
+for r in rows:
+    assert r[at:at + 2] == "  " and r[at + 2] != " " or r[at + 2:at + 4] == "  ", (at, r)
+    end = h.index(" TOTAL ") + 6
+    assert r[end - 10] == " " and r[end - 9:end].strip() and r[end] == " ", ("TOTAL column", r)
+' "$tmp/huge.txt"
 for key in name con totalhold meanwait blocked abort; do
 	golden "--sort $key" "sort-$key.csv" report --csv --sort "$key" "$fx/demo.snap"
 done
@@ -160,8 +174,13 @@ got = sorted(int(l.rsplit(" ", 1)[1]) for l in lines)
 assert got == want, (got, want)
 leaf = [l.rsplit(" ", 1)[0].split(";")[-1] for l in lines]
 assert "lmt_hold_static [test_lockmeter]" in leaf and "pipe_write" in leaf, leaf
-assert all(l.split(";")[0] in ("ret_from_fork_asm", "ret_from_fork", "default_idle",
+assert all(l.split(";")[1] in ("ret_from_fork_asm", "ret_from_fork", "default_idle",
                                "entry_SYSCALL_64_after_hwframe") for l in lines), lines
+# the root frame is the lock, type and name, so two locks never share a box
+locks = {(sec["type"], l["lock"]) for sec in d["sections"] for l in sec["locks"] for s in l["sites"]
+         if s.get("hold_evidence", {}).get("frames")}
+roots = {tuple(l.split(";")[0].split(" ", 1)) for l in lines}
+assert roots == locks, (roots, locks)
 ' "$tmp/ev.json" "$tmp/f.folded"
 # frames as a flame graph names them: offsets gone, module kept, separators and controls '?'
 {
@@ -172,7 +191,7 @@ assert all(l.split(";")[0] in ("ret_from_fork_asm", "ret_from_fork", "default_id
 	printf '> hold frame 0xffffffffc0a01100\n> hold frame +0x5/0x9 odd\n'
 } >"$tmp/fold.snap"
 rc "--folded: odd frames" 0 report --folded "$tmp/fold.snap"
-printf '%s\n' '+0x5/0x9 odd;0xffffffffc0a01100;mid?dle;in?ner [m?od] 10' >"$tmp/fold.want"
+printf '%s\n' 'spin l;+0x5/0x9 odd;0xffffffffc0a01100;mid?dle;in?ner [m?od] 10' >"$tmp/fold.want"
 ok "--folded: odd frames named as a flame graph wants them" diff -u "$tmp/fold.want" "$tmp/stdout"
 # where a sleeping lock's holder blocked, under its worst hold
 golden "--stacks: where the holder blocked" blocked.txt report --stacks "$fx/blocked.snap"
@@ -225,8 +244,9 @@ assert ev["lmt_rwsem_writer+0x31/0x80[test_lockmeter]"]["blocked_frames"] == []
 assert "blocked_ns" not in ev["lmt_mutex_fast+0x11/0x30[test_lockmeter]"]
 ' "$tmp/top-blk.json"
 rc "--folded with blocked evidence" 0 report --folded "$fx/blocked.snap"
-printf '%s\n' 'ret_from_fork;kthread;lmt_sleep_thread [test_lockmeter];lmt_mutex_sleeper [test_lockmeter] 151200330' \
-	'lmt_rwsem_writer [test_lockmeter] 2401000' 'lmt_mutex_fast [test_lockmeter] 1010000' | sort >"$tmp/fold.want"
+printf '%s\n' 'mutex lmt_mutex[test_lockmeter];ret_from_fork;kthread;lmt_sleep_thread [test_lockmeter];lmt_mutex_sleeper [test_lockmeter] 151200330' \
+	'rwsem_write lmt_rwsem[test_lockmeter];lmt_rwsem_writer [test_lockmeter] 2401000' \
+	'mutex lmt_mutex[test_lockmeter];lmt_mutex_fast [test_lockmeter] 1010000' | sort >"$tmp/fold.want"
 sort "$tmp/stdout" >"$tmp/fold.got"
 ok "--folded: the hold chains only, where holders blocked left out" diff -u "$tmp/fold.want" \
 	"$tmp/fold.got"
@@ -245,9 +265,20 @@ grep -q "^Evidence: none in this snapshot (its kernel reports no captures)" "$tm
 grep -q "^Evidence: none: /proc/lockmeter has no holders or call chains" "$tmp/proc-stacks.txt" &&
 	pass "--stacks: a saved /proc/lockmeter has no evidence, and says so" ||
 	fail "--stacks: a saved /proc/lockmeter has no evidence, and says so" "$tmp/proc-stacks.txt"
-rc "--folded of a snapshot without evidence" 0 report --folded "$fx/demo.snap"
-[ ! -s "$tmp/stdout" ] && pass "--folded without evidence: no lines" ||
-	fail "--folded without evidence: no lines" "$tmp/stdout"
+# no chain to print: said on stderr, exit 10, so a flame graph pipeline fails here
+rc "--folded of a snapshot without evidence" 10 report --folded "$fx/demo.snap"
+[ ! -s "$tmp/stdout" ] && grep -q -- "--folded: no hold chain to print: evidence none in this snapshot" \
+	"$tmp/stderr" && pass "--folded without evidence: no lines, says why" ||
+	fail "--folded without evidence: no lines, says why" "$tmp/stderr"
+rc "--folded of a saved /proc/lockmeter" 10 report --folded "$fx/proc.txt"
+grep -q "evidence none: /proc/lockmeter has no holders" "$tmp/stderr" &&
+	pass "--folded of /proc/lockmeter: says /proc has no chains" ||
+	fail "--folded of /proc/lockmeter: says /proc has no chains" "$tmp/stderr"
+rc "--folded, the filters keep no row with a chain" 10 report --folded --name no-such-lock "$fx/stacks.snap"
+grep -q "no row that the filters keep has the chain of its worst hold" "$tmp/stderr" &&
+	pass "--folded, filtered to nothing: says the filters kept no chain" ||
+	fail "--folded, filtered to nothing: says the filters kept no chain" "$tmp/stderr"
+rc "--folded of a snapshot without rows" 10 report --folded "$fx/norows.snap"
 
 # a saved /proc/lockmeter into a lockstat snapshot
 "$LOCKSTAT" report "$fx/proc.txt" >/dev/null 2>&1 && pass "report: a saved /proc/lockmeter reads" ||
@@ -294,6 +325,20 @@ for f in bad-version bad-header bad-fields bad-number bad-type bad-impossible tr
 		fail "report: $f.snap: file and line named, nothing printed" "$tmp/stderr"
 	fi
 done
+# a first line that is not the header: what was found instead
+printf 'lockstat snapshot version 2\r\ncpus: 1\r\n' >"$tmp/crlf.snap"
+printf '\357\273\277lockstat snapshot version 2\ncpus: 1\n' >"$tmp/bom.snap"
+printf '\nlockstat snapshot version 2\ncpus: 1\n' >"$tmp/blank.snap"
+for what in "crlf:it ends in CR: the file has CRLF (DOS) line endings" \
+	    "bom:it begins with a byte order mark (EF BB BF)" "blank:it is empty: a blank line before the header"; do
+	"$LOCKSTAT" report "$tmp/${what%%:*}.snap" >/dev/null 2>"$tmp/stderr"
+	[ $? -eq 7 ] && grep -qF "${what%%:*}.snap:1: corrupt snapshot: not a lockstat snapshot: the first line is not 'lockstat snapshot version 2': ${what#*:}" \
+		"$tmp/stderr" && pass "report: a ${what%%:*} first line: exit 7, says what was found" ||
+		fail "report: a ${what%%:*} first line: exit 7, says what was found" "$tmp/stderr"
+done
+"$LOCKSTAT" report "$fx/not-a-snapshot.snap" >/dev/null 2>"$tmp/stderr"
+grep -qF "the first line is not 'lockstat snapshot version 2' but '{\"format\": 1, \"header\": {}}'" "$tmp/stderr" &&
+	pass "report: another first line is quoted" || fail "report: another first line is quoted" "$tmp/stderr"
 printf 'lockstat snapshot version 1\ncpus: 2\n\000\001\002\n' >"$tmp/nul.snap"
 rc "report: NUL bytes" 7 report "$tmp/nul.snap"
 "$PYTHON" -c 'import random, sys; r = random.Random(7); sys.stdout.buffer.write(bytes(r.randrange(256) for _ in range(4096)))' >"$tmp/random.snap"
@@ -361,6 +406,28 @@ assert r["acquired"] == 2 and not r["hold_max_new"] and r["hold_evidence"]["comm
 grep -Eq "180us .* lmt_contend/2 +spin +lmt_static_lock lmt_contend_thread" "$tmp/top-ev.txt" &&
 	pass "top -b: HOLDER names who made the interval's longest hold" ||
 	fail "top -b: HOLDER names who made the interval's longest hold" "$tmp/top-ev.txt"
+# replay files out of order, or of another machine or kernel: warned, since start
+"$LOCKSTAT" top -b --json --replay "$fx/top-4.snap" "$fx/stacks.snap" >"$tmp/ooo.json" 2>"$tmp/ooo.err"
+ok "top --replay out of order: warned, the frame since start, no negative interval" "$PYTHON" -c '
+import json, sys
+f = [json.loads(l) for l in open(sys.argv[1])]
+assert len(f) == 2 and f[1]["since_start"] and f[1]["wall_s"] == 0, f[1]
+assert f[1]["interval_ns"] == f[1]["metered_ns"] == 2000000000, f[1]
+err = open(sys.argv[2]).read()
+assert "stacks.snap was taken before the file ahead of it (out of order): its frame is since start" in err, err
+' "$tmp/ooo.json" "$tmp/ooo.err"
+"$LOCKSTAT" top -b --replay "$fx/top-4.snap" "$fx/stacks.snap" >"$tmp/ooo.txt" 2>/dev/null
+ok "top -b --replay out of order: no 'interval -' in the text" sh -c "
+	! grep -q 'interval -' '$tmp/ooo.txt' && test \$(grep -c '^lockstat top - .*since start' '$tmp/ooo.txt') -eq 2"
+sed 's/^node: lmguest$/node: otherhost/' "$fx/top-2.snap" >"$tmp/node.snap"
+sed 's/^release: 6.12.117$/release: 6.12.118/' "$fx/top-2.snap" >"$tmp/kernel.snap"
+for what in node:"another machine (node)" kernel:"another kernel (release or version)"; do
+	"$LOCKSTAT" top -b --json --replay "$fx/top-1.snap" "$tmp/${what%%:*}.snap" >"$tmp/o.json" 2>"$tmp/o.err"
+	grep -q "${what%%:*}.snap is from ${what#*:}: its frame is since start" "$tmp/o.err" &&
+		[ "$(sed -n 2p "$tmp/o.json" | grep -c '"since_start": true')" -eq 1 ] &&
+		pass "top --replay, a file from ${what#*:}: warned, since start" ||
+		fail "top --replay, a file from ${what#*:}: warned, since start" "$tmp/o.err"
+done
 rc "top -b -n 2: two frames" 0 top -b -n 2 --json --replay $replay
 [ "$(wc -l <"$tmp/stdout")" -eq 2 ] && pass "top -b -n 2: stops after two frames" ||
 	fail "top -b -n 2: stops after two frames" "$tmp/stdout"
@@ -391,6 +458,10 @@ grep -q "terminal" "$tmp/stderr" && pass "top: no terminal: says to use -b" ||
 # the screen, in tmux
 LOCKSTAT="$LOCKSTAT" FIXTURES="$fx" sh "$here/top_screen.sh" >>"$results" 2>&1 ||
 	fail "top_screen.sh exited with $?"
+# a terminal that hangs up, signals from outside, in prompts and between frames
+cp "$fx/proc.txt" "$tmp/hangup-proc.txt"
+"$PYTHON" "$here/top_hangup.py" "$LOCKSTAT" "$fx" "$tmp/hangup-proc.txt" >>"$results" 2>"$tmp/hangup.err" ||
+	fail "top_hangup.py exited with $?" "$tmp/hangup.err"
 
 # ---- export with promtool, node_exporter and PCP ----
 LOCKSTAT="$LOCKSTAT" FIXTURES="$fx" PYTHON="$PYTHON" sh "$here/export.sh" >>"$results" 2>&1 ||
@@ -399,6 +470,14 @@ LOCKSTAT="$LOCKSTAT" FIXTURES="$fx" PYTHON="$PYTHON" sh "$here/export.sh" >>"$re
 # ---- the command line ----
 rc "no command" 2
 rc "unknown command" 2 frobnicate
+"$LOCKSTAT" reprot "$fx/demo.snap" >"$tmp/stdout" 2>"$tmp/stderr"
+[ $? -eq 2 ] && grep -q "^lockstat: unknown command 'reprot'; did you mean 'report'?" "$tmp/stderr" &&
+	[ "$(wc -l <"$tmp/stderr")" -le 3 ] && [ ! -s "$tmp/stdout" ] &&
+	pass "an unknown command: did you mean, in a line or two, not the whole usage" ||
+	fail "an unknown command: did you mean, in a line or two, not the whole usage" "$tmp/stderr"
+"$LOCKSTAT" help tpo >/dev/null 2>"$tmp/stderr"
+[ $? -eq 2 ] && grep -q "did you mean 'top'?" "$tmp/stderr" && pass "help of an unknown command: did you mean" ||
+	fail "help of an unknown command: did you mean" "$tmp/stderr"
 rc "lockstat -h" 0 -h
 rc "lockstat --help" 0 --help
 rc "lockstat help" 0 help
@@ -604,19 +683,28 @@ assert not f[1]["since_start"] and f[1]["rows"] == [], f[1]
 	ls "$out" | grep -q '\.tmp\.' && fail "get: no temporary file left in the target's directory" ||
 		pass "get: no temporary file left in the target's directory"
 
-	# control words written to a stand-in file
-	printf 'xxxxxxxxxx\n' >"$tmp/ctl"
+	# control words go to procfs only: a stand-in file is refused, left as it was
+	cp "$fx/proc.txt" "$tmp/ctl"
 	export LOCKSTAT_PROC="$tmp/ctl"
-	rc "on through /proc" 0 on
-	head -c 2 "$tmp/ctl" | grep -qx on && pass "on writes 'on'" || fail "on writes 'on'" "$tmp/ctl"
-	rc "reset through /proc" 0 reset --source=proc
-	head -c 5 "$tmp/ctl" | grep -qx reset && pass "reset writes 'reset'" || fail "reset writes 'reset'" "$tmp/ctl"
-	# record: reset, on, CMD, off; then the read of the stand-in fails (exit 1)
-	rc "record through /proc runs CMD, then fails to read the stand-in" 1 \
-		record -- sh -c "touch '$tmp/ran'; exit 3"
-	[ -e "$tmp/ran" ] && head -c 3 "$tmp/ctl" | grep -qx off &&
-		pass "record ran CMD and switched metering off" ||
-		fail "record ran CMD and switched metering off" "$tmp/stderr"
+	for word in on off reset; do
+		rc "$word to a file that is not in /proc: refused" 1 $word
+		cmp -s "$fx/proc.txt" "$tmp/ctl" && grep -q "not a file of /proc: '$word' is written to /proc/lockmeter only" \
+			"$tmp/stderr" && pass "$word to a regular file: said why, the file unchanged" ||
+			fail "$word to a regular file: said why, the file unchanged" "$tmp/stderr"
+	done
+	rc "reset --source=proc to a regular file: refused" 1 reset --source=proc
+	rm -f "$tmp/ran"
+	"$LOCKSTAT" record -- sh -c "touch '$tmp/ran'; exit 3" >/dev/null 2>"$tmp/stderr"
+	[ $? -eq 1 ] && [ ! -e "$tmp/ran" ] && cmp -s "$fx/proc.txt" "$tmp/ctl" &&
+		pass "record to a regular file: exit 1 before CMD runs, the file unchanged" ||
+		fail "record to a regular file: exit 1 before CMD runs, the file unchanged" "$tmp/stderr"
+	mkfifo "$tmp/ctl.fifo"
+	LOCKSTAT_PROC="$tmp/ctl.fifo" timeout 10 "$LOCKSTAT" on 2>"$tmp/stderr"
+	[ $? -eq 1 ] && pass "on to a FIFO without a reader: refused (exit 1), not waited for" ||
+		fail "on to a FIFO without a reader: refused (exit 1), not waited for" "$tmp/stderr"
+	# a live sample that fails ends top -b with its error, not as a replay's end
+	printf 'lockmeter version 1\nstate: on\n' >"$tmp/short.txt"
+	LOCKSTAT_PROC="$tmp/short.txt" rc "top -b, a /proc text that does not parse" 1 top -b -n 1 --source proc
 	# record -o: a file that cannot be written is refused before CMD runs
 	rm -f "$tmp/ran"
 	rc "record -o into a missing directory" 1 record -o "$tmp/no/such/dir.snap" -- touch "$tmp/ran"
@@ -708,13 +796,13 @@ ok "diff --exact: the shifted rows are new and gone, the unshifted one matched" 
 	grep -q '^matched,rwsem_read,\[heap\],lookup_slow+0x2a/0x50,' '$tmp/dx.csv' &&
 	test \$(grep -c '^matched,' '$tmp/dx.csv') = 1"
 rc "diff without --fail-over" 0 diff "$da" "$db"
-rc "diff --fail-over 5: rtnl_mutex and init_task over" 1 diff --fail-over 5 "$da" "$db"
+rc "diff --fail-over 5: rtnl_mutex and init_task over" 9 diff --fail-over 5 "$da" "$db"
 rc "diff --fail-over 1000: none over" 0 diff --fail-over 1000 "$da" "$db"
-rc "diff --fail-over 7: only rtnl_mutex (+900%) over" 1 diff --fail-over 7 --min-hold 1us \
+rc "diff --fail-over 7: only rtnl_mutex (+900%) over" 9 diff --fail-over 7 --min-hold 1us \
 	"$da" "$db"
 rc "diff --fail-over 5 --min-hold 1ms: all under the floor" 0 diff --fail-over 5 \
 	--min-hold 1ms "$da" "$db"
-rc "diff --fail-over 500 --min-hold 880us: the floor is inclusive" 1 diff --fail-over 500 \
+rc "diff --fail-over 500 --min-hold 880us: the floor is inclusive" 9 diff --fail-over 500 \
 	--min-hold 880us "$da" "$db"
 rc "diff --fail-over 500 --min-hold 881us" 0 diff --fail-over 500 --min-hold 881us "$da" "$db"
 rc "diff --fail-over 10 --exact: no match, no regression" 0 diff --fail-over 10 --exact \
@@ -723,6 +811,56 @@ rc "diff --fail-over 10 --exact: no match, no regression" 0 diff --fail-over 10 
 ok "diff --fail-over: the regressed rows marked, the count on stderr" sh -c "
 	test \$(grep -c '^ *+[0-9.]*%! A ' '$tmp/gate.out') = 2 &&
 	grep -q 'diff: 2 matched rows regressed by more than 5% (--fail-over)' '$tmp/gate.err'"
+# a regression has its own status, 9; an error is never 9
+"$LOCKSTAT" diff --fail-over 5000 "$da" "$db" >/dev/full 2>"$tmp/stderr"
+[ $? -eq 1 ] && [ "$(grep -c 'write error' "$tmp/stderr")" -eq 1 ] &&
+	pass "diff --fail-over, no regression, to a full disk: exit 1, the write error said once" ||
+	fail "diff --fail-over, no regression, to a full disk: exit 1, the write error said once" "$tmp/stderr"
+"$LOCKSTAT" diff --fail-over 5 "$da" "$db" >/dev/full 2>"$tmp/stderr"
+[ $? -eq 1 ] && [ "$(grep -c 'write error' "$tmp/stderr")" -eq 1 ] &&
+	pass "diff --fail-over, a regression, to a full disk: exit 1 (broken), not 9; said once" ||
+	fail "diff --fail-over, a regression, to a full disk: exit 1 (broken), not 9; said once" "$tmp/stderr"
+"$LOCKSTAT" report "$fx/demo.snap" >/dev/full 2>"$tmp/stderr"
+[ "$(grep -c 'write error' "$tmp/stderr")" -eq 1 ] && pass "report to a full disk: the write error said once" ||
+	fail "report to a full disk: the write error said once" "$tmp/stderr"
+rc "diff --fail-over 5 --fail-over-wait 1000: 9 for the holds" 9 diff --fail-over 5 --fail-over-wait 1000 \
+	"$da" "$db"
+# waits: rtnl_mutex's wait max went 10us -> 40us (+300%), its mean +100%
+rc "diff --fail-over-wait 100: rtnl_mutex's wait max over" 9 diff --fail-over-wait 100 "$da" "$db"
+ok "diff --fail-over-wait: the count on stderr" grep -q \
+	'diff: 1 matched row waited more than 100% longer (--fail-over-wait)' "$tmp/stderr"
+rc "diff --fail-over-wait 300: +300% is not over 300%" 0 diff --fail-over-wait 300 "$da" "$db"
+rc "diff --fail-over-wait 299 --min-wait 40us: the floor is inclusive" 9 diff --fail-over-wait 299 \
+	--min-wait 40us "$da" "$db"
+rc "diff --fail-over-wait 299 --min-wait 41us" 0 diff --fail-over-wait 299 --min-wait 41us "$da" "$db"
+rc "diff --fail-over-wait 1000 --fail-over 1000: nothing over" 0 diff --fail-over-wait 1000 \
+	--fail-over 1000 "$da" "$db"
+"$LOCKSTAT" diff --min-wait 1us "$da" "$db" >/dev/null 2>"$tmp/stderr"
+[ $? -eq 2 ] && grep -q -- "--min-wait is the floor of --fail-over-wait, which is missing" "$tmp/stderr" &&
+	pass "diff --min-wait without --fail-over-wait: exit 2, says so" ||
+	fail "diff --min-wait without --fail-over-wait: exit 2, says so" "$tmp/stderr"
+"$LOCKSTAT" diff --fail-over-wait x "$da" "$db" >/dev/null 2>"$tmp/stderr"
+[ $? -eq 2 ] && grep -q "diff: --fail-over-wait: 'x' is not a percentage" "$tmp/stderr" &&
+	pass "diff --fail-over-wait x: exit 2, the message names the option" ||
+	fail "diff --fail-over-wait x: exit 2, the message names the option" "$tmp/stderr"
+# new rows: B's tasklist_lock read site at do_wait, hold max 38212 ns
+rc "diff --fail-on-new: a new row" 9 diff --fail-on-new "$da" "$db"
+ok "diff --fail-on-new: the count on stderr" grep -q 'diff: 1 new row (--fail-on-new)' "$tmp/stderr"
+rc "diff --fail-on-new --min-hold 38212ns: the floor is inclusive" 9 diff --fail-on-new \
+	--min-hold 38212ns "$da" "$db"
+rc "diff --fail-on-new --min-hold 39us: under the floor" 0 diff --fail-on-new --min-hold 39us "$da" "$db"
+rc "diff --fail-on-new --exact: shifted offsets are new rows too" 9 diff --fail-on-new --exact "$da" "$db"
+"$LOCKSTAT" diff --fail-on-new "$da" "$db" >"$tmp/new.txt" 2>/dev/null
+ok "diff --fail-on-new: the new row marked, the gate in the legend" sh -c "
+	grep -q '^    new! B ' '$tmp/new.txt' &&
+	grep -q '^!: new (--fail-on-new) with a hold max of at least 0ns' '$tmp/new.txt'"
+"$LOCKSTAT" diff --json --fail-on-new --fail-over-wait 100 "$da" "$db" >"$tmp/new.json" 2>/dev/null
+ok "diff --json: over is true for a new row and a wait past the gate" "$PYTHON" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+over = sorted((r["status"], r["lock"]) for r in d["rows"] if r["over"])
+assert over == [("matched", "rtnl_mutex"), ("new", "tasklist_lock")], over
+' "$tmp/new.json"
 rc "diff: one file" 2 diff "$da"
 rc "diff: three files" 2 diff "$da" "$db" "$db"
 rc "diff: unknown option" 2 diff --bogus "$da" "$db"
@@ -808,6 +946,17 @@ assert last["sort"]["key"] == "p99hold"
 "$LOCKSTAT" top -b --by-site --sort p99hold --replay "$hs" "$hs2" >"$tmp/top-h.txt" 2>&1
 ok "top -b: an HP99 column" grep -q '^ *ACQ/s .* %CPU    HP99 HOLDER' "$tmp/top-h.txt"
 rc "top --percentiles" 2 top -b --percentiles --replay "$hs"
+# what top -h lists, top takes
+"$LOCKSTAT" top -h >"$tmp/top-h.txt"
+: >"$tmp/refused"
+for opt in --csv --folded --stacks --percentiles --json --reverse; do
+	grep -q -- "^  *$opt " "$tmp/top-h.txt" || grep -q -- "^  *-., $opt " "$tmp/top-h.txt" || continue
+	"$LOCKSTAT" top -b $opt --replay "$hs" >/dev/null 2>>"$tmp/refused" || echo "$opt refused" >>"$tmp/refused"
+done
+[ ! -s "$tmp/refused" ] && pass "top -h: every view flag it lists, top takes" ||
+	fail "top -h: every view flag it lists, top takes" "$tmp/refused"
+ok "top -h: no --csv, --folded, --stacks or --percentiles" sh -c "
+	! grep -Eq -- '^ +--(csv|folded|stacks|percentiles) ' '$tmp/top-h.txt'"
 rc "hist: no NAME" 2 hist
 rc "hist: NAME, FILE and one more" 2 hist lmt_hist_lock "$hs" "$hs"
 rc "hist: an empty SITE" 2 hist lmt_hist_lock@ "$hs"
@@ -869,7 +1018,7 @@ if command -v groff >/dev/null; then
 	else
 		fail "lockstat.8: top's synopsis and options render" "$tmp/groff.err"
 	fi
-	if grep -q '^ *lockstat diff \[--json|--csv\] *\[--exact\] *\[--fail-over *PCT' "$tmp/man.txt" &&
+	if grep -Eq '^ *lockstat +diff +\[--json\|--csv\] +\[--exact\] +\[--fail-over +PCT' "$tmp/man.txt" &&
 	   grep -q '^DIFF$' "$tmp/man.txt" &&
 	   grep -q 'lockstat diff --fail-over 50 --min-hold 10us base.snap new.snap' "$tmp/man.txt"; then
 		pass "lockstat.8: diff's synopsis, section and CI example render"
@@ -893,6 +1042,19 @@ if command -v groff >/dev/null; then
 	else
 		fail "lockstat.8: hist's synopsis and section, percentiles, --percentiles, the p keys render" \
 			"$tmp/groff.err"
+	fi
+	if grep -E -B1 '^ *Gate +a +CI +job' "$tmp/man.txt" | head -n 1 | grep -q '^ *$'; then
+		pass "lockstat.8: 'Gate a CI job' is a paragraph of its own, after the promtool example"
+	else
+		fail "lockstat.8: 'Gate a CI job' is a paragraph of its own, after the promtool example" \
+			"$tmp/man.txt"
+	fi
+	if awk '/^EXIT STATUS/ { f = 1 } f && /^ *9 +diff: a gate found a regression/ { ok = 1 }
+		END { exit !ok }' "$tmp/man.txt" &&
+	   grep -q -- '^ *--fail-over-wait PCT$' "$tmp/man.txt" && grep -q -- '^ *--fail-on-new$' "$tmp/man.txt"; then
+		pass "lockstat.8: exit status 9 and the gates of diff render"
+	else
+		fail "lockstat.8: exit status 9 and the gates of diff render" "$tmp/groff.err"
 	fi
 else
 	echo "ok - lockstat.8 renders # SKIP no groff" >>"$results"

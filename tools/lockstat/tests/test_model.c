@@ -25,7 +25,10 @@ static void test_units(void)
 		{ 999.6, "1.0us" }, { 1000, "1.0us" }, { 2400, "2.4us" }, { 9949, "9.9us" },
 		{ 9950, "10us" }, { 13000, "13us" }, { 999499, "999us" }, { 999500, "1.0ms" },
 		{ 9.5e6, "9.5ms" }, { 51e6, "51ms" }, { 999.4e6, "999ms" }, { 999.6e6, "1.0s" },
-		{ 1.5e9, "1.5s" }, { 12.3e9, "12s" }, { 280e9, "280s" }, { 3600e9, "3600s" },
+		{ 1.5e9, "1.5s" }, { 12.3e9, "12s" }, { 280e9, "280s" }, { 999.4e9, "999s" },
+		/* past 999 s, minutes, hours, days, years: as narrow as the cells */
+		{ 999.6e9, "17min" }, { 3600e9, "60min" }, { 60000e9, "17h" }, { 172800e9, "48h" },
+		{ 8.64e16, "2.7y" }, { 8.6e16, "995d" }, { 18446744073709551615.0, "585y" },
 	};
 	char buf[32], what[64];
 	unsigned int i;
@@ -46,6 +49,9 @@ static void test_pct(void)
 		{ 0, "0%" }, { 0.001, "0.00%" }, { 0.0164, "0.02%" }, { 0.82, "0.82%" },
 		{ 0.994, "0.99%" }, { 0.996, "1.0%" }, { 2.6, "2.6%" }, { 13.72, "13.7%" },
 		{ 99.94, "99.9%" }, { 99.96, "100%" }, { 100, "100%" }, { 250, "250%" },
+		/* past 999%, shortened as a rate */
+		{ 999.4, "999%" }, { 1500, "1.5k%" }, { 1258564039119.0, "1.3T%" },
+		{ 92233720350.0, "92G%" },
 	};
 	char buf[32], what[64];
 	unsigned int i;
@@ -510,7 +516,7 @@ static void test_rate(void)
 	} t[] = {
 		{ 0, "0" }, { 0.04, "0.0" }, { 0.5, "0.5" }, { 9.94, "9.9" }, { 9.95, "10" },
 		{ 345, "345" }, { 999.4, "999" }, { 999.6, "1.0k" }, { 1234, "1.2k" },
-		{ 12345, "12k" }, { 3.4e6, "3.4M" }, { 5e12, "5000G" },
+		{ 12345, "12k" }, { 3.4e6, "3.4M" }, { 5e12, "5.0T" }, { 1.2e19, "12E" },
 	};
 	char buf[32], what[64];
 	unsigned int i;
@@ -518,6 +524,29 @@ static void test_rate(void)
 	for (i = 0; i < ARRAY_SIZE(t); i++) {
 		lm_fmt_rate(buf, sizeof(buf), t[i].v);
 		snprintf(what, sizeof(what), "rate: %g/s", t[i].v);
+		tap_str(buf, t[i].want, what);
+	}
+}
+
+/* a count as it is up to the digits it may have, else shortened */
+static void test_count(void)
+{
+	static const struct {
+		uint64_t n;
+		unsigned int digits;
+		const char *want;
+	} t[] = {
+		{ 0, 9, "0" }, { 999999999, 9, "999999999" }, { 1000000000, 9, "1.0G" },
+		{ 12345679920ULL, 9, "12G" }, { 12345679920ULL, 11, "12345679920" },
+		{ 18446744073709551615ULL, 9, "18E" }, { 123456, 5, "123k" },
+	};
+	char buf[32], what[64];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		lm_fmt_count(buf, sizeof(buf), t[i].n, t[i].digits);
+		snprintf(what, sizeof(what), "count: %llu in %u digits",
+			 (unsigned long long)t[i].n, t[i].digits);
 		tap_str(buf, t[i].want, what);
 	}
 }
@@ -894,6 +923,7 @@ int main(void)
 	test_options();
 	test_site_short();
 	test_rate();
+	test_count();
 	test_delta();
 	test_flat();
 	test_evidence_add();

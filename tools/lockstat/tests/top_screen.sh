@@ -189,6 +189,13 @@ keys d C-u 0 . 0 1 Enter
 check "d: a bad interval is refused" "interval '0.01': 0.05 to 86400 seconds"
 keys d C-u 2 5 Enter
 check "d: a new interval" "^interval: 25s"
+# the line starts empty, as in top(1): 5 is 5 s, not 255
+keys d
+check "d: the prompt names the interval now, the line is empty" "interval in seconds \\(now 25\\): *$"
+keys 5 Enter
+check "d: what is typed is the interval, not appended to the old one" "^interval: 5s$"
+keys d Enter
+check "d: Enter alone keeps the interval" "^interval: 5s, unchanged"
 
 # idle: the replay is over; in 2 s top may wake 4 times a second
 idle "idle" "lockstat top -d 3600 --sort maxhold --replay $fx/top-1.snap"
@@ -245,6 +252,43 @@ check "the source is back: an interval frame" "^lockstat top - .*interval"
 keys q
 check "q after failed samples: exit 0" "^top-exited-0"
 tm kill-session -t lt 2>/dev/null
+
+# r and o ask first; only y does it.  A live source, a stand-in for /proc:
+# a yes reaches the control write, which refuses a file outside procfs
+cp "$fx/proc.txt" "$tmp/ctl.txt"
+start "LOCKSTAT_PROC='$tmp/ctl.txt'" "-d 3600 --source proc"
+until_seen "since start" >/dev/null
+keys r
+check "r: asks before a reset" "reset all statistics\\? \\(y/N\\)"
+keys n
+check "r, then n: no reset" "^reset: not done"
+keys o
+check "o with metering on: asks before switching it off" "switch metering off\\? \\(y/N\\)"
+keys Escape
+check "o, then Esc: metering stays on" "^metering off: not done"
+keys r y
+check "r, then y: the reset is tried (and refused: not procfs)" "^.*ctl\\.txt: not a file of /proc: 'reset'"
+cmp -s "$fx/proc.txt" "$tmp/ctl.txt" && pass "r, o: the stand-in file is unchanged" ||
+	fail "r, o: the stand-in file is unchanged"
+keys h
+check "help: r asks first" "reset all statistics \\(root; asks first"
+until_seen "HOLDER \\(148 columns and wider\\)" >/dev/null && help148=1 || help148=0
+keys x q
+check "after the questions, q: exit 0" "^top-exited-0"
+tm kill-session -t lt 2>/dev/null
+
+# the help's HOLDER width is the code's: none at 147 columns, from 148 on
+cols=
+for w in 147 148; do
+	tm new-session -d -s lt -x $w -y 30 \
+		"TZ=UTC TERM=screen '$LOCKSTAT' top --by-site --replay '$fx/stacks.snap'; echo top-exited-\$?; sleep 30"
+	until_seen "lmt_static_lock" >/dev/null
+	grep -Eq "%CPU +HP99 +HOLDER +TYPE +NAME" "$tmp/pane" && cols="$cols $w"
+	tm kill-session -t lt 2>/dev/null
+done
+[ "$help148" -eq 1 ] && [ "$cols" = " 148" ] &&
+	pass "help: HOLDER from 148 columns, as the screen has it (HOLDER at:$cols)" ||
+	fail "help: HOLDER from 148 columns, as the screen has it (HOLDER at:$cols)"
 
 # SIGTERM restores the terminal and exits 0
 tm new-session -d -s lt -x 100 -y 30 \
