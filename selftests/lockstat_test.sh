@@ -514,11 +514,13 @@ else
 fi
 
 # 34: diff of two records, the module holding lmt_static_lock 100 us and
-# then 1 ms: the row regressed about tenfold (hold mean B/A between 5 and
-# 20, as the module measures its own holds), over the 50% gate: exit 1
+# then 3 ms: the row regressed as the module measured its own holds (hold
+# mean B/A within a factor of 2 of the module's, which TCG's turns stretch
+# by up to a few hundred us a hold), over the 50% gate: exit 9, the status
+# of a regression (never an error's)
 lockstat record -o "$T/a.snap" -- sh -c "echo 'hold 20 100' > $MODPROC" > /dev/null 2>&1 &&
 	cat $MODPROC > "$T/mod.a" &&
-	lockstat record -o "$T/b.snap" -- sh -c "echo 'hold 20 1000' > $MODPROC" > /dev/null 2>&1 &&
+	lockstat record -o "$T/b.snap" -- sh -c "echo 'hold 20 3000' > $MODPROC" > /dev/null 2>&1 &&
 	cat $MODPROC > "$T/mod.b"
 rc=$?
 lockstat diff --fail-over 50 --csv "$T/a.snap" "$T/b.snap" > "$T/diff.csv" 2> "$T/diff.err"
@@ -531,12 +533,13 @@ awk -F, -v ma="${ma:-0}" -v mb="${mb:-0}" '
 		a = $col["a_hold_mean_ns"]; b = $col["b_hold_mean_ns"]; over = $col["over"]; found = 1 }
 	END {
 		printf "hold mean %s -> %s ns (module %s -> %s ns), over %s\n", a, b, ma / 20, mb / 20, over
-		exit !(found && a > 0 && b / a >= 5 && b / a <= 20 && over == 1 &&
-		       b >= mb / 20 && a >= ma / 20)
+		m = ma > 0 ? mb / ma : 0
+		exit !(found && a > 0 && m >= 2 && b / a >= m / 2 && b / a <= m * 2 &&
+		       over == 1 && b >= mb / 20 && a >= ma / 20)
 	}' "$T/diff.csv" > "$T/diff.line"
-r=$(( rc | $? | (drc != 1) ))
+r=$(( rc | $? | (drc != 9) ))
 { echo "diff exit $drc"; cat "$T/diff.line"; } | diag
 [ $r -ne 0 ] && { cat "$T/diff.err"; head -20 "$T/diff.txt"; } | diag
-ok "diff of 100 us and 1 ms records: lmt_static_lock at lmt_hold regressed ~10x, --fail-over 50 exits 1" $r
+ok "diff of 100 us and 3 ms records: lmt_static_lock at lmt_hold regressed as the module measured, --fail-over 50 exits 9" $r
 
 [ $fails -eq 0 ]

@@ -55,7 +55,7 @@ sed -n '/^REGRESS /,$p' /tmp/demo.diff | head -n 18
 echo "..."
 awk '/ A .* lmt_sleep_mutex/ { n = 3 } n-- > 0' /tmp/demo.diff
 lockstat diff --fail-over 100 --min-hold 10ms /tmp/demo.snap /tmp/demo2.snap > /dev/null
-echo "lockstat diff --fail-over 100 --min-hold 10ms: exit $? (1: a row regressed more than 100%)"
+echo "lockstat diff --fail-over 100 --min-hold 10ms: exit $? (9: a row regressed more than 100%)"
 if [ -w /proc/test_lockmeter ]; then
 	# a mutex held 3 s by a kthread, another waiting: held right now
 	lockstat on > /dev/null
