@@ -110,6 +110,7 @@ struct diff_col {
 	void (*fmt)(char *buf, size_t len, double v);
 	/* a p99 in the open last bucket: its lower bound, shown ">=" as report does */
 	bool (*ge)(const struct lm_row *r, const struct lm_ctx *c);
+	const char *ge_name;	/* its JSON field (true) and CSV column (1, 0) */
 };
 
 static double diff_ratio(uint64_t num, uint64_t den)
@@ -207,11 +208,11 @@ static const struct diff_col diff_cols[DIFF_NR_COLS] = {
 	[DIFF_C_HOLD_MEAN] = { "hold_mean_ns", "HOLD", "MEAN", col_hold_mean, lm_fmt_time },
 	[DIFF_C_HOLD_MAX] = { "hold_max_ns", "", "MAX", col_hold_max, lm_fmt_time },
 	[DIFF_C_HOLD_P99] = { "hold_p99_ns", "", "P99", col_hold_p99, lm_fmt_time,
-			      ge_hold_p99 },
+			      ge_hold_p99, "hold_p99_ge" },
 	[DIFF_C_WAIT_MEAN] = { "wait_mean_ns", "WAIT", "MEAN", col_wait_mean, lm_fmt_time },
 	[DIFF_C_WAIT_MAX] = { "wait_max_ns", "", "MAX", col_wait_max, lm_fmt_time },
 	[DIFF_C_WAIT_P99] = { "wait_p99_ns", "", "P99", col_wait_p99, lm_fmt_time,
-			      ge_wait_p99 },
+			      ge_wait_p99, "wait_p99_ge" },
 	[DIFF_C_RATE] = { "acq_per_s", "", "ACQ/s", col_rate, lm_fmt_rate },
 };
 
@@ -564,6 +565,12 @@ static void diff_fmt_change(char *buf, size_t len, double chg)
 		snprintf(buf, len, "%+.0f%%", chg);
 }
 
+/* column @c of @k has a value that is only a lower bound (the open last bucket) */
+static bool diff_ge(const struct diff_key *k, const struct diff_side *sd, int c)
+{
+	return diff_cols[c].ge && !isnan(diff_val(k, sd, c)) && diff_cols[c].ge(&k->row, &sd->ctx);
+}
+
 static void diff_table_cols(FILE *f, const char *lead, const struct diff_key *k,
 			    const struct diff_side *sd)
 {
@@ -573,7 +580,7 @@ static void diff_table_cols(FILE *f, const char *lead, const struct diff_key *k,
 	fputs(lead, f);
 	for (c = 0; c < DIFF_NR_COLS; c++) {
 		double v = diff_val(k, sd, c);
-		bool ge = !isnan(v) && diff_cols[c].ge && diff_cols[c].ge(&k->row, &sd->ctx);
+		bool ge = diff_ge(k, sd, c);
 
 		if (isnan(v))
 			snprintf(buf, sizeof(buf), "-");
@@ -715,6 +722,8 @@ static void diff_json_side(FILE *f, const char *name, const struct diff_key *k,
 	for (c = 0; c < DIFF_NR_COLS; c++) {
 		fprintf(f, "%s\"%s\": ", c ? ", " : " ", diff_cols[c].name);
 		diff_json_num(f, diff_val(k, sd, c));
+		if (diff_ge(k, sd, c))
+			fprintf(f, ", \"%s\": true", diff_cols[c].ge_name);
 	}
 	lm_json_fields(f, &k->row);
 	fputs(" }", f);
@@ -786,6 +795,10 @@ static void diff_csv(FILE *f, const struct diff_entry *ev, size_t n,
 	for (s = 0; s < 3; s++)
 		for (c = 0; c < DIFF_NR_COLS; c++)
 			fprintf(f, ",%s%s", pre[s], diff_cols[c].name);
+	for (s = 0; s < 2; s++)
+		for (c = 0; c < DIFF_NR_COLS; c++)
+			if (diff_cols[c].ge)
+				fprintf(f, ",%s%s", pre[s], diff_cols[c].ge_name);
 	fputc('\n', f);
 	for (i = 0; i < n; i++) {
 		const struct diff_entry *e = &ev[i];
@@ -804,6 +817,11 @@ static void diff_csv(FILE *f, const struct diff_entry *ev, size_t n,
 			diff_csv_num(f, e->status == DIFF_MATCHED ?
 					diff_change(diff_val(e->k[0], &sd[0], c),
 						    diff_val(e->k[1], &sd[1], c)) : NAN);
+		for (s = 0; s < 2; s++)
+			for (c = 0; c < DIFF_NR_COLS; c++)
+				if (diff_cols[c].ge)
+					fputs(!e->k[s] || isnan(diff_val(e->k[s], &sd[s], c)) ? "," :
+					      diff_ge(e->k[s], &sd[s], c) ? ",1" : ",0", f);
 		fputc('\n', f);
 	}
 }

@@ -372,6 +372,8 @@ struct lm_ctx {
 void lm_ctx_init(struct lm_ctx *c, const struct lm_header *h);
 double lm_util_pct(const struct lm_row *r, const struct lm_ctx *c);
 double lm_con_pct(const struct lm_row *r);
+/* the mean hold of the acquisitions, or the mean wait of those that waited; 0 for none */
+double lm_mean_ns(const struct lm_row *r, enum lm_hist_kind kind);
 
 /* units: "0us", "691ns", "2.4us", "51ms", "1.5s"; percentages: "0.82%" */
 size_t lm_u64_str(char *buf, uint64_t n);
@@ -401,6 +403,7 @@ enum lm_key_id {
 	LM_K_UTIL,
 	LM_K_CON,
 	LM_K_MAXWAIT,
+	LM_K_MINWAIT,
 	LM_K_MEANWAIT,
 	LM_K_WAITCPU,
 	LM_K_TOTAL,
@@ -439,8 +442,12 @@ struct lm_key {
 
 extern const struct lm_key lm_keys[LM_NR_KEYS];
 const struct lm_key *lm_key_find(const char *name);
-/* the other name of key @k users may know (perf lock's), or NULL */
-const char *lm_key_alias(const struct lm_key *k);
+/*
+ * The other names of key @k that users may know (perf lock's, klockstat's),
+ * one a call: the next from *@pos on (start at 0), *@from the tool that
+ * names it so; NULL after the last
+ */
+const char *lm_key_alias(const struct lm_key *k, size_t *pos, const char **from);
 
 /* What to show. */
 struct lm_filter {

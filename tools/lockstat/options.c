@@ -15,13 +15,16 @@
 const char *const lm_view_help[] = {
 	"view options:",
 	"  --sort KEY        sort locks, and sites under them, by KEY (default maxhold):",
-	"                    maxhold meanhold totalhold util con maxwait meanwait waitcpu",
-	"                    total nowait spin reject abort blocked oncpu rate contended",
-	"                    holder p50hold p90hold p99hold p999hold p50wait p90wait p99wait",
-	"                    p999wait type name; perf lock's acquired avg_wait wait_max",
-	"                    wait_total hold_total are aliases",
+	"  -k, --key KEY     the same (perf lock's names for it)",
+	"                    maxhold meanhold totalhold util con maxwait minwait meanwait",
+	"                    waitcpu total nowait spin reject abort blocked oncpu rate",
+	"                    contended holder p50hold p90hold p99hold p999hold p50wait",
+	"                    p90wait p99wait p999wait type name; perf lock's acquired",
+	"                    avg_wait wait_max wait_min wait_total hold_total and",
+	"                    klockstat's acq_max hld_max hld_total are aliases",
 	"  -r, --reverse     reverse the order (smallest first; name: Z to A)",
 	"  --top N           the first N locks of each section, N sites under each",
+	"  -E, --entries N   the same (perf lock's names for it)",
 	"  --name SUBSTR     only rows whose lock or site name contains SUBSTR",
 	"  --type TYPE       only TYPE: spin read write mutex rwsem_read rwsem_write",
 	"                    (repeatable, or comma-separated)",
@@ -155,16 +158,22 @@ static int lm_parse_size(const char *arg, size_t *out)
 	return 0;
 }
 
-/* the sort keys, each with what it sorts by and its other name */
+/* the sort keys, each with what it sorts by and its other names */
 static void lm_keys_list(FILE *f)
 {
-	const char *alias;
+	const char *alias, *from, *sep;
+	size_t pos;
 	int i;
 
 	for (i = 0; i < LM_NR_KEYS; i++) {
-		alias = lm_key_alias(&lm_keys[i]);
-		fprintf(f, "  %-10s %s%s%s\n", lm_keys[i].name, lm_keys[i].help,
-			alias ? "; also " : "", alias ? alias : "");
+		fprintf(f, "  %-10s %s", lm_keys[i].name, lm_keys[i].help);
+		sep = "; also ";
+		pos = 0;
+		while ((alias = lm_key_alias(&lm_keys[i], &pos, &from))) {
+			fprintf(f, "%s%s (%s)", sep, alias, from);
+			sep = ", ";
+		}
+		fputc('\n', f);
 	}
 }
 
@@ -220,17 +229,21 @@ static int lm_view_opt(struct lm_view_opts *o, int opt, const char *arg)
 		}
 		f->name = arg;
 		return 0;
+	case 'k':
 	case LM_OPT_SORT:
 		f->key = lm_key_find(arg);
 		if (f->key)
 			return 0;
-		lm_err("--sort: unknown key '%s'; the keys are:", arg);
+		lm_err("%s: unknown key '%s'; the keys are:", opt == 'k' ? "-k/--key" : "--sort",
+		       arg);
 		lm_keys_list(stderr);
 		return LM_EXIT_USAGE;
+	case 'E':
 	case LM_OPT_TOP:
 		if (!lm_parse_size(arg, &f->top))
 			return 0;
-		lm_err("--top: '%s' is not a positive number", arg);
+		lm_err("%s: '%s' is not a positive number", opt == 'E' ? "-E/--entries" : "--top",
+		       arg);
 		return LM_EXIT_USAGE;
 	case LM_OPT_TYPE:
 		if (!lm_parse_types(arg, &f->types))

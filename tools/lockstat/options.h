@@ -29,11 +29,13 @@ enum lm_opt {
 	LM_OPT_TYPE,
 };
 
-/* the view options, for a subcommand's struct option table */
+/* the view options, for a subcommand's struct option table (and "E:k:r" in its optstring) */
 #define LM_VIEW_LONGOPTS						\
 	{ "csv", no_argument, NULL, LM_OPT_CSV },			\
+	{ "entries", required_argument, NULL, 'E' },			\
 	{ "folded", no_argument, NULL, LM_OPT_FOLDED },			\
 	{ "json", no_argument, NULL, LM_OPT_JSON },			\
+	{ "key", required_argument, NULL, 'k' },			\
 	{ "min-con", required_argument, NULL, LM_OPT_MIN_CON },		\
 	{ "min-util", required_argument, NULL, LM_OPT_MIN_UTIL },	\
 	{ "name", required_argument, NULL, LM_OPT_NAME },		\

@@ -158,7 +158,7 @@ static int top_parse_args(int argc, char **argv, struct top_params *p)
 	p->opts.view.filter.key = NULL;	/* top's own default, below */
 	p->delay_s = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":bd:hn:r", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":E:bd:hk:n:r", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			p->batch = true;

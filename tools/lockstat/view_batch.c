@@ -18,7 +18,8 @@
  *     "source": "netlink", "sort": { "key", "reverse" }, "group": "lock",
  *     "losses": { name: total }, "losses_new": { name: in the interval },
  *     "rows_active": N, "rows": [ { "type", "lock", "class", ["site"],
- *       the 16 numbers, "rate": acquisitions/s, "util_pct", "con_pct",
+ *       the 16 numbers, "rate": acquisitions/s, "hold_mean_ns",
+ *       "wait_mean_ns", "util_pct", "con_pct" (as report --json),
  *       "wait_cpu_pct", "hold_max_new", "wait_max_new", and the evidence of
  *       the maxima as report --json has it: of the interval when *_new;
  *       the interval's percentiles and histograms as report --json has
@@ -212,9 +213,10 @@ static void lm_batch_json_row(FILE *out, const struct lm_row *r, const struct lm
 		lm_json_str(out, r->site);
 	}
 	lm_json_fields(out, r);
-	fprintf(out, ", \"rate\": %.3f, \"util_pct\": %.4f, \"con_pct\": %.4f, \"wait_cpu_pct\": %.4f",
-		c->elapsed_ns > 0 ? 1e9 * (double)v[LM_F_ACQUIRED] / c->elapsed_ns : 0,
-		lm_util_pct(r, c), lm_con_pct(r),
+	fprintf(out, ", \"rate\": %.3f",
+		c->elapsed_ns > 0 ? 1e9 * (double)v[LM_F_ACQUIRED] / c->elapsed_ns : 0);
+	lm_json_derived(out, r, c);
+	fprintf(out, ", \"wait_cpu_pct\": %.4f",
 		lm_pct((double)v[LM_F_WAIT_TOTAL], c->cpus * c->elapsed_ns));
 	fprintf(out, ", \"hold_max_new\": %s, \"wait_max_new\": %s",
 		r->fresh & (1U << LM_F_HOLD_MAX) ? "true" : "false",

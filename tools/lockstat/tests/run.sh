@@ -302,7 +302,37 @@ for args in "--json $fx/demo.snap" "--json $fx/historic.snap" "--json $fx/norows
 	ok "JSON: python3 -m json.tool accepts report $(echo "$args" | sed "s|$fx/||")" json_ok "$tmp/j.json"
 done
 "$LOCKSTAT" report --csv "$fx/demo.snap" >"$tmp/c.csv"
-ok "CSV: 20 fields on every line" sh -c "awk -F, 'NF != 20 { bad = 1 } END { exit bad }' '$tmp/c.csv'"
+"$LOCKSTAT" report --json "$fx/demo.snap" >"$tmp/dj.json" 2>&1
+ok "JSON and CSV: hold_mean_ns, wait_mean_ns, util_pct, con_pct of every row, from its numbers" \
+	"$PYTHON" -c '
+import csv, json, sys
+d = json.load(open(sys.argv[1]))
+el = d["header"]["metered_ns"]
+def want(r):
+    tot = r["nowait"] + r["spin"] + r["reject"]
+    return {"hold_mean_ns": r["hold_total_ns"] / r["acquired"] if r["acquired"] else 0,
+            "wait_mean_ns": r["wait_total_ns"] / r["spin"] if r["spin"] else 0,
+            "util_pct": 100.0 * r["hold_total_ns"] / el,
+            "con_pct": 100.0 * (r["spin"] + r["reject"]) / tot if tot else 0}
+n = 0
+for s in d["sections"]:
+    for r in [s["total"]] + s["locks"] + [x for l in s["locks"] for x in l["sites"]]:
+        for k, v in want(r).items():
+            assert abs(r[k] - v) <= 0.0005 + 1e-9 * v, (k, r[k], v)
+        n += 1
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert len(rows) == n, (len(rows), n)
+for r in rows:
+    nums = {k: int(v) for k, v in r.items() if k not in ("kind", "type", "lock", "site") and
+            not k.endswith(("_mean_ns", "_pct"))}
+    for k, v in want(nums).items():
+        assert abs(float(r[k]) - v) <= 0.0005 + 1e-9 * v, (k, r[k], v)
+# one row by hand: runqueues, 7951 acquired, 68004225 ns held, 35 of 7951 waited
+rq = [r for r in rows if r["kind"] == "lock" and r["lock"] == "percpu:runqueues+0x0"][0]
+assert (rq["hold_mean_ns"], rq["wait_mean_ns"], rq["util_pct"], rq["con_pct"]) == \
+    ("8552.915", "154662.514", "1.9622", "0.4402"), rq
+' "$tmp/dj.json" "$tmp/c.csv"
+ok "CSV: 24 fields on every line (16 numbers, the means, UTIL, CON)" sh -c "awk -F, 'NF != 24 { bad = 1 } END { exit bad }' '$tmp/c.csv'"
 ok "CSV: lock rows are the sums of their site rows" sh -c "awk -F, '
 	\$1 == \"lock\" { if (key != \"\" && sum != want) bad = 1; key = \$2 \$3 \$4; want = \$5; sum = 0; next }
 	\$1 == \"site\" { sum += \$5 }
@@ -517,13 +547,57 @@ grep -q -- "--min-util: 'abc' is not a percentage" "$tmp/stderr" &&
 	fail "--min-util abc: the message names the option" "$tmp/stderr"
 rc "--sort bogus lists the keys" 2 report --sort bogus "$fx/demo.snap"
 grep '^  [a-z]' "$tmp/stderr" | awk '{ print $1 }' | sort | uniq -d >"$tmp/dups"
-[ ! -s "$tmp/dups" ] && grep -q '^  maxwait .*also wait_max$' "$tmp/stderr" &&
-	pass "--sort bogus: each key named once, with its perf lock alias" ||
-	fail "--sort bogus: each key named once, with its perf lock alias" "$tmp/stderr"
-for pair in wait_max:maxwait avg_wait:meanwait wait_total:waitcpu acquired:rate hold_total:totalhold; do
+[ ! -s "$tmp/dups" ] &&
+	grep -q '^  maxwait .*; also acq_max (klockstat), wait_max (perf lock)$' "$tmp/stderr" &&
+	pass "--sort bogus: each key named once, with its perf lock and klockstat aliases" ||
+	fail "--sort bogus: each key named once, with its perf lock and klockstat aliases" "$tmp/stderr"
+# each alias against its target, in an order other than the default one
+# (maxhold), so that an alias mapped to the default would fail
+"$LOCKSTAT" report --csv "$fx/demo.snap" >"$tmp/default" 2>&1
+for pair in wait_max:maxwait avg_wait:meanwait wait_total:waitcpu acquired:rate hold_total:totalhold \
+	wait_min:minwait acq_max:maxwait hld_total:totalhold; do
 	"$LOCKSTAT" report --csv --sort "${pair%%:*}" "$fx/demo.snap" >"$tmp/a" 2>&1
 	"$LOCKSTAT" report --csv --sort "${pair#*:}" "$fx/demo.snap" >"$tmp/b" 2>&1
-	ok "--sort ${pair%%:*} is --sort ${pair#*:}" diff -u "$tmp/b" "$tmp/a"
+	ok "--sort ${pair%%:*} is --sort ${pair#*:}" sh -c "diff -u '$tmp/b' '$tmp/a' &&
+		! cmp -s '$tmp/a' '$tmp/default'"
+done
+# maxhold is the default order
+"$LOCKSTAT" report --csv --sort hld_max -r "$fx/demo.snap" >"$tmp/a" 2>&1
+"$LOCKSTAT" report --csv --sort maxhold -r "$fx/demo.snap" >"$tmp/b" 2>&1
+ok "--sort hld_max -r is --sort maxhold -r" sh -c "diff -u '$tmp/b' '$tmp/a' &&
+	! cmp -s '$tmp/a' '$tmp/default'"
+"$LOCKSTAT" report --csv --sort wait_min "$fx/demo.snap" >"$tmp/a" 2>&1
+ok "--sort wait_min: locks by WAIT MIN (wait_min_ns), largest first" sh -c "awk -F, '
+	NR == 1 { if (\$14 != \"wait_min_ns\") bad = 1 }
+	\$1 == \"total\" { last = -1 }
+	\$1 == \"lock\" { if (last >= 0 && \$14 > last) bad = 1; last = \$14; locks++ }
+	END { exit bad || locks < 6 }' '$tmp/a'"
+# perf lock's -k/--key and -E/--entries
+"$LOCKSTAT" report --csv --sort avg_wait "$fx/demo.snap" >"$tmp/b" 2>&1
+for opt in "-k avg_wait" "--key avg_wait" "--key=meanwait" "-kavg_wait"; do
+	"$LOCKSTAT" report --csv $opt "$fx/demo.snap" >"$tmp/a" 2>&1
+	ok "report $opt is --sort avg_wait" diff -u "$tmp/b" "$tmp/a"
+done
+"$LOCKSTAT" report --csv --top 1 "$fx/demo.snap" >"$tmp/b" 2>&1
+for opt in "-E 1" "--entries 1" "-E1"; do
+	"$LOCKSTAT" report --csv $opt "$fx/demo.snap" >"$tmp/a" 2>&1
+	ok "report $opt is --top 1" diff -u "$tmp/b" "$tmp/a"
+done
+"$LOCKSTAT" report --csv -E 1 "$fx/demo.snap" >"$tmp/a" 2>&1
+ok "report -E 1: one lock and one site per section" sh -c "awk -F, '
+	\$1 == \"total\" { sec++ } \$1 != \"kind\" { n[\$1 \$2]++ }
+	END { for (k in n) if (n[k] != 1) bad = 1; exit bad || sec < 6 }' '$tmp/a'"
+"$LOCKSTAT" top -b -n 1 -E 1 --replay "$fx"/top-[1-4].snap >"$tmp/a" 2>&1
+"$LOCKSTAT" top -b -n 1 --top 1 --replay "$fx"/top-[1-4].snap >"$tmp/b" 2>&1
+ok "top -b -E 1 is top -b --top 1" diff -u "$tmp/b" "$tmp/a"
+"$LOCKSTAT" top -b -n 1 -k con --json --replay "$fx"/top-[1-4].snap >"$tmp/a" 2>&1
+ok "top -b -k con: sorted by con" grep -q '"sort": { "key": "con"' "$tmp/a"
+for args in "-E 0|-E/--entries: '0' is not a positive number" \
+	"-k bogus|-k/--key: unknown key 'bogus'" "-k|option '-k' needs an argument" \
+	"-E|option '-E' needs an argument"; do
+	"$LOCKSTAT" report "$fx/demo.snap" ${args%%|*} >/dev/null 2>"$tmp/stderr"
+	[ $? -eq 2 ] && grep -q "^lockstat: .*${args#*|}" "$tmp/stderr" &&
+		pass "report ${args%%|*}: exit 2, says why" || fail "report ${args%%|*}: exit 2, says why" "$tmp/stderr"
 done
 "$LOCKSTAT" report --csv --sort contended "$fx/demo.snap" >"$tmp/c.csv" 2>&1
 ok "--sort contended: locks by spin + reject, most first" sh -c "awk -F, '
@@ -890,6 +964,55 @@ golden "report --csv with percentiles" hist.csv report --csv --sort p99hold "$hs
 golden "hist: a lock, its sites summed" hist-lock.txt hist lmt_hist_lock "$hs"
 COLUMNS=60 golden "hist NAME@SITE, COLUMNS=60" hist-site.txt hist lmt_hist_lock@lmt_hist_hold "$hs"
 golden "diff of two snapshots with histograms" hist-diff.txt diff "$hs" "$hs2"
+# CSV: the numeric columns hold numbers only; ">=" is a 0/1 column of its own
+"$LOCKSTAT" report --csv "$hs" >"$tmp/h.csv" 2>&1
+ok "report --csv: no '>=' in any cell, the p* columns numbers or empty" "$PYTHON" -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+for r in rows:
+    for k, v in r.items():
+        assert ">=" not in v, (k, v)
+        if k.endswith(("_ns", "_pct")):
+            assert v == "" or float(v) >= 0, (k, v)
+' "$tmp/h.csv"
+ok "report --csv: hold_p*_ge 1 where the table says >=, 0 for an estimate, empty for none" "$PYTHON" -c '
+import csv, sys
+rows = {(r["kind"], r["type"], r["lock"], r["site"]): r for r in csv.DictReader(open(sys.argv[1]))}
+big = rows[("lock", "spin", "big_lock", "")]
+for p in ("p50", "p90", "p99", "p999"):
+    assert big["hold_%s_ge" % p] == "1" and big["hold_%s_ns" % p] == "5726623061", big
+    assert big["wait_%s_ge" % p] == "" and big["wait_%s_ns" % p] == "", big
+tot = rows[("total", "spin", "*TOTAL*", "")]
+assert [tot["hold_%s_ge" % p] for p in ("p50", "p90", "p99", "p999")] == ["0", "0", "0", "1"], tot
+assert tot["hold_p99_ns"] == "43301" and tot["hold_p999_ns"] == "5726623061", tot
+' "$tmp/h.csv"
+# diff --json: a p99 that is only the open last bucket's lower bound says so
+"$LOCKSTAT" diff --json "$hs" "$hs2" >"$tmp/hd.json" 2>&1
+ok "diff --json: hold_p99_ge true where the table shows >=, absent elsewhere" "$PYTHON" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+seen = 0
+for r in d["rows"]:
+    for side in ("a", "b"):
+        s = r[side]
+        if s is None:
+            continue
+        want = r["lock"] == "big_lock"
+        assert s.get("hold_p99_ge", False) is want, (r["lock"], side, s)
+        assert "wait_p99_ge" not in s, (r["lock"], side, s)
+        if want:
+            assert s["hold_p99_ns"] == 5726623061, s
+            seen += 1
+assert seen == 2, seen
+' "$tmp/hd.json"
+"$LOCKSTAT" diff --csv "$hs" "$hs2" >"$tmp/hd.csv" 2>&1
+ok "diff --csv: a_hold_p99_ge, b_hold_p99_ge 1 for big_lock only, no '>='" "$PYTHON" -c '
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1])):
+    assert not any(">=" in v for v in r.values()), r
+    want = "1" if r["lock"] == "big_lock" else ("" if r["a_hold_p99_ns"] == "" else "0")
+    assert r["a_hold_p99_ge"] == want and r["b_hold_p99_ge"] == want, r
+' "$tmp/hd.csv"
 "$LOCKSTAT" report --json "$hs" >"$tmp/h.json" 2>&1
 ok "report --json with histograms: valid JSON" json_ok "$tmp/h.json"
 ok "report --json: bounds, percentiles, counts as worked out by hand" "$PYTHON" -c '
