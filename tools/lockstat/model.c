@@ -1388,9 +1388,58 @@ const char *lm_key_alias(const struct lm_key *k, size_t *pos, const char **from)
 	return NULL;
 }
 
+/*
+ * The order columns drop in when a line is too narrow, first first: the
+ * extra percentiles, then what says least beside the rest, down to HOLD
+ * MAX; NAME never drops, it takes the rest of the line
+ */
+static const enum lm_key_id lm_col_drop[] = {
+	LM_K_P999WAIT, LM_K_P90WAIT, LM_K_P50WAIT, LM_K_P999HOLD, LM_K_P90HOLD, LM_K_P50HOLD,
+	LM_K_HOLDER, LM_K_ABORT, LM_K_BLOCKED, LM_K_ONCPU, LM_K_REJECT, LM_K_NOWAIT,
+	LM_K_P99WAIT, LM_K_WAITCPU, LM_K_RATE, LM_K_SPIN, LM_K_P99HOLD, LM_K_MEANWAIT,
+	LM_K_TOTAL, LM_K_CON, LM_K_MAXWAIT, LM_K_TYPE, LM_K_UTIL, LM_K_MEANHOLD, LM_K_MAXHOLD,
+};
+
+static int lm_cols_drop_one(const enum lm_key_id *cols, size_t n, enum lm_key_id k,
+			    const struct lm_key *keep, bool *show)
+{
+	size_t i;
+
+	if (&lm_keys[k] == keep)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (cols[i] == k && show[i]) {
+			show[i] = false;
+			return (int)i;
+		}
+	return -1;
+}
+
+int lm_cols_fit(const enum lm_key_id *cols, const int *w, size_t n, int width, int name_min,
+		const struct lm_key *keep, bool *show)
+{
+	int total = 0, at;
+	size_t i, d;
+
+	for (i = 0; i < n; i++) {
+		show[i] = true;
+		total += w[i];
+	}
+	for (d = 0; width > 0 && total + name_min > width && d <= ARRAY_SIZE(lm_col_drop); d++) {
+		/* past the table: the sort key too */
+		at = d < ARRAY_SIZE(lm_col_drop) ?
+		     lm_cols_drop_one(cols, n, lm_col_drop[d], keep, show) :
+		     keep ? lm_cols_drop_one(cols, n, (enum lm_key_id)(keep - lm_keys), NULL, show) : -1;
+		if (at >= 0)
+			total -= w[at];
+	}
+	return total;
+}
+
 void lm_filter_init(struct lm_filter *f)
 {
 	memset(f, 0, sizeof(*f));
+	f->width = -1;
 	f->min_con = -1;
 	f->min_util = -1;
 	f->key = &lm_keys[LM_K_MAXHOLD];

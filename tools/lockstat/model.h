@@ -460,9 +460,21 @@ struct lm_filter {
 	size_t top;		/* locks per section, sites per lock; 0: all */
 	const struct lm_key *key;
 	bool reverse;
+	int width;		/* --width: columns of the text; 0 no limit; -1 unset */
 };
 
 void lm_filter_init(struct lm_filter *f);
+
+/*
+ * Narrow lines: the columns of report, diff and top in the order they
+ * drop, first first, one table for all (lm_col_drop[] in model.c).
+ * lm_cols_fit() hides, in that order, columns of @cols (@w[i] wide, with
+ * their blanks) until they and @name_min columns of NAME fit in @width
+ * (0: no limit), the sort key @keep last; @show[i] says which stay.
+ * Returns the width of those that stay.
+ */
+int lm_cols_fit(const enum lm_key_id *cols, const int *w, size_t n, int width, int name_min,
+		const struct lm_key *keep, bool *show);
 
 /* A lock: its sites summed in agg, the sites themselves beneath. */
 struct lm_lock {

@@ -30,6 +30,9 @@ const char *const lm_view_help[] = {
 	"                    (repeatable, or comma-separated)",
 	"  --min-con PCT     only locks with CON >= PCT",
 	"  --min-util PCT    only locks with UTIL >= PCT",
+	"  --width N         text in N columns (0: no limit), columns dropped by",
+	"                    priority, NAME the rest; default the terminal's, else",
+	"                    $COLUMNS, else no limit",
 	"  --json            JSON instead of the table (raw ns and counts; evidence too)",
 	NULL,
 };
@@ -148,6 +151,19 @@ int lm_parse_types(const char *arg, unsigned int *mask)
 	return 0;
 }
 
+/* --width N: 0 (no limit) to 9999 columns */
+int lm_parse_width(const char *arg, int *width)
+{
+	uint64_t v;
+
+	if (lm_parse_u64(arg, &v) || v > 9999) {
+		lm_err("--width: '%s' is not a number of columns (0: no limit, up to 9999)", arg);
+		return LM_EXIT_USAGE;
+	}
+	*width = (int)v;
+	return 0;
+}
+
 static int lm_parse_size(const char *arg, size_t *out)
 {
 	uint64_t v;
@@ -245,6 +261,8 @@ static int lm_view_opt(struct lm_view_opts *o, int opt, const char *arg)
 		lm_err("%s: '%s' is not a positive number", opt == 'E' ? "-E/--entries" : "--top",
 		       arg);
 		return LM_EXIT_USAGE;
+	case LM_OPT_WIDTH:
+		return lm_parse_width(arg, &f->width);
 	case LM_OPT_TYPE:
 		if (!lm_parse_types(arg, &f->types))
 			return 0;

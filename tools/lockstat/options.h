@@ -27,6 +27,7 @@ enum lm_opt {
 	LM_OPT_STACKS,
 	LM_OPT_TOP,
 	LM_OPT_TYPE,
+	LM_OPT_WIDTH,
 };
 
 /* the view options, for a subcommand's struct option table (and "E:k:r" in its optstring) */
@@ -44,7 +45,8 @@ enum lm_opt {
 	{ "sort", required_argument, NULL, LM_OPT_SORT },		\
 	{ "stacks", no_argument, NULL, LM_OPT_STACKS },			\
 	{ "top", required_argument, NULL, LM_OPT_TOP },			\
-	{ "type", required_argument, NULL, LM_OPT_TYPE }
+	{ "type", required_argument, NULL, LM_OPT_TYPE },		\
+	{ "width", required_argument, NULL, LM_OPT_WIDTH }
 
 struct lm_view_opts {
 	struct lm_filter filter;
@@ -78,6 +80,7 @@ int lm_opts_check(const struct lm_opts *o);
 int lm_parse_pct(const char *arg, double max, double *out);
 int lm_parse_duration(const char *arg, uint64_t *ns);
 int lm_parse_types(const char *arg, unsigned int *mask);
+int lm_parse_width(const char *arg, int *width);
 int lm_opt_error(int c, char **argv);
 void lm_usage(int err, const char *cmd, const char *synopsis, const char *const *msg,
 	      unsigned int parts);

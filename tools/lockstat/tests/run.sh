@@ -24,7 +24,7 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 results=$tmp/results
 : >"$results"
 export TZ=UTC LC_ALL=C
-unset LOCKSTAT_PROC
+unset LOCKSTAT_PROC COLUMNS
 
 pass() {
 	echo "ok - $1" >>"$results"
@@ -386,6 +386,59 @@ golden "top -b --replay: the frames as text" top-replay.txt top -b --replay $rep
 # shellcheck disable=SC2086
 golden "top -b --json --by-site --sort rate" top-site.json top -b --json --by-site --sort rate \
 	--replay $replay
+
+# ---- at 80 columns: COLUMNS (stdout is no terminal here) or --width ----
+# width80 NAME FILE: every line of FILE (what lockstat printed) at most 80 columns
+width80() {
+	awk 'length > 80 { print FILENAME ":" FNR ": " length " columns"; bad = 1 } END { exit bad }' "$2" \
+		>"$tmp/w80" 2>&1 && pass "$1: every line <= 80 columns" || fail "$1: every line <= 80 columns" "$tmp/w80"
+}
+COLUMNS=80 golden "report, COLUMNS=80" report-80.txt report "$fx/demo.snap"
+cp "$tmp/golden" "$tmp/r80"
+width80 "report, COLUMNS=80" "$tmp/r80"
+COLUMNS=80 golden "report --percentiles, COLUMNS=80" hist-pct-80.txt report --percentiles "$fx/hist.snap"
+cp "$tmp/golden" "$tmp/p80"
+width80 "report --percentiles, COLUMNS=80" "$tmp/p80"
+COLUMNS=80 golden "diff, COLUMNS=80" diff-80.txt diff "$fx/diff-a.snap" "$fx/diff-b.snap"
+cp "$tmp/golden" "$tmp/d80"
+width80 "diff, COLUMNS=80" "$tmp/d80"
+# shellcheck disable=SC2086
+COLUMNS=80 golden "top -b, COLUMNS=80" top-replay-80.txt top -b --replay $replay
+cp "$tmp/golden" "$tmp/t80"
+width80 "top -b, COLUMNS=80" "$tmp/t80"
+ok "report at 80: NAME has the rest of the line, 26 columns: names cut there, shorter in full" sh -c "
+	grep -q '^  2.0% 0.44%  8.6us( 1.2ms)  155us( 3.4ms)(0.08%)  percpu:runqueues+0x0\$' '$tmp/r80' &&
+	grep -q '^  1.7% 78.0%  150us( 150us)  146us( 298us)(0.66%)    lmt_contend_thread+0x4e\[tes\$' \
+		'$tmp/r80'"
+ok "report at 80: the columns that stay are UTIL CON HOLD WAIT, the rest dropped" \
+	grep -q '^  UTIL   CON   MEAN(  MAX )   MEAN(  MAX )(% CPU)  NAME$' "$tmp/r80"
+ok "top -b at 80: %CPU and ACQ/s dropped, TYPE abbreviated, a name of 25 in full" sh -c "
+	grep -q '^  UTIL   CON  HMEAN   HMAX  WMEAN   WMAX TYPE   NAME\$' '$tmp/t80' &&
+	grep -q ' rsem_r \[heap\] lock_vma_under_rcu' '$tmp/t80' &&
+	grep -q ' mutex  lmt_mutex\[test_lockmeter\]\$' '$tmp/t80'"
+# --width N is COLUMNS=N; --width 0 is no limit, whatever COLUMNS says
+for cmd in "report $fx/demo.snap" "diff $fx/diff-a.snap $fx/diff-b.snap" "top -b --replay $replay"; do
+	# shellcheck disable=SC2086
+	COLUMNS=80 "$LOCKSTAT" $cmd >"$tmp/a" 2>&1
+	# shellcheck disable=SC2086
+	"$LOCKSTAT" $cmd --width 80 >"$tmp/b" 2>&1
+	# shellcheck disable=SC2086
+	COLUMNS=80 "$LOCKSTAT" $cmd --width 0 >"$tmp/c" 2>&1
+	# shellcheck disable=SC2086
+	"$LOCKSTAT" $cmd >"$tmp/d" 2>&1
+	ok "${cmd%% *} --width 80 is COLUMNS=80, --width 0 the full width" sh -c "
+		diff -u '$tmp/a' '$tmp/b' && diff -u '$tmp/d' '$tmp/c' && ! cmp -s '$tmp/a' '$tmp/d'"
+done
+# demo.txt's longest line has 161 columns
+COLUMNS=161 "$LOCKSTAT" report "$fx/demo.snap" >"$tmp/a" 2>&1
+COLUMNS=160 "$LOCKSTAT" report "$fx/demo.snap" >"$tmp/b" 2>&1
+ok "report, COLUMNS=161: the full table, as without; at 160 not" sh -c "
+	diff -u '$gold/demo.txt' '$tmp/a' && ! cmp -s '$gold/demo.txt' '$tmp/b'"
+for bad in x -1 10000 1e2; do
+	"$LOCKSTAT" report --width "$bad" "$fx/demo.snap" >/dev/null 2>"$tmp/stderr"
+	[ $? -eq 2 ] && grep -q "^lockstat: --width: '$bad' is not a number of columns" "$tmp/stderr" &&
+		pass "report --width '$bad': exit 2, says why" || fail "report --width '$bad': exit 2, says why" "$tmp/stderr"
+done
 # shellcheck disable=SC2086
 "$LOCKSTAT" top -b --json --by-site --replay $replay >"$tmp/top.json" 2>&1
 ok "top --json: every line is a JSON object, one per file" "$PYTHON" -c '
