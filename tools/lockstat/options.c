@@ -30,9 +30,9 @@ const char *const lm_view_help[] = {
 	"                    (repeatable, or comma-separated)",
 	"  --min-con PCT     only locks with CON >= PCT",
 	"  --min-util PCT    only locks with UTIL >= PCT",
-	"  --width N         text in N columns (0: no limit), columns dropped by",
-	"                    priority, NAME the rest; default the terminal's, else",
-	"                    $COLUMNS, else no limit",
+	"  --width N         the table (top: -b) in N columns, 0 no limit: columns",
+	"                    drop by priority, NAME has the rest; default the",
+	"                    terminal's width, else $COLUMNS, else no limit",
 	"  --json            JSON instead of the table (raw ns and counts; evidence too)",
 	NULL,
 };
