@@ -42,6 +42,7 @@ enum diff_opt {
 	DIFF_OPT_FAIL_OVER_WAIT,
 	DIFF_OPT_MIN_HOLD,
 	DIFF_OPT_MIN_WAIT,
+	DIFF_OPT_WIDTH,
 };
 
 /* what a gate looks at: holds (--fail-over) or waits (--fail-over-wait) */
@@ -60,6 +61,7 @@ struct diff_gate {
 
 struct diff_params {
 	enum lm_fmt fmt;
+	int width;		/* --width; -1 unset */
 	bool exact;		/* match the names as they are */
 	bool fail_new;		/* --fail-on-new */
 	struct diff_gate gate[DIFF_NR_GATES];
@@ -104,12 +106,14 @@ struct diff_entry {
  */
 struct diff_col {
 	const char *name;
-	const char *group;	/* the header line above: HOLD, WAIT or "" */
+	enum lm_key_id key;	/* the same value's sort key: its place in lm_col_drop[] */
+	const char *group;	/* the header line above its first column: HOLD, WAIT or "" */
 	const char *header;
 	double (*val)(const struct lm_row *r, const struct lm_ctx *c);
 	void (*fmt)(char *buf, size_t len, double v);
 	/* a p99 in the open last bucket: its lower bound, shown ">=" as report does */
 	bool (*ge)(const struct lm_row *r, const struct lm_ctx *c);
+	const char *ge_name;	/* its JSON field (true) and CSV column (1, 0) */
 };
 
 static double diff_ratio(uint64_t num, uint64_t den)
@@ -202,20 +206,26 @@ enum diff_col_id {
 };
 
 static const struct diff_col diff_cols[DIFF_NR_COLS] = {
-	[DIFF_C_UTIL] = { "util_pct", "", "UTIL", col_util, lm_fmt_pct },
-	[DIFF_C_CON] = { "con_pct", "", "CON", col_con, lm_fmt_pct },
-	[DIFF_C_HOLD_MEAN] = { "hold_mean_ns", "HOLD", "MEAN", col_hold_mean, lm_fmt_time },
-	[DIFF_C_HOLD_MAX] = { "hold_max_ns", "", "MAX", col_hold_max, lm_fmt_time },
-	[DIFF_C_HOLD_P99] = { "hold_p99_ns", "", "P99", col_hold_p99, lm_fmt_time,
-			      ge_hold_p99 },
-	[DIFF_C_WAIT_MEAN] = { "wait_mean_ns", "WAIT", "MEAN", col_wait_mean, lm_fmt_time },
-	[DIFF_C_WAIT_MAX] = { "wait_max_ns", "", "MAX", col_wait_max, lm_fmt_time },
-	[DIFF_C_WAIT_P99] = { "wait_p99_ns", "", "P99", col_wait_p99, lm_fmt_time,
-			      ge_wait_p99 },
-	[DIFF_C_RATE] = { "acq_per_s", "", "ACQ/s", col_rate, lm_fmt_rate },
+	[DIFF_C_UTIL] = { "util_pct", LM_K_UTIL, "", "UTIL", col_util, lm_fmt_pct },
+	[DIFF_C_CON] = { "con_pct", LM_K_CON, "", "CON", col_con, lm_fmt_pct },
+	[DIFF_C_HOLD_MEAN] = { "hold_mean_ns", LM_K_MEANHOLD, "HOLD", "MEAN", col_hold_mean,
+			       lm_fmt_time },
+	[DIFF_C_HOLD_MAX] = { "hold_max_ns", LM_K_MAXHOLD, "HOLD", "MAX", col_hold_max,
+			      lm_fmt_time },
+	[DIFF_C_HOLD_P99] = { "hold_p99_ns", LM_K_P99HOLD, "HOLD", "P99", col_hold_p99,
+			      lm_fmt_time, ge_hold_p99, "hold_p99_ge" },
+	[DIFF_C_WAIT_MEAN] = { "wait_mean_ns", LM_K_MEANWAIT, "WAIT", "MEAN", col_wait_mean,
+			       lm_fmt_time },
+	[DIFF_C_WAIT_MAX] = { "wait_max_ns", LM_K_MAXWAIT, "WAIT", "MAX", col_wait_max,
+			      lm_fmt_time },
+	[DIFF_C_WAIT_P99] = { "wait_p99_ns", LM_K_P99WAIT, "WAIT", "P99", col_wait_p99,
+			      lm_fmt_time, ge_wait_p99, "wait_p99_ge" },
+	[DIFF_C_RATE] = { "acq_per_s", LM_K_RATE, "", "ACQ/s", col_rate, lm_fmt_rate },
 };
 
 #define DIFF_W	8	/* every cell, a change ("+1234%") too */
+#define DIFF_LEAD	10	/* "  +900%! A" before the cells */
+#define DIFF_NAME_MIN	24	/* columns drop before TYPE LOCK SITE gets less */
 
 static const char diff_rule[] =
 	"___________________________________________________________________________________________";
@@ -242,6 +252,8 @@ static const char *const diff_msg[] = {
 	"  --min-hold DUR      with --fail-over, --fail-on-new: only rows whose",
 	"                      value is at least DUR in B (ns, us, ms, s; default 0)",
 	"  --min-wait DUR      the same for --fail-over-wait",
+	"  --width N           the table in N columns (0: no limit); default the",
+	"                      terminal's, else $COLUMNS, else no limit",
 	"  -h, --help          this text",
 	"",
 	"exit status of diff: 0, 9 when a gate found a regression, or the error",
@@ -312,6 +324,7 @@ static int diff_parse_args(int argc, char **argv, struct diff_params *p)
 		{ "json", no_argument, NULL, LM_OPT_JSON },
 		{ "min-hold", required_argument, NULL, DIFF_OPT_MIN_HOLD },
 		{ "min-wait", required_argument, NULL, DIFF_OPT_MIN_WAIT },
+		{ "width", required_argument, NULL, DIFF_OPT_WIDTH },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct diff_gate *hold = &p->gate[DIFF_G_HOLD], *wait = &p->gate[DIFF_G_WAIT];
@@ -319,6 +332,7 @@ static int diff_parse_args(int argc, char **argv, struct diff_params *p)
 
 	memset(p, 0, sizeof(*p));
 	p->fmt = LM_FMT_TABLE;
+	p->width = -1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
@@ -332,6 +346,11 @@ static int diff_parse_args(int argc, char **argv, struct diff_params *p)
 			break;
 		case DIFF_OPT_EXACT:
 			p->exact = true;
+			break;
+		case DIFF_OPT_WIDTH:
+			ret = lm_parse_width(optarg, &p->width);
+			if (ret)
+				return ret;
 			break;
 		case DIFF_OPT_FAIL_ON_NEW:
 			p->fail_new = true;
@@ -564,8 +583,14 @@ static void diff_fmt_change(char *buf, size_t len, double chg)
 		snprintf(buf, len, "%+.0f%%", chg);
 }
 
+/* column @c of @k has a value that is only a lower bound (the open last bucket) */
+static bool diff_ge(const struct diff_key *k, const struct diff_side *sd, int c)
+{
+	return diff_cols[c].ge && !isnan(diff_val(k, sd, c)) && diff_cols[c].ge(&k->row, &sd->ctx);
+}
+
 static void diff_table_cols(FILE *f, const char *lead, const struct diff_key *k,
-			    const struct diff_side *sd)
+			    const struct diff_side *sd, const bool *show)
 {
 	char buf[32];
 	int c;
@@ -573,7 +598,10 @@ static void diff_table_cols(FILE *f, const char *lead, const struct diff_key *k,
 	fputs(lead, f);
 	for (c = 0; c < DIFF_NR_COLS; c++) {
 		double v = diff_val(k, sd, c);
-		bool ge = !isnan(v) && diff_cols[c].ge && diff_cols[c].ge(&k->row, &sd->ctx);
+		bool ge = diff_ge(k, sd, c);
+
+		if (!show[c])
+			continue;
 
 		if (isnan(v))
 			snprintf(buf, sizeof(buf), "-");
@@ -590,7 +618,8 @@ static void diff_table_name(FILE *f, const struct diff_key *k)
 	fprintf(f, "  %s %s %s\n", lm_type_name(k->type), k->lock, k->site);
 }
 
-static void diff_table_entry(FILE *f, const struct diff_entry *e, const struct diff_side *sd)
+static void diff_table_entry(FILE *f, const struct diff_entry *e, const struct diff_side *sd,
+			     const bool *show)
 {
 	const struct diff_key *named = e->k[1] ? e->k[1] : e->k[0];
 	char buf[32];
@@ -602,17 +631,19 @@ static void diff_table_entry(FILE *f, const struct diff_entry *e, const struct d
 		snprintf(buf, sizeof(buf), "%s", e->status == DIFF_NEW ? "new" : "gone");
 	fprintf(f, "%7s%s", buf, e->over ? "!" : " ");
 	if (e->k[0]) {
-		diff_table_cols(f, " A", e->k[0], &sd[0]);
+		diff_table_cols(f, " A", e->k[0], &sd[0], show);
 		diff_table_name(f, named);
 	}
 	if (e->k[1]) {
-		diff_table_cols(f, e->k[0] ? "         B" : " B", e->k[1], &sd[1]);
+		diff_table_cols(f, e->k[0] ? "         B" : " B", e->k[1], &sd[1], show);
 		diff_table_name(f, named);
 	}
 	if (e->status != DIFF_MATCHED)
 		return;
 	fputs("         %", f);
 	for (c = 0; c < DIFF_NR_COLS; c++) {
+		if (!show[c])
+			continue;
 		diff_fmt_change(buf, sizeof(buf),
 				diff_change(diff_val(e->k[0], &sd[0], c), diff_val(e->k[1], &sd[1], c)));
 		fprintf(f, "%*s", DIFF_W, buf);
@@ -646,12 +677,29 @@ static void diff_table_gates(FILE *f, const struct diff_params *p)
 	}
 }
 
-static void diff_table(FILE *f, const struct diff_entry *ev, size_t n,
-		       const struct diff_side *sd, const struct diff_params *p)
+/* the columns a line of @width (0: any) shows, lm_col_drop[]'s order */
+static void diff_table_fit(bool *show, int width)
 {
-	size_t i, cnt[3] = { 0 };
-	int c, s, last;
+	enum lm_key_id keys[DIFF_NR_COLS];
+	int w[DIFF_NR_COLS], c;
 
+	for (c = 0; c < DIFF_NR_COLS; c++) {
+		keys[c] = diff_cols[c].key;
+		w[c] = DIFF_W;
+	}
+	lm_cols_fit(keys, w, DIFF_NR_COLS, width > 0 ? width - DIFF_LEAD : 0, DIFF_NAME_MIN,
+		    NULL, show);
+}
+
+static void diff_table(FILE *f, const struct diff_entry *ev, size_t n,
+		       const struct diff_side *sd, const struct diff_params *p, int width)
+{
+	const char *group = "";
+	size_t i, cnt[3] = { 0 };
+	bool show[DIFF_NR_COLS];
+	int c, s, pad;
+
+	diff_table_fit(show, width);
 	for (i = 0; i < n; i++)
 		cnt[ev[i].status]++;
 	for (s = 0; s < 2; s++) {
@@ -666,19 +714,25 @@ static void diff_table(FILE *f, const struct diff_entry *ev, size_t n,
 	fputs("REGRESS: the larger increase of hold max and hold mean, B over A\n", f);
 	diff_table_gates(f, p);
 	fprintf(f, "\n%s\n%-10s", diff_rule, "");
-	for (c = 0, last = 0; c < DIFF_NR_COLS; c++) {
-		if (!*diff_cols[c].group)
+	/* a group's name over its first column shown, right-aligned in it */
+	for (c = 0, pad = 0; c < DIFF_NR_COLS; c++) {
+		if (!show[c])
 			continue;
-		fprintf(f, "%*s", (c - last) * DIFF_W + DIFF_W, diff_cols[c].group);
-		last = c + 1;
+		pad += DIFF_W;
+		if (!*diff_cols[c].group || !strcmp(diff_cols[c].group, group))
+			continue;
+		group = diff_cols[c].group;
+		fprintf(f, "%*s", pad, group);
+		pad = 0;
 	}
 	fprintf(f, "\n%-10s", "REGRESS");
 	for (c = 0; c < DIFF_NR_COLS; c++)
-		fprintf(f, "%*s", DIFF_W, diff_cols[c].header);
+		if (show[c])
+			fprintf(f, "%*s", DIFF_W, diff_cols[c].header);
 	fputs("  TYPE LOCK SITE\n", f);
 	for (i = 0; i < n; i++) {
 		fputc('\n', f);
-		diff_table_entry(f, &ev[i], sd);
+		diff_table_entry(f, &ev[i], sd, show);
 	}
 	if (!n)
 		fputs("\nNo rows in either snapshot.\n", f);
@@ -715,6 +769,8 @@ static void diff_json_side(FILE *f, const char *name, const struct diff_key *k,
 	for (c = 0; c < DIFF_NR_COLS; c++) {
 		fprintf(f, "%s\"%s\": ", c ? ", " : " ", diff_cols[c].name);
 		diff_json_num(f, diff_val(k, sd, c));
+		if (diff_ge(k, sd, c))
+			fprintf(f, ", \"%s\": true", diff_cols[c].ge_name);
 	}
 	lm_json_fields(f, &k->row);
 	fputs(" }", f);
@@ -786,6 +842,10 @@ static void diff_csv(FILE *f, const struct diff_entry *ev, size_t n,
 	for (s = 0; s < 3; s++)
 		for (c = 0; c < DIFF_NR_COLS; c++)
 			fprintf(f, ",%s%s", pre[s], diff_cols[c].name);
+	for (s = 0; s < 2; s++)
+		for (c = 0; c < DIFF_NR_COLS; c++)
+			if (diff_cols[c].ge)
+				fprintf(f, ",%s%s", pre[s], diff_cols[c].ge_name);
 	fputc('\n', f);
 	for (i = 0; i < n; i++) {
 		const struct diff_entry *e = &ev[i];
@@ -804,14 +864,49 @@ static void diff_csv(FILE *f, const struct diff_entry *ev, size_t n,
 			diff_csv_num(f, e->status == DIFF_MATCHED ?
 					diff_change(diff_val(e->k[0], &sd[0], c),
 						    diff_val(e->k[1], &sd[1], c)) : NAN);
+		for (s = 0; s < 2; s++)
+			for (c = 0; c < DIFF_NR_COLS; c++)
+				if (diff_cols[c].ge)
+					fputs(!e->k[s] || isnan(diff_val(e->k[s], &sd[s], c)) ? "," :
+					      diff_ge(e->k[s], &sd[s], c) ? ",1" : ",0", f);
 		fputc('\n', f);
 	}
+}
+
+/* the table, at the output's width: columns dropped, the rest fitted (lm_fit_text) */
+static int diff_table_out(const struct diff_entry *ev, size_t n, const struct diff_side *sd,
+			  const struct diff_params *p)
+{
+	int width = lm_out_width(p->width);
+	size_t len;
+	char *buf;
+	FILE *mem;
+
+	if (!width) {
+		diff_table(stdout, ev, n, sd, p, 0);
+		return 0;
+	}
+	mem = open_memstream(&buf, &len);
+	if (!mem) {
+		lm_err("out of memory");
+		return LM_EXIT_ERR;
+	}
+	diff_table(mem, ev, n, sd, p, width);
+	if (fclose(mem)) {
+		free(buf);
+		lm_err("out of memory");
+		return LM_EXIT_ERR;
+	}
+	lm_fit_text(stdout, buf, len, width);
+	free(buf);
+	return 0;
 }
 
 static int diff_render(const struct diff_entry *ev, size_t n, const struct diff_side *sd,
 		       const struct diff_params *p)
 {
 	size_t i, over_hold = 0, over_wait = 0, over_new = 0;
+	int ret;
 
 	switch (p->fmt) {
 	case LM_FMT_JSON:
@@ -821,7 +916,9 @@ static int diff_render(const struct diff_entry *ev, size_t n, const struct diff_
 		diff_csv(stdout, ev, n, sd);
 		break;
 	default:
-		diff_table(stdout, ev, n, sd, p);
+		ret = diff_table_out(ev, n, sd, p);
+		if (ret)
+			return ret;
 		break;
 	}
 	/* an error is never a regression: the output is part of the verdict */

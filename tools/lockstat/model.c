@@ -794,6 +794,13 @@ double lm_con_pct(const struct lm_row *r)
 	return 100.0 * lm_ratio(lm_row_contended(r), lm_row_total(r));
 }
 
+double lm_mean_ns(const struct lm_row *r, enum lm_hist_kind kind)
+{
+	if (kind == LM_HIST_HOLD)
+		return lm_ratio(r->v[LM_F_HOLD_TOTAL], r->v[LM_F_ACQUIRED]);
+	return lm_ratio(r->v[LM_F_WAIT_TOTAL], r->v[LM_F_SPIN]);
+}
+
 /* @n in decimal; @buf holds at least 21 bytes; returns the length */
 size_t lm_u64_str(char *buf, uint64_t n)
 {
@@ -1047,6 +1054,7 @@ CMP_FIELD(totalhold, HOLD_TOTAL)
 /* util: hold total over the metered time, which is the same for every row */
 CMP_FIELD(util, HOLD_TOTAL)
 CMP_FIELD(maxwait, WAIT_MAX)
+CMP_FIELD(minwait, WAIT_MIN)
 CMP_MEAN(meanwait, WAIT_TOTAL, SPIN)
 /* waitcpu (%CPU): total wait over the same CPUs x elapsed for every row */
 CMP_FIELD(waitcpu, WAIT_TOTAL)
@@ -1207,6 +1215,7 @@ PR_TIME(maxhold, HOLD_MAX)
 PR_MEAN(meanhold, HOLD_TOTAL, ACQUIRED)
 PR_TIME(totalhold, HOLD_TOTAL)
 PR_TIME(maxwait, WAIT_MAX)
+PR_TIME(minwait, WAIT_MIN)
 PR_MEAN(meanwait, WAIT_TOTAL, SPIN)
 PR_SHARE(nowait, NOWAIT)
 PR_SHARE(spin, SPIN)
@@ -1309,6 +1318,7 @@ const struct lm_key lm_keys[LM_NR_KEYS] = {
 	KEY(UTIL, util, "UTIL", 6, true, "hold time / metered time (UTIL)"),
 	KEY(CON, con, "CON", 5, true, "share of attempts that waited or failed (CON)"),
 	KEY(MAXWAIT, maxwait, "MAX", 6, true, "longest wait (WAIT MAX)"),
+	KEY(MINWAIT, minwait, "MIN", 6, true, "shortest wait of those that waited (WAIT MIN)"),
 	KEY(MEANWAIT, meanwait, "MEAN", 6, true, "mean wait of those that waited (WAIT MEAN)"),
 	KEY(WAITCPU, waitcpu, "% CPU", 5, true, "total wait / (CPUs x metered time) (% CPU)"),
 	KEY(TOTAL, total, "TOTAL", 10, true, "attempts: nowait + spin + reject (TOTAL)"),
@@ -1333,16 +1343,21 @@ const struct lm_key lm_keys[LM_NR_KEYS] = {
 	KEY(NAME, name, "NAME", 0, false, "lock name, then site, alphabetically"),
 };
 
-/* perf lock's sort keys, for those who know them */
-static const struct {
+/* the sort keys of perf lock and of klockstat (BCC), for those who know them */
+static const struct lm_key_alias {
 	const char *name;
 	enum lm_key_id id;
+	const char *from;
 } lm_key_aliases[] = {
-	{ "acquired", LM_K_RATE },
-	{ "avg_wait", LM_K_MEANWAIT },
-	{ "hold_total", LM_K_TOTALHOLD },
-	{ "wait_max", LM_K_MAXWAIT },
-	{ "wait_total", LM_K_WAITCPU },
+	{ "acq_max", LM_K_MAXWAIT, "klockstat" },
+	{ "acquired", LM_K_RATE, "perf lock" },
+	{ "avg_wait", LM_K_MEANWAIT, "perf lock" },
+	{ "hld_max", LM_K_MAXHOLD, "klockstat" },
+	{ "hld_total", LM_K_TOTALHOLD, "klockstat" },
+	{ "hold_total", LM_K_TOTALHOLD, "perf lock" },
+	{ "wait_max", LM_K_MAXWAIT, "perf lock" },
+	{ "wait_min", LM_K_MINWAIT, "perf lock" },
+	{ "wait_total", LM_K_WAITCPU, "perf lock" },
 };
 
 const struct lm_key *lm_key_find(const char *name)
@@ -1358,19 +1373,73 @@ const struct lm_key *lm_key_find(const char *name)
 	return NULL;
 }
 
-const char *lm_key_alias(const struct lm_key *k)
+const char *lm_key_alias(const struct lm_key *k, size_t *pos, const char **from)
+{
+	const struct lm_key_alias *a;
+
+	for (; *pos < ARRAY_SIZE(lm_key_aliases); (*pos)++) {
+		a = &lm_key_aliases[*pos];
+		if (&lm_keys[a->id] != k)
+			continue;
+		(*pos)++;
+		*from = a->from;
+		return a->name;
+	}
+	return NULL;
+}
+
+/*
+ * The order columns drop in when a line is too narrow, first first: the
+ * extra percentiles, then what says least beside the rest, down to HOLD
+ * MAX; NAME never drops, it takes the rest of the line
+ */
+static const enum lm_key_id lm_col_drop[] = {
+	LM_K_P999WAIT, LM_K_P90WAIT, LM_K_P50WAIT, LM_K_P999HOLD, LM_K_P90HOLD, LM_K_P50HOLD,
+	LM_K_HOLDER, LM_K_ABORT, LM_K_BLOCKED, LM_K_ONCPU, LM_K_REJECT, LM_K_NOWAIT,
+	LM_K_P99WAIT, LM_K_WAITCPU, LM_K_RATE, LM_K_SPIN, LM_K_P99HOLD, LM_K_MEANWAIT,
+	LM_K_TOTAL, LM_K_CON, LM_K_MAXWAIT, LM_K_TYPE, LM_K_UTIL, LM_K_MEANHOLD, LM_K_MAXHOLD,
+};
+
+static int lm_cols_drop_one(const enum lm_key_id *cols, size_t n, enum lm_key_id k,
+			    const struct lm_key *keep, bool *show)
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(lm_key_aliases); i++)
-		if (&lm_keys[lm_key_aliases[i].id] == k)
-			return lm_key_aliases[i].name;
-	return NULL;
+	if (&lm_keys[k] == keep)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (cols[i] == k && show[i]) {
+			show[i] = false;
+			return (int)i;
+		}
+	return -1;
+}
+
+int lm_cols_fit(const enum lm_key_id *cols, const int *w, size_t n, int width, int name_min,
+		const struct lm_key *keep, bool *show)
+{
+	int total = 0, at;
+	size_t i, d;
+
+	for (i = 0; i < n; i++) {
+		show[i] = true;
+		total += w[i];
+	}
+	for (d = 0; width > 0 && total + name_min > width && d <= ARRAY_SIZE(lm_col_drop); d++) {
+		/* past the table: the sort key too */
+		at = d < ARRAY_SIZE(lm_col_drop) ?
+		     lm_cols_drop_one(cols, n, lm_col_drop[d], keep, show) :
+		     keep ? lm_cols_drop_one(cols, n, (enum lm_key_id)(keep - lm_keys), NULL, show) : -1;
+		if (at >= 0)
+			total -= w[at];
+	}
+	return total;
 }
 
 void lm_filter_init(struct lm_filter *f)
 {
 	memset(f, 0, sizeof(*f));
+	f->width = -1;
 	f->min_con = -1;
 	f->min_util = -1;
 	f->key = &lm_keys[LM_K_MAXHOLD];

@@ -372,6 +372,8 @@ struct lm_ctx {
 void lm_ctx_init(struct lm_ctx *c, const struct lm_header *h);
 double lm_util_pct(const struct lm_row *r, const struct lm_ctx *c);
 double lm_con_pct(const struct lm_row *r);
+/* the mean hold of the acquisitions, or the mean wait of those that waited; 0 for none */
+double lm_mean_ns(const struct lm_row *r, enum lm_hist_kind kind);
 
 /* units: "0us", "691ns", "2.4us", "51ms", "1.5s"; percentages: "0.82%" */
 size_t lm_u64_str(char *buf, uint64_t n);
@@ -401,6 +403,7 @@ enum lm_key_id {
 	LM_K_UTIL,
 	LM_K_CON,
 	LM_K_MAXWAIT,
+	LM_K_MINWAIT,
 	LM_K_MEANWAIT,
 	LM_K_WAITCPU,
 	LM_K_TOTAL,
@@ -439,8 +442,12 @@ struct lm_key {
 
 extern const struct lm_key lm_keys[LM_NR_KEYS];
 const struct lm_key *lm_key_find(const char *name);
-/* the other name of key @k users may know (perf lock's), or NULL */
-const char *lm_key_alias(const struct lm_key *k);
+/*
+ * The other names of key @k that users may know (perf lock's, klockstat's),
+ * one a call: the next from *@pos on (start at 0), *@from the tool that
+ * names it so; NULL after the last
+ */
+const char *lm_key_alias(const struct lm_key *k, size_t *pos, const char **from);
 
 /* What to show. */
 struct lm_filter {
@@ -453,9 +460,21 @@ struct lm_filter {
 	size_t top;		/* locks per section, sites per lock; 0: all */
 	const struct lm_key *key;
 	bool reverse;
+	int width;		/* --width: columns of the text; 0 no limit; -1 unset */
 };
 
 void lm_filter_init(struct lm_filter *f);
+
+/*
+ * Narrow lines: the columns of report, diff and top in the order they
+ * drop, first first, one table for all (lm_col_drop[] in model.c).
+ * lm_cols_fit() hides, in that order, columns of @cols (@w[i] wide, with
+ * their blanks) until they and @name_min columns of NAME fit in @width
+ * (0: no limit), the sort key @keep last; @show[i] says which stay.
+ * Returns the width of those that stay.
+ */
+int lm_cols_fit(const enum lm_key_id *cols, const int *w, size_t n, int width, int name_min,
+		const struct lm_key *keep, bool *show);
 
 /* A lock: its sites summed in agg, the sites themselves beneath. */
 struct lm_lock {

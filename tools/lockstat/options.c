@@ -15,18 +15,24 @@
 const char *const lm_view_help[] = {
 	"view options:",
 	"  --sort KEY        sort locks, and sites under them, by KEY (default maxhold):",
-	"                    maxhold meanhold totalhold util con maxwait meanwait waitcpu",
-	"                    total nowait spin reject abort blocked oncpu rate contended",
-	"                    holder p50hold p90hold p99hold p999hold p50wait p90wait p99wait",
-	"                    p999wait type name; perf lock's acquired avg_wait wait_max",
-	"                    wait_total hold_total are aliases",
+	"  -k, --key KEY     the same (perf lock's names for it)",
+	"                    maxhold meanhold totalhold util con maxwait minwait meanwait",
+	"                    waitcpu total nowait spin reject abort blocked oncpu rate",
+	"                    contended holder p50hold p90hold p99hold p999hold p50wait",
+	"                    p90wait p99wait p999wait type name; perf lock's acquired",
+	"                    avg_wait wait_max wait_min wait_total hold_total and",
+	"                    klockstat's acq_max hld_max hld_total are aliases",
 	"  -r, --reverse     reverse the order (smallest first; name: Z to A)",
 	"  --top N           the first N locks of each section, N sites under each",
+	"  -E, --entries N   the same (perf lock's names for it)",
 	"  --name SUBSTR     only rows whose lock or site name contains SUBSTR",
 	"  --type TYPE       only TYPE: spin read write mutex rwsem_read rwsem_write",
 	"                    (repeatable, or comma-separated)",
 	"  --min-con PCT     only locks with CON >= PCT",
 	"  --min-util PCT    only locks with UTIL >= PCT",
+	"  --width N         the table (top: -b) in N columns, 0 no limit: columns",
+	"                    drop by priority, NAME has the rest; default the",
+	"                    terminal's width, else $COLUMNS, else no limit",
 	"  --json            JSON instead of the table (raw ns and counts; evidence too)",
 	NULL,
 };
@@ -145,6 +151,19 @@ int lm_parse_types(const char *arg, unsigned int *mask)
 	return 0;
 }
 
+/* --width N: 0 (no limit) to 9999 columns */
+int lm_parse_width(const char *arg, int *width)
+{
+	uint64_t v;
+
+	if (lm_parse_u64(arg, &v) || v > 9999) {
+		lm_err("--width: '%s' is not a number of columns (0: no limit, up to 9999)", arg);
+		return LM_EXIT_USAGE;
+	}
+	*width = (int)v;
+	return 0;
+}
+
 static int lm_parse_size(const char *arg, size_t *out)
 {
 	uint64_t v;
@@ -155,16 +174,22 @@ static int lm_parse_size(const char *arg, size_t *out)
 	return 0;
 }
 
-/* the sort keys, each with what it sorts by and its other name */
+/* the sort keys, each with what it sorts by and its other names */
 static void lm_keys_list(FILE *f)
 {
-	const char *alias;
+	const char *alias, *from, *sep;
+	size_t pos;
 	int i;
 
 	for (i = 0; i < LM_NR_KEYS; i++) {
-		alias = lm_key_alias(&lm_keys[i]);
-		fprintf(f, "  %-10s %s%s%s\n", lm_keys[i].name, lm_keys[i].help,
-			alias ? "; also " : "", alias ? alias : "");
+		fprintf(f, "  %-10s %s", lm_keys[i].name, lm_keys[i].help);
+		sep = "; also ";
+		pos = 0;
+		while ((alias = lm_key_alias(&lm_keys[i], &pos, &from))) {
+			fprintf(f, "%s%s (%s)", sep, alias, from);
+			sep = ", ";
+		}
+		fputc('\n', f);
 	}
 }
 
@@ -220,18 +245,24 @@ static int lm_view_opt(struct lm_view_opts *o, int opt, const char *arg)
 		}
 		f->name = arg;
 		return 0;
+	case 'k':
 	case LM_OPT_SORT:
 		f->key = lm_key_find(arg);
 		if (f->key)
 			return 0;
-		lm_err("--sort: unknown key '%s'; the keys are:", arg);
+		lm_err("%s: unknown key '%s'; the keys are:", opt == 'k' ? "-k/--key" : "--sort",
+		       arg);
 		lm_keys_list(stderr);
 		return LM_EXIT_USAGE;
+	case 'E':
 	case LM_OPT_TOP:
 		if (!lm_parse_size(arg, &f->top))
 			return 0;
-		lm_err("--top: '%s' is not a positive number", arg);
+		lm_err("%s: '%s' is not a positive number", opt == 'E' ? "-E/--entries" : "--top",
+		       arg);
 		return LM_EXIT_USAGE;
+	case LM_OPT_WIDTH:
+		return lm_parse_width(arg, &f->width);
 	case LM_OPT_TYPE:
 		if (!lm_parse_types(arg, &f->types))
 			return 0;

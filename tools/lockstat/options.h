@@ -27,13 +27,16 @@ enum lm_opt {
 	LM_OPT_STACKS,
 	LM_OPT_TOP,
 	LM_OPT_TYPE,
+	LM_OPT_WIDTH,
 };
 
-/* the view options, for a subcommand's struct option table */
+/* the view options, for a subcommand's struct option table (and "E:k:r" in its optstring) */
 #define LM_VIEW_LONGOPTS						\
 	{ "csv", no_argument, NULL, LM_OPT_CSV },			\
+	{ "entries", required_argument, NULL, 'E' },			\
 	{ "folded", no_argument, NULL, LM_OPT_FOLDED },			\
 	{ "json", no_argument, NULL, LM_OPT_JSON },			\
+	{ "key", required_argument, NULL, 'k' },			\
 	{ "min-con", required_argument, NULL, LM_OPT_MIN_CON },		\
 	{ "min-util", required_argument, NULL, LM_OPT_MIN_UTIL },	\
 	{ "name", required_argument, NULL, LM_OPT_NAME },		\
@@ -42,7 +45,8 @@ enum lm_opt {
 	{ "sort", required_argument, NULL, LM_OPT_SORT },		\
 	{ "stacks", no_argument, NULL, LM_OPT_STACKS },			\
 	{ "top", required_argument, NULL, LM_OPT_TOP },			\
-	{ "type", required_argument, NULL, LM_OPT_TYPE }
+	{ "type", required_argument, NULL, LM_OPT_TYPE },		\
+	{ "width", required_argument, NULL, LM_OPT_WIDTH }
 
 struct lm_view_opts {
 	struct lm_filter filter;
@@ -76,6 +80,7 @@ int lm_opts_check(const struct lm_opts *o);
 int lm_parse_pct(const char *arg, double max, double *out);
 int lm_parse_duration(const char *arg, uint64_t *ns);
 int lm_parse_types(const char *arg, unsigned int *mask);
+int lm_parse_width(const char *arg, int *width);
 int lm_opt_error(int c, char **argv);
 void lm_usage(int err, const char *cmd, const char *synopsis, const char *const *msg,
 	      unsigned int parts);

@@ -112,6 +112,8 @@ static const char *const top_keys_help[] = {
 	"/ (CPUs x metered time).  HMAX, WMAX: since the row appeared; bold when",
 	"set in this interval.  HP99 (128 columns and wider): the interval's 99th",
 	"percentile of holds; HOLDER (148 columns and wider): who made HMAX.",
+	"Narrower, NAME keeps the rest of the line: columns drop, %CPU first, then",
+	"ACQ/s, WMEAN, CON, WMAX, TYPE, UTIL, HMEAN; under 100 TYPE abbreviates.",
 	"man lockstat: the rest.",
 	NULL,
 };
@@ -158,7 +160,7 @@ static int top_parse_args(int argc, char **argv, struct top_params *p)
 	p->opts.view.filter.key = NULL;	/* top's own default, below */
 	p->delay_s = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":bd:hn:r", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":E:bd:hk:n:r", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			p->batch = true;
@@ -183,6 +185,7 @@ static int top_parse_args(int argc, char **argv, struct top_params *p)
 		case TOP_OPT_REPLAY:
 			replay = true;
 			break;
+
 		default:
 			ret = lm_opt(&p->opts, c, argv);
 			if (ret)

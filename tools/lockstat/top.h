@@ -66,6 +66,32 @@ const char *lm_top_header(enum lm_key_id k);
 int lm_top_width(enum lm_key_id k);
 /* TYPE and NAME are left-aligned, numbers right-aligned */
 bool lm_top_left(enum lm_key_id k);
+
+/*
+ * The columns a line of @width shows (0: no limit, all of them): HP99
+ * from 128 columns and HOLDER from 148 (NAME keeps the room of a lock and
+ * site after them), then the others drop in the order of lm_col_drop[]
+ * (model.c) until NAME keeps LM_TOP_NAME_MIN; under LM_TOP_NARROW columns
+ * TYPE is abbreviated (lm_top_type_cell()).  NAME gets the rest: name_w
+ * columns, blanks before it included (0: no limit).
+ */
+#define LM_TOP_MAX_COLS		16
+#define LM_TOP_NAME_MIN		28
+#define LM_TOP_NARROW		100
+#define LM_HP99_MIN_COLS	128
+#define LM_HOLDER_MIN_COLS	148
+
+struct lm_top_layout {
+	bool show[LM_TOP_MAX_COLS];	/* indexed as lm_top_cols[] */
+	bool narrow;
+	int name_w;
+};
+
+void lm_top_layout(struct lm_top_layout *lo, int width, const struct lm_key *sort);
+/* a column's width in @lo (TYPE narrows) */
+int lm_top_col_width(enum lm_key_id k, const struct lm_top_layout *lo);
+/* a TYPE cell in @lo: "rsem_r", "rsem_w" for the rw_semaphore sides when narrow */
+void lm_top_type_cell(char *cell, size_t len, const struct lm_top_layout *lo);
 /* the header line: "12:00:01 on 2 cpus interval 1.00s metered 1.00s ..." */
 void lm_top_summary(char *buf, size_t len, const struct lm_top_frame *f,
 		    const struct lm_top_state *st);

@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lockstat: the two output helpers every layer may call.  Kept apart from
+ * lockstat: the output helpers every layer may call.  Kept apart from
  * main.c so the unit tests link them without the dispatcher.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "lockstat.h"
+#include "model.h"
 
 /* where lm_err() writes while a screen is up, instead of stderr */
 static char *lm_err_buf;
@@ -69,4 +74,66 @@ void lm_print_lines(FILE *f, const char *const *lines)
 {
 	for (; *lines; lines++)
 		fprintf(f, "%s\n", *lines);
+}
+
+/*
+ * The width of the text output: @opt (--width) when >= 0; else the
+ * terminal's when stdout is one; else $COLUMNS when it is a number from 1
+ * to 9999; else 0, no limit (the full table, as pipes and scripts had it)
+ */
+int lm_out_width(int opt)
+{
+	const char *env = getenv("COLUMNS");
+	struct winsize ws;
+	uint64_t v;
+
+	if (opt >= 0)
+		return opt;
+	if (isatty(STDOUT_FILENO) && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col)
+		return ws.ws_col;
+	if (env && !lm_parse_u64(env, &v) && v > 0 && v < 10000)
+		return (int)v;
+	return 0;
+}
+
+/*
+ * One line of text in @width columns: a table row (it starts with a
+ * blank) or a line without a blank (a rule) is cut; prose is wrapped at
+ * blanks, its continuations indented by two
+ */
+static void lm_fit_line(FILE *f, const char *s, size_t n, size_t width)
+{
+	size_t lead = 0, room, cut;
+
+	/* a continuation needs room past its indentation */
+	if (!width || n <= width || *s == ' ' || !memchr(s, ' ', n) || width < 8) {
+		fprintf(f, "%.*s\n", (int)(width && n > width ? width : n), s);
+		return;
+	}
+	while (lead + n > width) {
+		room = width - lead;
+		for (cut = room; cut > 0 && s[cut] != ' '; cut--)
+			;
+		if (!cut)
+			cut = room;
+		fprintf(f, "%*s%.*s\n", (int)lead, "", (int)cut, s);
+		for (s += cut, n -= cut; n && *s == ' '; s++, n--)
+			;
+		lead = 2;
+	}
+	if (n)
+		fprintf(f, "%*s%.*s\n", (int)lead, "", (int)n, s);
+}
+
+void lm_fit_text(FILE *f, const char *text, size_t len, int width)
+{
+	const char *end = text + len, *nl;
+	size_t n;
+
+	while (text < end) {
+		nl = memchr(text, '\n', (size_t)(end - text));
+		n = nl ? (size_t)(nl - text) : (size_t)(end - text);
+		lm_fit_line(f, text, n, width > 0 ? (size_t)width : 0);
+		text += n + (nl != NULL);
+	}
 }

@@ -30,6 +30,7 @@ void lm_json_str(FILE *f, const char *s);
 void lm_json_time(FILE *f, const struct timespec *ts);
 void lm_json_fields(FILE *f, const struct lm_row *r);
 void lm_json_evidence(FILE *f, const struct lm_row *r);
+void lm_json_derived(FILE *f, const struct lm_row *r, const struct lm_ctx *c);
 void lm_json_hist(FILE *f, const struct lm_row *r, const struct lm_ctx *c);
 void lm_json_chain(FILE *f, const char *fkey, const char *akey, const char *const *frame,
 		   const uint64_t *addr, uint32_t n, bool addrs);

@@ -18,7 +18,8 @@
  *     "source": "netlink", "sort": { "key", "reverse" }, "group": "lock",
  *     "losses": { name: total }, "losses_new": { name: in the interval },
  *     "rows_active": N, "rows": [ { "type", "lock", "class", ["site"],
- *       the 16 numbers, "rate": acquisitions/s, "util_pct", "con_pct",
+ *       the 16 numbers, "rate": acquisitions/s, "hold_mean_ns",
+ *       "wait_mean_ns", "util_pct", "con_pct" (as report --json),
  *       "wait_cpu_pct", "hold_max_new", "wait_max_new", and the evidence of
  *       the maxima as report --json has it: of the interval when *_new;
  *       the interval's percentiles and histograms as report --json has
@@ -148,42 +149,116 @@ bool lm_top_left(enum lm_key_id k)
 	return k == LM_K_HOLDER || k == LM_K_TYPE || k == LM_K_NAME;
 }
 
+/* the narrow TYPE: 6 columns, the rw_semaphore sides abbreviated */
+#define LM_TYPE_NARROW_W	6
+
+int lm_top_col_width(enum lm_key_id k, const struct lm_top_layout *lo)
+{
+	return k == LM_K_TYPE && lo->narrow ? LM_TYPE_NARROW_W : lm_top_width(k);
+}
+
+void lm_top_type_cell(char *cell, size_t len, const struct lm_top_layout *lo)
+{
+	static const char *const abbr[][2] = {
+		{ "rwsem_read", "rsem_r" },
+		{ "rwsem_write", "rsem_w" },
+	};
+	size_t i;
+
+	for (i = 0; lo->narrow && i < ARRAY_SIZE(abbr); i++)
+		if (!strcmp(cell, abbr[i][0]))
+			snprintf(cell, len, "%s", abbr[i][1]);
+}
+
+/* HP99 and HOLDER only where NAME keeps the room of a lock and its site */
+static bool lm_top_wide_col(enum lm_key_id k, int width)
+{
+	if (width <= 0)
+		return true;
+	if (k == LM_K_P99HOLD)
+		return width >= LM_HP99_MIN_COLS;
+	return k != LM_K_HOLDER || width >= LM_HOLDER_MIN_COLS;
+}
+
+void lm_top_layout(struct lm_top_layout *lo, int width, const struct lm_key *sort)
+{
+	enum lm_key_id cols[LM_TOP_MAX_COLS];
+	bool show[LM_TOP_MAX_COLS];
+	int w[LM_TOP_MAX_COLS], used;
+	unsigned int c, idx[LM_TOP_MAX_COLS];
+	size_t i, n = 0;
+
+	lo->narrow = width > 0 && width < LM_TOP_NARROW;
+	for (c = 0; c < lm_top_nr_cols && c < LM_TOP_MAX_COLS; c++) {
+		enum lm_key_id k = lm_top_cols[c];
+
+		lo->show[c] = lm_top_wide_col(k, width);
+		if (!lo->show[c] || k == LM_K_NAME)
+			continue;
+		cols[n] = k;
+		w[n] = lm_top_col_width(k, lo) + 1;
+		idx[n++] = c;
+	}
+	used = lm_cols_fit(cols, w, n, width, LM_TOP_NAME_MIN, sort, show);
+	for (i = 0; i < n; i++)
+		lo->show[idx[i]] = show[i];
+	lo->name_w = width > 0 ? width - used : 0;
+}
+
 static size_t lm_batch_rows(const struct lm_top_frame *f, size_t top)
 {
 	return top && f->nr > top ? top : f->nr;
 }
 
+/* @s and a line break, cut at @width columns (0: not cut) */
+static void lm_batch_line(FILE *out, const char *s, int width)
+{
+	if (width > 0)
+		fprintf(out, "%.*s\n", width, s);
+	else
+		fprintf(out, "%s\n", s);
+}
+
 void lm_batch_text(FILE *out, const struct lm_top_frame *f, const struct lm_top_state *st,
 		   size_t top)
 {
+	int width = lm_out_width(st->filter.width);
+	struct lm_top_layout lo;
 	char line[512], cell[512];
 	unsigned int c;
 	size_t i, n = lm_batch_rows(f, top);
 
+	lm_top_layout(&lo, width, st->filter.key);
 	lm_top_summary(line, sizeof(line), f, st);
-	fprintf(out, "%s\n", line);
+	lm_batch_line(out, line, width);
 	lm_top_losses(line, sizeof(line), f);
 	if (*line)
-		fprintf(out, "%s\n", line);
+		lm_batch_line(out, line, width);
 	fputc('\n', out);
 	for (c = 0; c < lm_top_nr_cols; c++) {
 		enum lm_key_id k = lm_top_cols[c];
 
+		if (!lo.show[c])
+			continue;
 		if (k == LM_K_NAME)
-			fprintf(out, "%s\n", lm_top_header(k));
+			lm_batch_line(out, lm_top_header(k), lo.name_w);
 		else
-			fprintf(out, lm_top_left(k) ? "%-*s " : "%*s ", lm_top_width(k),
+			fprintf(out, lm_top_left(k) ? "%-*s " : "%*s ", lm_top_col_width(k, &lo),
 				lm_top_header(k));
 	}
 	for (i = 0; i < n; i++) {
 		for (c = 0; c < lm_top_nr_cols; c++) {
 			enum lm_key_id k = lm_top_cols[c];
 
+			if (!lo.show[c])
+				continue;
 			lm_top_cell(cell, sizeof(cell), k, f->rows[i], f);
+			if (k == LM_K_TYPE)
+				lm_top_type_cell(cell, sizeof(cell), &lo);
 			if (k == LM_K_NAME)
-				fprintf(out, "%s\n", cell);
+				lm_batch_line(out, cell, lo.name_w);
 			else
-				fprintf(out, lm_top_left(k) ? "%-*s " : "%*s ", lm_top_width(k),
+				fprintf(out, lm_top_left(k) ? "%-*s " : "%*s ", lm_top_col_width(k, &lo),
 					cell);
 		}
 	}
@@ -212,9 +287,10 @@ static void lm_batch_json_row(FILE *out, const struct lm_row *r, const struct lm
 		lm_json_str(out, r->site);
 	}
 	lm_json_fields(out, r);
-	fprintf(out, ", \"rate\": %.3f, \"util_pct\": %.4f, \"con_pct\": %.4f, \"wait_cpu_pct\": %.4f",
-		c->elapsed_ns > 0 ? 1e9 * (double)v[LM_F_ACQUIRED] / c->elapsed_ns : 0,
-		lm_util_pct(r, c), lm_con_pct(r),
+	fprintf(out, ", \"rate\": %.3f",
+		c->elapsed_ns > 0 ? 1e9 * (double)v[LM_F_ACQUIRED] / c->elapsed_ns : 0);
+	lm_json_derived(out, r, c);
+	fprintf(out, ", \"wait_cpu_pct\": %.4f",
 		lm_pct((double)v[LM_F_WAIT_TOTAL], c->cpus * c->elapsed_ns));
 	fprintf(out, ", \"hold_max_new\": %s, \"wait_max_new\": %s",
 		r->fresh & (1U << LM_F_HOLD_MAX) ? "true" : "false",

@@ -10,8 +10,8 @@
  *
  * One line per non-empty bucket: its bounds in ns as the kernel reports
  * them (and humanized), the count, its share of the total and the
- * cumulative share, and a bar scaled to the terminal (COLUMNS, else the
- * width of a terminal on standard output, else 80); a run of empty
+ * cumulative share, and a bar scaled to the terminal (a terminal's on
+ * standard output, else COLUMNS, else 80: lm_out_width()); a run of empty
  * buckets between two non-empty ones is one line of 0.  Above each
  * histogram the percentiles, estimates at bucket resolution (model.c).
  */
@@ -80,18 +80,12 @@ static bool hist_match(const struct lm_hist_target *p, const struct lm_row *r)
 	return !strcmp(buf, p->site);
 }
 
-/* the width of the output: COLUMNS, a terminal's, else 80 */
+/* the width of the output (lm_out_width()), else 80 */
 static int hist_columns(void)
 {
-	const char *env = getenv("COLUMNS");
-	struct winsize ws;
-	uint64_t v;
+	int w = lm_out_width(-1);
 
-	if (env && !lm_parse_u64(env, &v) && v > 0 && v < 10000)
-		return (int)v;
-	if (isatty(STDOUT_FILENO) && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col)
-		return ws.ws_col;
-	return 80;
+	return w ? w : 80;
 }
 
 #define HIST_LEAD	61	/* the columns before the bar */

@@ -15,13 +15,19 @@
  *   "blocked_frames": [...], ["blocked_addrs": [...]] }.  With histograms
  *   (the header's "hist_bounds_ns"), a row's "hold_p50_ns" ...
  *   "hold_p999_ns", "hold_hist": [counts] and the same for wait, of the
- *   kinds it has (lm_json_hist()).
+ *   kinds it has (lm_json_hist()).  After the counts of every row,
+ *   "hold_mean_ns", "wait_mean_ns" (of those that waited), "util_pct"
+ *   and "con_pct", the MEAN, UTIL and CON of the table (lm_derived[]).
  *
- * CSV: a header line, then kind,type,lock,site and the 16 numbers of
- * /proc/lockmeter per line; kind is total, lock or site, each lock line
- * followed by its site lines.  No evidence: it is not in /proc/lockmeter.
- * With histograms, hold_p50_ns ... wait_p999_ns after the numbers: empty
- * without a histogram, ">=N" for the open last bucket.
+ * CSV: a header line, then kind,type,lock,site, the 16 numbers of
+ * /proc/lockmeter and hold_mean_ns,wait_mean_ns,util_pct,con_pct per
+ * line; kind is total, lock or site, each lock line followed by its site
+ * lines.  No evidence: it is not in /proc/lockmeter.  With histograms,
+ * hold_p50_ns ... wait_p999_ns after them (empty without a histogram),
+ * then hold_p50_ge ... wait_p999_ge: 1 when the number is only the lower
+ * bound of the open last bucket (the table's ">="), 0 when not, empty
+ * when there is no number.  No cell but lock and site holds anything but
+ * a number.
  *
  * Folded stacks (--folded), for flame graphs: a line per row that has a
  * hold chain, the lock ("spin lmt_static_lock[test_lockmeter]") as the root
@@ -76,6 +82,50 @@ void lm_json_fields(FILE *f, const struct lm_row *r)
 		fputs(lm_field_names[i], f);
 		fputs("\": ", f);
 		fputs(num, f);
+	}
+}
+
+/*
+ * What a row's numbers say, as the table shows them: the means, UTIL and
+ * CON, one table for JSON and CSV (and top's JSON)
+ */
+static double lm_hold_mean(const struct lm_row *r, const struct lm_ctx *c)
+{
+	(void)c;
+	return lm_mean_ns(r, LM_HIST_HOLD);
+}
+
+static double lm_wait_mean(const struct lm_row *r, const struct lm_ctx *c)
+{
+	(void)c;
+	return lm_mean_ns(r, LM_HIST_WAIT);
+}
+
+static double lm_con(const struct lm_row *r, const struct lm_ctx *c)
+{
+	(void)c;
+	return lm_con_pct(r);
+}
+
+static const struct {
+	const char *name;
+	const char *fmt;	/* of the number, after the separator */
+	double (*val)(const struct lm_row *r, const struct lm_ctx *c);
+} lm_derived[] = {
+	{ "hold_mean_ns", "%.3f", lm_hold_mean },
+	{ "wait_mean_ns", "%.3f", lm_wait_mean },
+	{ "util_pct", "%.4f", lm_util_pct },
+	{ "con_pct", "%.4f", lm_con },
+};
+
+/* , "hold_mean_ns": N, "wait_mean_ns": N, "util_pct": P, "con_pct": P */
+void lm_json_derived(FILE *f, const struct lm_row *r, const struct lm_ctx *c)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(lm_derived); i++) {
+		fprintf(f, ", \"%s\": ", lm_derived[i].name);
+		fprintf(f, lm_derived[i].fmt, lm_derived[i].val(r, c));
 	}
 }
 
@@ -230,6 +280,7 @@ static void lm_json_lock(FILE *f, const struct lm_lock *lk, const struct lm_ctx 
 		lm_json_str(f, lk->agg.site);
 	}
 	lm_json_fields(f, &lk->agg);
+	lm_json_derived(f, &lk->agg, c);
 	lm_json_hist(f, &lk->agg, c);
 	lm_json_evidence(f, &lk->agg);
 	fputs(",\n          \"sites\": [", f);
@@ -237,6 +288,7 @@ static void lm_json_lock(FILE *f, const struct lm_lock *lk, const struct lm_ctx 
 		fprintf(f, "%s\n            { \"site\": ", j ? "," : "");
 		lm_json_str(f, lk->sites[j]->site);
 		lm_json_fields(f, lk->sites[j]);
+		lm_json_derived(f, lk->sites[j], c);
 		lm_json_hist(f, lk->sites[j], c);
 		lm_json_evidence(f, lk->sites[j]);
 		fputs(" }", f);
@@ -264,6 +316,7 @@ void lm_json_print(FILE *f, const struct lm_view *v)
 		sep = ",";
 		fputs("      \"total\": { \"lock\": \"*TOTAL*\"", f);
 		lm_json_fields(f, &sec->total);
+		lm_json_derived(f, &sec->total, &v->ctx);
 		lm_json_hist(f, &sec->total, &v->ctx);
 		lm_json_evidence(f, &sec->total);
 		fputs(" },\n      \"locks\": [", f);
@@ -292,29 +345,36 @@ void lm_csv_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* the percentile cells: a number, ">=" and the last bucket's bound, or empty */
+/*
+ * The percentile cells: a number or empty; then, in as many cells, 1 for
+ * a number that is only the lower bound of the open last bucket, 0 for an
+ * estimate, empty for none (the numbers stay numbers)
+ */
 static void lm_csv_pcts(FILE *f, const struct lm_row *r, const struct lm_ctx *c)
 {
-	enum lm_pct_res res;
+	enum lm_pct_res res[LM_NR_HIST][LM_NR_PCT];
 	double ns;
 	int k, p;
 
 	for (k = 0; c->nr_buckets && k < LM_NR_HIST; k++) {
 		for (p = 0; p < LM_NR_PCT; p++) {
-			res = lm_row_pct(r, c, k, p, &ns);
-			if (res == LM_PCT_NONE)
+			res[k][p] = lm_row_pct(r, c, k, p, &ns);
+			if (res[k][p] == LM_PCT_NONE)
 				fputc(',', f);
 			else
-				fprintf(f, ",%s%.0f", res == LM_PCT_GE ? ">=" : "", ns);
+				fprintf(f, ",%.0f", ns);
 		}
 	}
+	for (k = 0; c->nr_buckets && k < LM_NR_HIST; k++)
+		for (p = 0; p < LM_NR_PCT; p++)
+			fputs(res[k][p] == LM_PCT_NONE ? "," : res[k][p] == LM_PCT_GE ? ",1" : ",0", f);
 }
 
 static void lm_csv_row(FILE *f, const char *kind, uint32_t type, const char *lock,
 		       const char *site, const struct lm_row *r, const struct lm_ctx *c)
 {
 	char num[24];
-	int i;
+	size_t i;
 
 	fprintf(f, "%s,%s,", kind, lm_type_name(type));
 	lm_csv_str(f, lock);
@@ -324,6 +384,10 @@ static void lm_csv_row(FILE *f, const char *kind, uint32_t type, const char *loc
 		num[0] = ',';
 		lm_u64_str(num + 1, r->v[i]);
 		fputs(num, f);
+	}
+	for (i = 0; i < ARRAY_SIZE(lm_derived); i++) {
+		fputc(',', f);
+		fprintf(f, lm_derived[i].fmt, lm_derived[i].val(r, c));
 	}
 	lm_csv_pcts(f, r, c);
 	fputc('\n', f);
@@ -337,9 +401,14 @@ void lm_csv_print(FILE *f, const struct lm_view *v)
 	fputs("kind,type,lock,site", f);
 	for (i = 0; i < LM_NR_FIELDS; i++)
 		fprintf(f, ",%s", lm_field_names[i]);
+	for (i = 0; i < ARRAY_SIZE(lm_derived); i++)
+		fprintf(f, ",%s", lm_derived[i].name);
 	for (t = 0; v->ctx.nr_buckets && t < LM_NR_HIST; t++)
 		for (i = 0; i < LM_NR_PCT; i++)
 			fprintf(f, ",%s_%s_ns", lm_hist_names[t], lm_pcts[i].json);
+	for (t = 0; v->ctx.nr_buckets && t < LM_NR_HIST; t++)
+		for (i = 0; i < LM_NR_PCT; i++)
+			fprintf(f, ",%s_%s_ge", lm_hist_names[t], lm_pcts[i].json);
 	fputc('\n', f);
 	for (t = LM_TYPE_NONE + 1; t < LM_NR_TYPES; t++) {
 		const struct lm_section *sec = &v->sec[t];

@@ -41,6 +41,7 @@
  * histogram (model.c), "-" without one.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -120,6 +121,74 @@ static void lm_cell_mean(struct lm_line *l, uint64_t total, uint64_t n)
 	lm_put(l, "(");
 }
 
+/*
+ * The columns of the table as they drop on a narrow line (lm_col_drop[],
+ * by key): their part of the column line, as wide as their cells.  At the
+ * full width the historic column line is printed instead, and NOWAIT is
+ * a column narrower (its header leans into TOTAL's).
+ */
+enum lm_tcol_id {
+	LM_T_UTIL, LM_T_CON, LM_T_HOLD, LM_T_WAIT, LM_T_TOTAL, LM_T_NOWAIT, LM_T_SPIN,
+	LM_T_REJECT, LM_T_ABORT, LM_T_ONCPU, LM_T_BLOCKED, LM_T_PCT, LM_NR_TCOLS = LM_T_PCT + 8
+};
+
+static const struct {
+	enum lm_key_id key;
+	const char *hdr;
+	const char *title;	/* over its MEAN in the section's first line */
+} lm_tcols[LM_NR_TCOLS] = {
+	[LM_T_UTIL] = { .key = LM_K_UTIL, .hdr = "  UTIL" },
+	[LM_T_CON] = { .key = LM_K_CON, .hdr = "   CON" },
+	[LM_T_HOLD] = { .key = LM_K_MAXHOLD, .hdr = "   MEAN(  MAX )", .title = "HOLD" },
+	[LM_T_WAIT] = { .key = LM_K_MAXWAIT, .hdr = "   MEAN(  MAX )(% CPU)", .title = "WAIT" },
+	[LM_T_TOTAL] = { .key = LM_K_TOTAL, .hdr = "     TOTAL" },
+	[LM_T_NOWAIT] = { .key = LM_K_NOWAIT, .hdr = " NOWAIT" },
+	[LM_T_SPIN] = { .key = LM_K_SPIN, .hdr = "  SPIN" },
+	[LM_T_REJECT] = { .key = LM_K_REJECT, .hdr = " RJECT" },
+	[LM_T_ABORT] = { .key = LM_K_ABORT, .hdr = "  ABORT" },
+	[LM_T_ONCPU] = { .key = LM_K_ONCPU, .hdr = "   MEAN(  MAX )", .title = "ONCPU" },
+	[LM_T_BLOCKED] = { .key = LM_K_BLOCKED, .hdr = "   MEAN(  MAX )", .title = "BLOCKED" },
+	[LM_T_PCT + 0] = { .key = LM_K_P50HOLD, .hdr = "    HP50" },
+	[LM_T_PCT + 1] = { .key = LM_K_P90HOLD, .hdr = "    HP90" },
+	[LM_T_PCT + 2] = { .key = LM_K_P99HOLD, .hdr = "    HP99" },
+	[LM_T_PCT + 3] = { .key = LM_K_P999HOLD, .hdr = "  HP99.9" },
+	[LM_T_PCT + 4] = { .key = LM_K_P50WAIT, .hdr = "    WP50" },
+	[LM_T_PCT + 5] = { .key = LM_K_P90WAIT, .hdr = "    WP90" },
+	[LM_T_PCT + 6] = { .key = LM_K_P99WAIT, .hdr = "    WP99" },
+	[LM_T_PCT + 7] = { .key = LM_K_P999WAIT, .hdr = "  WP99.9" },
+};
+
+#define LM_TABLE_NAME_MIN	24	/* columns drop before NAME gets less */
+
+/* the table's layout: the columns a section shows; all at no limit */
+struct lm_tlayout {
+	bool show[LM_NR_TCOLS];
+	bool narrow;		/* a column dropped: the column line of lm_tcols[] */
+};
+
+static void lm_tlayout(struct lm_tlayout *lo, const struct lm_view *v, bool sleeping, int width)
+{
+	enum lm_key_id keys[LM_NR_TCOLS];
+	int w[LM_NR_TCOLS], i, n = 0, idx[LM_NR_TCOLS];
+	bool show[LM_NR_TCOLS];
+
+	for (i = 0; i < LM_NR_TCOLS; i++) {
+		lo->show[i] = (sleeping || (i < LM_T_ABORT || i >= LM_T_PCT)) &&
+			      (v->filter->percentiles || i < LM_T_PCT);
+		if (!lo->show[i])
+			continue;
+		keys[n] = lm_tcols[i].key;
+		w[n] = (int)strlen(lm_tcols[i].hdr);
+		idx[n++] = i;
+	}
+	lm_cols_fit(keys, w, (size_t)n, width, LM_TABLE_NAME_MIN + 2, v->filter->key, show);
+	lo->narrow = false;
+	for (i = 0; i < n; i++) {
+		lo->show[idx[i]] = show[i];
+		lo->narrow |= !show[i];
+	}
+}
+
 static void lm_row_name(struct lm_line *l, const struct lm_row *r, enum lm_row_kind kind)
 {
 	unsigned long long inst = r->v[LM_F_INSTANCES];
@@ -145,42 +214,53 @@ static void lm_row_name(struct lm_line *l, const struct lm_row *r, enum lm_row_k
 }
 
 static void lm_table_row(FILE *f, const struct lm_view *v, const struct lm_row *r,
-			 enum lm_row_kind kind, bool sleeping)
+			 enum lm_row_kind kind, const struct lm_tlayout *lo)
 {
 	const struct lm_ctx *c = &v->ctx;
+	const bool *on = lo->show;
 	struct lm_line l;
-	enum lm_key_id k;
+	int k;
 
 	l.n = 0;
-	if (kind == LM_ROW_TOTAL)
+	if (on[LM_T_UTIL] && kind == LM_ROW_TOTAL)
 		lm_put_pad(&l, lm_keys[LM_K_UTIL].width, "");
-	else
+	else if (on[LM_T_UTIL])
 		lm_cell(&l, "", LM_K_UTIL, r, c, "");
-	lm_cell(&l, " ", LM_K_CON, r, c, "");
-	lm_cell(&l, " ", LM_K_MEANHOLD, r, c, "(");
-	lm_cell(&l, "", LM_K_MAXHOLD, r, c, ")");
-	if (r->v[LM_F_SPIN]) {
+	if (on[LM_T_CON])
+		lm_cell(&l, " ", LM_K_CON, r, c, "");
+	if (on[LM_T_HOLD]) {
+		lm_cell(&l, " ", LM_K_MEANHOLD, r, c, "(");
+		lm_cell(&l, "", LM_K_MAXHOLD, r, c, ")");
+	}
+	if (on[LM_T_WAIT] && r->v[LM_F_SPIN]) {
 		lm_cell(&l, " ", LM_K_MEANWAIT, r, c, "(");
 		lm_cell(&l, "", LM_K_MAXWAIT, r, c, ")(");
 		lm_cell(&l, "", LM_K_WAITCPU, r, c, ")");
-	} else {
+	} else if (on[LM_T_WAIT]) {
 		/* no waits: "0us" and the rest blank, as the historic report */
 		lm_put(&l, "    0us               ");
 	}
-	lm_cell(&l, "", LM_K_TOTAL, r, c, "");
-	lm_cell(&l, " ", LM_K_NOWAIT, r, c, "");
-	lm_cell(&l, " ", LM_K_SPIN, r, c, "");
-	lm_cell(&l, " ", LM_K_REJECT, r, c, "");
-	if (sleeping) {
+	if (on[LM_T_TOTAL])
+		lm_cell(&l, "", LM_K_TOTAL, r, c, "");
+	if (on[LM_T_NOWAIT])
+		lm_cell(&l, lo->narrow ? "  " : " ", LM_K_NOWAIT, r, c, "");
+	if (on[LM_T_SPIN])
+		lm_cell(&l, " ", LM_K_SPIN, r, c, "");
+	if (on[LM_T_REJECT])
+		lm_cell(&l, " ", LM_K_REJECT, r, c, "");
+	if (on[LM_T_ABORT])
 		lm_cell(&l, " ", LM_K_ABORT, r, c, "");
+	if (on[LM_T_ONCPU]) {
 		lm_cell_mean(&l, r->v[LM_F_ONCPU_TOTAL], r->v[LM_F_ACQUIRED]);
 		lm_cell(&l, "", LM_K_ONCPU, r, c, ")");
+	}
+	if (on[LM_T_BLOCKED]) {
 		lm_cell_mean(&l, r->v[LM_F_BLOCKED_TOTAL], r->v[LM_F_ACQUIRED]);
 		lm_cell(&l, "", LM_K_BLOCKED, r, c, ")");
 	}
-	if (v->filter->percentiles)
-		for (k = LM_K_P50HOLD; k <= LM_K_P999WAIT; k++)
-			lm_cell(&l, " ", k, r, c, "");
+	for (k = LM_T_PCT; k < LM_NR_TCOLS; k++)
+		if (on[k])
+			lm_cell(&l, " ", lm_tcols[k].key, r, c, "");
 	lm_put(&l, "  ");
 	lm_row_name(&l, r, kind);
 	l.b[l.n++] = '\n';
@@ -334,16 +414,44 @@ static void lm_table_evidences(FILE *f, const struct lm_view *v, const struct lm
 			lm_table_evidence(f, r, k);
 }
 
-static void lm_table_section(FILE *f, const struct lm_view *v, const struct lm_section *sec)
+/* the two head lines of a section on a narrow line: titles over the MEANs */
+static void lm_table_narrow_head(FILE *f, const struct lm_section *sec,
+				 const struct lm_tlayout *lo)
+{
+	int i, x = 0, at = 0;
+
+	at = fprintf(f, "%s", lm_type_title(sec->type));
+	for (i = 0; i < LM_NR_TCOLS; i++) {
+		if (!lo->show[i])
+			continue;
+		if (lm_tcols[i].title) {
+			/* over MEAN, or after what is there already */
+			at += fprintf(f, "%*s%s", x + 3 > at ? x + 3 - at : 1, "", lm_tcols[i].title);
+		}
+		x += (int)strlen(lm_tcols[i].hdr);
+	}
+	fputc('\n', f);
+	for (i = 0; i < LM_NR_TCOLS; i++)
+		if (lo->show[i])
+			fputs(lm_tcols[i].hdr, f);
+	fputs("  NAME\n", f);
+}
+
+static void lm_table_section(FILE *f, const struct lm_view *v, const struct lm_section *sec,
+			     int width)
 {
 	static const char pcts[] =
 		"   HP50    HP90    HP99  HP99.9    WP50    WP90    WP99  WP99.9";
 	const char *pct = v->filter->percentiles ? pcts : "";
 	bool sleeping = lm_type_sleeping(sec->type);
+	struct lm_tlayout lo;
 	size_t i, j;
 
 	fprintf(f, "\n%s\n", lm_rule);
-	if (sleeping) {
+	lm_tlayout(&lo, v, sleeping, width);
+	if (lo.narrow) {
+		lm_table_narrow_head(f, sec, &lo);
+	} else if (sleeping) {
 		fprintf(f, "%-18s%-16s%-54s%-14s%s\n", lm_type_title(sec->type), "HOLD", "WAIT",
 			"ONCPU", "BLOCKED");
 		fprintf(f, "  UTIL  CON    MEAN(  MAX )   MEAN(  MAX )(%% CPU)     TOTAL NOWAIT SPIN RJECT  ABORT   MEAN(  MAX )   MEAN(  MAX )%s  NAME\n",
@@ -354,17 +462,17 @@ static void lm_table_section(FILE *f, const struct lm_view *v, const struct lm_s
 			pct);
 	}
 	fputc('\n', f);
-	lm_table_row(f, v, &sec->total, LM_ROW_TOTAL, sleeping);
+	lm_table_row(f, v, &sec->total, LM_ROW_TOTAL, &lo);
 	for (i = 0; i < sec->nr_locks; i++) {
 		const struct lm_lock *lk = &sec->locks[i];
 
-		lm_table_row(f, v, &lk->agg, LM_ROW_LOCK, sleeping);
+		lm_table_row(f, v, &lk->agg, LM_ROW_LOCK, &lo);
 		if (lm_lock_per_site(lk->agg.class)) {
 			lm_table_evidences(f, v, &lk->agg);
 			continue;
 		}
 		for (j = 0; j < lk->nr_sites; j++) {
-			lm_table_row(f, v, lk->sites[j], LM_ROW_SITE, sleeping);
+			lm_table_row(f, v, lk->sites[j], LM_ROW_SITE, &lo);
 			lm_table_evidences(f, v, lk->sites[j]);
 		}
 	}
@@ -530,7 +638,7 @@ static void lm_table_pct_note(FILE *f, const struct lm_header *h)
 		h->nr_buckets);
 }
 
-void lm_table_print(FILE *f, const struct lm_view *v)
+static void lm_table_print_in(FILE *f, const struct lm_view *v, int width)
 {
 	int t, shown = 0;
 
@@ -542,12 +650,35 @@ void lm_table_print(FILE *f, const struct lm_view *v)
 	for (t = LM_TYPE_NONE + 1; t < LM_NR_TYPES; t++) {
 		if (!v->sec[t].nr_rows)
 			continue;
-		lm_table_section(f, v, &v->sec[t]);
+		lm_table_section(f, v, &v->sec[t], width);
 		shown++;
 	}
 	if (!shown)
 		fprintf(f, "\n%s\n", v->h->rows ? "No rows match the filters." :
 			"No lock activity was metered.");
+}
+
+/*
+ * The table at the output's width (lm_out_width()): columns dropped by
+ * lm_col_drop[], the lines then fitted (lm_fit_text(): rows cut, prose
+ * wrapped); at no limit, as it always was
+ */
+void lm_table_print(FILE *f, const struct lm_view *v)
+{
+	int width = lm_out_width(v->filter->width);
+	size_t len;
+	char *buf;
+	FILE *mem;
+
+	mem = width ? open_memstream(&buf, &len) : NULL;
+	if (!mem) {
+		lm_table_print_in(f, v, 0);
+		return;
+	}
+	lm_table_print_in(mem, v, width);
+	if (!fclose(mem))
+		lm_fit_text(f, buf, len, width);
+	free(buf);
 }
 
 int lm_render(FILE *f, const struct lm_snapshot *s, const struct lm_filter *flt,

@@ -204,10 +204,15 @@ static void lm_fill(int y, int x, attr_t a)
 		lm_put(y, x, " ", a);
 }
 
+/* the columns of the screen at its width, set by each lm_screen_draw() */
+static struct lm_top_layout lm_lo;
+
 /* a column's width for lm_put_field(): negative when left-aligned */
 static int lm_col_width(enum lm_key_id k)
 {
-	return lm_top_left(k) ? -lm_top_width(k) : lm_top_width(k);
+	int w = lm_top_col_width(k, &lm_lo);
+
+	return lm_top_left(k) ? -w : w;
 }
 
 /* the max a cell shows, as a bit of ->fresh; 0: not a max */
@@ -229,21 +234,6 @@ static uint32_t lm_col_fresh(enum lm_key_id k)
 }
 
 /*
- * HP99, then HOLDER, only where NAME keeps the room of a lock and site
- * ("lmt_static_lock lmt_contend_thread+0x4e[test_lockmeter]", 56 columns)
- * after them
- */
-#define LM_HP99_MIN_COLS	128
-#define LM_HOLDER_MIN_COLS	148
-
-static bool lm_col_shown(enum lm_key_id k)
-{
-	if (k == LM_K_P99HOLD)
-		return getmaxx(stdscr) >= LM_HP99_MIN_COLS;
-	return k != LM_K_HOLDER || getmaxx(stdscr) >= LM_HOLDER_MIN_COLS;
-}
-
-/*
  * Every column is a blank and its field; the sort column's * goes in the
  * blank, so the columns stay put when the sort changes.  NAME is the rest.
  */
@@ -259,7 +249,7 @@ static void lm_draw_colhdr(int y, const struct lm_top_state *st)
 		attr_t a = A_REVERSE | (sorted ? A_BOLD : 0);
 		int w = lm_col_width(k);
 
-		if (!lm_col_shown(k))
+		if (!lm_lo.show[i])
 			continue;
 		snprintf(hdr, sizeof(hdr), "%s%s", sorted ? "*" : " ", lm_top_header(k));
 		if (k == LM_K_NAME) {
@@ -284,9 +274,11 @@ static void lm_draw_row(int y, const struct lm_row *r, const struct lm_top_frame
 		enum lm_key_id k = lm_top_cols[i];
 		attr_t a = base | (r->fresh & lm_col_fresh(k) ? A_BOLD : A_NORMAL);
 
-		if (!lm_col_shown(k))
+		if (!lm_lo.show[i])
 			continue;
 		lm_top_cell(cell, sizeof(cell), k, r, f);
+		if (k == LM_K_TYPE)
+			lm_top_type_cell(cell, sizeof(cell), &lm_lo);
 		x = lm_put(y, x, " ", base);
 		if (k == LM_K_NAME) {
 			x = lm_put(y, x, " ", base);
@@ -531,6 +523,7 @@ void lm_screen_draw(const struct lm_top_frame *f, const struct lm_top_state *st,
 		refresh();
 		return;
 	}
+	lm_top_layout(&lm_lo, cols, st->filter.key);
 	if (st->help) {
 		lm_draw_help(lines, st);
 		refresh();

@@ -24,7 +24,7 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 results=$tmp/results
 : >"$results"
 export TZ=UTC LC_ALL=C
-unset LOCKSTAT_PROC
+unset LOCKSTAT_PROC COLUMNS
 
 pass() {
 	echo "ok - $1" >>"$results"
@@ -302,7 +302,37 @@ for args in "--json $fx/demo.snap" "--json $fx/historic.snap" "--json $fx/norows
 	ok "JSON: python3 -m json.tool accepts report $(echo "$args" | sed "s|$fx/||")" json_ok "$tmp/j.json"
 done
 "$LOCKSTAT" report --csv "$fx/demo.snap" >"$tmp/c.csv"
-ok "CSV: 20 fields on every line" sh -c "awk -F, 'NF != 20 { bad = 1 } END { exit bad }' '$tmp/c.csv'"
+"$LOCKSTAT" report --json "$fx/demo.snap" >"$tmp/dj.json" 2>&1
+ok "JSON and CSV: hold_mean_ns, wait_mean_ns, util_pct, con_pct of every row, from its numbers" \
+	"$PYTHON" -c '
+import csv, json, sys
+d = json.load(open(sys.argv[1]))
+el = d["header"]["metered_ns"]
+def want(r):
+    tot = r["nowait"] + r["spin"] + r["reject"]
+    return {"hold_mean_ns": r["hold_total_ns"] / r["acquired"] if r["acquired"] else 0,
+            "wait_mean_ns": r["wait_total_ns"] / r["spin"] if r["spin"] else 0,
+            "util_pct": 100.0 * r["hold_total_ns"] / el,
+            "con_pct": 100.0 * (r["spin"] + r["reject"]) / tot if tot else 0}
+n = 0
+for s in d["sections"]:
+    for r in [s["total"]] + s["locks"] + [x for l in s["locks"] for x in l["sites"]]:
+        for k, v in want(r).items():
+            assert abs(r[k] - v) <= 0.0005 + 1e-9 * v, (k, r[k], v)
+        n += 1
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert len(rows) == n, (len(rows), n)
+for r in rows:
+    nums = {k: int(v) for k, v in r.items() if k not in ("kind", "type", "lock", "site") and
+            not k.endswith(("_mean_ns", "_pct"))}
+    for k, v in want(nums).items():
+        assert abs(float(r[k]) - v) <= 0.0005 + 1e-9 * v, (k, r[k], v)
+# one row by hand: runqueues, 7951 acquired, 68004225 ns held, 35 of 7951 waited
+rq = [r for r in rows if r["kind"] == "lock" and r["lock"] == "percpu:runqueues+0x0"][0]
+assert (rq["hold_mean_ns"], rq["wait_mean_ns"], rq["util_pct"], rq["con_pct"]) == \
+    ("8552.915", "154662.514", "1.9622", "0.4402"), rq
+' "$tmp/dj.json" "$tmp/c.csv"
+ok "CSV: 24 fields on every line (16 numbers, the means, UTIL, CON)" sh -c "awk -F, 'NF != 24 { bad = 1 } END { exit bad }' '$tmp/c.csv'"
 ok "CSV: lock rows are the sums of their site rows" sh -c "awk -F, '
 	\$1 == \"lock\" { if (key != \"\" && sum != want) bad = 1; key = \$2 \$3 \$4; want = \$5; sum = 0; next }
 	\$1 == \"site\" { sum += \$5 }
@@ -356,6 +386,59 @@ golden "top -b --replay: the frames as text" top-replay.txt top -b --replay $rep
 # shellcheck disable=SC2086
 golden "top -b --json --by-site --sort rate" top-site.json top -b --json --by-site --sort rate \
 	--replay $replay
+
+# ---- at 80 columns: COLUMNS (stdout is no terminal here) or --width ----
+# width80 NAME FILE: every line of FILE (what lockstat printed) at most 80 columns
+width80() {
+	awk 'length > 80 { print FILENAME ":" FNR ": " length " columns"; bad = 1 } END { exit bad }' "$2" \
+		>"$tmp/w80" 2>&1 && pass "$1: every line <= 80 columns" || fail "$1: every line <= 80 columns" "$tmp/w80"
+}
+COLUMNS=80 golden "report, COLUMNS=80" report-80.txt report "$fx/demo.snap"
+cp "$tmp/golden" "$tmp/r80"
+width80 "report, COLUMNS=80" "$tmp/r80"
+COLUMNS=80 golden "report --percentiles, COLUMNS=80" hist-pct-80.txt report --percentiles "$fx/hist.snap"
+cp "$tmp/golden" "$tmp/p80"
+width80 "report --percentiles, COLUMNS=80" "$tmp/p80"
+COLUMNS=80 golden "diff, COLUMNS=80" diff-80.txt diff "$fx/diff-a.snap" "$fx/diff-b.snap"
+cp "$tmp/golden" "$tmp/d80"
+width80 "diff, COLUMNS=80" "$tmp/d80"
+# shellcheck disable=SC2086
+COLUMNS=80 golden "top -b, COLUMNS=80" top-replay-80.txt top -b --replay $replay
+cp "$tmp/golden" "$tmp/t80"
+width80 "top -b, COLUMNS=80" "$tmp/t80"
+ok "report at 80: NAME has the rest of the line, 26 columns: names cut there, shorter in full" sh -c "
+	grep -q '^  2.0% 0.44%  8.6us( 1.2ms)  155us( 3.4ms)(0.08%)  percpu:runqueues+0x0\$' '$tmp/r80' &&
+	grep -q '^  1.7% 78.0%  150us( 150us)  146us( 298us)(0.66%)    lmt_contend_thread+0x4e\[tes\$' \
+		'$tmp/r80'"
+ok "report at 80: the columns that stay are UTIL CON HOLD WAIT, the rest dropped" \
+	grep -q '^  UTIL   CON   MEAN(  MAX )   MEAN(  MAX )(% CPU)  NAME$' "$tmp/r80"
+ok "top -b at 80: %CPU and ACQ/s dropped, TYPE abbreviated, a name of 25 in full" sh -c "
+	grep -q '^  UTIL   CON  HMEAN   HMAX  WMEAN   WMAX TYPE   NAME\$' '$tmp/t80' &&
+	grep -q ' rsem_r \[heap\] lock_vma_under_rcu' '$tmp/t80' &&
+	grep -q ' mutex  lmt_mutex\[test_lockmeter\]\$' '$tmp/t80'"
+# --width N is COLUMNS=N; --width 0 is no limit, whatever COLUMNS says
+for cmd in "report $fx/demo.snap" "diff $fx/diff-a.snap $fx/diff-b.snap" "top -b --replay $replay"; do
+	# shellcheck disable=SC2086
+	COLUMNS=80 "$LOCKSTAT" $cmd >"$tmp/a" 2>&1
+	# shellcheck disable=SC2086
+	"$LOCKSTAT" $cmd --width 80 >"$tmp/b" 2>&1
+	# shellcheck disable=SC2086
+	COLUMNS=80 "$LOCKSTAT" $cmd --width 0 >"$tmp/c" 2>&1
+	# shellcheck disable=SC2086
+	"$LOCKSTAT" $cmd >"$tmp/d" 2>&1
+	ok "${cmd%% *} --width 80 is COLUMNS=80, --width 0 the full width" sh -c "
+		diff -u '$tmp/a' '$tmp/b' && diff -u '$tmp/d' '$tmp/c' && ! cmp -s '$tmp/a' '$tmp/d'"
+done
+# demo.txt's longest line has 161 columns
+COLUMNS=161 "$LOCKSTAT" report "$fx/demo.snap" >"$tmp/a" 2>&1
+COLUMNS=160 "$LOCKSTAT" report "$fx/demo.snap" >"$tmp/b" 2>&1
+ok "report, COLUMNS=161: the full table, as without; at 160 not" sh -c "
+	diff -u '$gold/demo.txt' '$tmp/a' && ! cmp -s '$gold/demo.txt' '$tmp/b'"
+for bad in x -1 10000 1e2; do
+	"$LOCKSTAT" report --width "$bad" "$fx/demo.snap" >/dev/null 2>"$tmp/stderr"
+	[ $? -eq 2 ] && grep -q "^lockstat: --width: '$bad' is not a number of columns" "$tmp/stderr" &&
+		pass "report --width '$bad': exit 2, says why" || fail "report --width '$bad': exit 2, says why" "$tmp/stderr"
+done
 # shellcheck disable=SC2086
 "$LOCKSTAT" top -b --json --by-site --replay $replay >"$tmp/top.json" 2>&1
 ok "top --json: every line is a JSON object, one per file" "$PYTHON" -c '
@@ -517,13 +600,57 @@ grep -q -- "--min-util: 'abc' is not a percentage" "$tmp/stderr" &&
 	fail "--min-util abc: the message names the option" "$tmp/stderr"
 rc "--sort bogus lists the keys" 2 report --sort bogus "$fx/demo.snap"
 grep '^  [a-z]' "$tmp/stderr" | awk '{ print $1 }' | sort | uniq -d >"$tmp/dups"
-[ ! -s "$tmp/dups" ] && grep -q '^  maxwait .*also wait_max$' "$tmp/stderr" &&
-	pass "--sort bogus: each key named once, with its perf lock alias" ||
-	fail "--sort bogus: each key named once, with its perf lock alias" "$tmp/stderr"
-for pair in wait_max:maxwait avg_wait:meanwait wait_total:waitcpu acquired:rate hold_total:totalhold; do
+[ ! -s "$tmp/dups" ] &&
+	grep -q '^  maxwait .*; also acq_max (klockstat), wait_max (perf lock)$' "$tmp/stderr" &&
+	pass "--sort bogus: each key named once, with its perf lock and klockstat aliases" ||
+	fail "--sort bogus: each key named once, with its perf lock and klockstat aliases" "$tmp/stderr"
+# each alias against its target, in an order other than the default one
+# (maxhold), so that an alias mapped to the default would fail
+"$LOCKSTAT" report --csv "$fx/demo.snap" >"$tmp/default" 2>&1
+for pair in wait_max:maxwait avg_wait:meanwait wait_total:waitcpu acquired:rate hold_total:totalhold \
+	wait_min:minwait acq_max:maxwait hld_total:totalhold; do
 	"$LOCKSTAT" report --csv --sort "${pair%%:*}" "$fx/demo.snap" >"$tmp/a" 2>&1
 	"$LOCKSTAT" report --csv --sort "${pair#*:}" "$fx/demo.snap" >"$tmp/b" 2>&1
-	ok "--sort ${pair%%:*} is --sort ${pair#*:}" diff -u "$tmp/b" "$tmp/a"
+	ok "--sort ${pair%%:*} is --sort ${pair#*:}" sh -c "diff -u '$tmp/b' '$tmp/a' &&
+		! cmp -s '$tmp/a' '$tmp/default'"
+done
+# maxhold is the default order
+"$LOCKSTAT" report --csv --sort hld_max -r "$fx/demo.snap" >"$tmp/a" 2>&1
+"$LOCKSTAT" report --csv --sort maxhold -r "$fx/demo.snap" >"$tmp/b" 2>&1
+ok "--sort hld_max -r is --sort maxhold -r" sh -c "diff -u '$tmp/b' '$tmp/a' &&
+	! cmp -s '$tmp/a' '$tmp/default'"
+"$LOCKSTAT" report --csv --sort wait_min "$fx/demo.snap" >"$tmp/a" 2>&1
+ok "--sort wait_min: locks by WAIT MIN (wait_min_ns), largest first" sh -c "awk -F, '
+	NR == 1 { if (\$14 != \"wait_min_ns\") bad = 1 }
+	\$1 == \"total\" { last = -1 }
+	\$1 == \"lock\" { if (last >= 0 && \$14 > last) bad = 1; last = \$14; locks++ }
+	END { exit bad || locks < 6 }' '$tmp/a'"
+# perf lock's -k/--key and -E/--entries
+"$LOCKSTAT" report --csv --sort avg_wait "$fx/demo.snap" >"$tmp/b" 2>&1
+for opt in "-k avg_wait" "--key avg_wait" "--key=meanwait" "-kavg_wait"; do
+	"$LOCKSTAT" report --csv $opt "$fx/demo.snap" >"$tmp/a" 2>&1
+	ok "report $opt is --sort avg_wait" diff -u "$tmp/b" "$tmp/a"
+done
+"$LOCKSTAT" report --csv --top 1 "$fx/demo.snap" >"$tmp/b" 2>&1
+for opt in "-E 1" "--entries 1" "-E1"; do
+	"$LOCKSTAT" report --csv $opt "$fx/demo.snap" >"$tmp/a" 2>&1
+	ok "report $opt is --top 1" diff -u "$tmp/b" "$tmp/a"
+done
+"$LOCKSTAT" report --csv -E 1 "$fx/demo.snap" >"$tmp/a" 2>&1
+ok "report -E 1: one lock and one site per section" sh -c "awk -F, '
+	\$1 == \"total\" { sec++ } \$1 != \"kind\" { n[\$1 \$2]++ }
+	END { for (k in n) if (n[k] != 1) bad = 1; exit bad || sec < 6 }' '$tmp/a'"
+"$LOCKSTAT" top -b -n 1 -E 1 --replay "$fx"/top-[1-4].snap >"$tmp/a" 2>&1
+"$LOCKSTAT" top -b -n 1 --top 1 --replay "$fx"/top-[1-4].snap >"$tmp/b" 2>&1
+ok "top -b -E 1 is top -b --top 1" diff -u "$tmp/b" "$tmp/a"
+"$LOCKSTAT" top -b -n 1 -k con --json --replay "$fx"/top-[1-4].snap >"$tmp/a" 2>&1
+ok "top -b -k con: sorted by con" grep -q '"sort": { "key": "con"' "$tmp/a"
+for args in "-E 0|-E/--entries: '0' is not a positive number" \
+	"-k bogus|-k/--key: unknown key 'bogus'" "-k|option '-k' needs an argument" \
+	"-E|option '-E' needs an argument"; do
+	"$LOCKSTAT" report "$fx/demo.snap" ${args%%|*} >/dev/null 2>"$tmp/stderr"
+	[ $? -eq 2 ] && grep -q "^lockstat: .*${args#*|}" "$tmp/stderr" &&
+		pass "report ${args%%|*}: exit 2, says why" || fail "report ${args%%|*}: exit 2, says why" "$tmp/stderr"
 done
 "$LOCKSTAT" report --csv --sort contended "$fx/demo.snap" >"$tmp/c.csv" 2>&1
 ok "--sort contended: locks by spin + reject, most first" sh -c "awk -F, '
@@ -890,6 +1017,55 @@ golden "report --csv with percentiles" hist.csv report --csv --sort p99hold "$hs
 golden "hist: a lock, its sites summed" hist-lock.txt hist lmt_hist_lock "$hs"
 COLUMNS=60 golden "hist NAME@SITE, COLUMNS=60" hist-site.txt hist lmt_hist_lock@lmt_hist_hold "$hs"
 golden "diff of two snapshots with histograms" hist-diff.txt diff "$hs" "$hs2"
+# CSV: the numeric columns hold numbers only; ">=" is a 0/1 column of its own
+"$LOCKSTAT" report --csv "$hs" >"$tmp/h.csv" 2>&1
+ok "report --csv: no '>=' in any cell, the p* columns numbers or empty" "$PYTHON" -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+for r in rows:
+    for k, v in r.items():
+        assert ">=" not in v, (k, v)
+        if k.endswith(("_ns", "_pct")):
+            assert v == "" or float(v) >= 0, (k, v)
+' "$tmp/h.csv"
+ok "report --csv: hold_p*_ge 1 where the table says >=, 0 for an estimate, empty for none" "$PYTHON" -c '
+import csv, sys
+rows = {(r["kind"], r["type"], r["lock"], r["site"]): r for r in csv.DictReader(open(sys.argv[1]))}
+big = rows[("lock", "spin", "big_lock", "")]
+for p in ("p50", "p90", "p99", "p999"):
+    assert big["hold_%s_ge" % p] == "1" and big["hold_%s_ns" % p] == "5726623061", big
+    assert big["wait_%s_ge" % p] == "" and big["wait_%s_ns" % p] == "", big
+tot = rows[("total", "spin", "*TOTAL*", "")]
+assert [tot["hold_%s_ge" % p] for p in ("p50", "p90", "p99", "p999")] == ["0", "0", "0", "1"], tot
+assert tot["hold_p99_ns"] == "43301" and tot["hold_p999_ns"] == "5726623061", tot
+' "$tmp/h.csv"
+# diff --json: a p99 that is only the open last bucket's lower bound says so
+"$LOCKSTAT" diff --json "$hs" "$hs2" >"$tmp/hd.json" 2>&1
+ok "diff --json: hold_p99_ge true where the table shows >=, absent elsewhere" "$PYTHON" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+seen = 0
+for r in d["rows"]:
+    for side in ("a", "b"):
+        s = r[side]
+        if s is None:
+            continue
+        want = r["lock"] == "big_lock"
+        assert s.get("hold_p99_ge", False) is want, (r["lock"], side, s)
+        assert "wait_p99_ge" not in s, (r["lock"], side, s)
+        if want:
+            assert s["hold_p99_ns"] == 5726623061, s
+            seen += 1
+assert seen == 2, seen
+' "$tmp/hd.json"
+"$LOCKSTAT" diff --csv "$hs" "$hs2" >"$tmp/hd.csv" 2>&1
+ok "diff --csv: a_hold_p99_ge, b_hold_p99_ge 1 for big_lock only, no '>='" "$PYTHON" -c '
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1])):
+    assert not any(">=" in v for v in r.values()), r
+    want = "1" if r["lock"] == "big_lock" else ("" if r["a_hold_p99_ns"] == "" else "0")
+    assert r["a_hold_p99_ge"] == want and r["b_hold_p99_ge"] == want, r
+' "$tmp/hd.csv"
 "$LOCKSTAT" report --json "$hs" >"$tmp/h.json" 2>&1
 ok "report --json with histograms: valid JSON" json_ok "$tmp/h.json"
 ok "report --json: bounds, percentiles, counts as worked out by hand" "$PYTHON" -c '

@@ -411,6 +411,32 @@ static void test_key_table(void)
 	}
 }
 
+static void test_cols_fit(void)
+{
+	static const enum lm_key_id cols[] = { LM_K_UTIL, LM_K_CON, LM_K_MAXHOLD, LM_K_WAITCPU };
+	static const int w[] = { 10, 10, 10, 10 };
+	bool show[4];
+	int used;
+
+	used = lm_cols_fit(cols, w, 4, 0, 20, NULL, show);
+	tap_ok(used == 40 && show[0] && show[1] && show[2] && show[3],
+	       "cols: width 0 (no limit) shows every column");
+	used = lm_cols_fit(cols, w, 4, 60, 20, NULL, show);
+	tap_ok(used == 40 && show[3], "cols: 40 + NAME's 20 in 60: all stay");
+	used = lm_cols_fit(cols, w, 4, 59, 20, NULL, show);
+	tap_ok(used == 30 && show[0] && show[1] && show[2] && !show[3],
+	       "cols: one column short: %%CPU (waitcpu) drops first");
+	used = lm_cols_fit(cols, w, 4, 49, 20, NULL, show);
+	tap_ok(used == 20 && show[0] && !show[1] && show[2] && !show[3],
+	       "cols: then CON, before UTIL and HOLD MAX");
+	used = lm_cols_fit(cols, w, 4, 59, 20, &lm_keys[LM_K_WAITCPU], show);
+	tap_ok(used == 30 && show[0] && !show[1] && show[2] && show[3],
+	       "cols: the sort key's column stays, the next in line drops");
+	used = lm_cols_fit(cols, w, 4, 25, 20, &lm_keys[LM_K_WAITCPU], show);
+	tap_ok(used == 0 && !show[0] && !show[1] && !show[2] && !show[3],
+	       "cols: too narrow for any: the sort key's goes last");
+}
+
 static int parse(const char *text, struct lm_perr *e)
 {
 	struct lm_snapshot s;
@@ -918,6 +944,7 @@ int main(void)
 	test_ratio_exact();
 	test_filters();
 	test_key_table();
+	test_cols_fit();
 	test_rows();
 	test_header();
 	test_options();

@@ -299,6 +299,26 @@ pkill -TERM -f "lockstat top --replay $fx/top-1.snap"
 check "SIGTERM quits with exit 0" "^top-exited-0"
 tm kill-session -t lt 2>/dev/null
 
+# 80 columns: NAME has the rest of the line, columns drop by priority, TYPE narrows
+tm kill-session -t lt 2>/dev/null
+tm new-session -d -s lt -x 80 -y 30 \
+	"TZ=UTC TERM=screen '$LOCKSTAT' top --replay '$fx/top-1.snap'; echo top-exited-\$?; sleep 30"
+narrow=0
+until_seen "^ +\\*UTIL +CON +HMEAN +HMAX +WMEAN +WMAX +TYPE +NAME *$" >/dev/null && narrow=1
+[ $narrow -eq 1 ] && pass "80 columns: %CPU and ACQ/s dropped, the rest kept" ||
+	fail "80 columns: %CPU and ACQ/s dropped, the rest kept"
+check "80 columns: a name of 25 characters in full" "mutex +lmt_mutex\\[test_lockmeter\\] *$"
+check "80 columns: TYPE abbreviated, rwsem_read as rsem_r" " rsem_r +\\[heap\\] lock_vma_under_rcu"
+tm resize-window -t lt -x 120 -y 30 2>/dev/null || tm resize-pane -t lt -x 120 -y 30
+# the same screen, wide again: what dropped at 80 comes back
+until_seen "^ *ACQ/s +\\*UTIL +CON +HMEAN +HMAX +WMEAN +WMAX +%CPU +TYPE +NAME" >/dev/null &&
+	grep -q " rwsem_read  *\\[heap\\] lock_vma_under_rcu" "$tmp/pane" && [ $narrow -eq 1 ] &&
+	pass "80 columns, then 120: every column back, TYPE in full" ||
+	fail "80 columns, then 120: every column back, TYPE in full"
+keys q
+until_seen "^top-exited-" >/dev/null
+tm kill-session -t lt 2>/dev/null
+
 # the worst holder's comm, from the evidence of each site, on a wide screen
 tm kill-session -t lt 2>/dev/null
 tm new-session -d -s lt -x 160 -y 30 \

@@ -57,6 +57,8 @@ static void fuzz_views(const struct lm_snapshot *s)
 	for (k = 0; k < LM_NR_KEYS; k++) {
 		f.key = &lm_keys[k];
 		f.top = 2;
+		/* narrow lines too: columns dropped, rows cut, prose wrapped */
+		f.width = (int)(k * 7 % 120);
 		lm_render(fuzz_null, s, &f, LM_FMT_TABLE);
 		if (!lm_flat_build(&fl, s, &f, k & 1))
 			lm_flat_free(&fl);
@@ -77,6 +79,9 @@ static void fuzz_evidence_views(const struct lm_snapshot *s)
 	f.stacks = true;
 	f.percentiles = true;
 	lm_render(fuzz_null, s, &f, LM_FMT_TABLE);
+	f.width = 80;
+	lm_render(fuzz_null, s, &f, LM_FMT_TABLE);
+	f.width = -1;
 	lm_render(fuzz_null, s, &f, LM_FMT_FOLDED);
 	/* the histograms of the first row's lock, all its sites and its own */
 	if (s->nr && !lm_hist_target(&t, s->rows[0].lock))
