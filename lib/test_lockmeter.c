@@ -72,7 +72,8 @@
  *
  *   hist_holds N U M    N holds of lmt_hist_lock of U us, then one of M ms,
  *                       all in lmt_hist_hold(): count N + 1,
- *                       hold_min/max_ns                             lmt_hist_hold()
+ *                       hold_min/max_ns, short_max_ns (the longest
+ *                       of the N)                                   lmt_hist_hold()
  *   mutex_hold_bg MS W  a kthread "lmt/holder" holds lmt_held_mutex for MS ms
  *                       (lmt_held_holder(), in msleep()) while W kthreads
  *                       "lmt/waiter" wait for it (lmt_held_waiter()); returns
@@ -160,6 +161,7 @@ struct lmt_result {
 	u64 fill;
 	u64 sleep_min;
 	u64 sleep_max;
+	u64 short_max;
 	int task_depth;
 	int held;
 	int max_readers;
@@ -173,6 +175,7 @@ struct lmt_result {
 	bool has_held;
 	bool has_irq;
 	bool has_pid;
+	bool has_short;
 };
 
 /*
@@ -1014,6 +1017,9 @@ static int lmt_cmd_hist_holds(const unsigned int *a)
 	lmt_res.has_hold = true;
 	for (i = 0; i < a[0]; i++)
 		lmt_hist_hold(a[1]);
+	/* the longest short hold: a vCPU or task stalled in one shows here */
+	lmt_res.short_max = lmt_res.hold_max;
+	lmt_res.has_short = true;
 	lmt_hist_hold(a[2] * 1000);
 	return 0;
 }
@@ -1314,6 +1320,8 @@ static int lmt_show(struct seq_file *m, void *v)
 		seq_printf(m, "fill: %llu\n", lmt_res.fill);
 	if (lmt_res.has_pid)
 		seq_printf(m, "pid: %d\n", lmt_res.pid);
+	if (lmt_res.has_short)
+		seq_printf(m, "short_max_ns: %llu\n", lmt_res.short_max);
 	return 0;
 }
 

@@ -284,6 +284,11 @@ def judge(path, mode, cpus, tally):
         q = next((re.match(r'^LM-HOST: qemu smp=(\d+)', l) for l in user
                   if l.startswith('LM-HOST: qemu smp=')), None)
         cpus = int(q.group(1)) if q else cpus
+    if m and 'maxcpus=1' in cmdline_args(kern) and 'lmonline=all' in cmdline_args(kern):
+        # booted on one CPU, the rest brought online by /init: its count
+        s = next((re.match(r'^LM-GUEST: start .*\bcpus=(\d+)', l) for l in user
+                  if l.startswith('LM-GUEST: start ')), None)
+        m = s or m
     if m and int(m.group(1)) != cpus:
         kerr.append('%s CPUs came up, %d asked for' % (m.group(1), cpus))
     timeout = [l for l in user if l.startswith('LM-HOST: timeout')]

@@ -375,6 +375,32 @@ static inline uint64_t lm_mod_value(struct __test_metadata *_metadata,
 	return v;
 }
 
+/*
+ * "hist_holds N U M" metered (reset, on, the command, off) until none of
+ * the N short holds came within three buckets of the M ms one by the
+ * module's own clock: a vCPU its host descheduled, or a task preempted,
+ * inside a short hold makes it long, and the tests want the long hold
+ * alone at the top.  At most LM_HIST_RUNS runs.
+ */
+#define LM_HIST_RUNS	5
+
+static inline void lm_hist_holds(struct __test_metadata *_metadata, unsigned int n,
+				 unsigned int us, unsigned int ms)
+{
+	const uint64_t near = (uint64_t)ms * 1000000 / 8;
+	uint64_t short_max = 0;
+	int run;
+
+	for (run = 0; run < LM_HIST_RUNS; run++) {
+		lm_metered(_metadata, "hist_holds %u %u %u", n, us, ms);
+		short_max = lm_mod_value(_metadata, "short_max_ns");
+		if (short_max < near)
+			return;
+		TH_LOG("run %d: a short hold took %" PRIu64 " ns: again", run, short_max);
+	}
+	ASSERT_GT(near, short_max) TH_LOG("%d runs, each with a stalled short hold", run);
+}
+
 /* Cut @line at its newline; returns the start of the next line. */
 static inline char *lm_cut_line(char *line)
 {

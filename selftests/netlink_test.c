@@ -1122,7 +1122,7 @@ TEST_F(nl, histograms_count_every_hold_in_its_bucket)
 	for (i = 1; i < nb; i++)
 		EXPECT_LT(bound[i - 1], bound[i]);
 
-	lm_metered(_metadata, "hist_holds 1000 20 20");
+	lm_hist_holds(_metadata, 1000, 20, 20);
 	mod_min = lm_mod_value(_metadata, "hold_min_ns");
 	mod_max = lm_mod_value(_metadata, "hold_max_ns");
 	self->r.want_lock = "lmt_hist_lock";

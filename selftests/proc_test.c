@@ -349,12 +349,8 @@ TEST_F(ctl, hist_file_matches_rows)
 	int n;
 
 	make_rows(_metadata, self->mod);
-	if (self->mod) {
-		ASSERT_EQ(0, lm_ctl("reset"));
-		ASSERT_EQ(0, lm_ctl("on"));
-		lm_mod_cmd(_metadata, "hist_holds 200 20 3");
-		ASSERT_EQ(0, lm_ctl("off"));
-	}
+	if (self->mod)
+		lm_hist_holds(_metadata, 200, 20, 3);
 	lm_report_read(_metadata, &self->rep);
 	nb = lm_header_u64(_metadata, rep->text, "hist_buckets");
 	if (stat(LM_HIST_PROC, &st)) {

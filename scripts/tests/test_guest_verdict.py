@@ -284,6 +284,18 @@ class Verdict(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertIn('2 CPUs came up, 4 asked for', out)
 
+    def test_cpus_brought_online_by_init(self):
+        # maxcpus=1 lmonline=all: one CPU at boot, /init onlines the rest
+        one = BOOT.replace('lmguest=check', 'lmguest=check maxcpus=1 lmonline=all') \
+                  .replace('2 CPUs', '1 CPU')
+        rc, out = run((KSFT.replace('cpus=2', 'cpus=4') +
+                       'LM-HOST: qemu smp=4 tcg=multi cpu=qemu64\n', one))
+        self.assertEqual(rc, 0, out)
+        rc, out = run((KSFT.replace('cpus=2', 'cpus=3') +
+                       'LM-HOST: qemu smp=4 tcg=multi cpu=qemu64\n', one))
+        self.assertEqual(rc, 1)
+        self.assertIn('3 CPUs came up, 4 asked for', out)
+
     def test_cpus_of_each_boot(self):
         # run-guest.sh notes the boot's -smp: it wins over --cpus
         four = BOOT.replace('2 CPUs', '4 CPUs')
