@@ -515,12 +515,11 @@ static int __init lockmeter_setup(char *str)
 {
 	if (!str)
 		return -EINVAL;
-	if (!strcmp(str, "on"))
-		lm_boot_on = true;
-	else if (!strcmp(str, "pinned"))
-		lm_boot_on = lm_pinned = true;
-	else if (strcmp(str, "off"))
+	if (!strcmp(str, "pinned"))
+		lm_pinned = true;
+	else if (strcmp(str, "on") && strcmp(str, "off"))
 		return -EINVAL;
+	lm_boot_on = strcmp(str, "off");
 	return 0;
 }
 early_param("lockmeter", lockmeter_setup);
