@@ -100,6 +100,10 @@ class Top:
             pid, st = os.waitpid(self.pid, os.WNOHANG)
             if pid:
                 self.status = st
+                # what it wrote last may still be in the pty: read it all
+                # (the read ends at EIO once no process has the slave)
+                if self.master >= 0:
+                    self.read(1)
                 return True
             if self.master >= 0:
                 self.read(0.05)
