@@ -22,6 +22,8 @@
  *   writer N H          N x write_lock(lmt_rwlock), H us            lmt_writer()
  *   nonlifo N           N x lock a, lock b, unlock a, unlock b      lmt_nonlifo()
  *   overflow M          M distinct static locks lmt_many[], once    lmt_overflow()
+ *   overflow_long M H   overflow M, then lmt_many[M - 1] held once for
+ *                       H us, measured: hold_*_ns                   lmt_overflow_long()
  *   bench N             N uncontended lock/unlock pairs: ns_per_pair
  *   bench_contended N   2 kthreads x N pairs on one lock: ns_per_pair
  *   bench_mutex N       N uncontended mutex_lock/unlock pairs: ns_per_pair
@@ -106,7 +108,7 @@
 #include <linux/ww_mutex.h>
 
 #define LMT_MAX_THREADS	8
-#define LMT_MANY	16384
+#define LMT_MANY	20480	/* more than the key directory's default rows */
 #define LMT_MAX_HOLD_US	1000000
 
 static DEFINE_SPINLOCK(lmt_static_lock);
@@ -343,6 +345,27 @@ static noinline void lmt_overflow(unsigned int m)
 		spin_unlock(&lmt_many[i]);
 	}
 	preempt_enable();
+	lmt_res.count = m;
+}
+
+/*
+ * The longest hold among keys that found the directory full: after
+ * @m locks in a row, the last of them again, once, for @us (measured),
+ * at a site of its own.  With @m past the directory's rows, that lock
+ * has no row, and the overflow row must name it.
+ */
+static noinline void lmt_overflow_long(unsigned int m, unsigned int us)
+{
+	u64 t0, t1;
+
+	lmt_overflow(m);
+	spin_lock(&lmt_many[m - 1]);
+	t0 = local_clock();
+	lmt_delay(us);
+	t1 = local_clock();
+	spin_unlock(&lmt_many[m - 1]);
+	lmt_res.count = 0;
+	lmt_account(t0, t1);
 	lmt_res.count = m;
 }
 
@@ -1098,6 +1121,15 @@ static int lmt_cmd_overflow(const unsigned int *a)
 	return 0;
 }
 
+static int lmt_cmd_overflow_long(const unsigned int *a)
+{
+	if (!a[0] || a[0] > LMT_MANY || !LMT_HOLD_US_OK(a[1]))
+		return -EINVAL;
+	lmt_res.has_hold = true;
+	lmt_overflow_long(a[0], a[1]);
+	return 0;
+}
+
 static int lmt_cmd_bench(const unsigned int *a)
 {
 	u64 elapsed = 0;
@@ -1242,6 +1274,7 @@ static const struct lmt_cmd {
 	{ "mutex_trylock",	1, lmt_cmd_trylock },
 	{ "nonlifo",		1, lmt_cmd_nonlifo },
 	{ "overflow",		1, lmt_cmd_overflow },
+	{ "overflow_long",	2, lmt_cmd_overflow_long },
 	{ "readers",		3, lmt_cmd_threads },
 	{ "rwsem_readers",	3, lmt_cmd_threads },
 	{ "rwsem_writer",	2, lmt_cmd_hold },

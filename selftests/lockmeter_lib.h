@@ -596,8 +596,8 @@ static inline struct lm_row *lm_overflow_row(const struct lm_report *rep,
 	for (i = 0; i < rep->nr_rows; i++) {
 		struct lm_row *row = &rep->rows[i];
 
-		if (!strcmp(row->type, type) && !strcmp(row->lock, "*overflow*") &&
-		    !strcmp(row->site, "*overflow*"))
+		/* "*overflow*(worst:NAME)" once a hold named it */
+		if (!strcmp(row->type, type) && !strncmp(row->lock, "*overflow*", 10))
 			return row;
 	}
 	return NULL;

@@ -445,8 +445,8 @@ TEST_F_TIMEOUT(nl, big_dump_has_every_row_once, 120)
 	EXPECT_EQ(0, self->r.error);
 	EXPECT_EQ(rep.nr_lines, self->r.rows);
 	EXPECT_EQ(self->r.messages, self->r.rows);	/* one row per message */
-	/* one CPU's table at least: hundreds of rows, far more than an skb holds */
-	EXPECT_LE(lm_header_u64(_metadata, rep.text, "slots_per_cpu"), self->r.rows);
+	/* the module's 600 rows at least: far more than an skb holds */
+	EXPECT_LE(600U, self->r.rows);
 	ksft_print_msg("%u rows in %u messages\n", self->r.rows, self->r.messages);
 	lm_report_free(&rep);
 	ASSERT_EQ(0, lm_ctl("reset"));

@@ -65,10 +65,11 @@ TEST_F(proc, header_order)
 {
 	static const char * const keys[] = {
 		"kernel", "cpus", "clock", "state", "metered_ns", "resets",
+		"keys_used", "keys",
 		"slots_used", "slots_per_cpu", "rows", "dropped", "unmatched",
 		"table_full", "evicted", "irqctx", "truncated", "stack_depth",
 		"task_depth", "notask", "mem_percpu", "mem_tables",
-		"mem_task", "cache_fills", "stacks_full", "captures",
+		"mem_task", "mem_keys", "cache_fills", "stacks_full", "captures",
 		"hist_buckets", "hist_lost",
 	};
 	const char *end = strstr(self->text, "\n\n"), *prev = self->text, *p;
@@ -90,8 +91,8 @@ TEST_F(proc, header_order)
 TEST_F(proc, header_counters)
 {
 	static const char * const keys[] = {
-		"cpus", "metered_ns", "resets", "slots_used", "slots_per_cpu",
-		"rows", "dropped", "unmatched", "table_full", "evicted",
+		"cpus", "metered_ns", "resets", "keys_used", "keys", "slots_used",
+		"slots_per_cpu", "rows", "mem_keys", "dropped", "unmatched", "table_full", "evicted",
 		"irqctx", "truncated", "stack_depth", "task_depth", "notask",
 		"mem_percpu", "mem_tables", "mem_task", "stacks_full", "captures",
 		"hist_buckets", "hist_lost",
@@ -109,30 +110,37 @@ TEST_F(proc, header_counters)
 }
 
 /*
- * Memory: each CPU's share holds its table of slots, tables
- * exist for every possible CPU once metering has been on (none before:
- * a boot that never switched it on shows 0), and task_struct grows by a
+ * Memory: each CPU's share holds a row of counters per key of the
+ * directory, the tables exist for every possible CPU once metering has
+ * been on (none before: a boot that never switched it on shows 0), the
+ * directory is counted once in the total, and task_struct grows by a
  * small header only.
  */
 TEST_F(proc, header_memory)
 {
-	uint64_t percpu, tables, task, slots, cpus, slot_bytes;
+	uint64_t percpu, tables, task, slots, cpus, slot_bytes, dir;
 	bool was_on = lm_is_on(_metadata);
 
 	percpu = lm_header_u64(_metadata, self->text, "mem_percpu");
 	tables = lm_header_u64(_metadata, self->text, "mem_tables");
 	task = lm_header_u64(_metadata, self->text, "mem_task");
-	slots = lm_header_u64(_metadata, self->text, "slots_per_cpu");
+	slots = lm_header_u64(_metadata, self->text, "keys");
+	dir = lm_header_u64(_metadata, self->text, "mem_keys");
 	cpus = lm_header_u64(_metadata, self->text, "cpus");
-	/* 128 bytes of counters, 112 of evidence, 2 x 2 per histogram bucket */
-	slot_bytes = 240 + 4 * lm_header_u64(_metadata, self->text, "hist_buckets");
-	/* the slots take all but the held stack, the cache and the chains */
+	EXPECT_EQ(slots, lm_header_u64(_metadata, self->text, "slots_per_cpu"));
+	/* 128 bytes of counters a row, 2 x 2 per histogram bucket */
+	slot_bytes = 128 + 4 * lm_header_u64(_metadata, self->text, "hist_buckets");
+	/* the rows take all but the held stack, the cache and the chains */
 	EXPECT_LT(slots * slot_bytes, percpu);
-	EXPECT_GT(slots * slot_bytes + 147456, percpu) TH_LOG("%" PRIu64 " B for %" PRIu64 " slots",
+	EXPECT_GT(slots * slot_bytes + 163840, percpu) TH_LOG("%" PRIu64 " B for %" PRIu64 " rows",
 						       percpu, slots);
+	/* the directory: a key, its evidence and index entries a row, once */
+	EXPECT_LT(slots * 64, dir);
+	EXPECT_GT(slots * 512, dir);
 	EXPECT_LT(0ULL, task);
 	EXPECT_GE(64ULL, task);
-	EXPECT_EQ(0ULL, tables % percpu);
+	if (tables)
+		EXPECT_EQ(0ULL, (tables - dir) % percpu);
 
 	/* on: every possible CPU has its share, and keeps it from now on */
 	ASSERT_EQ(0, lm_ctl("on"));
@@ -142,8 +150,8 @@ TEST_F(proc, header_memory)
 	if (!was_on)
 		EXPECT_EQ(0, lm_ctl("off"));
 	tables = lm_header_u64(_metadata, self->text, "mem_tables");
-	EXPECT_EQ(0ULL, tables % percpu);
-	EXPECT_LE(cpus * percpu, tables);
+	EXPECT_EQ(0ULL, (tables - dir) % percpu);
+	EXPECT_LE(cpus * percpu + dir, tables);
 }
 
 /* The "#" line after the header names as many columns as a row has. */
@@ -473,6 +481,11 @@ static const struct bad_word {
 	BAD_WORD("reset now"),
 	BAD_WORD("1"),
 	BAD_WORD("on\0"),
+	BAD_WORD("keys"),
+	BAD_WORD("keys "),
+	BAD_WORD("keys x"),
+	BAD_WORD("keys 4096x"),
+	BAD_WORD("keys -4096"),
 	BAD_WORD("\xff\xfe\x00\x01"),
 	{ .name = "4 KiB \"resetxxx...\"", .buf = long_word, .len = sizeof(long_word) },
 };
@@ -501,6 +514,57 @@ TEST_F(ctl, bad_words_change_nothing)
 		free(after);
 	}
 	free(before);
+}
+
+/*
+ * "keys N" sets the rows of the key directory while off, and changes
+ * nothing while on or out of range; a change empties the rows.
+ */
+TEST_F(ctl, keys_resize)
+{
+	static const char * const out_of_range[] = { "keys 0", "keys 255", "keys 99999999" };
+	uint64_t keys, now;
+	char *text, word[32];
+	struct lm_report rep;
+	unsigned int i;
+
+	text = lm_read_file(LM_PROC);
+	ASSERT_NE(NULL, text);
+	keys = lm_header_u64(_metadata, text, "keys");
+	free(text);
+	ASSERT_LE(256ULL, keys);
+
+	ASSERT_EQ(0, lm_ctl("on"));
+	snprintf(word, sizeof(word), "keys %" PRIu64, keys / 2);
+	EXPECT_EQ(-EBUSY, lm_ctl(word));
+	ASSERT_EQ(0, lm_ctl("off"));
+	for (i = 0; i < ARRAY_SIZE(out_of_range); i++)
+		EXPECT_EQ(-ERANGE, lm_ctl(out_of_range[i])) TH_LOG("out_of_range[%u]", i);
+	text = lm_read_file(LM_PROC);
+	ASSERT_NE(NULL, text);
+	EXPECT_EQ(keys, lm_header_u64(_metadata, text, "keys"));
+	free(text);
+
+	make_rows(_metadata, self->mod);
+	EXPECT_EQ(0, lm_ctl(word));
+	lm_report_read(_metadata, &rep);
+	now = lm_header_u64(_metadata, rep.text, "keys");
+	EXPECT_EQ(keys / 2, now);
+	EXPECT_EQ(0ULL, lm_header_u64(_metadata, rep.text, "keys_used"));
+	EXPECT_EQ(0U, rep.nr_rows) TH_LOG("rows survived a resize");
+	lm_report_free(&rep);
+
+	/* metering works in the new directory, then the old size is back */
+	if (self->mod) {
+		lm_metered(_metadata, "hold 3 10");
+		lm_report_read(_metadata, &rep);
+		EXPECT_NE(NULL, lm_find_row(&rep, "spin", "lmt_static_lock", "lmt_hold"));
+		EXPECT_LT(0ULL, lm_header_u64(_metadata, rep.text, "keys_used"));
+		lm_report_free(&rep);
+	}
+	ASSERT_EQ(0, lm_ctl("off"));
+	snprintf(word, sizeof(word), "keys %" PRIu64, keys);
+	EXPECT_EQ(0, lm_ctl(word));
 }
 
 /* Clear CAP_SYS_ADMIN from the effective, permitted and inheritable sets. */

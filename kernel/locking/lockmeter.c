@@ -6,8 +6,9 @@
  *   The spinning lock operations branch, behind the static key
  *   lockmeter_key, to metered variants (lockmeter_spin.c, the hot path)
  *   that take the lock trylock-first to detect contention, keep the locks
- *   each CPU holds on a small per-CPU stack, and charge each hold to a
- *   per-CPU statistics slot keyed as lockmeter.h describes.  The mutex
+ *   each CPU holds on a small per-CPU stack, and charge each hold to its
+ *   CPU's counters of the row its key has in the key directory, shared
+ *   by all CPUs (struct lm_dir in lockmeter.h).  The mutex
  *   and rw_semaphore entry points do the same with the metered variants
  *   in lockmeter_mutex.c and lockmeter_rwsem.c, whose records live with
  *   the task (lockmeter_sleep.c), so that a hold can be split into time
@@ -23,7 +24,7 @@
  *   NMIs are not metered.  Losses are counted, never silent: dropped
  *   (held stack full), unmatched (release of a lock whose acquire was not
  *   seen, normal right after switching on, or by a task that is not the
- *   owner), table_full (no slot: the event goes to the overflow row),
+ *   owner), table_full (no row: the event goes to the overflow row),
  *   evicted (a task's records were full: its oldest was dropped), irqctx
  *   (a sleeping-lock operation outside task context), notask (the task
  *   record pool was empty).
@@ -32,10 +33,12 @@
  *   Off: one NOP per lock operation, the unlock operations staying
  *   inlined as without lockmeter.  On: two reads of the clock (the TSC
  *   where it can be trusted) per acquire/release pair, a push and a pop,
- *   and one cached slot update; see Documentation/locking/lockmeter.rst
+ *   and one cached row update; see Documentation/locking/lockmeter.rst
  *   for the instruction counts.  Memory: nothing until metering is first
- *   switched on, then CONFIG_LOCKMETER_TABLE_KIB per possible CPU and the
- *   task record pool; task_struct grows by struct lm_task.
+ *   switched on, then per possible CPU its state and a row of counters
+ *   per key of the directory (CONFIG_LOCKMETER_KEYS, lockmeter.keys=),
+ *   the directory once, and the task record pool; task_struct grows by
+ *   struct lm_task.
  *
  * Output
  *   /proc/lockmeter (lockmeter_proc.c), the "lockmeter" generic netlink
@@ -99,6 +102,14 @@ static bool lm_pinned __ro_after_init;
 /* Task record blocks in the pool, allocated with the tables. */
 #define LM_TASK_POOL	4096
 
+/*
+ * The key directory (lockmeter.h), and the rows it is to have when next
+ * allocated: CONFIG_LOCKMETER_KEYS, lockmeter.keys=, or "keys N" while
+ * off.
+ */
+struct lm_dir lm_dir;
+static unsigned int lm_keys = CONFIG_LOCKMETER_KEYS;
+
 /* ---- control: process context only ---- */
 
 /* The per-CPU state exists (lm_alloc()); it is never freed. */
@@ -142,76 +153,56 @@ static void lm_clear_held(struct lm_cpu *c, void *unused)
 	c->top = &c->held[1];
 }
 
-/* Forget every (lock, site) -> slot of @c; the slots may change meaning. */
+/* Forget every (lock, site) -> row of @c; the rows may change meaning. */
 static void lm_clear_cache(struct lm_cpu *c)
 {
 	memset(c->cache, 0, sizeof(c->cache));
 }
 
+/* Empty @nr rows of counters; may sleep. */
+static void lm_rows_clear(struct lm_slot *rows, unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		memset(&rows[i], 0, sizeof(rows[i]));
+		lm_slot_init(&rows[i]);
+		if (!(i % 1024))
+			cond_resched();
+	}
+}
+
+/* Empty the directory: no key, no evidence, every id free again; may sleep. */
+static void lm_dir_clear(struct lm_dir *d)
+{
+	memset(d->index, 0, array_size(d->index_mask + 1, sizeof(*d->index)));
+	cond_resched();
+	memset(d->key, 0, array_size(d->nr, sizeof(*d->key)));
+	cond_resched();
+	memset(d->ev, 0, array_size(d->nr, sizeof(*d->ev)));
+	atomic_set(&d->used, 0);
+}
+
+/* The per-CPU state but the rows, on its CPU (or with it offline). */
 static void lm_reset_one(struct lm_cpu *c, void *unused)
 {
 	unsigned int t;
 
-	memset(c->slot, 0, array_size(c->table.nr, sizeof(*c->slot)));
-	memset(c->ev, 0, array_size(c->table.nr, sizeof(*c->ev)));
 	memset(c->stacks, 0, sizeof(c->stacks));
 #ifdef CONFIG_LOCKMETER_HIST
 	memset(c->spill, 0, sizeof(c->spill));
 	c->nr_spill = 0;
 #endif
 	c->captures = 0;
-	c->table.used = 0;
+	lm_clear_held(c, NULL);
 	lm_clear_cache(c);
 	c->fills = 0;
-	for (t = 0; t < LM_NR_TYPES; t++) {
-		memset(&c->overflow[t], 0, sizeof(c->overflow[t]));
-		lm_slot_init(&c->overflow[t], LM_OVERFLOW);
-		c->overflow[t].type = t;
-	}
+	memset(c->overflow, 0, sizeof(c->overflow));
+	memset(c->ovf, 0, sizeof(c->ovf));
+	for (t = 0; t < LM_NR_TYPES; t++)
+		lm_slot_init(&c->overflow[t]);
 	memset(&c->loss, 0, sizeof(c->loss));
 }
-
-/*
- * Allocate what metering needs, on the first "on": each possible CPU's
- * state and table (on its node), and the task record pool.  All or
- * nothing.
- */
-static int lm_alloc(void)
-{
-	unsigned int cpu;
-	int ret;
-
-	if (lm_allocated)
-		return 0;
-	for_each_possible_cpu(cpu) {
-		struct lm_cpu *c = vzalloc_node(LM_CPU_BYTES, cpu_to_node(cpu));
-
-		if (!c)
-			goto err_free_cpus;
-		c->table.slot = c->slot;
-		c->table.nr = LM_SLOTS;
-		c->ev = (struct lm_evidence *)&c->slot[LM_SLOTS];
-		lm_clear_held(c, NULL);
-		per_cpu(lm_cpus, cpu) = c;
-	}
-	ret = lm_task_pool_init(LM_TASK_POOL);
-	if (ret)
-		goto err_free_cpus;
-	lm_clock_init();
-	lm_allocated = true;
-	lm_for_every_cpu(lm_reset_one, NULL);
-	return 0;
-
-err_free_cpus:
-	/* nothing meters yet, and readers wait for lm_ctl_mutex */
-	for_each_possible_cpu(cpu) {
-		vfree(per_cpu(lm_cpus, cpu));
-		per_cpu(lm_cpus, cpu) = NULL;
-	}
-	return -ENOMEM;
-}
-
-static void lm_gone_free(void);
 
 /* Point the hot paths at each CPU's state, or at nothing. */
 static void lm_go_live(bool live)
@@ -221,6 +212,211 @@ static void lm_go_live(bool live)
 	for_each_possible_cpu(cpu)
 		WRITE_ONCE(per_cpu(lm_live_cpu, cpu), live ? per_cpu(lm_cpus, cpu) : NULL);
 }
+
+/*
+ * Take every CPU out of the hot paths: none is live, and none is still
+ * in a section that found it live (they run with interrupts or at least
+ * preemption off, so an RCU grace period waits for them).  A lock taken
+ * before and released meanwhile leaves its record: the caller clears
+ * the held stacks and bumps the epoch before going live again.
+ */
+static void lm_quiesce(void)
+{
+	lm_go_live(false);
+	synchronize_rcu();
+}
+
+static void lm_dir_free(struct lm_dir *d)
+{
+	vfree(d->key);
+	vfree(d->ev);
+	vfree(d->index);
+	memset(d, 0, sizeof(*d));
+}
+
+/* A directory of @nr rows (lm_keys_valid()), empty; all or nothing. */
+static int lm_dir_alloc(struct lm_dir *d, unsigned int nr)
+{
+	unsigned int entries = roundup_pow_of_two(2 * nr);
+
+	memset(d, 0, sizeof(*d));
+	d->key = vzalloc(array_size(nr, sizeof(*d->key)));
+	d->ev = vzalloc(array_size(nr, sizeof(*d->ev)));
+	d->index = vzalloc(array_size(entries, sizeof(*d->index)));
+	if (!d->key || !d->ev || !d->index) {
+		lm_dir_free(d);
+		return -ENOMEM;
+	}
+	d->nr = nr;
+	d->index_mask = entries - 1;
+	return 0;
+}
+
+/* Bytes of a directory of @nr rows, and of one CPU's state with its rows. */
+static unsigned long lm_dir_bytes(unsigned int nr)
+{
+	return nr * (sizeof(struct lm_key) + sizeof(struct lm_evidence)) +
+	       roundup_pow_of_two(2 * nr) * sizeof(u32);
+}
+
+static unsigned long lm_cpu_bytes(unsigned int nr)
+{
+	return sizeof(struct lm_cpu) + nr * sizeof(struct lm_slot);
+}
+
+static bool lm_keys_valid(unsigned long nr)
+{
+	return nr >= LM_KEYS_MIN && nr <= LM_KEYS_MAX;
+}
+
+/*
+ * Rows of @nr counters for every possible CPU, on its node, into @rows
+ * (indexed by CPU); all or nothing.
+ */
+static int lm_rows_alloc(struct lm_slot **rows, unsigned int nr)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		rows[cpu] = vmalloc_node(array_size(nr, sizeof(struct lm_slot)),
+					 cpu_to_node(cpu));
+		if (!rows[cpu])
+			goto err;
+		lm_rows_clear(rows[cpu], nr);
+	}
+	return 0;
+err:
+	for_each_possible_cpu(cpu) {
+		vfree(rows[cpu]);
+		rows[cpu] = NULL;
+	}
+	return -ENOMEM;
+}
+
+/*
+ * Allocate what metering needs, on the first "on": each possible CPU's
+ * state and rows (on its node), the key directory, and the task record
+ * pool.  All or nothing.
+ */
+static int lm_alloc(void)
+{
+	struct lm_slot **rows;
+	unsigned int cpu;
+	int ret = -ENOMEM;
+
+	if (lm_allocated)
+		return 0;
+	rows = kcalloc(nr_cpu_ids, sizeof(*rows), GFP_KERNEL);
+	if (!rows)
+		return -ENOMEM;
+	if (lm_rows_alloc(rows, lm_keys))
+		goto out;
+	if (lm_dir_alloc(&lm_dir, lm_keys))
+		goto err_free_rows;
+	for_each_possible_cpu(cpu) {
+		struct lm_cpu *c = vzalloc_node(sizeof(*c), cpu_to_node(cpu));
+
+		if (!c)
+			goto err_free_cpus;
+		c->dir = &lm_dir;
+		c->slot = rows[cpu];
+		lm_clear_held(c, NULL);
+		per_cpu(lm_cpus, cpu) = c;
+	}
+	ret = lm_task_pool_init(LM_TASK_POOL);
+	if (ret)
+		goto err_free_cpus;
+	lm_clock_init();
+	lm_allocated = true;
+	lm_for_every_cpu(lm_reset_one, NULL);
+	ret = 0;
+	goto out;
+
+err_free_cpus:
+	/* nothing meters yet, and readers wait for lm_ctl_mutex */
+	for_each_possible_cpu(cpu) {
+		vfree(per_cpu(lm_cpus, cpu));
+		per_cpu(lm_cpus, cpu) = NULL;
+	}
+	lm_dir_free(&lm_dir);
+err_free_rows:
+	for_each_possible_cpu(cpu)
+		vfree(rows[cpu]);
+out:
+	kfree(rows);
+	return ret;
+}
+
+/*
+ * A directory of @nr rows, while off: allocated anew (with every CPU's
+ * rows) before the old one goes, so that a failure changes nothing.
+ * The rows are emptied, as by a reset.  Before the first "on", only the
+ * size to allocate then changes.
+ */
+static int lm_resize(unsigned long nr)
+{
+	struct lm_dir old, d;
+	struct lm_slot **rows;
+	unsigned int cpu;
+	int ret;
+
+	if (!lm_keys_valid(nr))
+		return -ERANGE;
+	if (lm_on)
+		return -EBUSY;
+	if (!lm_allocated || nr == lm_dir.nr) {
+		lm_keys = nr;
+		return 0;
+	}
+	rows = kcalloc(nr_cpu_ids, sizeof(*rows), GFP_KERNEL);
+	if (!rows)
+		return -ENOMEM;
+	ret = lm_rows_alloc(rows, nr);
+	if (ret)
+		goto out;
+	ret = lm_dir_alloc(&d, nr);
+	if (ret) {
+		for_each_possible_cpu(cpu)
+			vfree(rows[cpu]);
+		goto out;
+	}
+	/* off, but a release that found us live may still be counting */
+	lm_quiesce();
+	old = lm_dir;
+	lm_dir = d;
+	for_each_possible_cpu(cpu) {
+		struct lm_cpu *c = per_cpu(lm_cpus, cpu);
+
+		swap(c->slot, rows[cpu]);
+	}
+	lm_for_every_cpu(lm_reset_one, NULL);
+	lm_metered = 0;
+	lm_resets++;
+	lm_keys = nr;
+	for_each_possible_cpu(cpu)
+		vfree(rows[cpu]);
+	lm_dir_free(&old);
+out:
+	kfree(rows);
+	return ret;
+}
+
+/*
+ * The rows of the directory (to be allocated, before the first "on"),
+ * and the memory metering takes: per CPU, over all CPUs with the
+ * directory (0 before the first "on"), and of the directory.
+ */
+unsigned int lm_mem(unsigned long *percpu, unsigned long *total, unsigned long *keys)
+{
+	unsigned int nr = lm_allocated ? lm_dir.nr : lm_keys;
+
+	*percpu = lm_cpu_bytes(nr);
+	*keys = lm_dir_bytes(nr);
+	*total = lm_allocated ? num_possible_cpus() * *percpu + *keys : 0;
+	return nr;
+}
+
+static void lm_gone_free(void);
 
 static int __lockmeter_on(void)
 {
@@ -258,6 +454,42 @@ static void __lockmeter_off(void)
 	lm_on = false;
 }
 
+/*
+ * Empty every row and the directory: with every CPU out of the hot
+ * paths, since the keys are shared.  Locks held across it are not
+ * metered (their releases count as unmatched), as after "on".
+ */
+static void __lockmeter_reset(void)
+{
+	unsigned int cpu;
+
+	if (lm_on)
+		lm_quiesce();
+	/* the period starts before the first row is emptied */
+	lm_t_on = local_clock();
+	lm_metered = 0;
+	if (lm_allocated) {
+		lm_dir_clear(&lm_dir);
+		for_each_possible_cpu(cpu)
+			lm_rows_clear(per_cpu(lm_cpus, cpu)->slot, lm_dir.nr);
+	}
+	lm_for_every_cpu(lm_reset_one, NULL);
+	/* no row names an unloaded module's symbol any more */
+	lm_gone_free();
+	lm_resets++;
+	if (lm_on) {
+		WRITE_ONCE(lm_epoch, lm_epoch + 1);
+		lm_go_live(true);
+	}
+}
+
+/* Set the rows of the key directory: refused while on, or out of range. */
+int lockmeter_set_keys(unsigned long nr)
+{
+	guard(mutex)(&lm_ctl_mutex);
+	return lm_resize(nr);
+}
+
 int lockmeter_control(enum lm_ctl op)
 {
 	guard(mutex)(&lm_ctl_mutex);
@@ -269,13 +501,7 @@ int lockmeter_control(enum lm_ctl op)
 		__lockmeter_off();
 		break;
 	case LM_CTL_RESET:
-		/* the period starts before the first table is emptied */
-		lm_t_on = local_clock();
-		lm_metered = 0;
-		lm_for_every_cpu(lm_reset_one, NULL);
-		/* no row names an unloaded module's symbol any more */
-		lm_gone_free();
-		lm_resets++;
+		__lockmeter_reset();
 		break;
 	default:
 		return -EINVAL;
@@ -393,71 +619,89 @@ static void lm_gone_add(struct lm_mod_range *r, unsigned long addr, bool site)
 	r->nr++;
 }
 
-/* Is @s a live row with an address in @mod: its lock, or its site? */
-static bool lm_row_in_mod(const struct lm_slot *s, const struct module *mod,
+/* Is @k a key with an address in @mod: its lock, or its site? */
+static bool lm_key_in_mod(const struct lm_key *k, const struct module *mod,
 			  bool *lock, bool *site)
 {
-	u32 class = READ_ONCE(s->class);
+	u32 class = READ_ONCE(k->class);
 
+	*lock = false;
+	*site = false;
+	/* a key being claimed is a lock being taken: not the going module's */
+	if (!READ_ONCE(k->type))
+		return false;
 	*lock = lm_class(class) == LM_STATIC && !(class & LM_GONE_LOCK) &&
-		lm_mod_has(mod, s->lock);
-	*site = lm_class(class) != LM_OVERFLOW && !(class & LM_GONE_SITE) &&
-		lm_mod_has(mod, s->site);
+		lm_mod_has(mod, k->lock);
+	*site = k->site && !(class & LM_GONE_SITE) && lm_mod_has(mod, k->site);
 	return *lock || *site;
 }
 
-/* Collect the names of @c's addresses in the module; may sleep. */
-static void lm_gone_collect(struct lm_cpu *c, struct lm_mod_range *r)
+/* Collect the names of @k's addresses in the module; may sleep. */
+static void lm_gone_collect(const struct lm_key *k, struct lm_mod_range *r)
 {
-	unsigned int i;
 	bool lock, site;
 
-	for (i = 0; i < c->table.nr; i++) {
-		struct lm_slot *s = &c->slot[i];
+	if (!lm_key_in_mod(k, r->mod, &lock, &site))
+		return;
+	if (lock)
+		lm_gone_add(r, k->lock, false);
+	if (site)
+		lm_gone_add(r, k->site, true);
+}
 
-		if (!READ_ONCE(s->type))
-			continue;
-		/* pairs with smp_wmb() in lm_table_get() */
-		smp_rmb();
-		if (!lm_row_in_mod(s, r->mod, &lock, &site))
-			continue;
-		if (lock)
-			lm_gone_add(r, s->lock, false);
-		if (site)
-			lm_gone_add(r, s->site, true);
-		cond_resched();
+/*
+ * Point @k's addresses in the module at their names.  A CPU may compare
+ * the key meanwhile: whichever fields it sees changed, a name's address
+ * is neither a site nor a static lock's, so the key equals no live one.
+ */
+static void lm_gone_key(struct lm_key *k, struct lm_mod_range *r)
+{
+	bool lock, site;
+
+	if (!lm_key_in_mod(k, r->mod, &lock, &site))
+		return;
+	if (lock) {
+		WRITE_ONCE(k->lock, (unsigned long)lm_gone_find(r, k->lock, false));
+		WRITE_ONCE(k->class, k->class | LM_GONE_LOCK);
+	}
+	if (site) {
+		WRITE_ONCE(k->site, (unsigned long)lm_gone_find(r, k->site, true));
+		WRITE_ONCE(k->class, k->class | LM_GONE_SITE);
 	}
 }
 
-/* On each CPU, with no update racing: point the module's rows at names. */
+/* The keys of the directory in use, in row order; NULL past the last. */
+static struct lm_key *lm_dir_key(unsigned int id)
+{
+	struct lm_key *k;
+
+	if (id >= min_t(unsigned int, atomic_read(&lm_dir.used), lm_dir.nr))
+		return NULL;
+	k = &lm_dir.key[id];
+	/* pairs with smp_wmb() in lm_dir_get(): callers test the type first */
+	smp_rmb();
+	return k;
+}
+
+/* On each CPU, with no update racing: its overflow keys, and its cache. */
 static void lm_gone_retire(struct lm_cpu *c, void *arg)
 {
 	struct lm_mod_range *r = arg;
-	bool lock, site;
-	unsigned int i;
+	unsigned int t;
 
-	/* the cache maps the module's addresses to these rows: forget it */
+	/* the cache maps the module's addresses to rows: forget it */
 	lm_clear_cache(c);
-	for (i = 0; i < c->table.nr; i++) {
-		struct lm_slot *s = &c->slot[i];
-
-		if (!s->type || !lm_row_in_mod(s, r->mod, &lock, &site))
-			continue;
-		if (lock) {
-			s->lock = (unsigned long)lm_gone_find(r, s->lock, false);
-			s->class |= LM_GONE_LOCK;
-		}
-		if (site) {
-			s->site = (unsigned long)lm_gone_find(r, s->site, true);
-			s->class |= LM_GONE_SITE;
-		}
+	for (t = 0; t < LM_NR_TYPES; t++) {
+		lm_gone_key(&c->ovf[t].hold_key, r);
+		lm_gone_key(&c->ovf[t].wait_key, r);
 	}
 }
 
 static void lm_module_going(struct module *mod)
 {
 	struct lm_mod_range r = { .mod = mod, .cap = 1024 };
-	unsigned int cpu;
+	unsigned int cpu, id, t;
+	struct lm_key *k;
 
 	/* without memory, the rows are still retired, as "[unloaded module]" */
 	r.map = kvmalloc_array(r.cap, sizeof(*r.map), GFP_KERNEL);
@@ -467,8 +711,21 @@ static void lm_module_going(struct module *mod)
 
 	mutex_lock(&lm_ctl_mutex);
 	if (lm_allocated) {
-		for_each_possible_cpu(cpu)
-			lm_gone_collect(per_cpu(lm_cpus, cpu), &r);
+		for (id = 0; (k = lm_dir_key(id)); id++) {
+			lm_gone_collect(k, &r);
+			if (!(id % 1024))
+				cond_resched();
+		}
+		for_each_possible_cpu(cpu) {
+			struct lm_cpu *c = per_cpu(lm_cpus, cpu);
+
+			for (t = 0; t < LM_NR_TYPES; t++) {
+				lm_gone_collect(&c->ovf[t].hold_key, &r);
+				lm_gone_collect(&c->ovf[t].wait_key, &r);
+			}
+		}
+		for (id = 0; (k = lm_dir_key(id)); id++)
+			lm_gone_key(k, &r);
 		lm_for_every_cpu(lm_gone_retire, &r);
 	}
 	mutex_unlock(&lm_ctl_mutex);
@@ -523,6 +780,21 @@ static int __init lockmeter_setup(char *str)
 	return 0;
 }
 early_param("lockmeter", lockmeter_setup);
+
+/* lockmeter.keys=N: the rows of the key directory (CONFIG_LOCKMETER_KEYS). */
+static int __init lockmeter_keys_setup(char *str)
+{
+	unsigned long nr;
+
+	if (!str || kstrtoul(str, 0, &nr) || !lm_keys_valid(nr)) {
+		pr_warn("lockmeter: lockmeter.keys= wants %u to %lu rows; keeping %u\n",
+			LM_KEYS_MIN, LM_KEYS_MAX, lm_keys);
+		return -EINVAL;
+	}
+	lm_keys = nr;
+	return 0;
+}
+early_param("lockmeter.keys", lockmeter_keys_setup);
 
 /*
  * An early initcall runs before the other CPUs are brought up, so

@@ -4,21 +4,23 @@
  * netlink interfaces and the KUnit tests.
  *
  * In order: the keys, rows and pure helpers on caller-owned memory (time
- * and row arithmetic, the slot table: no locks, no clocks, no per-CPU
+ * and row arithmetic, the key directory: no locks, no clocks, no per-CPU
  * data, so KUnit can test them); the per-CPU state and its (lock, site)
  * cache; the clock; the charge of a hold; and the fast paths of the
  * sleeping locks, inlined into the metered mutex and rw_semaphore
  * variants.  The spinning locks' fast paths are in lockmeter_spin.c.
  *
- * Concurrency: a per-CPU table and cache are written only by their own
- * CPU with interrupts disabled (or by control, in an IPI on that CPU).
- * Readers copy a table without stopping the writer, so a reader may see
- * one update half applied (say, acquisitions bumped but the hold total
- * not yet); that is statistics, and we accept it, clamping what is
- * derived so that a tear never shows as a huge number.  A slot's key is
- * published before its type, and the type marks the slot as in use, so a
- * reader never sees a slot with a half-written key.  64-bit counters are
- * never torn on 64-bit machines.
+ * Concurrency: the keys live in one directory for all CPUs, claimed
+ * without a lock and never changed while metering is live (struct
+ * lm_dir).  A CPU's counters of the rows and its cache are written only
+ * by that CPU with interrupts disabled (or by control, in an IPI on that
+ * CPU or with every CPU out of the hot paths).  Readers copy the
+ * counters without stopping the writers, so a reader may see one update
+ * half applied (say, acquisitions bumped but the hold total not yet);
+ * that is statistics, and we accept it, clamping what is derived so that
+ * a tear never shows as a huge number.  A key is published before its
+ * type, and the type marks it as in use, so a reader never sees a
+ * half-written key.  64-bit counters are never torn on 64-bit machines.
  */
 #ifndef _KERNEL_LOCKING_LOCKMETER_H
 #define _KERNEL_LOCKING_LOCKMETER_H
@@ -74,6 +76,17 @@ enum lm_class {
 static inline u32 lm_class(u32 class)
 {
 	return class & LM_CLASS_MASK;
+}
+
+/*
+ * In a snapshot, an overflow row is keyed by the key of its longest hold
+ * (lock 0 and site 0: none), whose own class is above LM_OVF_SHIFT.
+ */
+#define LM_OVF_SHIFT	16
+
+static inline u32 lm_ovf_class(u32 class)
+{
+	return class >> LM_OVF_SHIFT;
 }
 
 /*
@@ -236,38 +249,38 @@ static inline int lm_key_cmp(const struct lm_key *a, const struct lm_key *b)
 }
 
 /*
- * One statistics slot of a per-CPU table: two cache lines.  The first
- * holds the key and what every acquisition updates, the second what
- * waits, failed trylocks and sleeping locks add.  Times are in lm_ticks()
- * (readers convert with lm_ticks_to_ns()).  Derived when read: nowait
- * (@nr - @spin), the wait count (@spin), and blocked total (hold total
- * minus @oncpu_total).
+ * The counters of one row on one CPU: two cache lines, indexed by the
+ * row's id in the key directory (struct lm_dir), which has the key.  The
+ * first line holds what every acquisition updates, the second what
+ * failed trylocks, sleeping locks and heap rows add.  Times are in
+ * lm_ticks() (readers convert with lm_ticks_to_ns()).  Derived when
+ * read: nowait (@nr - @spin), the wait count (@spin), and blocked total
+ * (hold total minus @oncpu_total).  A row no acquisition has reached on
+ * this CPU is all zeros but its minima (U64_MAX, lm_slot_init()).
  */
 struct lm_slot {
-	unsigned long lock;
-	unsigned long site;
-	u16 type;		/* 0: the slot is empty */
-	u16 class;
-	u32 abort;		/* sleeping locks: waits ended by a signal */
 	u64 nr;			/* acquisitions */
 	u64 spin;		/* ... of which waited */
 	u64 hold_total;
 	u64 hold_min;
 	u64 hold_max;
-	/* second line */
 	u64 wait_total;
 	u64 wait_min;
 	u64 wait_max;
+	/* second line */
 	u64 reject;		/* failed trylocks */
 	u64 oncpu_total;	/* sleeping locks: hold on a CPU ... */
 	u64 oncpu_max;
 	u64 blocked_max;	/* ... and blocked */
 	u64 inst;		/* heap rows: buckets of hash_64(lock) seen */
+	u32 abort;		/* sleeping locks: waits ended by a signal */
 #ifdef CONFIG_LOCKMETER_HIST
 	/*
 	 * The rest: the histograms, one increment per hold or wait, in 16
 	 * bits; a bucket that wraps to 0 is counted in its CPU's spill table
-	 * (lm_hist_spill()), so readers get every event.
+	 * (lm_hist_spill()).  The counts above are exact whatever happens
+	 * here: a wrap the spill table has no room for loses 65536 events of
+	 * the histogram alone, counted as hist_lost.
 	 */
 	u16 hold_hist[LM_HIST_NR];
 	u16 wait_hist[LM_HIST_NR];
@@ -311,68 +324,54 @@ static __always_inline void lm_wait_hist_inc(struct lm_cpu *c, struct lm_slot *s
 #endif
 }
 
-/* A table of @nr slots, open addressing with a bounded probe sequence. */
-#define LM_PROBES	16
-
-struct lm_table {
-	struct lm_slot *slot;
-	unsigned int nr;
-	unsigned int used;
-};
-
-/* An empty slot about to be claimed for a row of @class. */
-static inline void lm_slot_init(struct lm_slot *s, u32 class)
+/* A row about to be counted in for the first time (or again after a reset). */
+static inline void lm_slot_init(struct lm_slot *s)
 {
-	s->class = class;
 	s->hold_min = U64_MAX;
 	s->wait_min = U64_MAX;
 }
 
-static inline bool lm_slot_matches(const struct lm_slot *s, const struct lm_key *k)
-{
-	return s->lock == k->lock && s->site == k->site &&
-	       s->type == k->type && s->class == k->class;
-}
-
-/* Home slot of @k among @nr: a hash scaled to [0, @nr) by a multiply. */
-static inline unsigned int lm_key_home(const struct lm_key *k, unsigned int nr)
-{
-	u32 h = hash_64(k->lock ^ hash_64(k->site ^ k->type, 32), 32);
-
-	return ((u64)h * nr) >> 32;
-}
-
 /*
- * Find the slot for @k in @t, claiming an empty one on the way; NULL when
- * the key is absent and its LM_PROBES candidate slots are all taken.
- * Only the owner of @t may call this (on a per-CPU table: its own CPU,
- * interrupts disabled).
+ * The key directory: the keys of all rows, shared by all CPUs.  A key
+ * is claimed by the first CPU to meet it, without a lock: it takes a
+ * free entry of @index with cmpxchg() (marking it LM_DIR_BUSY), the next
+ * row id from @used, writes the key, and publishes index entry and key
+ * type, in that order.  A key never moves or changes while metering is
+ * live: the rows are emptied, and @used rewound, only by a reset or a
+ * resize, with every CPU out of the hot paths (lockmeter.c,
+ * lm_quiesce()).  So a CPU caches a key's row once and counts into it
+ * for good, and every CPU's counters of a row are the same key's.
+ *
+ * @index is open addressing with linear probing at most half full, so
+ * a lookup ends at a free entry within a few probes on average.  Two
+ * CPUs that claim one new key at the same moment may both get a row for
+ * it (one of them saw the other's entry still busy); readers merge rows
+ * with equal keys.  Once the ids run out, a key that is not in the
+ * directory goes to its CPU's overflow row of its type (struct lm_ovf).
  */
-static inline struct lm_slot *lm_table_get(struct lm_table *t, const struct lm_key *k)
+struct lm_evidence;
+
+#define LM_DIR_BUSY	U32_MAX
+#define LM_KEYS_MIN	256
+#define LM_KEYS_MAX	BIT(22)
+
+struct lm_dir {
+	struct lm_key *key;		/* by row id; type 0: not published yet */
+	struct lm_evidence *ev;		/* by row id: evidence of its maxima */
+	u32 *index;			/* row id + 1, 0 free, or LM_DIR_BUSY */
+	unsigned int nr;		/* rows */
+	unsigned int index_mask;	/* entries of @index - 1: a power of 2 */
+	atomic_t used;			/* row ids handed out, up to @nr */
+};
+
+/* Home entry of @k in an index of @mask + 1 entries. */
+static inline unsigned int lm_key_home(const struct lm_key *k, unsigned int mask)
 {
-	unsigned int i = lm_key_home(k, t->nr);
-	unsigned int n;
-
-	for (n = 0; n < LM_PROBES && n < t->nr; n++) {
-		struct lm_slot *s = &t->slot[i];
-
-		if (!s->type) {
-			lm_slot_init(s, k->class);
-			s->lock = k->lock;
-			s->site = k->site;
-			/* readers test the type first: publish it last */
-			smp_wmb();
-			WRITE_ONCE(s->type, k->type);
-			t->used++;
-			return s;
-		}
-		if (lm_slot_matches(s, k))
-			return s;
-		if (++i == t->nr)
-			i = 0;
-	}
-	return NULL;
+	return hash_64(k->lock ^ hash_64(k->site ^ k->type ^ ((u64)k->class << 32), 32),
+		       32) & mask;
 }
+
+int lm_dir_get(struct lm_dir *d, const struct lm_key *k);
 
 /* Instance set of a heap row: one bit per hash bucket of the lock address. */
 static inline u64 lm_inst_bit(unsigned long lock)
@@ -385,7 +384,7 @@ u64 lm_inst_estimate(u64 inst);
 void lm_slot_read(const struct lm_cpu *pc, const struct lm_slot *s, struct lm_stat *row);
 u64 lm_hist_count(const struct lm_cpu *c, const u16 *bucket);
 struct lm_evidence;
-void lm_ev_read(const struct lm_evidence *ev, unsigned int cpu, struct lm_stat *row);
+void lm_ev_read(const struct lm_evidence *src, int cpu, struct lm_stat *row);
 u32 lm_stack_read(u32 ref, unsigned long *ip, u16 *cpu);
 u64 lm_hist_bound(unsigned int b);
 
@@ -466,15 +465,24 @@ struct lm_stack {
 
 struct lm_ev {
 	u64 t;			/* lm_ticks() when the hold or wait ended */
+	u64 ticks;		/* the hold or wait it explains */
 	u32 pid;
 	u32 stack;		/* lm_stack_ref(), or LM_NO_STACK */
 	char comm[TASK_COMM_LEN];
+	u16 cpu;		/* where it ended */
 	u8 ctx;			/* enum lockmeter_context */
 	u8 set;
 };
 
-/* One per slot, beside the table: touched only when a maximum is set. */
+/*
+ * The evidence of a row's longest hold and wait, one per key in the
+ * directory, written by whichever CPU beats the maximum it explains and
+ * touched only then.  @seq is odd while a CPU writes (taken with
+ * cmpxchg(): a CPU that finds it taken leaves the evidence to the
+ * other), and readers retry a copy it changed under them.
+ */
 struct lm_evidence {
+	u32 seq;
 	struct lm_ev hold;
 	struct lm_ev wait;
 	u32 owner_pid;		/* the waited-for owner, sleeping locks */
@@ -484,10 +492,22 @@ struct lm_evidence {
 };
 
 /*
+ * An overflow row counts the events of every key that found no row; it
+ * keeps the keys (classified, as a row's) of its own longest hold and
+ * longest wait, with their evidence, so that even the worst hold of a
+ * run whose directory filled up is named.  Per CPU, written by it only.
+ */
+struct lm_ovf {
+	struct lm_key hold_key;
+	struct lm_key wait_key;
+	struct lm_evidence ev;
+};
+
+/*
  * Everything one CPU meters with, allocated for every possible CPU when
- * metering is first switched on, and kept: CONFIG_LOCKMETER_TABLE_KIB
- * in all, the table taking what the rest leaves.  Written only by its
- * CPU with interrupts off, or by control in an IPI on that CPU.
+ * metering is first switched on, and kept (@slot is sized to the key
+ * directory, and reallocated with it).  Written only by its CPU with
+ * interrupts off, or by control with every CPU out of the hot paths.
  */
 struct lm_cpu {
 	/*
@@ -500,16 +520,16 @@ struct lm_cpu {
 	struct lm_cached cache[1U << LM_CACHE_BITS];
 	u64 fills;		/* cache misses: classified and looked up */
 	struct lm_loss loss;
-	struct lm_table table;
-	struct lm_slot overflow[LM_NR_TYPES];	/* events that found no slot */
+	struct lm_dir *dir;	/* the keys of @slot */
+	struct lm_slot *slot;	/* this CPU's counters, by row id */
+	struct lm_slot overflow[LM_NR_TYPES];	/* events that found no row */
+	struct lm_ovf ovf[LM_NR_TYPES];		/* ... and what they were */
 	u64 captures;		/* evidence taken */
-	struct lm_evidence *ev;	/* per slot of @table, after the slots */
 	struct lm_stack stacks[LM_STACKS];
 #ifdef CONFIG_LOCKMETER_HIST
 	unsigned int nr_spill;	/* entries of @spill in use */
 	struct lm_spill spill[LM_SPILLS];
 #endif
-	struct lm_slot slot[];
 };
 
 DECLARE_PER_CPU_READ_MOSTLY(struct lm_cpu *, lm_cpus);
@@ -520,14 +540,6 @@ static inline unsigned int lm_held_depth(const struct lm_cpu *c, const struct lm
 	return top - &c->held[1];
 }
 
-/* Slots per CPU in a table of CONFIG_LOCKMETER_TABLE_KIB. */
-#define LM_CPU_BYTES	(CONFIG_LOCKMETER_TABLE_KIB * 1024UL)
-#define LM_SLOT_BYTES	(sizeof(struct lm_slot) + sizeof(struct lm_evidence))
-#define LM_SLOTS	((LM_CPU_BYTES - sizeof(struct lm_cpu)) / LM_SLOT_BYTES)
-
-static_assert(sizeof(struct lm_cpu) + 64 * LM_SLOT_BYTES <= LM_CPU_BYTES,
-	      "CONFIG_LOCKMETER_TABLE_KIB leaves no room for a table");
-
 struct lm_snapshot {
 	struct lm_stat *rows;	/* merged over CPUs, sorted by key */
 	size_t nr;
@@ -535,18 +547,19 @@ struct lm_snapshot {
 	u64 table_full;		/* events counted in overflow rows */
 	u64 cache_fills;	/* (lock, site) cache misses */
 	u64 captures;		/* evidence taken */
-	unsigned int slots_used;	/* fullest CPU's table */
-	unsigned int slots_per_cpu;
+	unsigned int keys_used;		/* rows of the key directory in use */
+	unsigned int keys;		/* ... of its size */
 	u64 truncated;		/* rows that did not fit the copy */
 	char *gone;		/* names of rows of unloaded modules */
 	bool on;
 	u64 metered_ns;
 	/* since boot: snapshots with equal counts lie in one period */
 	u64 resets;
-	/* memory: bytes per CPU, of tables over all CPUs, per task */
+	/* memory: bytes per CPU, in all (CPUs and directory), per task */
 	unsigned long mem_percpu;
 	unsigned long mem_tables;
 	unsigned long mem_task;
+	unsigned long mem_keys;		/* of mem_tables: the key directory */
 };
 
 enum lm_ctl {
@@ -699,7 +712,8 @@ static inline void lm_owner_of(struct task_struct *p, struct lm_owner *o)
 
 struct lm_task_held;
 void lm_charge_slow(struct lm_cpu *c, struct lm_slot *s, u64 hold, u64 t_wait, u64 t_acq,
-		    u32 wait_stack, const struct lm_task_held *th);
+		    u32 wait_stack, const struct lm_task_held *th, unsigned long lock,
+		    unsigned long site);
 
 /*
  * Charge one acquisition's hold and wait (ticks) to @s of @c.  A slot's
@@ -708,14 +722,16 @@ void lm_charge_slow(struct lm_cpu *c, struct lm_slot *s, u64 hold, u64 t_wait, u
  * maximum, is done here; the rest, with the evidence of a new maximum
  * (the task, @wait_stack, the chain where the wait ended, and for a
  * sleeping lock its record @th: whom it waited for, where it blocked),
- * out of line, as the last thing the caller does before leaving.
+ * out of line, as the last thing the caller does before leaving.  @lock
+ * and @site are the acquisition's, for the key an overflow row keeps.
  */
 static __always_inline void lm_charge(struct lm_cpu *c, struct lm_slot *s, u64 hold,
 				      u64 t_wait, u64 t_acq, u32 wait_stack,
-				      const struct lm_task_held *th)
+				      const struct lm_task_held *th, unsigned long lock,
+				      unsigned long site)
 {
 	if (unlikely(hold > s->hold_max || t_wait)) {
-		lm_charge_slow(c, s, hold, t_wait, t_acq, wait_stack, th);
+		lm_charge_slow(c, s, hold, t_wait, t_acq, wait_stack, th, lock, site);
 		return;
 	}
 	s->nr++;
@@ -764,7 +780,7 @@ static __always_inline void __lm_sleep_charge(struct lm_cpu *c, struct lm_slot *
 	if (offcpu > s->blocked_max)
 		s->blocked_max = offcpu;
 	/* last: its slow path is a call */
-	lm_charge(c, s, hold, h->t_wait, h->t_acq, h->wait_stack, h);
+	lm_charge(c, s, hold, h->t_wait, h->t_acq, h->wait_stack, h, h->lock, h->site);
 }
 
 void lm_sleep_charge_miss(struct lm_cpu *c, struct lm_cached *e, const struct lm_task_held *h,
@@ -784,12 +800,16 @@ static __always_inline void lm_sleep_charge(const struct lm_task_held *h, u32 ty
 	struct lm_cpu *c;
 
 	raw_local_irq_save(flags);
-	c = this_cpu_read(lm_cpus);
+	/* live, checked with interrupts off: a reset may be emptying the rows */
+	c = this_cpu_read(lm_live_cpu);
+	if (unlikely(!c))
+		goto out;
 	e = lm_cache_entry(c, h->lock, h->site);
 	if (likely(lm_cache_hit(e, h->lock, h->site, type)))
 		__lm_sleep_charge(c, e->slot, h, t_rel, offcpu_rel);
 	else
 		lm_sleep_charge_miss(c, e, h, type, t_rel, offcpu_rel);
+out:
 	raw_local_irq_restore(flags);
 }
 
@@ -910,6 +930,9 @@ static __always_inline void lm_sleep_release(void *lock, u32 type, u64 t_rel,
 /* ---- control and readers ---- */
 
 int lockmeter_control(enum lm_ctl op);
+int lockmeter_set_keys(unsigned long nr);
+unsigned int lm_mem(unsigned long *percpu, unsigned long *total, unsigned long *keys);
+extern struct lm_dir lm_dir;
 int lm_snapshot(struct lm_snapshot *snap, int cpu, bool rows);
 void lm_snapshot_sort(struct lm_snapshot *snap);
 void lm_snapshot_free(struct lm_snapshot *snap);

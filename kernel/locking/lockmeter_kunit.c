@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests of lockmeter's pure logic: time accumulation, the per-CPU
- * table (insert, lookup, probe limit), the merge of snapshots, and the
- * evidence taken with a new maximum.
+ * KUnit tests of lockmeter's pure logic: time accumulation, the key
+ * directory (claim, lookup, full), the merge of snapshots, and the
+ * evidence taken with a new maximum, of a row and of an overflow row.
  */
 #include <kunit/test.h>
 #include <kunit/visibility.h>
@@ -69,17 +69,39 @@ static void lm_time_add_into_empty_copies(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dst.max, 70ULL);
 }
 
-#define T_NR	37	/* small enough to fill, twice LM_PROBES, and no power of 2 */
+#define T_NR	37	/* rows of a test directory: small enough to fill */
 
-static struct lm_table *t_table(struct kunit *test)
+static struct lm_dir *t_dir(struct kunit *test)
 {
-	struct lm_table *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct lm_dir *d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
 
-	KUNIT_ASSERT_NOT_NULL(test, t);
-	t->nr = T_NR;
-	t->slot = kunit_kcalloc(test, T_NR, sizeof(*t->slot), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, t->slot);
-	return t;
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	d->nr = T_NR;
+	d->index_mask = roundup_pow_of_two(2 * T_NR) - 1;
+	d->key = kunit_kcalloc(test, T_NR, sizeof(*d->key), GFP_KERNEL);
+	d->ev = kunit_kcalloc(test, T_NR, sizeof(*d->ev), GFP_KERNEL);
+	d->index = kunit_kcalloc(test, d->index_mask + 1, sizeof(*d->index), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, d->key);
+	KUNIT_ASSERT_NOT_NULL(test, d->ev);
+	KUNIT_ASSERT_NOT_NULL(test, d->index);
+	return d;
+}
+
+/* A CPU's state counting into the rows of @d; vfree() it. */
+static struct lm_cpu *t_cpu(struct kunit *test, struct lm_dir *d)
+{
+	struct lm_cpu *c = vzalloc(sizeof(*c));
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->dir = d;
+	c->slot = kunit_kcalloc(test, d->nr, sizeof(*c->slot), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c->slot);
+	for (i = 0; i < d->nr; i++)
+		lm_slot_init(&c->slot[i]);
+	for (i = 0; i < LM_NR_TYPES; i++)
+		lm_slot_init(&c->overflow[i]);
+	return c;
 }
 
 static struct lm_key t_key(unsigned long lock, unsigned long site, u32 type)
@@ -87,100 +109,100 @@ static struct lm_key t_key(unsigned long lock, unsigned long site, u32 type)
 	return (struct lm_key){ .lock = lock, .site = site, .type = type };
 }
 
-static void lm_table_insert_and_find(struct kunit *test)
+static void lm_dir_insert_and_find(struct kunit *test)
 {
-	struct lm_table *t = t_table(test);
+	struct lm_dir *d = t_dir(test);
 	struct lm_key a = t_key(0x1000, 0x2000, LM_spin);
 	struct lm_key b = t_key(0x1000, 0x2000, LM_read);	/* type differs */
 	struct lm_key c = t_key(0x1000, 0x2008, LM_spin);	/* site differs */
-	struct lm_key d = t_key(0x1000, 0x2000, LM_spin);
+	struct lm_key e = t_key(0x1000, 0x2000, LM_spin);
+	int ia, ib, ic;
 
-	struct lm_slot *sa, *sb, *sc;
+	e.class = LM_PERCPU;					/* class differs */
+	ia = lm_dir_get(d, &a);
+	ib = lm_dir_get(d, &b);
+	ic = lm_dir_get(d, &c);
+	KUNIT_ASSERT_EQ(test, ia, 0);
+	KUNIT_EXPECT_EQ(test, ib, 1);
+	KUNIT_EXPECT_EQ(test, ic, 2);
+	KUNIT_EXPECT_EQ(test, lm_dir_get(d, &e), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&d->used), 4);
 
-	d.class = LM_PERCPU;					/* class differs */
-	sa = lm_table_get(t, &a);
-	KUNIT_ASSERT_NOT_NULL(test, sa);
-	sa->nr = 3;
-	sb = lm_table_get(t, &b);
-	sc = lm_table_get(t, &c);
-	KUNIT_ASSERT_NOT_NULL(test, sb);
-	KUNIT_ASSERT_NOT_NULL(test, sc);
-	KUNIT_EXPECT_PTR_NE(test, sa, sb);
-	KUNIT_EXPECT_PTR_NE(test, sa, sc);
-	KUNIT_EXPECT_PTR_NE(test, sa, lm_table_get(t, &d));
-	KUNIT_EXPECT_EQ(test, t->used, 4U);
-
-	/* the same key finds the same slot, claiming nothing new */
-	KUNIT_EXPECT_PTR_EQ(test, lm_table_get(t, &a), sa);
-	KUNIT_EXPECT_EQ(test, sa->nr, 3ULL);
-	KUNIT_EXPECT_EQ(test, sa->type, (u16)LM_spin);
-	KUNIT_EXPECT_EQ(test, sa->site, 0x2000UL);
-	KUNIT_EXPECT_EQ(test, t->used, 4U);
+	/* the same key finds the same row, claiming nothing new */
+	KUNIT_EXPECT_EQ(test, lm_dir_get(d, &a), ia);
+	KUNIT_EXPECT_EQ(test, d->key[ia].type, (u32)LM_spin);
+	KUNIT_EXPECT_EQ(test, d->key[ia].site, 0x2000UL);
+	KUNIT_EXPECT_EQ(test, d->key[ic].site, 0x2008UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&d->used), 4);
 }
 
-static void lm_table_fills_then_refuses(struct kunit *test)
+/* Every key gets a row of its own until the rows run out; then -1, never a wrong row. */
+static void lm_dir_fills_then_refuses(struct kunit *test)
 {
-	struct lm_table *t = t_table(test);
+	struct lm_dir *d = t_dir(test);
 	unsigned int i, got = 0;
 	struct lm_key k;
+	int id;
 
-	/* more keys than slots: every slot is claimed, then NULL, never a wrong slot */
 	for (i = 0; i < 4 * T_NR; i++) {
-		struct lm_slot *s;
-
 		k = t_key(0x10000 + 64 * i, 0x400, LM_spin);
-		s = lm_table_get(t, &k);
-		if (s) {
-			KUNIT_EXPECT_EQ(test, s->lock, k.lock);
-			got++;
+		id = lm_dir_get(d, &k);
+		if (i < T_NR) {
+			KUNIT_EXPECT_EQ(test, id, (int)i);
+		} else {
+			KUNIT_EXPECT_EQ(test, id, -1);
+			continue;
 		}
+		if (id >= 0 && lm_key_eq(&d->key[id], &k))
+			got++;
 	}
-	KUNIT_EXPECT_EQ(test, t->used, got);
-	KUNIT_EXPECT_LE(test, got, T_NR);
-	KUNIT_EXPECT_GT(test, got, T_NR / 2);
+	KUNIT_EXPECT_EQ(test, got, T_NR);
+	KUNIT_EXPECT_EQ(test, atomic_read(&d->used), T_NR);
 
-	/* keys already in the full table are still found */
+	/* keys already in the full directory are still found */
 	k = t_key(0x10000, 0x400, LM_spin);
-	KUNIT_EXPECT_NOT_NULL(test, lm_table_get(t, &k));
+	KUNIT_EXPECT_EQ(test, lm_dir_get(d, &k), 0);
+	k = t_key(0x10000 + 64 * (T_NR - 1), 0x400, LM_spin);
+	KUNIT_EXPECT_EQ(test, lm_dir_get(d, &k), T_NR - 1);
 }
 
-static void lm_table_probe_is_bounded(struct kunit *test)
+/*
+ * An index entry another CPU is claiming is passed over: the key gets a
+ * row of its own (a duplicate, if it was the same key, which readers
+ * merge), never the half-written one.
+ */
+static void lm_dir_passes_busy_entries(struct kunit *test)
 {
-	struct lm_table *t = t_table(test);
+	struct lm_dir *d = t_dir(test);
 	struct lm_key k = t_key(0x5000, 0x6000, LM_write);
-	unsigned int i, home = lm_key_home(&k, T_NR);
+	unsigned int home = lm_key_home(&k, d->index_mask);
+	int id;
 
-	/* occupy the LM_PROBES slots from k's home onwards (wrapping) with other keys */
-	for (i = 0; i < LM_PROBES; i++) {
-		struct lm_slot *s = &t->slot[(home + i) % T_NR];
-
-		s->lock = 0x9000 + i;
-		s->site = 0x9000;
-		s->type = LM_spin;
-	}
-	KUNIT_EXPECT_NULL(test, lm_table_get(t, &k));
-	/* more than half the table is still free, but out of the key's reach */
-	KUNIT_EXPECT_EQ(test, t->used, 0U);
+	d->index[home] = LM_DIR_BUSY;
+	id = lm_dir_get(d, &k);
+	KUNIT_ASSERT_EQ(test, id, 0);
+	KUNIT_EXPECT_EQ(test, d->index[(home + 1) & d->index_mask], 1U);
+	KUNIT_EXPECT_EQ(test, lm_dir_get(d, &k), 0);
+	KUNIT_EXPECT_EQ(test, d->index[home], LM_DIR_BUSY);
 }
 
 /* A slot charged with known holds and waits reads back as the row they make. */
 static void lm_slot_read_derives_counts(struct kunit *test)
 {
-	struct lm_slot s = { .lock = 0x1000, .site = 0x2000, .type = LM_mutex };
+	struct lm_slot s = { };
 	struct lm_stat *row = kunit_kzalloc(test, sizeof(*row), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, row);
 
-	lm_slot_init(&s, LM_STATIC);
-	lm_charge(NULL, &s, 40, 0, 100, LM_NO_STACK, NULL);	/* at once */
-	lm_charge(NULL, &s, 10, 90, 100, LM_NO_STACK, NULL);	/* waited 10 */
-	lm_charge(NULL, &s, 70, 50, 100, LM_NO_STACK, NULL);	/* waited 50 */
+	lm_slot_init(&s);
+	lm_charge(NULL, &s, 40, 0, 100, LM_NO_STACK, NULL, 0, 0);	/* at once */
+	lm_charge(NULL, &s, 10, 90, 100, LM_NO_STACK, NULL, 0, 0);	/* waited 10 */
+	lm_charge(NULL, &s, 70, 50, 100, LM_NO_STACK, NULL, 0, 0);	/* waited 50 */
 	s.oncpu_total = 100;
 	s.reject = 2;
+	row->key.type = LM_mutex;
 	lm_slot_read(NULL, &s, row);
 
-	KUNIT_EXPECT_EQ(test, row->key.lock, 0x1000UL);
-	KUNIT_EXPECT_EQ(test, row->key.type, (u32)LM_mutex);
 	KUNIT_EXPECT_EQ(test, row->nowait, 1ULL);
 	KUNIT_EXPECT_EQ(test, row->spin, 2ULL);
 	KUNIT_EXPECT_EQ(test, row->reject, 2ULL);
@@ -217,7 +239,7 @@ static void lm_hist_counts_every_sample(struct kunit *test)
 		{ 1ULL << (LM_HIST_SHIFT + LM_HIST_NR - 2), LM_HIST_NR - 1 },
 		{ 1ULL << 60, LM_HIST_NR - 1 },
 	};
-	struct lm_slot s = { .lock = 0x1000, .site = 0x2000, .type = LM_spin };
+	struct lm_slot s = { };
 	u64 holds = 0, waits = 0;
 	struct lm_stat *row = kunit_kzalloc(test, sizeof(*row), GFP_KERNEL);
 	unsigned int i;
@@ -228,13 +250,14 @@ static void lm_hist_counts_every_sample(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, lm_hist_bucket(cases[i].t), cases[i].b);
 	if (!IS_ENABLED(CONFIG_LOCKMETER_HIST))
 		kunit_skip(test, "no histograms in slots (CONFIG_LOCKMETER_HIST=n)");
-	lm_slot_init(&s, LM_STATIC);
+	lm_slot_init(&s);
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		/* the short ones also waited as long as they held */
 		if (cases[i].t < 4096)
-			lm_charge(NULL, &s, cases[i].t, 100, 100 + cases[i].t, LM_NO_STACK, NULL);
+			lm_charge(NULL, &s, cases[i].t, 100, 100 + cases[i].t, LM_NO_STACK, NULL,
+				  0, 0);
 		else
-			lm_charge(NULL, &s, cases[i].t, 0, 100, LM_NO_STACK, NULL);
+			lm_charge(NULL, &s, cases[i].t, 0, 100, LM_NO_STACK, NULL, 0, 0);
 	}
 	lm_slot_read(NULL, &s, row);
 	for (i = 0; i < LM_HIST_NR; i++) {
@@ -266,21 +289,16 @@ static void lm_hist_counts_every_sample(struct kunit *test)
 static void lm_hist_wraps_spill(struct kunit *test)
 {
 #ifdef CONFIG_LOCKMETER_HIST
-	struct lm_cpu *c = vzalloc(LM_CPU_BYTES);
+	struct lm_cpu *c = t_cpu(test, t_dir(test));
 	unsigned long flags;
 	struct lm_slot *s;
 	unsigned int i;
 
-	KUNIT_ASSERT_NOT_NULL(test, c);
-	c->table.slot = c->slot;
-	c->table.nr = LM_SLOTS;
-	c->ev = (struct lm_evidence *)&c->slot[LM_SLOTS];
 	s = &c->slot[5];
-	lm_slot_init(s, LM_STATIC);
 	s->hold_hist[2] = U16_MAX;
 	local_irq_save(flags);
-	lm_charge(c, s, 2 << LM_HIST_SHIFT, 0, 100, LM_NO_STACK, NULL);
-	lm_charge(c, s, 2 << LM_HIST_SHIFT, 0, 200, LM_NO_STACK, NULL);
+	lm_charge(c, s, 2 << LM_HIST_SHIFT, 0, 100, LM_NO_STACK, NULL, 0, 0);
+	lm_charge(c, s, 2 << LM_HIST_SHIFT, 0, 200, LM_NO_STACK, NULL, 0, 0);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, c->nr_spill, 1U);
 	KUNIT_EXPECT_EQ(test, lm_hist_count(c, &s->hold_hist[2]), 65537ULL);
@@ -291,10 +309,13 @@ static void lm_hist_wraps_spill(struct kunit *test)
 		c->spill[i].key = 2 * i + 1;
 	s->wait_hist[0] = U16_MAX;
 	local_irq_save(flags);
-	lm_charge(c, s, 1, 1, 1, LM_NO_STACK, NULL);
+	lm_charge(c, s, 1, 1, 1, LM_NO_STACK, NULL, 0, 0);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, c->loss.hist_lost, 1ULL);
 	KUNIT_EXPECT_EQ(test, lm_hist_count(c, &s->wait_hist[0]), 0ULL);
+	/* ... and the counts do not depend on the histograms */
+	KUNIT_EXPECT_EQ(test, s->nr, 3ULL);
+	KUNIT_EXPECT_EQ(test, s->spin, 1ULL);
 	vfree(c);
 #else
 	kunit_skip(test, "no histograms in slots (CONFIG_LOCKMETER_HIST=n)");
@@ -304,20 +325,20 @@ static void lm_hist_wraps_spill(struct kunit *test)
 /* A reader that catches an update half way never sees a huge count. */
 static void lm_slot_read_clamps_torn_updates(struct kunit *test)
 {
-	struct lm_slot s = { .type = LM_rwsem_read, .nr = 4, .spin = 5,
-			     .hold_total = 50, .oncpu_total = 60 };
+	struct lm_slot s = { .nr = 4, .spin = 5, .hold_total = 50, .oncpu_total = 60 };
 	struct lm_stat *row = kunit_kzalloc(test, sizeof(*row), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, row);
 
 #ifdef CONFIG_LOCKMETER_HIST
-	/* with histograms the counts are their sums, torn the same way */
-	s.hold_hist[1] = 4;
-	s.wait_hist[1] = 5;
+	/* histograms a wrap short: the counts are the counters' still */
+	s.hold_hist[1] = 2;
+	s.wait_hist[1] = 3;
 #endif
+	row->key.type = LM_rwsem_read;
 	lm_slot_read(NULL, &s, row);
 	KUNIT_EXPECT_EQ(test, row->nowait, 0ULL);
-	KUNIT_EXPECT_EQ(test, row->spin, IS_ENABLED(CONFIG_LOCKMETER_HIST) ? 5ULL : 4ULL);
+	KUNIT_EXPECT_EQ(test, row->spin, 4ULL);
 	KUNIT_EXPECT_EQ(test, row->hold.nr, row->spin);
 	KUNIT_EXPECT_EQ(test, row->blocked_total, 0ULL);
 	KUNIT_EXPECT_EQ(test, row->oncpu_total, lm_ticks_to_ns(50));
@@ -431,35 +452,33 @@ static noinline u32 lm_kunit_take_here(struct lm_cpu *c)
  */
 static void lm_charge_takes_evidence(struct kunit *test)
 {
-	struct lm_cpu *c = vzalloc(LM_CPU_BYTES);
-	struct lm_evidence *ev;
-	struct lm_slot *s;
+	struct lm_dir *d = t_dir(test);
+	struct lm_cpu *c = t_cpu(test, d), *c2 = t_cpu(test, d);
+	struct lm_evidence *ev = &d->ev[3];
 	unsigned int i, twice = 2;
 	unsigned long flags;
+	struct lm_slot *s;
 	u64 chain_min;
 	u32 ref[2];
 
-	KUNIT_ASSERT_NOT_NULL(test, c);
 	/* every maximum keeps its chain here, whatever the boot chose */
 	chain_min = lm_chain_min;
 	WRITE_ONCE(lm_chain_min, 0);
-	c->table.slot = c->slot;
-	c->table.nr = LM_SLOTS;
-	c->ev = (struct lm_evidence *)&c->slot[LM_SLOTS];
 	s = &c->slot[3];
-	ev = &c->ev[3];
-	lm_slot_init(s, LM_STATIC);
 
 	local_irq_save(flags);
-	lm_charge(c, s, 100, 0, 1000, LM_NO_STACK, NULL);
-	lm_charge(c, s, 40, 0, 2000, LM_NO_STACK, NULL);
+	lm_charge(c, s, 100, 0, 1000, LM_NO_STACK, NULL, 0, 0);
+	lm_charge(c, s, 40, 0, 2000, LM_NO_STACK, NULL, 0, 0);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, c->captures, 1ULL);
 	KUNIT_EXPECT_EQ(test, (u32)ev->hold.set, 1U);
+	KUNIT_EXPECT_EQ(test, ev->hold.ticks, 100ULL);
 	KUNIT_EXPECT_EQ(test, ev->hold.pid, (u32)current->pid);
 	KUNIT_EXPECT_STREQ(test, ev->hold.comm, current->comm);
 	KUNIT_EXPECT_EQ(test, ev->hold.t, 1100ULL);
 	KUNIT_EXPECT_EQ(test, (u32)ev->hold.ctx, (u32)LOCKMETER_CTX_TASK);
+	KUNIT_EXPECT_EQ(test, (u32)ev->hold.cpu, raw_smp_processor_id());
+	KUNIT_EXPECT_EQ(test, ev->seq, 2U);
 	KUNIT_ASSERT_NE(test, ev->hold.stack, LM_NO_STACK);
 	KUNIT_EXPECT_GT(test, c->stacks[ev->hold.stack & 0xffff].nr, 0U);
 	KUNIT_EXPECT_EQ(test, (u32)ev->wait.set, 0U);
@@ -467,7 +486,7 @@ static void lm_charge_takes_evidence(struct kunit *test)
 	/* a wait that sets the maximum, with its owner */
 	local_irq_save(flags);
 	lm_charge(c, s, 10, 900, 1000, LM_NO_STACK,
-		  &(struct lm_task_held){ .owner = { .pid = 77, .comm = "owner" } });
+		  &(struct lm_task_held){ .owner = { .pid = 77, .comm = "owner" } }, 0, 0);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, c->captures, 2ULL);
 	KUNIT_EXPECT_EQ(test, s->wait_max, 100ULL);
@@ -479,7 +498,7 @@ static void lm_charge_takes_evidence(struct kunit *test)
 	/* a sleeping lock's new maximum keeps where its holder blocked */
 	local_irq_save(flags);
 	lm_charge(c, s, 500, 0, 3000, LM_NO_STACK,
-		  &(struct lm_task_held){ .blk = 300, .blk_stack = 5 });
+		  &(struct lm_task_held){ .blk = 300, .blk_stack = 5 }, 0, 0);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, c->captures, 3ULL);
 	KUNIT_EXPECT_EQ(test, ev->blk, 300ULL);
@@ -487,14 +506,40 @@ static void lm_charge_takes_evidence(struct kunit *test)
 	/* ... a shorter hold leaves it, a longer one that never blocked clears it */
 	local_irq_save(flags);
 	lm_charge(c, s, 400, 0, 4000, LM_NO_STACK,
-		  &(struct lm_task_held){ .blk = 350, .blk_stack = 6 });
+		  &(struct lm_task_held){ .blk = 350, .blk_stack = 6 }, 0, 0);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, ev->blk, 300ULL);
 	local_irq_save(flags);
-	lm_charge(c, s, 600, 0, 5000, LM_NO_STACK, &(struct lm_task_held){ });
+	lm_charge(c, s, 600, 0, 5000, LM_NO_STACK, &(struct lm_task_held){ }, 0, 0);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, ev->blk, 0ULL);
 	KUNIT_EXPECT_EQ(test, ev->blk_stack, LM_NO_STACK);
+
+	/*
+	 * Another CPU's first hold of the key is its own maximum, but not
+	 * the key's: the key's evidence stays; a longer one replaces it.
+	 */
+	local_irq_save(flags);
+	lm_charge(c2, &c2->slot[3], 550, 0, 6000, LM_NO_STACK, NULL, 0, 0);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, c2->slot[3].hold_max, 550ULL);
+	KUNIT_EXPECT_EQ(test, c2->captures, 0ULL);
+	KUNIT_EXPECT_EQ(test, ev->hold.ticks, 600ULL);
+	local_irq_save(flags);
+	lm_charge(c2, &c2->slot[3], 650, 0, 7000, LM_NO_STACK, NULL, 0, 0);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, c2->captures, 1ULL);
+	KUNIT_EXPECT_EQ(test, ev->hold.ticks, 650ULL);
+	KUNIT_EXPECT_EQ(test, ev->hold.t, 7650ULL);
+
+	/* evidence some other CPU is writing is left to it */
+	ev->seq = 7;
+	local_irq_save(flags);
+	lm_charge(c, s, 900, 0, 8000, LM_NO_STACK, NULL, 0, 0);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, s->hold_max, 900ULL);
+	KUNIT_EXPECT_EQ(test, ev->hold.ticks, 650ULL);
+	ev->seq = 8;
 
 	/*
 	 * One chain, twice (from one call: a loop the compiler cannot
@@ -509,12 +554,44 @@ static void lm_charge_takes_evidence(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->loss.stacks_full, 0ULL);
 	WRITE_ONCE(lm_chain_min, chain_min);
 	vfree(c);
+	vfree(c2);
+}
+
+static int lm_kunit_lock_word;	/* a static "lock": its address is all we need */
+
+/* An overflow row keeps the key of its longest hold and wait, classified. */
+static void lm_overflow_names_its_worst(struct kunit *test)
+{
+	struct lm_cpu *c = t_cpu(test, t_dir(test));
+	struct lm_slot *ov = &c->overflow[LM_spin];
+	unsigned long lock = (unsigned long)&lm_kunit_lock_word;
+	struct lm_ovf *o = &c->ovf[LM_spin];
+	unsigned long flags;
+
+	local_irq_save(flags);
+	lm_charge(c, ov, 300, 0, 1000, LM_NO_STACK, NULL, lock, 0x1234);
+	lm_charge(c, ov, 200, 0, 2000, LM_NO_STACK, NULL, lock + 64, 0x5678);
+	lm_charge(c, ov, 100, 2950, 3000, LM_NO_STACK, NULL, 0xffff888000001000UL, 0x9abc);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, ov->nr, 3ULL);
+	KUNIT_EXPECT_EQ(test, o->hold_key.site, 0x1234UL);
+	KUNIT_EXPECT_EQ(test, o->hold_key.lock, lock);
+	KUNIT_EXPECT_EQ(test, o->hold_key.type, (u32)LM_spin);
+	KUNIT_EXPECT_EQ(test, o->hold_key.class, (u32)LM_STATIC);
+	KUNIT_EXPECT_EQ(test, o->ev.hold.ticks, 300ULL);
+	KUNIT_EXPECT_EQ(test, (u32)o->ev.hold.set, 1U);
+	/* the wait's key is the waiter's, classified as a heap lock */
+	KUNIT_EXPECT_EQ(test, o->wait_key.site, 0x9abcUL);
+	KUNIT_EXPECT_EQ(test, o->wait_key.class, (u32)LM_HEAP);
+	KUNIT_EXPECT_EQ(test, o->wait_key.lock, 0UL);
+	KUNIT_EXPECT_EQ(test, o->ev.wait.ticks, 50ULL);
+	vfree(c);
 }
 
 static struct kunit_case lockmeter_table_cases[] = {
-	KUNIT_CASE(lm_table_insert_and_find),
-	KUNIT_CASE(lm_table_fills_then_refuses),
-	KUNIT_CASE(lm_table_probe_is_bounded),
+	KUNIT_CASE(lm_dir_insert_and_find),
+	KUNIT_CASE(lm_dir_fills_then_refuses),
+	KUNIT_CASE(lm_dir_passes_busy_entries),
 	KUNIT_CASE(lm_slot_read_derives_counts),
 	KUNIT_CASE(lm_hist_counts_every_sample),
 	KUNIT_CASE(lm_hist_wraps_spill),
@@ -523,6 +600,7 @@ static struct kunit_case lockmeter_table_cases[] = {
 	KUNIT_CASE(lm_inst_estimate_counts),
 	KUNIT_CASE(lm_stat_add_keeps_evidence_of_max),
 	KUNIT_CASE(lm_charge_takes_evidence),
+	KUNIT_CASE(lm_overflow_names_its_worst),
 	{}
 };
 

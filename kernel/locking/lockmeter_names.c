@@ -104,11 +104,38 @@ const char *lm_addr_name(struct lm_names *n, unsigned long addr, bool size,
 	return buf;
 }
 
+/*
+ * An overflow row is named after the lock of its longest hold, if it has
+ * one: "*overflow*(worst:tasklist_lock)".  Its counts are those of every
+ * key that found the directory full.
+ */
+static const char *lm_ovf_lock_name(struct lm_names *n, const struct lm_key *k,
+				    char *buf, size_t len)
+{
+	static const char pre[] = "*overflow*(worst:";
+	size_t p = sizeof(pre) - 1, l;
+	struct lm_key w = *k;
+	const char *inner;
+
+	if ((!k->lock && !k->site) || len < p + 3)
+		return "*overflow*";
+	w.class = lm_ovf_class(k->class);
+	inner = lm_lock_name(n, &w, buf + p, len - p - 1);
+	l = strnlen(inner, len - p - 2);
+	memmove(buf + p, inner, l);
+	memcpy(buf, pre, p);
+	buf[p + l] = ')';
+	buf[p + l + 1] = '\0';
+	return buf;
+}
+
 const char *lm_lock_name(struct lm_names *n, const struct lm_key *k,
 			 char *buf, size_t len)
 {
 	unsigned int i;
 
+	if (lm_class(k->class) == LM_OVERFLOW)
+		return lm_ovf_lock_name(n, k, buf, len);
 	if (k->class & LM_GONE_LOCK)
 		return n->gone ? n->gone + k->lock : "[unloaded module]";
 	switch (lm_class(k->class)) {
@@ -134,9 +161,15 @@ const char *lm_lock_name(struct lm_names *n, const struct lm_key *k,
 const char *lm_site_name(struct lm_names *n, const struct lm_key *k,
 			 char *buf, size_t len)
 {
-	if (k->class == LM_OVERFLOW)
-		return "*overflow*";
-	if (k->class & LM_GONE_SITE)
+	u32 class = k->class;
+
+	/* an overflow row: the site of its longest hold, if any */
+	if (lm_class(class) == LM_OVERFLOW) {
+		if (!k->site)
+			return "*overflow*";
+		class = lm_ovf_class(class);
+	}
+	if (class & LM_GONE_SITE)
 		return n->gone ? n->gone + k->site : "[unloaded module]";
 	return lm_addr_name(n, k->site, true, buf, len);
 }

@@ -82,8 +82,8 @@ static int lm_nl_status_put(struct sk_buff *skb, const struct lm_snapshot *s)
 	    nla_put_u32(skb, LOCKMETER_A_CPUS, num_online_cpus()) ||
 	    nla_put_u32(skb, LOCKMETER_A_STATE, s->on) ||
 	    nla_put_uint(skb, LOCKMETER_A_METERED_NS, s->metered_ns) ||
-	    nla_put_u32(skb, LOCKMETER_A_SLOTS_USED, s->slots_used) ||
-	    nla_put_u32(skb, LOCKMETER_A_SLOTS_PER_CPU, s->slots_per_cpu) ||
+	    nla_put_u32(skb, LOCKMETER_A_SLOTS_USED, s->keys_used) ||
+	    nla_put_u32(skb, LOCKMETER_A_SLOTS_PER_CPU, s->keys) ||
 	    nla_put_uint(skb, LOCKMETER_A_DROPPED, s->loss.dropped) ||
 	    nla_put_uint(skb, LOCKMETER_A_UNMATCHED, s->loss.unmatched) ||
 	    nla_put_uint(skb, LOCKMETER_A_TABLE_FULL, s->table_full) ||

@@ -58,8 +58,11 @@ static void lm_show_header(struct seq_file *m, struct lm_proc *p)
 	seq_printf(m, "state: %s\n", s->on ? "on" : "off");
 	seq_printf(m, "metered_ns: %llu\n", s->metered_ns);
 	seq_printf(m, "resets: %llu\n", s->resets);
-	seq_printf(m, "slots_used: %u\n", s->slots_used);
-	seq_printf(m, "slots_per_cpu: %u\n", s->slots_per_cpu);
+	seq_printf(m, "keys_used: %u\n", s->keys_used);
+	seq_printf(m, "keys: %u\n", s->keys);
+	/* the names of before the key directory, for readers that know them */
+	seq_printf(m, "slots_used: %u\n", s->keys_used);
+	seq_printf(m, "slots_per_cpu: %u\n", s->keys);
 	seq_printf(m, "rows: %zu\n", s->nr);
 	seq_printf(m, "dropped: %llu\n", s->loss.dropped);
 	seq_printf(m, "unmatched: %llu\n", s->loss.unmatched);
@@ -73,6 +76,7 @@ static void lm_show_header(struct seq_file *m, struct lm_proc *p)
 	seq_printf(m, "mem_percpu: %lu\n", s->mem_percpu);
 	seq_printf(m, "mem_tables: %lu\n", s->mem_tables);
 	seq_printf(m, "mem_task: %lu\n", s->mem_task);
+	seq_printf(m, "mem_keys: %lu\n", s->mem_keys);
 	seq_printf(m, "cache_fills: %llu\n", s->cache_fills);
 	seq_printf(m, "stacks_full: %llu\n", s->loss.stacks_full);
 	seq_printf(m, "captures: %llu\n", s->captures);
@@ -234,8 +238,9 @@ static ssize_t lm_proc_write(struct file *file, const char __user *ubuf,
 		{ "reset", LM_CTL_RESET },
 		{ "0", LM_CTL_RESET },
 	};
-	char buf[8];
+	char buf[24];
 	size_t len = count;
+	unsigned long nr;
 	unsigned int i;
 	int ret;
 
@@ -253,6 +258,13 @@ static ssize_t lm_proc_write(struct file *file, const char __user *ubuf,
 			ret = lockmeter_control(words[i].op);
 			return ret ? ret : count;
 		}
+	}
+	/* "keys N": the rows of the key directory, while off */
+	if (len > 5 && !memcmp(buf, "keys ", 5)) {
+		if (kstrtoul(buf + 5, 10, &nr))
+			return -EINVAL;
+		ret = lockmeter_set_keys(nr);
+		return ret ? ret : count;
 	}
 	return -EINVAL;
 }

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lockmeter: snapshots of the per-CPU tables for readers (/proc/lockmeter,
- * netlink).  A snapshot copies every CPU's slots into rows (struct
- * lm_stat, times in ns), merges the rows of equal keys over CPUs and
- * sorts them, under lm_ctl_mutex, so that it lies within one metering
- * period: no reset, and no module's rows retired, half way through.
+ * lockmeter: snapshots of the rows for readers (/proc/lockmeter, netlink).
+ * A snapshot walks the key directory and sums each key's counters over
+ * the CPUs into one row (struct lm_stat, times in ns), so that it takes
+ * memory in proportion to the keys, not to CPUs times keys; then the
+ * overflow rows, one per type.  It runs under lm_ctl_mutex, so that it
+ * lies within one metering period: no reset, and no module's rows
+ * retired, half way through; the hot paths never take that mutex.
  *
  * The copy does not stop the writers: a row may show one update half
  * applied (lockmeter.h), and derived counts are clamped so that such a
@@ -19,15 +21,95 @@
 
 #include "lockmeter.h"
 
+/*
+ * Rows are sorted through an index of u32s, then moved once into place:
+ * sort() on the rows themselves would swap 1.3 KB at each step, with
+ * no chance to reschedule.
+ */
+static const struct lm_stat *lm_sort_rows;
+
+static int lm_cmp_idx_key(const void *a, const void *b)
+{
+	return lm_key_cmp(&lm_sort_rows[*(const u32 *)a].key,
+			  &lm_sort_rows[*(const u32 *)b].key);
+}
+
+static int lm_cmp_idx_hold_max(const void *a, const void *b)
+{
+	const struct lm_stat *x = &lm_sort_rows[*(const u32 *)a];
+	const struct lm_stat *y = &lm_sort_rows[*(const u32 *)b];
+
+	/* longest hold first; ties in key order so the output is stable */
+	if (x->hold.max != y->hold.max)
+		return x->hold.max > y->hold.max ? -1 : 1;
+	return lm_key_cmp(&x->key, &y->key);
+}
+
+/*
+ * Put @rows in the order of @cmp over an index; falls back to sorting
+ * the rows themselves if there is no memory for the index.  Callers hold
+ * lm_ctl_mutex (or are KUnit tests), which serialises lm_sort_rows.
+ */
+static void lm_rows_order(struct lm_stat *rows, size_t n,
+			  int (*cmp)(const void *, const void *),
+			  int (*cmp_rows)(const void *, const void *))
+{
+	struct lm_stat *tmp;
+	size_t i, j, k;
+	u32 *idx;
+
+	if (n < 2)
+		return;
+	idx = kvmalloc_array(n, sizeof(*idx), GFP_KERNEL);
+	tmp = kmalloc(sizeof(*tmp), GFP_KERNEL);
+	if (!idx || !tmp) {
+		sort(rows, n, sizeof(*rows), cmp_rows, NULL);
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		idx[i] = i;
+	lm_sort_rows = rows;
+	sort(idx, n, sizeof(*idx), cmp, NULL);
+	lm_sort_rows = NULL;
+	/* row i is to be rows[idx[i]]: follow each cycle with one spare row */
+	for (i = 0; i < n; i++) {
+		if (idx[i] == i)
+			continue;
+		*tmp = rows[i];
+		for (j = i; idx[j] != i; j = k) {
+			k = idx[j];
+			rows[j] = rows[k];
+			idx[j] = j;
+		}
+		rows[j] = *tmp;
+		idx[j] = j;
+		if (!(i % 1024))
+			cond_resched();
+	}
+out:
+	kfree(tmp);
+	kvfree(idx);
+}
+
 static int lm_cmp_key(const void *a, const void *b)
 {
 	return lm_key_cmp(&((const struct lm_stat *)a)->key,
 			  &((const struct lm_stat *)b)->key);
 }
 
+static int lm_cmp_hold_max(const void *a, const void *b)
+{
+	const struct lm_stat *x = a, *y = b;
+
+	if (x->hold.max != y->hold.max)
+		return x->hold.max > y->hold.max ? -1 : 1;
+	return lm_key_cmp(&x->key, &y->key);
+}
+
 /*
  * Sort @rows by key and fold rows with equal keys into one; returns the
- * number of rows left.
+ * number of rows left.  Equal keys are rare: two CPUs that claimed one
+ * new key at once (struct lm_dir).
  */
 size_t lm_rows_merge(struct lm_stat *rows, size_t n)
 {
@@ -35,14 +117,14 @@ size_t lm_rows_merge(struct lm_stat *rows, size_t n)
 
 	if (!n)
 		return 0;
-	sort(rows, n, sizeof(*rows), lm_cmp_key, NULL);
+	lm_rows_order(rows, n, lm_cmp_idx_key, lm_cmp_key);
 	for (i = 1; i < n; i++) {
-		if (!(i % 4096))
+		if (!(i % 1024))
 			cond_resched();
 		if (lm_key_eq(&rows[out].key, &rows[i].key))
 			lm_stat_add(&rows[i], &rows[out]);
-		else
-			rows[++out] = rows[i];
+		else if (++out != i)
+			rows[out] = rows[i];
 	}
 	return out + 1;
 }
@@ -64,58 +146,39 @@ u64 lm_inst_estimate(u64 inst)
 EXPORT_SYMBOL_IF_KUNIT(lm_inst_estimate);
 
 /*
- * The histograms of slot @s of @pc into @row (zeros without them), and
- * the acquisitions and waits they count into *@nr and *@spin, so that a
- * row read while its CPU charges it still sums up.  The waits are read
- * first: a charge counts its hold before its wait, so the holds read
- * after them are at least as many.
+ * The histograms of slot @s of @pc into @row (zeros without them).  The
+ * counts come from the slot's own counters, never from these: a row
+ * read while its CPU charges it may have a histogram one event apart
+ * from its count, and a wrap the spill table could not hold (hist_lost)
+ * costs the histogram alone.
  */
 static void lm_slot_read_hist(const struct lm_cpu *pc, const struct lm_slot *s,
-			      struct lm_stat *row, u64 *nr, u64 *spin)
+			      struct lm_stat *row)
 {
 #ifdef CONFIG_LOCKMETER_HIST
 	unsigned int i;
 
-	*nr = 0;
-	*spin = 0;
 	for (i = 0; i < LM_HIST_NR; i++) {
 		row->wait_hist[i] = lm_hist_count(pc, &s->wait_hist[i]);
-		*spin += row->wait_hist[i];
-	}
-	/* the holds after the waits: a charge stores its hold first */
-	smp_rmb();
-	for (i = 0; i < LM_HIST_NR; i++) {
 		row->hold_hist[i] = lm_hist_count(pc, &s->hold_hist[i]);
-		*nr += row->hold_hist[i];
-	}
-	/* a CPU that ordered a charge's stores otherwise: keep them summing */
-	if (*spin > *nr) {
-		row->hold_hist[0] += *spin - *nr;
-		*nr = *spin;
 	}
 #else
 	memset(row->hold_hist, 0, sizeof(row->hold_hist));
 	memset(row->wait_hist, 0, sizeof(row->wait_hist));
-	*nr = READ_ONCE(s->nr);
-	*spin = min(READ_ONCE(s->spin), *nr);
 #endif
 }
 
 /*
- * Read slot @s of @pc (NULL: a slot of no CPU, in KUnit tests) into @row:
- * times in ns, derived counts filled in.
+ * Read slot @s of @pc (NULL: a slot of no CPU, in KUnit tests) into @row,
+ * whose key the caller set: times in ns, derived counts filled in.
  */
 void lm_slot_read(const struct lm_cpu *pc, const struct lm_slot *s, struct lm_stat *row)
 {
 	u64 nr, spin, hold_total, oncpu_total, max_t;
 
-	row->key.type = READ_ONCE(s->type);
-	/* pairs with smp_wmb() in lm_table_get(): the key is valid once typed */
-	smp_rmb();
-	row->key.lock = s->lock;
-	row->key.site = s->site;
-	row->key.class = s->class;
-	lm_slot_read_hist(pc, s, row, &nr, &spin);
+	nr = READ_ONCE(s->nr);
+	spin = min(READ_ONCE(s->spin), nr);
+	lm_slot_read_hist(pc, s, row);
 	row->nowait = nr - spin;
 	row->spin = spin;
 	row->reject = READ_ONCE(s->reject);
@@ -181,40 +244,64 @@ u32 lm_stack_read(u32 ref, unsigned long *ip, u16 *cpu)
 	return n;
 }
 
-static void lm_one_ev_read(const struct lm_ev *ev, unsigned int cpu, struct lm_stat_ev *e)
+static void lm_one_ev_read(const struct lm_ev *ev, struct lm_stat_ev *e)
 {
 	memset(e, 0, sizeof(*e));
-	if (!READ_ONCE(ev->set))
+	if (!ev->set)
 		return;
 	e->set = 1;
-	e->cpu = cpu;
-	e->t = lm_ticks_to_ns(READ_ONCE(ev->t));
-	e->pid = READ_ONCE(ev->pid);
-	e->ctx = READ_ONCE(ev->ctx);
+	e->cpu = ev->cpu;
+	e->t = lm_ticks_to_ns(ev->t);
+	e->pid = ev->pid;
+	e->ctx = ev->ctx;
 	memcpy(e->comm, ev->comm, sizeof(e->comm));
 	e->comm[sizeof(e->comm) - 1] = '\0';
-	e->nr = lm_stack_read(READ_ONCE(ev->stack), e->ip, &e->cpu);
+	e->nr = lm_stack_read(ev->stack, e->ip, &e->cpu);
 }
 
 /*
- * Read the evidence of a slot of @cpu into @row, whose maxima it explains
- * (a writer may be half way through replacing it: statistics again).
+ * Read evidence @src into @row, whose maxima it explains; @cpu >= 0 takes
+ * only what ended on that CPU.  A copy a CPU changed meanwhile is tried
+ * again, a few times; then the row goes without.
  */
-void lm_ev_read(const struct lm_evidence *ev, unsigned int cpu, struct lm_stat *row)
+void lm_ev_read(const struct lm_evidence *src, int cpu, struct lm_stat *row)
 {
+	struct lm_evidence ev;
+	unsigned int tries;
 	u16 blk_cpu;
+	u32 seq;
 
-	lm_one_ev_read(&ev->hold, cpu, &row->hold_ev);
-	lm_one_ev_read(&ev->wait, cpu, &row->wait_ev);
-	if (row->hold_ev.set && READ_ONCE(ev->blk)) {
-		row->hold_ev.blk = lm_ticks_to_ns(READ_ONCE(ev->blk));
-		row->hold_ev.blk_nr = lm_stack_read(READ_ONCE(ev->blk_stack),
-						    row->hold_ev.blk_ip, &blk_cpu);
+	memset(&row->hold_ev, 0, sizeof(row->hold_ev));
+	memset(&row->wait_ev, 0, sizeof(row->wait_ev));
+	for (tries = 0; ; tries++) {
+		if (tries == 4)
+			return;
+		/* pairs with smp_store_release() in lm_ev_put() */
+		seq = smp_load_acquire(&src->seq);
+		if (seq & 1) {
+			cpu_relax();
+			continue;
+		}
+		memcpy(&ev, src, sizeof(ev));
+		/* the copy before the second look at the sequence */
+		smp_rmb();
+		if (READ_ONCE(src->seq) == seq)
+			break;
+	}
+	if (cpu >= 0 && ev.hold.cpu != cpu)
+		ev.hold.set = 0;
+	if (cpu >= 0 && ev.wait.cpu != cpu)
+		ev.wait.set = 0;
+	lm_one_ev_read(&ev.hold, &row->hold_ev);
+	lm_one_ev_read(&ev.wait, &row->wait_ev);
+	if (row->hold_ev.set && ev.blk) {
+		row->hold_ev.blk = lm_ticks_to_ns(ev.blk);
+		row->hold_ev.blk_nr = lm_stack_read(ev.blk_stack, row->hold_ev.blk_ip, &blk_cpu);
 	}
 	if (row->wait_ev.set) {
-		row->wait_ev.owner_pid = READ_ONCE(ev->owner_pid);
-		memcpy(row->wait_ev.owner_comm, ev->owner_comm, sizeof(ev->owner_comm));
-		row->wait_ev.owner_comm[sizeof(ev->owner_comm) - 1] = '\0';
+		row->wait_ev.owner_pid = ev.owner_pid;
+		memcpy(row->wait_ev.owner_comm, ev.owner_comm, sizeof(ev.owner_comm));
+		row->wait_ev.owner_comm[sizeof(ev.owner_comm) - 1] = '\0';
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(lm_ev_read);
@@ -224,51 +311,92 @@ static bool lm_stat_empty(const struct lm_stat *s)
 	return !s->nowait && !s->spin && !s->reject && !s->abort;
 }
 
-/*
- * Append @pc's non-empty rows to @rows[@n..@cap); returns the new @n and
- * adds the rows that did not fit to @missed.
- */
-static size_t lm_copy_cpu(struct lm_cpu *pc, unsigned int cpu, struct lm_stat *rows,
-			  size_t n, size_t cap, u64 *missed)
+static bool lm_slot_empty(const struct lm_slot *s)
 {
-	unsigned int i, t;
-
-	for (t = LM_NONE + 1; t < LM_NR_TYPES; t++) {
-		if (n == cap) {
-			(*missed) += !!READ_ONCE(pc->overflow[t].nr);
-			continue;
-		}
-		lm_slot_read(pc, &pc->overflow[t], &rows[n]);
-		memset(&rows[n].hold_ev, 0, sizeof(rows[n].hold_ev));
-		memset(&rows[n].wait_ev, 0, sizeof(rows[n].wait_ev));
-		if (!lm_stat_empty(&rows[n]))
-			n++;
-	}
-	for (i = 0; i < pc->table.nr; i++) {
-		if (!READ_ONCE(pc->slot[i].type))
-			continue;
-		if (n == cap) {
-			(*missed)++;
-			continue;
-		}
-		lm_slot_read(pc, &pc->slot[i], &rows[n]);
-		lm_ev_read(&pc->ev[i], cpu, &rows[n]);
-		if (!lm_stat_empty(&rows[n]))
-			n++;
-	}
-	return n;
+	return !READ_ONCE(s->nr) && !READ_ONCE(s->reject) && !READ_ONCE(s->abort);
 }
 
-/* Room for every row of @cpu (all CPUs when < 0), plus some claimed meanwhile. */
-static size_t lm_snapshot_cap(int cpu)
+/*
+ * Sum row @id of the directory, key @k, over @cpu (every CPU when < 0)
+ * into @row, with @tmp for each CPU's part; false when empty.
+ */
+static bool lm_row_sum(unsigned int id, const struct lm_key *k, int cpu, struct lm_stat *row,
+		       struct lm_stat *tmp)
 {
-	size_t cap = 0;
+	bool any = false;
 	unsigned int c;
 
-	for_each_possible_cpu(c)
-		if (cpu < 0 || c == cpu)
-			cap += READ_ONCE(per_cpu(lm_cpus, c)->table.used) + LM_NR_TYPES + 32;
-	return cap;
+	/* lm_slot_read() derives by type */
+	tmp->key = *k;
+
+	for_each_possible_cpu(c) {
+		const struct lm_cpu *pc = per_cpu(lm_cpus, c);
+
+		if ((cpu >= 0 && c != cpu) || lm_slot_empty(&pc->slot[id]))
+			continue;
+		lm_slot_read(pc, &pc->slot[id], tmp);
+		if (!any)
+			*row = *tmp;
+		else
+			lm_stat_add(tmp, row);
+		any = true;
+	}
+	return any && !lm_stat_empty(row);
+}
+
+/*
+ * The overflow row of @type over @cpu (all CPUs when < 0) into @row:
+ * keyed by the key of its longest hold, with the evidence of the CPU
+ * that had it, and the longest wait's of the CPU that had that.
+ */
+static bool lm_ovf_sum(u32 type, int cpu, struct lm_stat *row, struct lm_stat *tmp)
+{
+	const struct lm_ovf *hold = NULL, *wait = NULL;
+	struct lm_stat_ev wait_ev;
+	bool any = false;
+	unsigned int c;
+
+	tmp->key = (struct lm_key){ .type = type, .class = LM_OVERFLOW };
+
+	for_each_possible_cpu(c) {
+		const struct lm_cpu *pc = per_cpu(lm_cpus, c);
+		const struct lm_ovf *o = &pc->ovf[type];
+
+		if ((cpu >= 0 && c != cpu) || lm_slot_empty(&pc->overflow[type]))
+			continue;
+		lm_slot_read(pc, &pc->overflow[type], tmp);
+		if (!any)
+			*row = *tmp;
+		else
+			lm_stat_add(tmp, row);
+		any = true;
+		if (READ_ONCE(o->ev.hold.ticks) &&
+		    (!hold || READ_ONCE(o->ev.hold.ticks) > READ_ONCE(hold->ev.hold.ticks)))
+			hold = o;
+		if (READ_ONCE(o->ev.wait.ticks) &&
+		    (!wait || READ_ONCE(o->ev.wait.ticks) > READ_ONCE(wait->ev.wait.ticks)))
+			wait = o;
+	}
+	if (!any || lm_stat_empty(row))
+		return false;
+	row->key = (struct lm_key){ .type = type, .class = LM_OVERFLOW };
+	memset(&row->hold_ev, 0, sizeof(row->hold_ev));
+	memset(&row->wait_ev, 0, sizeof(row->wait_ev));
+	if (wait) {
+		lm_ev_read(&wait->ev, -1, row);
+		wait_ev = row->wait_ev;
+	}
+	if (hold) {
+		lm_ev_read(&hold->ev, -1, row);
+		row->key.lock = hold->hold_key.lock;
+		row->key.site = hold->hold_key.site;
+		row->key.class |= hold->hold_key.class << LM_OVF_SHIFT;
+	}
+	if (wait)
+		row->wait_ev = wait_ev;
+	else
+		memset(&row->wait_ev, 0, sizeof(row->wait_ev));
+	return true;
 }
 
 /* Copy the name at *@field to @buf + @off, and point *@field at the copy. */
@@ -286,16 +414,24 @@ static size_t lm_gone_copy(char *buf, size_t off, unsigned long *field)
  * Copy the names of the rows of unloaded modules into @snap->gone, and
  * point the rows at them; lm_ctl_mutex keeps the names alive meanwhile.
  */
+/* The LM_GONE_* flags of @k, or of the key an overflow row is named after. */
+static u32 lm_key_gone(const struct lm_key *k)
+{
+	return lm_class(k->class) == LM_OVERFLOW ? lm_ovf_class(k->class) : k->class;
+}
+
 static int lm_snapshot_gone(struct lm_snapshot *snap)
 {
 	size_t i, len = 0, off = 0;
 	struct lm_key *k;
+	u32 gone;
 
 	for (i = 0; i < snap->nr; i++) {
 		k = &snap->rows[i].key;
-		if (k->class & LM_GONE_LOCK)
+		gone = lm_key_gone(k);
+		if (gone & LM_GONE_LOCK)
 			len += strlen(lm_gone_name(k->lock)) + 1;
-		if (k->class & LM_GONE_SITE)
+		if (gone & LM_GONE_SITE)
 			len += strlen(lm_gone_name(k->site)) + 1;
 	}
 	if (!len)
@@ -305,51 +441,62 @@ static int lm_snapshot_gone(struct lm_snapshot *snap)
 		return -ENOMEM;
 	for (i = 0; i < snap->nr; i++) {
 		k = &snap->rows[i].key;
-		if (k->class & LM_GONE_LOCK)
+		gone = lm_key_gone(k);
+		if (gone & LM_GONE_LOCK)
 			off = lm_gone_copy(snap->gone, off, &k->lock);
-		if (k->class & LM_GONE_SITE)
+		if (gone & LM_GONE_SITE)
 			off = lm_gone_copy(snap->gone, off, &k->site);
 	}
 	return 0;
 }
 
-/* Copy the rows of @cpu (all CPUs when < 0) into @snap; lm_ctl_mutex held. */
+/*
+ * Sum the rows of @cpu (all CPUs when < 0) into @snap, one per key, then
+ * the overflow rows; lm_ctl_mutex held.  Keys claimed meanwhile are
+ * left out (the count of them is @snap->truncated): the copy is of the
+ * directory as it was when it began.
+ */
 static int lm_snapshot_rows(struct lm_snapshot *snap, int cpu)
 {
-	unsigned int c, tries;
-	size_t cap, n;
+	unsigned int id, used, t;
+	struct lm_stat *tmp;
+	size_t n = 0;
 
-	/*
-	 * Rows claimed while we copy may not fit: try again with more room,
-	 * a few times, then report how many were left out.
-	 */
-	for (tries = 0; tries < 3; tries++) {
-		cap = lm_snapshot_cap(cpu);
-		vfree(snap->rows);
-		snap->rows = vmalloc_array(cap, sizeof(*snap->rows));
-		if (!snap->rows)
-			return -ENOMEM;
-		snap->truncated = 0;
-		n = 0;
-		for_each_possible_cpu(c) {
-			if (cpu >= 0 && c != cpu)
-				continue;
-			n = lm_copy_cpu(per_cpu(lm_cpus, c), c, snap->rows, n, cap,
-					&snap->truncated);
-			cond_resched();
-		}
-		if (!snap->truncated)
-			break;
+	used = min_t(unsigned int, atomic_read(&lm_dir.used), lm_dir.nr);
+	snap->rows = vmalloc_array(used + LM_NR_TYPES, sizeof(*snap->rows));
+	tmp = kzalloc(sizeof(*tmp), GFP_KERNEL);
+	if (!snap->rows || !tmp) {
+		kfree(tmp);
+		return -ENOMEM;
 	}
+	for (id = 0; id < used; id++) {
+		struct lm_key *k = &lm_dir.key[id];
+		struct lm_stat *row = &snap->rows[n];
+
+		if (!(id % 64))
+			cond_resched();
+		if (!READ_ONCE(k->type))
+			continue;	/* being claimed: no counts yet */
+		/* pairs with smp_wmb() in lm_dir_get() */
+		smp_rmb();
+		if (!lm_row_sum(id, k, cpu, row, tmp))
+			continue;
+		lm_ev_read(&lm_dir.ev[id], cpu, row);
+		n++;
+	}
+	for (t = LM_NONE + 1; t < LM_NR_TYPES; t++)
+		n += lm_ovf_sum(t, cpu, &snap->rows[n], tmp);
+	kfree(tmp);
+	snap->truncated = min_t(unsigned int, atomic_read(&lm_dir.used), lm_dir.nr) - used;
 	snap->nr = lm_rows_merge(snap->rows, n);
 	return lm_snapshot_gone(snap);
 }
 
 /*
  * The state and loss counters of @cpu (of all CPUs when @cpu < 0) and,
- * with @rows, a copy of their tables merged over CPUs; the caller frees
- * it with lm_snapshot_free().  lm_ctl_mutex is held throughout, so the
- * copy lies within one metering period: no reset, and no module's rows
+ * with @rows, a copy of the rows summed over CPUs; the caller frees it
+ * with lm_snapshot_free().  lm_ctl_mutex is held throughout, so the copy
+ * lies within one metering period: no reset, and no module's rows
  * retired, half way through.
  */
 int lm_snapshot(struct lm_snapshot *snap, int cpu, bool rows)
@@ -359,16 +506,13 @@ int lm_snapshot(struct lm_snapshot *snap, int cpu, bool rows)
 
 	memset(snap, 0, sizeof(*snap));
 	guard(mutex)(&lm_ctl_mutex);
-	snap->slots_per_cpu = LM_SLOTS;
-	snap->mem_percpu = LM_CPU_BYTES;
+	snap->keys = lm_mem(&snap->mem_percpu, &snap->mem_tables, &snap->mem_keys);
 	snap->mem_task = sizeof(struct lm_task);
+	snap->keys_used = min_t(unsigned int, atomic_read(&lm_dir.used), lm_dir.nr);
 	for_each_possible_cpu(c) {
 		struct lm_cpu *pc = per_cpu(lm_cpus, c);
 
-		if (!pc)
-			continue;
-		snap->mem_tables += LM_CPU_BYTES;
-		if (cpu >= 0 && c != cpu)
+		if (!pc || (cpu >= 0 && c != cpu))
 			continue;
 		snap->loss.dropped += READ_ONCE(pc->loss.dropped);
 		snap->loss.unmatched += READ_ONCE(pc->loss.unmatched);
@@ -379,12 +523,11 @@ int lm_snapshot(struct lm_snapshot *snap, int cpu, bool rows)
 		snap->loss.hist_lost += READ_ONCE(pc->loss.hist_lost);
 		snap->captures += READ_ONCE(pc->captures);
 		snap->cache_fills += READ_ONCE(pc->fills);
-		/* every event of an overflow row found no slot */
+		/* every event of an overflow row found no row */
 		for (t = LM_NONE + 1; t < LM_NR_TYPES; t++)
 			snap->table_full += READ_ONCE(pc->overflow[t].nr) +
 					    READ_ONCE(pc->overflow[t].reject) +
 					    READ_ONCE(pc->overflow[t].abort);
-		snap->slots_used = max(snap->slots_used, READ_ONCE(pc->table.used));
 	}
 	if (rows && snap->mem_tables)
 		ret = lm_snapshot_rows(snap, cpu);
@@ -399,20 +542,10 @@ int lm_snapshot(struct lm_snapshot *snap, int cpu, bool rows)
 	return 0;
 }
 
-static int lm_cmp_hold_max(const void *a, const void *b)
-{
-	const struct lm_stat *x = a, *y = b;
-
-	/* longest hold first; ties in key order so the output is stable */
-	if (x->hold.max != y->hold.max)
-		return x->hold.max > y->hold.max ? -1 : 1;
-	return lm_key_cmp(&x->key, &y->key);
-}
-
 /* Order the rows of @snap for reports: longest hold first. */
 void lm_snapshot_sort(struct lm_snapshot *snap)
 {
-	sort(snap->rows, snap->nr, sizeof(*snap->rows), lm_cmp_hold_max, NULL);
+	lm_rows_order(snap->rows, snap->nr, lm_cmp_idx_hold_max, lm_cmp_hold_max);
 }
 
 void lm_snapshot_free(struct lm_snapshot *snap)

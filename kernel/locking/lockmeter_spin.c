@@ -159,13 +159,64 @@ int __init lm_classify_init(void)
 }
 
 /*
+ * The row id of @k in directory @d, claiming one for it if it has none
+ * (see struct lm_dir); -1 once the ids have run out.  Lock-free, from
+ * any context that cannot be interrupted by itself (the hot paths call
+ * it with interrupts off); @d does not change meanwhile.
+ */
+int lm_dir_get(struct lm_dir *d, const struct lm_key *k)
+{
+	unsigned int i = lm_key_home(k, d->index_mask);
+	unsigned int n, id;
+	u32 v;
+
+	for (n = 0; n <= d->index_mask; n++, i = (i + 1) & d->index_mask) {
+		v = READ_ONCE(d->index[i]);
+		if (!v) {
+			if (atomic_read(&d->used) >= d->nr)
+				return -1;
+			if (cmpxchg(&d->index[i], 0, LM_DIR_BUSY)) {
+				/* taken under us: look at it again */
+				n--;
+				i = (i - 1) & d->index_mask;
+				continue;
+			}
+			id = atomic_inc_return(&d->used) - 1;
+			if (id >= d->nr) {
+				/* the last ids went meanwhile: leave the entry busy */
+				atomic_set(&d->used, d->nr);
+				return -1;
+			}
+			d->key[id].lock = k->lock;
+			d->key[id].site = k->site;
+			d->key[id].class = k->class;
+			/* readers of the directory test the type first */
+			smp_wmb();
+			WRITE_ONCE(d->key[id].type, k->type);
+			/* lookups find the key, then read it */
+			smp_store_release(&d->index[i], id + 1);
+			return id;
+		}
+		if (v == LM_DIR_BUSY)
+			continue;
+		/* pairs with smp_store_release() above */
+		smp_rmb();
+		if (lm_key_eq(&d->key[v - 1], k))
+			return v - 1;
+	}
+	return -1;
+}
+EXPORT_SYMBOL_IF_KUNIT(lm_dir_get);
+NOKPROBE_SYMBOL(lm_dir_get);
+
+/*
  * The cache missed entry @e: look in its neighbour, where the entry @e
  * held before lives on (two ways per set, the fast path checking only
- * the first); else classify (@lock, @site), find or claim its slot, and
- * cache it.  Interrupts are off, and no other CPU reads this cache.  A
- * key that finds no slot goes to the overflow row of its type, and is
- * cached as such: a full table costs the events that overflow no more
- * than the others.
+ * the first); else classify (@lock, @site), find or claim its row in
+ * the directory, and cache it.  Interrupts are off, and no other CPU
+ * reads this cache.  A key that finds no row goes to the overflow row
+ * of its type, and is cached as such: a full directory costs the events
+ * that overflow no more than the others.
  */
 noinline struct lm_slot *lm_cache_fill(struct lm_cpu *c, struct lm_cached *e,
 				       unsigned long lock, unsigned long site, u32 type)
@@ -174,6 +225,7 @@ noinline struct lm_slot *lm_cache_fill(struct lm_cpu *c, struct lm_cached *e,
 	struct lm_key k = { .site = site, .type = type };
 	struct lm_cached old = *e;
 	struct lm_slot *s;
+	int id;
 
 	if (lm_cache_hit(alt, lock, site, type)) {
 		*e = *alt;
@@ -182,9 +234,8 @@ noinline struct lm_slot *lm_cache_fill(struct lm_cpu *c, struct lm_cached *e,
 	}
 	c->fills++;
 	lm_classify(lock, &k);
-	s = lm_table_get(&c->table, &k);
-	if (unlikely(!s))
-		s = &c->overflow[type];
+	id = lm_dir_get(c->dir, &k);
+	s = likely(id >= 0) ? &c->slot[id] : &c->overflow[type];
 	if (k.class == LM_HEAP)
 		s->inst |= lm_inst_bit(lock);
 	if (old.lock)
@@ -322,20 +373,50 @@ noinline u32 __lockfunc lm_stack_take(struct lm_cpu *c, bool blocked)
 EXPORT_SYMBOL_IF_KUNIT(lm_stack_take);
 NOKPROBE_SYMBOL(lm_stack_take);
 
-/* The evidence of slot @s of @c, or NULL for an overflow row. */
-static inline struct lm_evidence *lm_slot_ev(struct lm_cpu *c, struct lm_slot *s)
+/*
+ * The evidence of slot @s of @c: its key's in the directory, or for an
+ * overflow row its CPU's, with *@ovf the overflow record (else NULL).
+ * NULL when @s is neither (KUnit tests of charges without a CPU state).
+ */
+static inline struct lm_evidence *lm_slot_ev(struct lm_cpu *c, struct lm_slot *s,
+					     struct lm_ovf **ovf)
 {
-	if (!c || s < c->slot || s >= c->slot + c->table.nr)
+	*ovf = NULL;
+	if (!c)
 		return NULL;
-	return &c->ev[s - c->slot];
+	if (c->dir && s >= c->slot && s < c->slot + c->dir->nr)
+		return &c->dir->ev[s - c->slot];
+	if (s >= c->overflow && s < c->overflow + LM_NR_TYPES) {
+		*ovf = &c->ovf[s - c->overflow];
+		return &(*ovf)->ev;
+	}
+	return NULL;
 }
 
-/* Fill @ev with the current task, @t and chain @stack. */
-static void lm_ev_take(struct lm_cpu *c, struct lm_ev *ev, u64 t, u32 stack)
+/*
+ * Take @ev to write, if no other CPU is writing it; the sequence stays
+ * odd until lm_ev_put().
+ */
+static __always_inline bool lm_ev_get(struct lm_evidence *ev, u32 *seq)
+{
+	*seq = READ_ONCE(ev->seq);
+	/* a full barrier: the writes that follow stay after it */
+	return !(*seq & 1) && try_cmpxchg(&ev->seq, seq, *seq + 1);
+}
+
+static __always_inline void lm_ev_put(struct lm_evidence *ev, u32 seq)
+{
+	/* pairs with smp_load_acquire() in lm_ev_read(): the evidence first */
+	smp_store_release(&ev->seq, seq + 2);
+}
+
+/* Fill @ev with the current task on @c, @t, the @ticks explained and chain @stack. */
+static void lm_ev_take(struct lm_cpu *c, struct lm_ev *ev, u64 t, u64 ticks, u32 stack)
 {
 	struct task_struct *p = current;
 
 	ev->t = t;
+	ev->ticks = ticks;
 	ev->pid = p->pid;
 	/* a racing set_task_comm() may tear the copy, not its end */
 	memcpy(ev->comm, p->comm, sizeof(ev->comm));
@@ -346,12 +427,36 @@ static void lm_ev_take(struct lm_cpu *c, struct lm_ev *ev, u64 t, u32 stack)
 		ev->ctx = LOCKMETER_CTX_SOFTIRQ;
 	else
 		ev->ctx = LOCKMETER_CTX_TASK;
+	ev->cpu = raw_smp_processor_id();
 	ev->stack = stack;
 	ev->set = 1;
 	c->captures++;
 }
 
+/* The key of an overflow row's new maximum: (@lock, @site) classified. */
+static void lm_ovf_key(struct lm_key *k, unsigned long lock, unsigned long site, u32 type)
+{
+	k->site = site;
+	k->type = type;
+	lm_classify(lock, k);
+}
+
 #ifdef CONFIG_LOCKMETER_HIST
+/*
+ * The spill key of histogram bucket @bucket of @c, never 0: its index
+ * among the 16-bit words of @c's rows, plus one, or with the top bit set
+ * among those of @c itself (the overflow rows).
+ */
+static __always_inline u32 lm_spill_key(const struct lm_cpu *c, const u16 *bucket)
+{
+	const u16 *rows = (const u16 *)c->slot;
+
+	if (c->dir && bucket >= rows &&
+	    bucket < (const u16 *)(c->slot + c->dir->nr))
+		return (u32)(bucket - rows) + 1;
+	return BIT(31) | (u32)((const char *)bucket - (const char *)c);
+}
+
 /* The home of histogram bucket @key among @c's spills. */
 static __always_inline unsigned int lm_spill_home(u32 key)
 {
@@ -371,7 +476,7 @@ noinline void __lockfunc lm_hist_spill(struct lm_cpu *c, const u16 *bucket)
 
 	if (!c)
 		return;
-	key = (u32)((const char *)bucket - (const char *)c);
+	key = lm_spill_key(c, bucket);
 	for (i = 0; i < LM_SPILL_PROBES; i++) {
 		struct lm_spill *sp = &c->spill[(lm_spill_home(key) + i) % LM_SPILLS];
 
@@ -402,7 +507,7 @@ u64 lm_hist_count(const struct lm_cpu *c, const u16 *bucket)
 
 	if (!c || !READ_ONCE(c->nr_spill))
 		return n;
-	key = (u32)((const char *)bucket - (const char *)c);
+	key = lm_spill_key(c, bucket);
 	for (i = 0; i < LM_SPILL_PROBES; i++) {
 		const struct lm_spill *sp = &c->spill[(lm_spill_home(key) + i) % LM_SPILLS];
 
@@ -430,24 +535,36 @@ EXPORT_SYMBOL_IF_KUNIT(lm_hist_count);
  */
 noinline void __lockfunc lm_charge_slow(struct lm_cpu *c, struct lm_slot *s, u64 hold,
 					u64 t_wait, u64 t_acq, u32 wait_stack,
-					const struct lm_task_held *th)
+					const struct lm_task_held *th, unsigned long lock,
+					unsigned long site)
 {
 	const struct lm_owner *owner = th && th->owner.pid ? &th->owner : NULL;
-
-	struct lm_evidence *ev = lm_slot_ev(c, s);
+	struct lm_ovf *ovf;
+	struct lm_evidence *ev = lm_slot_ev(c, s, &ovf);
+	u32 seq, stack;
 
 	s->nr++;
 	s->hold_total += hold;
 	lm_hold_hist_inc(c, s, hold);
 	if (hold < s->hold_min)
 		s->hold_min = hold;
+	/*
+	 * A new maximum of this CPU's; evidence if it is also the key's
+	 * longest yet.  The chain is taken before the evidence, so that the
+	 * evidence is held odd for a few stores only.
+	 */
 	if (hold > s->hold_max) {
 		s->hold_max = hold;
-		if (ev) {
-			lm_ev_take(c, &ev->hold, t_acq + hold,
-				   hold >= lm_chain_min ? lm_stack_take(c, false) : LM_NO_STACK);
-			ev->blk = th ? th->blk : 0;
-			ev->blk_stack = th && th->blk ? th->blk_stack : LM_NO_STACK;
+		if (ev && hold > READ_ONCE(ev->hold.ticks)) {
+			stack = hold >= lm_chain_min ? lm_stack_take(c, false) : LM_NO_STACK;
+			if (lm_ev_get(ev, &seq)) {
+				lm_ev_take(c, &ev->hold, t_acq + hold, hold, stack);
+				ev->blk = th ? th->blk : 0;
+				ev->blk_stack = th && th->blk ? th->blk_stack : LM_NO_STACK;
+				if (ovf)
+					lm_ovf_key(&ovf->hold_key, lock, site, ovf - c->ovf);
+				lm_ev_put(ev, seq);
+			}
 		}
 	}
 	if (t_wait) {
@@ -460,11 +577,14 @@ noinline void __lockfunc lm_charge_slow(struct lm_cpu *c, struct lm_slot *s, u64
 			s->wait_min = wait;
 		if (wait > s->wait_max) {
 			s->wait_max = wait;
-			if (ev) {
-				lm_ev_take(c, &ev->wait, t_acq, wait_stack);
+			if (ev && wait > READ_ONCE(ev->wait.ticks) && lm_ev_get(ev, &seq)) {
+				lm_ev_take(c, &ev->wait, t_acq, wait, wait_stack);
 				ev->owner_pid = owner ? owner->pid : 0;
 				if (owner)
 					memcpy(ev->owner_comm, owner->comm, sizeof(ev->owner_comm));
+				if (ovf)
+					lm_ovf_key(&ovf->wait_key, lock, site, ovf - c->ovf);
+				lm_ev_put(ev, seq);
 			}
 		}
 	}
@@ -577,7 +697,7 @@ static __always_inline void lm_account(struct lm_cpu *c, const struct lm_held *h
 				       u64 now)
 {
 	lm_charge(c, lm_slot_of(c, h->lock, h->site, type), lm_delta(h->t_acq, now),
-		  h->t_wait, h->t_acq, h->wait_stack, NULL);
+		  h->t_wait, h->t_acq, h->wait_stack, NULL, h->lock, h->site);
 }
 
 /* ... when the cache missed. */
@@ -639,7 +759,7 @@ static __always_inline void lm_release(void *lock, u32 type, u64 now, bool irqs_
 		e = lm_cache_entry(c, (unsigned long)lock, h->site);
 		if (likely(lm_cache_hit(e, (unsigned long)lock, h->site, type)))
 			lm_charge(c, e->slot, lm_delta(h->t_acq, now), h->t_wait, h->t_acq,
-				  h->wait_stack, NULL);
+				  h->wait_stack, NULL, (unsigned long)lock, h->site);
 		else
 			lm_account_miss(c, h, type, now);
 	} else {
