@@ -712,8 +712,7 @@ static inline void lm_owner_of(struct task_struct *p, struct lm_owner *o)
 
 struct lm_task_held;
 void lm_charge_slow(struct lm_cpu *c, struct lm_slot *s, u64 hold, u64 t_wait, u64 t_acq,
-		    u32 wait_stack, const struct lm_task_held *th, unsigned long lock,
-		    unsigned long site);
+		    u32 wait_stack, const struct lm_task_held *th);
 
 /*
  * Charge one acquisition's hold and wait (ticks) to @s of @c.  A slot's
@@ -722,16 +721,17 @@ void lm_charge_slow(struct lm_cpu *c, struct lm_slot *s, u64 hold, u64 t_wait, u
  * maximum, is done here; the rest, with the evidence of a new maximum
  * (the task, @wait_stack, the chain where the wait ended, and for a
  * sleeping lock its record @th: whom it waited for, where it blocked),
- * out of line, as the last thing the caller does before leaving.  @lock
- * and @site are the acquisition's, for the key an overflow row keeps.
+ * out of line, as the last thing the caller does before leaving.  The
+ * acquisition's lock and site, for the key an overflow row keeps, are
+ * @th's, or for a spinning lock those of the record just popped, at
+ * @c->top until the charge is done.
  */
 static __always_inline void lm_charge(struct lm_cpu *c, struct lm_slot *s, u64 hold,
 				      u64 t_wait, u64 t_acq, u32 wait_stack,
-				      const struct lm_task_held *th, unsigned long lock,
-				      unsigned long site)
+				      const struct lm_task_held *th)
 {
 	if (unlikely(hold > s->hold_max || t_wait)) {
-		lm_charge_slow(c, s, hold, t_wait, t_acq, wait_stack, th, lock, site);
+		lm_charge_slow(c, s, hold, t_wait, t_acq, wait_stack, th);
 		return;
 	}
 	s->nr++;
@@ -780,7 +780,7 @@ static __always_inline void __lm_sleep_charge(struct lm_cpu *c, struct lm_slot *
 	if (offcpu > s->blocked_max)
 		s->blocked_max = offcpu;
 	/* last: its slow path is a call */
-	lm_charge(c, s, hold, h->t_wait, h->t_acq, h->wait_stack, h, h->lock, h->site);
+	lm_charge(c, s, hold, h->t_wait, h->t_acq, h->wait_stack, h);
 }
 
 void lm_sleep_charge_miss(struct lm_cpu *c, struct lm_cached *e, const struct lm_task_held *h,
@@ -800,16 +800,12 @@ static __always_inline void lm_sleep_charge(const struct lm_task_held *h, u32 ty
 	struct lm_cpu *c;
 
 	raw_local_irq_save(flags);
-	/* live, checked with interrupts off: a reset may be emptying the rows */
-	c = this_cpu_read(lm_live_cpu);
-	if (unlikely(!c))
-		goto out;
+	c = this_cpu_read(lm_cpus);
 	e = lm_cache_entry(c, h->lock, h->site);
 	if (likely(lm_cache_hit(e, h->lock, h->site, type)))
 		__lm_sleep_charge(c, e->slot, h, t_rel, offcpu_rel);
 	else
 		lm_sleep_charge_miss(c, e, h, type, t_rel, offcpu_rel);
-out:
 	raw_local_irq_restore(flags);
 }
 
@@ -911,9 +907,13 @@ static __always_inline void lm_sleep_release(void *lock, u32 type, u64 t_rel,
 	struct lm_task_held *h;
 	unsigned int d;
 
-	if (!lm_sleep_gate())
-		return;
+	/*
+	 * The gate with preemption off: a reset that finds this CPU not in
+	 * such a section (lm_quiesce()) finds it not charging either.
+	 */
 	preempt_disable_notrace();
+	if (!lm_sleep_gate())
+		goto out;
 	d = lt->depth;
 	h = &lt->held[d ? d - 1 : 0];
 	if (likely(d && h->lock == (unsigned long)lock &&
@@ -924,6 +924,7 @@ static __always_inline void lm_sleep_release(void *lock, u32 type, u64 t_rel,
 	} else {
 		lm_sleep_release_deep(lt, (unsigned long)lock, type, t_rel, offcpu_rel);
 	}
+out:
 	preempt_enable_notrace();
 }
 

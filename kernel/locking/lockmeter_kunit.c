@@ -195,9 +195,9 @@ static void lm_slot_read_derives_counts(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, row);
 
 	lm_slot_init(&s);
-	lm_charge(NULL, &s, 40, 0, 100, LM_NO_STACK, NULL, 0, 0);	/* at once */
-	lm_charge(NULL, &s, 10, 90, 100, LM_NO_STACK, NULL, 0, 0);	/* waited 10 */
-	lm_charge(NULL, &s, 70, 50, 100, LM_NO_STACK, NULL, 0, 0);	/* waited 50 */
+	lm_charge(NULL, &s, 40, 0, 100, LM_NO_STACK, NULL);	/* at once */
+	lm_charge(NULL, &s, 10, 90, 100, LM_NO_STACK, NULL);	/* waited 10 */
+	lm_charge(NULL, &s, 70, 50, 100, LM_NO_STACK, NULL);	/* waited 50 */
 	s.oncpu_total = 100;
 	s.reject = 2;
 	row->key.type = LM_mutex;
@@ -254,10 +254,9 @@ static void lm_hist_counts_every_sample(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		/* the short ones also waited as long as they held */
 		if (cases[i].t < 4096)
-			lm_charge(NULL, &s, cases[i].t, 100, 100 + cases[i].t, LM_NO_STACK, NULL,
-				  0, 0);
+			lm_charge(NULL, &s, cases[i].t, 100, 100 + cases[i].t, LM_NO_STACK, NULL);
 		else
-			lm_charge(NULL, &s, cases[i].t, 0, 100, LM_NO_STACK, NULL, 0, 0);
+			lm_charge(NULL, &s, cases[i].t, 0, 100, LM_NO_STACK, NULL);
 	}
 	lm_slot_read(NULL, &s, row);
 	for (i = 0; i < LM_HIST_NR; i++) {
@@ -297,8 +296,8 @@ static void lm_hist_wraps_spill(struct kunit *test)
 	s = &c->slot[5];
 	s->hold_hist[2] = U16_MAX;
 	local_irq_save(flags);
-	lm_charge(c, s, 2 << LM_HIST_SHIFT, 0, 100, LM_NO_STACK, NULL, 0, 0);
-	lm_charge(c, s, 2 << LM_HIST_SHIFT, 0, 200, LM_NO_STACK, NULL, 0, 0);
+	lm_charge(c, s, 2 << LM_HIST_SHIFT, 0, 100, LM_NO_STACK, NULL);
+	lm_charge(c, s, 2 << LM_HIST_SHIFT, 0, 200, LM_NO_STACK, NULL);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, c->nr_spill, 1U);
 	KUNIT_EXPECT_EQ(test, lm_hist_count(c, &s->hold_hist[2]), 65537ULL);
@@ -309,7 +308,7 @@ static void lm_hist_wraps_spill(struct kunit *test)
 		c->spill[i].key = 2 * i + 1;
 	s->wait_hist[0] = U16_MAX;
 	local_irq_save(flags);
-	lm_charge(c, s, 1, 1, 1, LM_NO_STACK, NULL, 0, 0);
+	lm_charge(c, s, 1, 1, 1, LM_NO_STACK, NULL);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, c->loss.hist_lost, 1ULL);
 	KUNIT_EXPECT_EQ(test, lm_hist_count(c, &s->wait_hist[0]), 0ULL);
@@ -467,8 +466,8 @@ static void lm_charge_takes_evidence(struct kunit *test)
 	s = &c->slot[3];
 
 	local_irq_save(flags);
-	lm_charge(c, s, 100, 0, 1000, LM_NO_STACK, NULL, 0, 0);
-	lm_charge(c, s, 40, 0, 2000, LM_NO_STACK, NULL, 0, 0);
+	lm_charge(c, s, 100, 0, 1000, LM_NO_STACK, NULL);
+	lm_charge(c, s, 40, 0, 2000, LM_NO_STACK, NULL);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, c->captures, 1ULL);
 	KUNIT_EXPECT_EQ(test, (u32)ev->hold.set, 1U);
@@ -486,7 +485,7 @@ static void lm_charge_takes_evidence(struct kunit *test)
 	/* a wait that sets the maximum, with its owner */
 	local_irq_save(flags);
 	lm_charge(c, s, 10, 900, 1000, LM_NO_STACK,
-		  &(struct lm_task_held){ .owner = { .pid = 77, .comm = "owner" } }, 0, 0);
+		  &(struct lm_task_held){ .owner = { .pid = 77, .comm = "owner" } });
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, c->captures, 2ULL);
 	KUNIT_EXPECT_EQ(test, s->wait_max, 100ULL);
@@ -498,7 +497,7 @@ static void lm_charge_takes_evidence(struct kunit *test)
 	/* a sleeping lock's new maximum keeps where its holder blocked */
 	local_irq_save(flags);
 	lm_charge(c, s, 500, 0, 3000, LM_NO_STACK,
-		  &(struct lm_task_held){ .blk = 300, .blk_stack = 5 }, 0, 0);
+		  &(struct lm_task_held){ .blk = 300, .blk_stack = 5 });
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, c->captures, 3ULL);
 	KUNIT_EXPECT_EQ(test, ev->blk, 300ULL);
@@ -506,11 +505,11 @@ static void lm_charge_takes_evidence(struct kunit *test)
 	/* ... a shorter hold leaves it, a longer one that never blocked clears it */
 	local_irq_save(flags);
 	lm_charge(c, s, 400, 0, 4000, LM_NO_STACK,
-		  &(struct lm_task_held){ .blk = 350, .blk_stack = 6 }, 0, 0);
+		  &(struct lm_task_held){ .blk = 350, .blk_stack = 6 });
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, ev->blk, 300ULL);
 	local_irq_save(flags);
-	lm_charge(c, s, 600, 0, 5000, LM_NO_STACK, &(struct lm_task_held){ }, 0, 0);
+	lm_charge(c, s, 600, 0, 5000, LM_NO_STACK, &(struct lm_task_held){ });
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, ev->blk, 0ULL);
 	KUNIT_EXPECT_EQ(test, ev->blk_stack, LM_NO_STACK);
@@ -520,13 +519,13 @@ static void lm_charge_takes_evidence(struct kunit *test)
 	 * the key's: the key's evidence stays; a longer one replaces it.
 	 */
 	local_irq_save(flags);
-	lm_charge(c2, &c2->slot[3], 550, 0, 6000, LM_NO_STACK, NULL, 0, 0);
+	lm_charge(c2, &c2->slot[3], 550, 0, 6000, LM_NO_STACK, NULL);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, c2->slot[3].hold_max, 550ULL);
 	KUNIT_EXPECT_EQ(test, c2->captures, 0ULL);
 	KUNIT_EXPECT_EQ(test, ev->hold.ticks, 600ULL);
 	local_irq_save(flags);
-	lm_charge(c2, &c2->slot[3], 650, 0, 7000, LM_NO_STACK, NULL, 0, 0);
+	lm_charge(c2, &c2->slot[3], 650, 0, 7000, LM_NO_STACK, NULL);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, c2->captures, 1ULL);
 	KUNIT_EXPECT_EQ(test, ev->hold.ticks, 650ULL);
@@ -535,7 +534,7 @@ static void lm_charge_takes_evidence(struct kunit *test)
 	/* evidence some other CPU is writing is left to it */
 	ev->seq = 7;
 	local_irq_save(flags);
-	lm_charge(c, s, 900, 0, 8000, LM_NO_STACK, NULL, 0, 0);
+	lm_charge(c, s, 900, 0, 8000, LM_NO_STACK, NULL);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, s->hold_max, 900ULL);
 	KUNIT_EXPECT_EQ(test, ev->hold.ticks, 650ULL);
@@ -568,10 +567,15 @@ static void lm_overflow_names_its_worst(struct kunit *test)
 	struct lm_ovf *o = &c->ovf[LM_spin];
 	unsigned long flags;
 
+	/* each charge's spinning record, just popped, is at the top */
 	local_irq_save(flags);
-	lm_charge(c, ov, 300, 0, 1000, LM_NO_STACK, NULL, lock, 0x1234);
-	lm_charge(c, ov, 200, 0, 2000, LM_NO_STACK, NULL, lock + 64, 0x5678);
-	lm_charge(c, ov, 100, 2950, 3000, LM_NO_STACK, NULL, 0xffff888000001000UL, 0x9abc);
+	c->top = &c->held[1];
+	*c->top = (struct lm_held){ .lock = lock, .site = 0x1234 };
+	lm_charge(c, ov, 300, 0, 1000, LM_NO_STACK, NULL);
+	*c->top = (struct lm_held){ .lock = lock + 64, .site = 0x5678 };
+	lm_charge(c, ov, 200, 0, 2000, LM_NO_STACK, NULL);
+	*c->top = (struct lm_held){ .lock = 0xffff888000001000UL, .site = 0x9abc };
+	lm_charge(c, ov, 100, 2950, 3000, LM_NO_STACK, NULL);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, ov->nr, 3ULL);
 	KUNIT_EXPECT_EQ(test, o->hold_key.site, 0x1234UL);

@@ -433,12 +433,17 @@ static void lm_ev_take(struct lm_cpu *c, struct lm_ev *ev, u64 t, u64 ticks, u32
 	c->captures++;
 }
 
-/* The key of an overflow row's new maximum: (@lock, @site) classified. */
-static void lm_ovf_key(struct lm_key *k, unsigned long lock, unsigned long site, u32 type)
+/*
+ * The key of an overflow row's new maximum, classified: the lock and site
+ * of sleeping record @th, or else of the spinning record just popped,
+ * still at @c->top (lm_charge()).
+ */
+static void lm_ovf_key(struct lm_cpu *c, struct lm_key *k, const struct lm_task_held *th,
+		       u32 type)
 {
-	k->site = site;
+	k->site = th ? th->site : c->top->site;
 	k->type = type;
-	lm_classify(lock, k);
+	lm_classify(th ? th->lock : c->top->lock, k);
 }
 
 #ifdef CONFIG_LOCKMETER_HIST
@@ -535,8 +540,7 @@ EXPORT_SYMBOL_IF_KUNIT(lm_hist_count);
  */
 noinline void __lockfunc lm_charge_slow(struct lm_cpu *c, struct lm_slot *s, u64 hold,
 					u64 t_wait, u64 t_acq, u32 wait_stack,
-					const struct lm_task_held *th, unsigned long lock,
-					unsigned long site)
+					const struct lm_task_held *th)
 {
 	const struct lm_owner *owner = th && th->owner.pid ? &th->owner : NULL;
 	struct lm_ovf *ovf;
@@ -562,7 +566,7 @@ noinline void __lockfunc lm_charge_slow(struct lm_cpu *c, struct lm_slot *s, u64
 				ev->blk = th ? th->blk : 0;
 				ev->blk_stack = th && th->blk ? th->blk_stack : LM_NO_STACK;
 				if (ovf)
-					lm_ovf_key(&ovf->hold_key, lock, site, ovf - c->ovf);
+					lm_ovf_key(c, &ovf->hold_key, th, ovf - c->ovf);
 				lm_ev_put(ev, seq);
 			}
 		}
@@ -583,7 +587,7 @@ noinline void __lockfunc lm_charge_slow(struct lm_cpu *c, struct lm_slot *s, u64
 				if (owner)
 					memcpy(ev->owner_comm, owner->comm, sizeof(ev->owner_comm));
 				if (ovf)
-					lm_ovf_key(&ovf->wait_key, lock, site, ovf - c->ovf);
+					lm_ovf_key(c, &ovf->wait_key, th, ovf - c->ovf);
 				lm_ev_put(ev, seq);
 			}
 		}
@@ -697,7 +701,7 @@ static __always_inline void lm_account(struct lm_cpu *c, const struct lm_held *h
 				       u64 now)
 {
 	lm_charge(c, lm_slot_of(c, h->lock, h->site, type), lm_delta(h->t_acq, now),
-		  h->t_wait, h->t_acq, h->wait_stack, NULL, h->lock, h->site);
+		  h->t_wait, h->t_acq, h->wait_stack, NULL);
 }
 
 /* ... when the cache missed. */
@@ -727,8 +731,9 @@ static noinline void __lockfunc lm_release_deep(struct lm_cpu *c, unsigned long 
 		h = c->held[i];
 		for (; i < top - 1; i++)
 			c->held[i] = c->held[i + 1];
-		c->top--;
-		lm_account(c, &h, type, now);
+		/* the record at the new top while charged, as lm_charge() wants */
+		*--c->top = h;
+		lm_account(c, c->top, type, now);
 		return;
 	}
 	c->loss.unmatched++;
@@ -759,7 +764,7 @@ static __always_inline void lm_release(void *lock, u32 type, u64 now, bool irqs_
 		e = lm_cache_entry(c, (unsigned long)lock, h->site);
 		if (likely(lm_cache_hit(e, (unsigned long)lock, h->site, type)))
 			lm_charge(c, e->slot, lm_delta(h->t_acq, now), h->t_wait, h->t_acq,
-				  h->wait_stack, NULL, (unsigned long)lock, h->site);
+				  h->wait_stack, NULL);
 		else
 			lm_account_miss(c, h, type, now);
 	} else {
