@@ -473,8 +473,8 @@ static int lm_snapshot_rows(struct lm_snapshot *snap, int cpu)
 		struct lm_key *k = &lm_dir.key[id];
 		struct lm_stat *row = &snap->rows[n];
 
-		if (!(id % 64))
-			cond_resched();
+		/* a key's rows on every CPU at a time: a stretch of microseconds */
+		cond_resched();
 		if (!READ_ONCE(k->type))
 			continue;	/* being claimed: no counts yet */
 		/* pairs with smp_wmb() in lm_dir_get() */
