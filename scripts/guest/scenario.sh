@@ -42,12 +42,15 @@ __iterate_supers iterate_supers sync_inodes_sb sync_filesystem jbd2_log_do_check
 __jbd2_log_wait_for_space jbd2_journal_commit_transaction ext4_writepages"
 
 # The 5 site rows of TYPES (comma-separated) with the largest KEY (a CSV
-# column), one per line: "VALUE TYPE FUNCTION LOCK".
+# column), one per line: "VALUE TYPE FUNCTION LOCK".  An overflow row's
+# FUNCTION is *overflow*: its site is that of its longest hold, its counts
+# those of every key that found the key directory full.
 top5() {	# top5 CSV TYPES KEY
 	awk -F, -v types=",$2," -v key="$3" '
 		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 		$1 == "site" && index(types, "," $2 ",") {
 			f = $4; sub(/\+0x.*/, "", f)
+			if (index($3, "*overflow*") == 1) f = "*overflow*"
 			print $(col[key]), $2, f, $3
 		}' "$1" | sort -rn | head -n 5
 }
@@ -58,8 +61,16 @@ field() {	# field CSV TYPES FUNC FIELD sum|max
 	awk -F, -v types=",$2," -v fn="$3" -v key="$4" -v how="$5" '
 		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 		$1 == "site" && index(types, "," $2 ",") {
-			f = $4; sub(/\+0x.*/, "", f)
-			if (f != fn) next
+			# an overflow row is named after its longest hold,
+			# *overflow*(worst:LOCK), and has that hold'"'"'s site: it is
+			# found by its lock, and is no row of that site
+			ovf = index($3, "*overflow*") == 1
+			if (fn == "*overflow*") {
+				if (!ovf) next
+			} else {
+				f = $4; sub(/\+0x.*/, "", f)
+				if (ovf || f != fn) next
+			}
 			v = $(col[key])
 			if (how == "sum") s += v; else if (v > s) s = v
 		}
@@ -126,7 +137,7 @@ run() {
 		$(cmd_"$name" "$size") > "$T/$tag.out" 2>&1
 	rc=$?
 	lockstat report --csv "$T/$tag.snap" > "$T/$tag.csv" 2>> "$T/$tag.out" || rc=1
-	# events that found a CPU's table full: rows may be missing
+	# events that found the key directory full: their keys have no rows
 	lockstat report --json "$T/$tag.snap" 2>/dev/null |
 		sed -n 's/.*"table_full": \([0-9]*\).*/\1/p' > "$T/$tag.full"
 	return $rc
@@ -134,6 +145,12 @@ run() {
 
 # full TAG: the table_full count of run TAG (empty if unknown)
 full() { cat "$T/$1.full" 2>/dev/null; }
+
+# The size of the kernel's key directory (all CPUs), or of one CPU's
+# table on a kernel without the directory ("per CPU N").
+keys_line() {
+	sed -n 's/^keys: //p; s/^slots_per_cpu: /per CPU /p' /proc/lockmeter | head -n 1
+}
 
 # counted NAME SMALL BIG CHECK...: run NAME at size SMALL ($T/NAME.small)
 # until CHECK (a command) holds for it and the run of size BIG
@@ -154,8 +171,8 @@ counted() {
 		"$@" && return 0
 		lost="$(full "$name.small") $(full "$name.big")"
 		[ "$lost" = "0 0" ] && return 1
-		echo "run $i: events lost to a full table (small, big runs): $lost" \
-			"(slots per CPU: $(sed -n 's/^slots_per_cpu: //p' /proc/lockmeter)): again"
+		echo "run $i: events lost to a full key directory (small, big runs): $lost" \
+			"(keys: $(keys_line)): again"
 	done
 	return 1
 }
@@ -239,17 +256,17 @@ drive() {
 		top5 "$T/$name.big.csv" "$types" "$key" > "$T/$name.top5"
 		hit "$T/$name.top5" "$sites" > "$T/$name.hit" || continue
 		cat "$T/$name.hit"
-		# Events that found a table full are in the *overflow* rows:
+		# Events that found the key directory full are in the *overflow* rows:
 		# a missing row could rank above the one found only if their
 		# key does.
 		lost=$(full "$name.big")
 		ovf=$(field "$T/$name.big.csv" "$types" "*overflow*" "$key" max)
 		if [ "${lost:-1}" != 0 ] && [ "$ovf" -ge "$(cut -d' ' -f1 "$T/$name.hit")" ]; then
-			echo "run $try: $lost events found a table full, and the *overflow* row's $key" \
+			echo "run $try: $lost events found the key directory full, and the *overflow* row's $key" \
 				"($ovf) could hide a row above it"
 			continue
 		fi
-		echo "after $try run(s); ${lost:-?} events found a table full (*overflow* $key $ovf)"
+		echo "after $try run(s); ${lost:-?} events found the key directory full (*overflow* $key $ovf)"
 		return 0
 	done
 	echo "not after $try runs; the top 5 by $key:"

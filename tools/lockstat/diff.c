@@ -7,6 +7,8 @@
  * is dropped from sites and "+0xoff" from lock names ("init_task+0x668"
  * is "init_task"), since offsets differ between builds; a module's name
  * ("[test_lockmeter]") stays.  --exact matches the names as they are.
+ * The overflow row of a type is one key, "*overflow*", on both sides,
+ * whichever longest hold names it.
  * The rows of one snapshot with one key are merged first (lm_row_add), so
  * each key is one row per side.
  *
@@ -429,6 +431,12 @@ static int diff_side_keys(struct diff_side *sd, bool exact)
 
 		k->type = r->type;
 		k->row = *r;
+		if (r->class == LM_CLASS_OVERFLOW) {
+			/* named after its longest hold, different on each side */
+			k->lock = LM_OVERFLOW_NAME;
+			k->site = LM_OVERFLOW_NAME;
+			continue;
+		}
 		k->lock = diff_name(&p, r->lock, exact);
 		k->site = diff_name(&p, r->site, exact);
 	}

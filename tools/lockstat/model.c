@@ -81,12 +81,17 @@ const char *lm_class_name(uint32_t class)
 	return class < ARRAY_SIZE(names) ? names[class] : "?";
 }
 
-/* the class of a row read from text, where only the name tells */
+/*
+ * The class of a row read from text, where only the name tells.  An
+ * overflow row is "*overflow*", or "*overflow*(worst:NAME)" when the
+ * kernel names it after the longest hold among the keys that found the
+ * key directory full (its site is then that hold's).
+ */
 uint32_t lm_class_of(const char *lock)
 {
 	if (!strcmp(lock, "[heap]"))
 		return LM_CLASS_HEAP;
-	if (!strcmp(lock, "*overflow*"))
+	if (!strncmp(lock, LM_OVERFLOW_NAME, sizeof(LM_OVERFLOW_NAME) - 1))
 		return LM_CLASS_OVERFLOW;
 	if (!strncmp(lock, "percpu:", 7))
 		return LM_CLASS_PERCPU;
@@ -97,6 +102,34 @@ uint32_t lm_class_of(const char *lock)
 bool lm_lock_per_site(uint32_t class)
 {
 	return class == LM_CLASS_HEAP || class == LM_CLASS_OVERFLOW;
+}
+
+/*
+ * How full the kernel's key table is, preferring the key directory shared
+ * by all CPUs (keys_used, keys) to the older per-CPU slot figures
+ * (slots_used of the fullest CPU, slots_per_cpu), which a kernel without
+ * the directory, or a snapshot it wrote, gives alone.  false: neither.
+ */
+bool lm_hdr_key_use(const struct lm_header *h, struct lm_key_use *u)
+{
+	memset(u, 0, sizeof(*u));
+	if (lm_has(h, LM_H_KEYS_USED) && lm_has(h, LM_H_KEYS)) {
+		u->used = h->keys_used;
+		u->size = h->keys;
+		u->shared = true;
+		return true;
+	}
+	if (lm_has(h, LM_H_SLOTS_USED) && lm_has(h, LM_H_SLOTS_PER_CPU)) {
+		u->used = h->slots_used;
+		u->size = h->slots_per_cpu;
+		return true;
+	}
+	return false;
+}
+
+double lm_key_use_pct(const struct lm_key_use *u)
+{
+	return u->size ? 100.0 * u->used / u->size : 0;
 }
 
 /* a name as /proc/lockmeter prints it: printable, no blanks */
@@ -133,17 +166,22 @@ const struct lm_hdr_key lm_hdr_keys[LM_NR_HDR] = {
 	HK(LM_H_END, "end", LM_HK_TIME, end),
 	HK(LM_H_METERED_NS, "metered_ns", LM_HK_U64, metered_ns),
 	HK(LM_H_RESETS, "resets", LM_HK_U64, resets),
+	HK(LM_H_KEYS_USED, "keys_used", LM_HK_U32, keys_used),
+	HK(LM_H_KEYS, "keys", LM_HK_U32, keys),
 	HK(LM_H_SLOTS_USED, "slots_used", LM_HK_U32, slots_used),
 	HK(LM_H_SLOTS_PER_CPU, "slots_per_cpu", LM_HK_U32, slots_per_cpu),
 	HK(LM_H_ROWS, "rows", LM_HK_U64, rows),
 	HK(LM_H_MEM_PERCPU, "mem_percpu", LM_HK_U64, mem_percpu),
 	HK(LM_H_MEM_TABLES, "mem_tables", LM_HK_U64, mem_tables),
 	HK(LM_H_MEM_TASK, "mem_task", LM_HK_U64, mem_task),
+	HK(LM_H_MEM_KEYS, "mem_keys", LM_HK_U64, mem_keys),
 	HK(LM_H_CAPTURES, "captures", LM_HK_U64, captures),
 #define X(e, n)	HK(LM_H_LOSS + LM_L_##e, #n, LM_HK_U64, loss[LM_L_##e]),
 	LM_LOSSES(X)
 #undef X
 };
+
+_Static_assert(LM_NR_HDR <= 64, "struct lm_header's presence bits are a uint64_t");
 
 int lm_hdr_find(const char *name)
 {
@@ -1628,7 +1666,29 @@ void lm_view_free(struct lm_view *v)
 
 /* ---- deltas, for top ---- */
 
-/* the rows of @s sorted by (type, lock, site), equal ones merged; NULL: no memory */
+/*
+ * The identity of a row from one snapshot to the next: (type, lock, site),
+ * but an overflow row is the type's, whatever hold names it.  The kernel
+ * renames it when a longer hold comes; its counts go on growing.
+ */
+static int lm_ident_cmp(const struct lm_row *a, const struct lm_row *b)
+{
+	bool ao = a->class == LM_CLASS_OVERFLOW, bo = b->class == LM_CLASS_OVERFLOW;
+	int c = lm_cmp_u64(a->type, b->type);
+
+	if (c)
+		return c;
+	if (ao || bo)
+		return ao && bo ? 0 : ao ? -1 : 1;
+	return cmp_name(a, b, NULL);
+}
+
+static int lm_ident_cmpp(const void *pa, const void *pb)
+{
+	return lm_ident_cmp(*(const struct lm_row *const *)pa, *(const struct lm_row *const *)pb);
+}
+
+/* the rows of @s sorted by identity (lm_ident_cmp()), equal ones merged; NULL: no memory */
 static struct lm_row *lm_rows_canon(const struct lm_snapshot *s, size_t *nr)
 {
 	const struct lm_row **rowv;
@@ -1645,12 +1705,18 @@ static struct lm_row *lm_rows_canon(const struct lm_snapshot *s, size_t *nr)
 	}
 	for (i = 0; i < s->nr; i++)
 		rowv[i] = &s->rows[i];
-	qsort(rowv, s->nr, sizeof(*rowv), lm_group_cmp);
+	qsort(rowv, s->nr, sizeof(*rowv), lm_ident_cmpp);
 	for (i = 0; i < s->nr; i++) {
-		if (n && lm_group_cmp(&rowv[i - 1], &rowv[i]) == 0)
-			lm_row_add(&out[n - 1], rowv[i]);
-		else
+		if (!n || lm_ident_cmp(rowv[i - 1], rowv[i])) {
 			out[n++] = *rowv[i];
+			continue;
+		}
+		/* two overflow rows of a type: named after the longer hold */
+		if (rowv[i]->v[LM_F_HOLD_MAX] > out[n - 1].v[LM_F_HOLD_MAX]) {
+			out[n - 1].lock = rowv[i]->lock;
+			out[n - 1].site = rowv[i]->site;
+		}
+		lm_row_add(&out[n - 1], rowv[i]);
 	}
 	free(rowv);
 	*nr = n;
@@ -1744,7 +1810,7 @@ int lm_snap_delta(struct lm_snapshot *out, const struct lm_snapshot *cur,
 		struct lm_row *d;
 		int k = 1;
 
-		while (j < pn && (k = cmp_type(&pv[j], c, NULL)) < 0)
+		while (j < pn && (k = lm_ident_cmp(&pv[j], c)) < 0)
 			j++;
 		d = lm_snap_add_row(out);
 		if (!d)

@@ -202,12 +202,15 @@ enum lm_hdr_bit {
 	LM_H_END,
 	LM_H_METERED_NS,
 	LM_H_RESETS,		/* since boot: equal counts, one period */
-	LM_H_SLOTS_USED,
-	LM_H_SLOTS_PER_CPU,
+	LM_H_KEYS_USED,		/* rows of the key directory in use (all CPUs) */
+	LM_H_KEYS,		/* its size: (lock, site, type) keys it can hold */
+	LM_H_SLOTS_USED,	/* older kernels: the fullest CPU's table; newer: = keys_used */
+	LM_H_SLOTS_PER_CPU,	/* older kernels: one CPU's table; newer: = keys */
 	LM_H_ROWS,
 	LM_H_MEM_PERCPU,	/* bytes per CPU once metering is on */
 	LM_H_MEM_TABLES,	/* bytes of tables, all CPUs; 0 before the first on */
 	LM_H_MEM_TASK,		/* bytes added to each task_struct */
+	LM_H_MEM_KEYS,		/* bytes of the key directory, once (in mem_tables) */
 	LM_H_CAPTURES,		/* pieces of evidence taken (no loss) */
 	LM_H_LOSS,		/* + enum lm_loss */
 	LM_NR_HDR = LM_H_LOSS + LM_NR_LOSSES
@@ -233,12 +236,15 @@ struct lm_header {
 	struct timespec end;
 	uint64_t metered_ns;
 	uint64_t resets;
+	uint32_t keys_used;
+	uint32_t keys;
 	uint32_t slots_used;
 	uint32_t slots_per_cpu;
 	uint64_t rows;
 	uint64_t mem_percpu;
 	uint64_t mem_tables;
 	uint64_t mem_task;
+	uint64_t mem_keys;
 	uint64_t captures;
 	uint64_t loss[LM_NR_LOSSES];
 	uint32_t nr_buckets;	/* 0: no histograms (an older kernel, /proc) */
@@ -309,6 +315,19 @@ int lm_type_parse(const char *name);
 bool lm_type_sleeping(uint32_t type);
 const char *lm_class_name(uint32_t class);
 uint32_t lm_class_of(const char *lock);
+
+/* the lock name of an overflow row; "(worst:NAME)" may follow */
+#define LM_OVERFLOW_NAME	"*overflow*"
+
+/* the use of the kernel's key table, from whichever header lines there are */
+struct lm_key_use {
+	uint32_t used;
+	uint32_t size;
+	bool shared;		/* the directory of all CPUs; false: per CPU (older kernels) */
+};
+
+bool lm_hdr_key_use(const struct lm_header *h, struct lm_key_use *u);
+double lm_key_use_pct(const struct lm_key_use *u);
 extern const char *const lm_field_names[LM_NR_FIELDS];
 extern const char *const lm_loss_names[LM_NR_LOSSES];
 
@@ -510,7 +529,9 @@ void lm_view_free(struct lm_view *v);
 
 /*
  * What happened between two snapshots of the same kernel: per (type,
- * lock, site) the counts and totals of @cur minus those of @prev, the
+ * lock, site), or per type for an overflow row (its name follows its
+ * longest hold, so it may change), the counts and totals of @cur minus
+ * those of @prev, the
  * maxima of @cur with ->fresh saying which were set in the interval, and
  * the header of @cur with the metered time of the interval.  A row that
  * did nothing in the interval is left out.  A row whose counts went down

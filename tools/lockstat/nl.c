@@ -566,12 +566,21 @@ static int lm_nl_status_cb(struct nl_msg *msg, void *arg)
 		}
 		lm_set(h, LM_H_RESETS);
 	}
+	/*
+	 * The attributes kept their names when the per-CPU tables gave way to
+	 * one key directory for all CPUs: they carry keys_used and keys, and
+	 * the header gets both spellings, as /proc/lockmeter prints them.
+	 */
 	if (tb[LOCKMETER_A_SLOTS_USED]) {
-		h->slots_used = nla_get_u32(tb[LOCKMETER_A_SLOTS_USED]);
+		h->keys_used = nla_get_u32(tb[LOCKMETER_A_SLOTS_USED]);
+		h->slots_used = h->keys_used;
+		lm_set(h, LM_H_KEYS_USED);
 		lm_set(h, LM_H_SLOTS_USED);
 	}
 	if (tb[LOCKMETER_A_SLOTS_PER_CPU]) {
-		h->slots_per_cpu = nla_get_u32(tb[LOCKMETER_A_SLOTS_PER_CPU]);
+		h->keys = nla_get_u32(tb[LOCKMETER_A_SLOTS_PER_CPU]);
+		h->slots_per_cpu = h->keys;
+		lm_set(h, LM_H_KEYS);
 		lm_set(h, LM_H_SLOTS_PER_CPU);
 	}
 	for (i = 0; i < (int)(sizeof(lm_nl_mem) / sizeof(lm_nl_mem[0])); i++) {

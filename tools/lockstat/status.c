@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lockstat status: is metering on, for how long, how full the tables
- * are, and the loss counters with what they mean.
+ * lockstat status: is metering on, for how long, how full the key
+ * directory is, the memory it all takes, and the loss counters with what
+ * they mean.
  */
 #include <stdio.h>
 #include <string.h>
@@ -16,7 +17,7 @@ struct status_params {
 
 static const char *const status_msg[] = {
 	"",
-	"The lockmeter state: on or off, metered time, table use, loss counters.",
+	"The lockmeter state: on or off, metered time, key directory use, memory, loss counters.",
 	"",
 	"  --json        as a JSON object (the \"header\" of print --json)",
 	"  --source SRC  netlink, proc or auto (default)",
@@ -59,7 +60,8 @@ static int status_parse_args(int argc, char **argv, struct status_params *p)
 
 static void status_print(const struct lm_header *h)
 {
-	char top[32];
+	char top[32], keys[48] = "";
+	struct lm_key_use ku;
 	int i;
 
 	printf("lockmeter: %s (from %s)\n", h->on ? "on" : "off", h->source);
@@ -70,14 +72,20 @@ static void status_print(const struct lm_header *h)
 	       (unsigned long long)h->metered_ns);
 	if (lm_has(h, LM_H_RESETS))
 		printf("resets: %llu since boot\n", (unsigned long long)h->resets);
-	if (lm_has(h, LM_H_SLOTS_USED) && lm_has(h, LM_H_SLOTS_PER_CPU))
-		printf("slots in use: %u / %u per CPU (fullest CPU)\n", h->slots_used,
-		       h->slots_per_cpu);
+	if (lm_hdr_key_use(h, &ku))
+		printf("keys in use: %u / %u %s\n", ku.used, ku.size,
+		       ku.shared ? "(shared by all CPUs)" :
+				   "per CPU (fullest CPU; a kernel of per-CPU tables)");
+	if (lm_has(h, LM_H_MEM_KEYS))
+		snprintf(keys, sizeof(keys), " + %llu KiB key directory",
+			 (unsigned long long)h->mem_keys / 1024);
 	if (lm_has(h, LM_H_MEM_PERCPU) && lm_has(h, LM_H_MEM_TABLES))
-		printf("memory: %llu KiB per CPU, %llu KiB allocated%s\n",
-		       (unsigned long long)h->mem_percpu / 1024,
+		printf("memory: %llu KiB per CPU%s, %llu KiB allocated%s\n",
+		       (unsigned long long)h->mem_percpu / 1024, keys,
 		       (unsigned long long)h->mem_tables / 1024,
 		       h->mem_tables ? "" : " (none until first on)");
+	else if (lm_has(h, LM_H_MEM_KEYS))
+		printf("memory: %llu KiB key directory\n", (unsigned long long)h->mem_keys / 1024);
 	if (lm_has(h, LM_H_MEM_TASK))
 		printf("task_struct: +%llu bytes\n", (unsigned long long)h->mem_task);
 	if (lm_has(h, LM_H_CAPTURES))

@@ -94,7 +94,8 @@ void lm_top_summary(char *buf, size_t len, const struct lm_top_frame *f,
 		    const struct lm_top_state *st)
 {
 	const struct lm_header *h = f->h;
-	char clock[16] = "", cpus[40], span[64], slots[40] = "";
+	char clock[16] = "", cpus[40], span[64], keys[48] = "";
+	struct lm_key_use ku;
 	struct tm tm;
 
 	if (lm_has(h, LM_H_END) && localtime_r(&h->end.tv_sec, &tm))
@@ -107,13 +108,14 @@ void lm_top_summary(char *buf, size_t len, const struct lm_top_frame *f,
 		snprintf(span, sizeof(span), "since start");
 	else
 		snprintf(span, sizeof(span), "interval %.2fs", f->wall_s);
-	if (lm_has(h, LM_H_SLOTS_USED) && lm_has(h, LM_H_SLOTS_PER_CPU))
-		snprintf(slots, sizeof(slots), "  slots %u/%u", h->slots_used, h->slots_per_cpu);
+	/* per CPU on an older kernel: the table header and status say so */
+	if (lm_hdr_key_use(h, &ku))
+		snprintf(keys, sizeof(keys), "  keys %u/%u", ku.used, ku.size);
 	/* what matters most first: narrow screens cut the end */
 	snprintf(buf, len, "lockstat top - %s%s%smetering %s  %s  %s, metered %.2fs of %.1fs%s  %s",
 		 clock, st->paused ? "PAUSED " : "", f->replay_end ? "[end] " : "",
 		 lm_has(h, LM_H_STATE) ? (h->on ? "on" : "off") : "?", cpus, span,
-		 lm_secs((uint64_t)f->ctx.elapsed_ns), lm_secs(f->metered_ns), slots,
+		 lm_secs((uint64_t)f->ctx.elapsed_ns), lm_secs(f->metered_ns), keys,
 		 f->origin ? f->origin : "");
 }
 

@@ -9,7 +9,8 @@
  * are merged (lm_row_add()).  The label sets with the most hold time are
  * kept, max_series of them; the others are summed per type into
  * lock="other",site="other", so that the number of series is bounded
- * whatever the kernel meters.  Times are seconds (ns / 1e9, printed
+ * whatever the kernel meters.  An overflow row is lock="*overflow*",
+ * site="*overflow*" whichever longest hold names it.  Times are seconds (ns / 1e9, printed
  * exactly), counts and totals are counters ("_total"), the maxima since
  * the last reset gauges.  The header's state, metered time, resets and
  * loss counters are series of their own.
@@ -144,6 +145,16 @@ static size_t lm_prom_rows(struct lm_prom *p, const struct lm_snapshot *s, bool 
 			continue;
 		w = &p->series[n++];
 		*w = *r;
+		/*
+		 * An overflow row's name follows its longest hold: its series
+		 * keep one label set per type, or every new worst hold would
+		 * start a new series and break the counters' rates.
+		 */
+		if (r->class == LM_CLASS_OVERFLOW) {
+			w->lock = LM_OVERFLOW_NAME;
+			w->site = LM_OVERFLOW_NAME;
+			continue;
+		}
 		if (exact_sites)
 			continue;
 		/* a function name is never longer than its site */
@@ -229,6 +240,7 @@ static void lm_prom_u64(FILE *f, const char *name, uint64_t v)
 static void lm_prom_header(FILE *f, const struct lm_prom *p)
 {
 	const struct lm_header *h = p->h;
+	struct lm_key_use ku;
 	bool named;
 	char num[32];
 	int i;
@@ -253,14 +265,25 @@ static void lm_prom_header(FILE *f, const struct lm_prom *p)
 		lm_prom_family(f, "lockmeter_cpus", LM_PROM_GAUGE, "CPUs whose tables are merged.");
 		lm_prom_u64(f, "lockmeter_cpus", h->cpus);
 	}
+	if (lm_hdr_key_use(h, &ku)) {
+		lm_prom_family(f, "lockmeter_keys_used", LM_PROM_GAUGE,
+			       "Distinct (lock, site, type) keys in the kernel's key directory, all CPUs together "
+			       "(a kernel of per-CPU tables: those of the fullest CPU).");
+		lm_prom_u64(f, "lockmeter_keys_used", ku.used);
+		lm_prom_family(f, "lockmeter_keys", LM_PROM_GAUGE,
+			       "Keys the directory can hold; events of more keys count in the overflow rows "
+			       "(a kernel of per-CPU tables: one CPU's table).");
+		lm_prom_u64(f, "lockmeter_keys", ku.size);
+	}
+	/* the names before the key directory, which lockstat(8) promised */
 	if (lm_has(h, LM_H_SLOTS_USED)) {
 		lm_prom_family(f, "lockmeter_slots_used", LM_PROM_GAUGE,
-			       "Table slots in use on the fullest CPU.");
+			       "Deprecated: lockmeter_keys_used under its older name.");
 		lm_prom_u64(f, "lockmeter_slots_used", h->slots_used);
 	}
 	if (lm_has(h, LM_H_SLOTS_PER_CPU)) {
 		lm_prom_family(f, "lockmeter_slots_per_cpu", LM_PROM_GAUGE,
-			       "Table slots per CPU.");
+			       "Deprecated: lockmeter_keys under its older name.");
 		lm_prom_u64(f, "lockmeter_slots_per_cpu", h->slots_per_cpu);
 	}
 	for (i = 0, named = false; i < LM_NR_LOSSES; i++) {

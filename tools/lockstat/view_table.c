@@ -15,7 +15,10 @@
  * split into ONCPU and BLOCKED MEAN(MAX).  Cells come from the key table
  * (model.c), so a column prints the same value its --sort key compares.
  * A [heap] row has no lock name, only its site: it is a lock of its own,
- * named "[heap] site (N instances)", with no site line beneath.
+ * named "[heap] site (N instances)", with no site line beneath.  So is
+ * an *overflow* row, the events of every key that found the kernel's key
+ * directory full: "*overflow*(worst:LOCK) site", after its longest hold,
+ * or "*overflow*" while it has none.
  *
  * With --stacks, each site (and each [heap] or *overflow* lock) is followed
  * by the evidence of its worst hold and worst wait, lockdep's way of
@@ -208,6 +211,12 @@ static void lm_row_name(struct lm_line *l, const struct lm_row *r, enum lm_row_k
 		lm_put(l, " (");
 		lm_put(l, num);
 		lm_put(l, inst == 1 ? " instance)" : " instances)");
+	} else if (r->class == LM_CLASS_OVERFLOW && strcmp(r->site, LM_OVERFLOW_NAME)) {
+		/* named after its longest hold: that lock, then where it was held */
+		lm_site_short(site, sizeof(site), r->site);
+		lm_put(l, r->lock);
+		lm_put(l, " ");
+		lm_put(l, site);
 	} else {
 		lm_put(l, r->lock);
 	}
@@ -525,6 +534,7 @@ void lm_table_header(FILE *f, const struct lm_header *h)
 	bool record = lm_has(h, LM_H_START) && lm_has(h, LM_H_END) &&
 		      !(lm_has(h, LM_H_COMMAND) && !strcmp(h->command, "get"));
 	double metered = lm_has(h, LM_H_METERED_NS) ? (double)h->metered_ns / 1e9 : 0;
+	struct lm_key_use ku;
 
 	fprintf(f, "%s\n", lm_rule);
 	lm_table_system(f, h);
@@ -553,9 +563,9 @@ void lm_table_header(FILE *f, const struct lm_header *h)
 		fprintf(f, "Metered Time: %.3f sec (%llu ns)", metered,
 			(unsigned long long)h->metered_ns);
 	}
-	if (lm_has(h, LM_H_SLOTS_USED) && lm_has(h, LM_H_SLOTS_PER_CPU))
-		fprintf(f, ", slots in use: %u / %u (%.1f%%)", h->slots_used, h->slots_per_cpu,
-			h->slots_per_cpu ? 100.0 * h->slots_used / h->slots_per_cpu : 0);
+	if (lm_hdr_key_use(h, &ku))
+		fprintf(f, ", keys in use: %u / %u%s (%.1f%%)", ku.used, ku.size,
+			ku.shared ? "" : " per CPU", lm_key_use_pct(&ku));
 	fputc('\n', f);
 	lm_table_losses(f, h);
 }
@@ -576,7 +586,7 @@ void lm_table_losses(FILE *f, const struct lm_header *h)
 		[LM_L_RECURSION] = { "WARNING", "lock operation", "lock operations",
 			"re-entered the lockmeter hook on one CPU and were not metered (older kernels)" },
 		[LM_L_TABLE_FULL] = { "WARNING", "event found", "events found",
-			"the table full; rows are missing, totals are exact (see the *overflow* rows)" },
+			"the key directory full; their keys have no rows of their own, totals are exact (see the *overflow* rows, named after their longest hold)" },
 		[LM_L_EVICTED] = { "WARNING", "sleeping-lock record was", "sleeping-lock records were",
 			"evicted: a task held more than CONFIG_LOCKMETER_TASK_DEPTH; those releases count as unmatched" },
 		[LM_L_IRQCTX] = { "note", "sleeping-lock operation was", "sleeping-lock operations were",
@@ -590,6 +600,11 @@ void lm_table_losses(FILE *f, const struct lm_header *h)
 		[LM_L_HIST_LOST] = { "WARNING", "histogram bucket wrap was", "histogram bucket wraps were",
 			"not counted (a CPU's spill table was full): those buckets are short by 65536 each" },
 	};
+	/* a kernel of per-CPU tables (no keys line) lost rows of one CPU's table */
+	static const char per_cpu_full[] =
+		"a CPU's table full; rows are missing, totals are exact (see the *overflow* rows)";
+	struct lm_key_use ku;
+	const char *meaning;
 	int i;
 
 	for (i = 0; i < LM_NR_LOSSES; i++) {
@@ -597,8 +612,11 @@ void lm_table_losses(FILE *f, const struct lm_header *h)
 
 		if (!lm_has(h, LM_H_LOSS + i) || !n)
 			continue;
+		meaning = msg[i].meaning;
+		if (i == LM_L_TABLE_FULL && lm_hdr_key_use(h, &ku) && !ku.shared)
+			meaning = per_cpu_full;
 		fprintf(f, "%s: %llu %s %s\n", msg[i].lead, n, n == 1 ? msg[i].one : msg[i].many,
-			msg[i].meaning);
+			meaning);
 	}
 }
 

@@ -10,7 +10,10 @@ module-glued lmt_*[test_lockmeter]), static per-CPU locks
 one per site, each of which the reader turns into a lock of its own (the
 expensive case).  Every row is self-consistent (acquired = nowait + spin,
 min <= max <= total, oncpu + blocked = hold for sleeping locks), and
-(type, lock, site) is unique.  Deterministic for a given seed.
+(type, lock, site) is unique.  The key directory is full (keys_used =
+keys) and each type has its overflow row, named after its longest hold
+("*overflow*(worst:LOCK)" at that hold's site), as a kernel with one key
+directory for all CPUs writes them.  Deterministic for a given seed.
 """
 import argparse
 import random
@@ -83,15 +86,26 @@ def main():
             site += "[test_lockmeter]"
         lock = "[heap]" if rng.random() < 0.6 else rng.choice(STATIC[t])
         rows.append(row(rng, t, lock, site))
+    # the overflow rows: the events of the keys that found the directory full
+    for t in TYPES:
+        fn = rng.choice(FUNCS)
+        worst = rng.choice(STATIC[t] + ["[heap]"])
+        rows.append(row(rng, t, "*overflow*(worst:%s)" % worst,
+                        "%s+0x%x/0x%x" % (fn, rng.randint(0x10, 0xfff), 0x2000)))
+    # full: a key per row but the overflow ones, 64 bytes each
+    keys = len(rows) - len(TYPES)
+    mem_keys = 64 * keys
     out = sys.stdout if a.output == "-" else open(a.output, "w")
     out.write("lockstat snapshot version 1\n"
               "command: record\nsource: netlink\nsystem: Linux\nnode: bench\n"
               "release: 6.12.117\nuname_version: #1 SMP PREEMPT_DYNAMIC\nmachine: x86_64\n"
               "kernel: 6.12.117\ncpus: 2\nstate: off\n"
               "start: 1732968000.000000000\nend: 1732968060.000000000\n"
-              "metered_ns: 60000000000\nslots_used: 4096\nslots_per_cpu: 4096\n"
-              "rows: %d\ndropped: 0\nunmatched: 31\nrecursion: 0\ntable_full: 1234\n"
-              "evicted: 0\n\n" % len(rows))
+              "metered_ns: 60000000000\nresets: 1\nkeys_used: %d\nkeys: %d\n"
+              "slots_used: %d\nslots_per_cpu: %d\nrows: %d\nmem_percpu: 262144\n"
+              "mem_tables: %d\nmem_task: 56\nmem_keys: %d\ndropped: 0\nunmatched: 31\n"
+              "recursion: 0\ntable_full: 1234\nevicted: 0\n\n"
+              % (keys, keys, keys, keys, len(rows), 2 * 262144 + mem_keys, mem_keys))
     out.write(LEGEND)
     out.writelines(rows)
     if out is not sys.stdout:

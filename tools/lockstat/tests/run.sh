@@ -99,6 +99,33 @@ golden "JSON" demo.json report --json "$fx/demo.snap"
 golden "CSV" demo.csv report --csv "$fx/demo.snap"
 golden "the 2003 rmap-test numbers" historic.txt report "$fx/historic.snap"
 golden "a saved /proc/lockmeter" proc.txt report "$fx/proc.txt"
+# proc.txt is a kernel of per-CPU tables; proc-keys.txt one of the key
+# directory, full, with overflow rows named after their longest hold
+golden "/proc/lockmeter of the key directory" proc-keys.txt report "$fx/proc-keys.txt"
+golden "the key directory, --width 80" proc-keys-80.txt report --width 80 "$fx/proc-keys.txt"
+grep -q "^Metered Time: .*, keys in use: 16384 / 16384 (100.0%)$" "$gold/proc-keys.txt" &&
+	grep -q "^Metered Time: .*, keys in use: 291 / 4096 per CPU (7.1%)$" "$gold/proc.txt" &&
+	pass "keys: in use of the directory, or per CPU on an older kernel" ||
+	fail "keys: in use of the directory, or per CPU on an older kernel" "$gold/proc-keys.txt"
+"$LOCKSTAT" report --width 80 "$fx/proc-keys.txt" >"$tmp/k80" 2>&1
+awk 'length > 80 { bad = 1 } /  \*overflow\*/ { n++ } END { exit bad || n != 4 }' "$tmp/k80" &&
+	[ "$(grep -c '  \*overflow\*(worst:' "$tmp/k80")" = 3 ] &&
+	pass "keys: --width 80: the named overflow rows cut to the width, named first" ||
+	fail "keys: --width 80: the named overflow rows cut to the width, named first" "$tmp/k80"
+"$LOCKSTAT" report --csv "$fx/proc-keys.txt" >"$tmp/k.csv" 2>&1
+grep -qx 'lock,spin,\*overflow\*(worst:percpu:runqueues+0x0),raw_spin_rq_lock_nested+0xd/0xf,40,.*' "$tmp/k.csv" &&
+	grep -qx 'lock,spin,percpu:runqueues+0x0,,5710,.*' "$tmp/k.csv" &&
+	grep -qx 'lock,rwsem_read,\*overflow\*,\*overflow\*,0,.*' "$tmp/k.csv" &&
+	pass "keys: a named overflow row is a lock of its own, apart from the lock it names" ||
+	fail "keys: a named overflow row is a lock of its own, apart from the lock it names" "$tmp/k.csv"
+"$LOCKSTAT" export "$fx/proc-keys.txt" >"$tmp/k.prom" 2>&1
+grep -qx 'lockmeter_keys_used 16384' "$tmp/k.prom" && grep -qx 'lockmeter_keys 16384' "$tmp/k.prom" &&
+	grep -q '^# HELP lockmeter_keys ' "$tmp/k.prom" && grep -qx 'lockmeter_slots_used 16384' "$tmp/k.prom" &&
+	grep -qx 'lockmeter_slots_per_cpu 16384' "$tmp/k.prom" &&
+	grep -qx 'lockmeter_acquisitions_total{type="mutex",lock="\*overflow\*",site="\*overflow\*"} 12' "$tmp/k.prom" &&
+	! grep -q 'worst:' "$tmp/k.prom" &&
+	pass "export: the key directory's gauges, the older slot names, overflow series by type" ||
+	fail "export: the key directory's gauges, the older slot names, overflow series by type" "$tmp/k.prom"
 golden "a get snapshot, no losses" clean.txt report "$fx/clean.snap"
 golden "no rows" norows.txt report "$fx/norows.snap"
 golden "absurd values keep to their cells: 13G, 585y, 1.8T%" huge.txt report --percentiles "$fx/huge.snap"
@@ -429,10 +456,10 @@ for cmd in "report $fx/demo.snap" "diff $fx/diff-a.snap $fx/diff-b.snap" "top -b
 	ok "${cmd%% *} --width 80 is COLUMNS=80, --width 0 the full width" sh -c "
 		diff -u '$tmp/a' '$tmp/b' && diff -u '$tmp/d' '$tmp/c' && ! cmp -s '$tmp/a' '$tmp/d'"
 done
-# demo.txt's longest line has 161 columns
-COLUMNS=161 "$LOCKSTAT" report "$fx/demo.snap" >"$tmp/a" 2>&1
-COLUMNS=160 "$LOCKSTAT" report "$fx/demo.snap" >"$tmp/b" 2>&1
-ok "report, COLUMNS=161: the full table, as without; at 160 not" sh -c "
+# demo.txt's longest line has 166 columns (its named overflow row)
+COLUMNS=166 "$LOCKSTAT" report "$fx/demo.snap" >"$tmp/a" 2>&1
+COLUMNS=165 "$LOCKSTAT" report "$fx/demo.snap" >"$tmp/b" 2>&1
+ok "report, COLUMNS=166: the full table, as without; at 165 not" sh -c "
 	diff -u '$gold/demo.txt' '$tmp/a' && ! cmp -s '$gold/demo.txt' '$tmp/b'"
 for bad in x -1 10000 1e2; do
 	"$LOCKSTAT" report --width "$bad" "$fx/demo.snap" >/dev/null 2>"$tmp/stderr"
@@ -884,6 +911,23 @@ golden "diff: the table" diff.txt diff "$da" "$db"
 golden "diff --json" diff.json diff --json "$da" "$db"
 golden "diff --csv" diff.csv diff --csv "$da" "$db"
 golden "diff --exact --csv" diff-exact.csv diff --exact --csv "$da" "$db"
+# the overflow row of a type, named after a different longest hold on each side
+ovf_row() {	# ovf_row SNAP OUT NAME SITE
+	n=$(sed -n 's/^rows: //p' "$1")
+	sed "s/^rows: .*/rows: $((n + 1))/" "$1" >"$2"
+	echo "spin 12 10 2 0 0 19230 402 6602 3010 1004 2006 0 0 0 0 1 $3 $4" >>"$2"
+}
+ovf_row "$da" "$tmp/ovf-a.snap" '*overflow*(worst:jiffies_lock)' 'tick_do_update_jiffies64+0x4a/0x110'
+ovf_row "$db" "$tmp/ovf-b.snap" '*overflow*(worst:[heap])' 'd_alloc+0x4c/0x1f0'
+for x in "" --exact; do
+	"$LOCKSTAT" diff --json $x "$tmp/ovf-a.snap" "$tmp/ovf-b.snap" >"$tmp/ovf.json" 2>&1
+	ok "diff $x: the overflow rows of a type match, whatever names them" "$PYTHON" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+o = [(r["status"], r["lock"], r["site"]) for r in d["rows"] if r["lock"].startswith("*overflow*")]
+assert o == [("matched", "*overflow*", "*overflow*")], o
+' "$tmp/ovf.json"
+done
 "$LOCKSTAT" diff --json "$da" "$db" >"$tmp/d.json" 2>&1
 ok "diff --json: valid JSON" json_ok "$tmp/d.json"
 ok "diff --json: matched by function, merged, normalised by metered time" "$PYTHON" -c '

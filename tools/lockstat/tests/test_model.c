@@ -867,6 +867,151 @@ static void test_stacks_full_banner(void)
 	free(buf);
 }
 
+/* an overflow row named after its longest hold is still an overflow row */
+static void test_overflow_named(void)
+{
+	static const struct {
+		const char *lock;
+		uint32_t class;
+	} t[] = {
+		{ "*overflow*", LM_CLASS_OVERFLOW },
+		{ "*overflow*(worst:lmt_many+0x1a0[test_lockmeter])", LM_CLASS_OVERFLOW },
+		{ "*overflow*(worst:[heap])", LM_CLASS_OVERFLOW },
+		{ "*overflow*(worst:percpu:runqueues+0x0)", LM_CLASS_OVERFLOW },
+		{ "overflow_lock", LM_CLASS_STATIC },
+		{ "x*overflow*", LM_CLASS_STATIC },
+		{ "*overflo", LM_CLASS_STATIC },
+		{ "[heap]", LM_CLASS_HEAP },
+		{ "percpu:runqueues+0x0", LM_CLASS_PERCPU },
+	};
+	const char *site = "raw_spin_rq_lock_nested+0xd/0xf";
+	const struct lm_lock *rq, *ovf;
+	struct lm_snapshot s;
+	struct lm_filter f;
+	struct lm_view v;
+	char what[96];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		snprintf(what, sizeof(what), "overflow: %s is class", t[i].lock);
+		tap_str(lm_class_name(lm_class_of(t[i].lock)), lm_class_name(t[i].class), what);
+	}
+	/* at the site of a lock's row, named after that lock: a lock of its own */
+	lm_snap_init(&s);
+	s.h.metered_ns = 1000000000;
+	lm_set(&s.h, LM_H_METERED_NS);
+	add(&s, LM_TYPE_SPIN, "percpu:runqueues+0x0", site, 100, 4, 0, 9000, 10, 900, 40, 5, 20);
+	add(&s, LM_TYPE_SPIN, "*overflow*(worst:percpu:runqueues+0x0)", site, 7, 1, 0, 5000,
+	    20, 4000, 9, 9, 9);
+	add(&s, LM_TYPE_SPIN, "*overflow*(worst:lmt_many+0x1a0[test_lockmeter])",
+	    "lmt_overflow_long+0x3c/0x90[test_lockmeter]", 2, 0, 0, 300, 100, 200, 0, 0, 0);
+	lm_filter_init(&f);
+	if (!tap_ok(!lm_view_build(&v, &s, &f), "overflow: view builds")) {
+		lm_snap_free(&s);
+		return;
+	}
+	tap_num(v.sec[LM_TYPE_SPIN].nr_locks, 3, "overflow: two named overflow rows, two locks");
+	rq = find_lock(&v.sec[LM_TYPE_SPIN], "percpu:runqueues+0x0", NULL);
+	ovf = find_lock(&v.sec[LM_TYPE_SPIN], "*overflow*(worst:percpu:runqueues+0x0)", site);
+	tap_ok(rq && rq->nr_sites == 1 && rq->agg.v[LM_F_ACQUIRED] == 104,
+	       "overflow: the lock it is named after keeps its own counts");
+	tap_ok(ovf && ovf->agg.class == LM_CLASS_OVERFLOW && ovf->agg.site &&
+	       lm_lock_per_site(ovf->agg.class) && ovf->agg.v[LM_F_HOLD_MAX] == 4000,
+	       "overflow: identified by its site, its worst hold its own");
+	lm_view_free(&v);
+	lm_snap_free(&s);
+}
+
+/* a longer hold renames the overflow row: top's interval is still its own */
+static void test_overflow_delta(void)
+{
+	struct lm_snapshot prev, cur, d;
+	const struct lm_row *r;
+	struct lm_row *c;
+	int ret;
+
+	fixture(&prev);
+	fixture(&cur);
+	/* fixture()'s "*overflow*" row: 4 more acquisitions, one a new worst hold */
+	c = (struct lm_row *)find_row(&cur, LM_TYPE_SPIN, "*overflow*", "*overflow*");
+	if (!tap_ok(c != NULL, "overflow delta: the fixture has an overflow row"))
+		return;
+	c->lock = lm_snap_strdup(&cur, "*overflow*(worst:lock_a)");
+	c->site = lm_snap_strdup(&cur, "f1+0x10/0x40");
+	c->v[LM_F_NOWAIT] += 4;
+	c->v[LM_F_ACQUIRED] += 4;
+	c->v[LM_F_HOLD_TOTAL] += 900;
+	c->v[LM_F_HOLD_MAX] = 800;
+	ret = lm_snap_delta(&d, &cur, &prev);
+	tap_num((unsigned long long)ret, 0, "overflow delta: an interval");
+	r = ret < 0 ? NULL : find_row(&d, LM_TYPE_SPIN, "*overflow*(worst:lock_a)", "f1+0x10/0x40");
+	tap_ok(r && r->v[LM_F_ACQUIRED] == 4 && r->v[LM_F_HOLD_MAX] == 800 &&
+	       (r->fresh & (1U << LM_F_HOLD_MAX)),
+	       "overflow delta: renamed, the interval's counts under the new name");
+	tap_ok(ret >= 0 && !find_row(&d, LM_TYPE_SPIN, "*overflow*", "*overflow*"),
+	       "overflow delta: the old name is gone, not a row of its own");
+	if (ret >= 0)
+		lm_snap_free(&d);
+	lm_snap_free(&cur);
+	lm_snap_free(&prev);
+}
+
+/* keys_used and keys when the kernel has them; the older slots otherwise */
+static void test_key_use(void)
+{
+	struct lm_header h = { 0 };
+	struct lm_key_use u;
+	const char *why;
+
+	tap_ok(!lm_hdr_key_use(&h, &u), "keys: none without either pair of lines");
+	lm_hdr_set(&h, LM_H_SLOTS_USED, "291", &why);
+	lm_hdr_set(&h, LM_H_SLOTS_PER_CPU, "4096", &why);
+	tap_ok(lm_hdr_key_use(&h, &u) && u.used == 291 && u.size == 4096 && !u.shared,
+	       "keys: an older kernel's slots, per CPU");
+	lm_hdr_set(&h, LM_H_KEYS_USED, "300", &why);
+	tap_ok(lm_hdr_key_use(&h, &u) && u.used == 291 && !u.shared,
+	       "keys: keys_used without keys is no pair");
+	lm_hdr_set(&h, LM_H_KEYS, "16384", &why);
+	tap_ok(lm_hdr_key_use(&h, &u) && u.used == 300 && u.size == 16384 && u.shared,
+	       "keys: keys_used and keys win over the slots");
+	tap_ok(lm_key_use_pct(&u) > 1.83 && lm_key_use_pct(&u) < 1.84, "keys: percent in use");
+	u.size = 0;
+	tap_ok(lm_key_use_pct(&u) == 0, "keys: no percent of an empty directory");
+	tap_ok(lm_hdr_find("keys") == LM_H_KEYS && lm_hdr_find("keys_used") == LM_H_KEYS_USED &&
+	       lm_hdr_find("mem_keys") == LM_H_MEM_KEYS, "keys: header lines by name");
+}
+
+/* the table_full banner: the key directory, or an older kernel's CPU table */
+static void test_table_full_banner(void)
+{
+	struct lm_header h = { 0 };
+	const char *why;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	h.loss[LM_L_TABLE_FULL] = 12;
+	lm_set(&h, LM_H_LOSS + LM_L_TABLE_FULL);
+	lm_hdr_set(&h, LM_H_KEYS_USED, "16384", &why);
+	lm_hdr_set(&h, LM_H_KEYS, "16384", &why);
+	f = open_memstream(&buf, &len);
+	lm_table_losses(f, &h);
+	fclose(f);
+	tap_str(buf, "WARNING: 12 events found the key directory full; their keys have no rows of their own, totals are exact (see the *overflow* rows, named after their longest hold)\n",
+		"keys: table_full banner, one line");
+	free(buf);
+	buf = NULL;
+	h.present &= ~((1ULL << LM_H_KEYS_USED) | (1ULL << LM_H_KEYS));
+	lm_hdr_set(&h, LM_H_SLOTS_USED, "4096", &why);
+	lm_hdr_set(&h, LM_H_SLOTS_PER_CPU, "4096", &why);
+	f = open_memstream(&buf, &len);
+	lm_table_losses(f, &h);
+	fclose(f);
+	tap_str(buf, "WARNING: 12 events found a CPU's table full; rows are missing, totals are exact (see the *overflow* rows)\n",
+		"keys: table_full banner of a kernel of per-CPU tables");
+	free(buf);
+}
+
 /* --stacks is the table's; --folded is a format of its own */
 static void test_evidence_options(void)
 {
@@ -956,6 +1101,10 @@ int main(void)
 	test_evidence_add();
 	test_evidence_view();
 	test_stacks_full_banner();
+	test_overflow_named();
+	test_overflow_delta();
+	test_key_use();
+	test_table_full_banner();
 	test_evidence_options();
 	test_duration();
 	return tap_done();

@@ -66,6 +66,9 @@ static void test_status(void)
 	       "status: 4- and 8-byte loss counters");
 	tap_ok(h.cpus == 2 && h.on && h.slots_used == 291 && h.slots_per_cpu == 4096 &&
 	       !strcmp(h.kernel, "6.12.117"), "status: the other fields");
+	tap_ok(lm_has(&h, LM_H_KEYS_USED) && lm_has(&h, LM_H_KEYS) && h.keys_used == 291 &&
+	       h.keys == 4096 && !lm_has(&h, LM_H_MEM_KEYS),
+	       "status: the slot attributes carry the key directory's use and size");
 	tap_ok(lm_has(&h, LM_H_LOSS + LM_L_DROPPED) && !lm_has(&h, LM_H_LOSS + LM_L_EVICTED),
 	       "status: presence bits follow the attributes");
 

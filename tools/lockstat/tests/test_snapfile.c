@@ -274,6 +274,66 @@ static void test_proc_copy(void)
 	lm_snap_free(&s);
 }
 
+/*
+ * A snapshot saved before the key directory (slots_* only) still loads,
+ * its slots reported as keys (per CPU); one of a kernel with the
+ * directory keeps keys_used, keys, mem_keys and its named overflow row.
+ */
+static void test_keys_header(void)
+{
+	static const char old[] =
+		"lockstat snapshot version 2\ncommand: get\nsource: proc\ncpus: 2\nstate: on\n"
+		"metered_ns: 1465697692\nslots_used: 291\nslots_per_cpu: 4096\nrows: 1\n"
+		"table_full: 3\n\n# legend\n"
+		"spin 12 10 2 0 0 19230 402 6602 3010 1004 2006 0 0 0 0 1 *overflow* *overflow*\n";
+	static const char cur[] =
+		"lockstat snapshot version 2\ncommand: get\nsource: proc\ncpus: 4\nstate: on\n"
+		"metered_ns: 2400123456\nresets: 3\nkeys_used: 16384\nkeys: 16384\n"
+		"slots_used: 16384\nslots_per_cpu: 16384\nrows: 1\nmem_percpu: 262144\n"
+		"mem_tables: 2097152\nmem_task: 56\nmem_keys: 1048576\ntable_full: 57\n\n# legend\n"
+		"write 5 5 0 0 0 901220 1002 880110 0 0 0 0 0 0 0 1 "
+		"*overflow*(worst:lmt_many+0x1a0[test_lockmeter]) "
+		"lmt_overflow_long+0x3c/0x90[test_lockmeter]\n";
+	struct lm_snapshot a, b;
+	struct lm_key_use u;
+	struct lm_perr e;
+	char *buf = NULL;
+	int ret;
+
+	lm_snap_init(&a);
+	ret = read_mem(old, sizeof(old) - 1, &a, &e);
+	tap_ok(ret == 0 && a.nr == 1 && !lm_has(&a.h, LM_H_KEYS) && lm_hdr_key_use(&a.h, &u) &&
+	       u.used == 291 && u.size == 4096 && !u.shared &&
+	       a.rows[0].class == LM_CLASS_OVERFLOW,
+	       "keys: a snapshot without keys lines loads, its slots are the keys (per CPU)");
+	if (ret)
+		printf("# %d at %lu: %s\n", ret, e.line, e.msg);
+	lm_snap_free(&a);
+
+	lm_snap_init(&a);
+	lm_snap_init(&b);
+	ret = read_mem(cur, sizeof(cur) - 1, &a, &e);
+	if (!tap_ok(ret == 0 && a.nr == 1, "keys: a snapshot of the key directory loads")) {
+		printf("# %d at %lu: %s\n", ret, e.line, e.msg);
+		goto out;
+	}
+	tap_ok(lm_hdr_key_use(&a.h, &u) && u.used == 16384 && u.size == 16384 && u.shared &&
+	       a.h.mem_keys == 1048576 && a.rows[0].class == LM_CLASS_OVERFLOW &&
+	       !strcmp(a.rows[0].site, "lmt_overflow_long+0x3c/0x90[test_lockmeter]"),
+	       "keys: keys_used, keys, mem_keys and the named overflow row read");
+	if (write_read(&a, &b, &buf, "keys"))
+		goto out;
+	tap_ok(strstr(buf, "\nresets: 3\nkeys_used: 16384\nkeys: 16384\nslots_used: 16384\n") &&
+	       strstr(buf, "\nmem_task: 56\nmem_keys: 1048576\n") &&
+	       b.h.present == a.h.present && b.h.keys == 16384 && b.h.mem_keys == 1048576 &&
+	       b.rows[0].class == LM_CLASS_OVERFLOW && !strcmp(b.rows[0].lock, a.rows[0].lock),
+	       "keys: written back in the kernel's order, and read again");
+out:
+	free(buf);
+	lm_snap_free(&a);
+	lm_snap_free(&b);
+}
+
 static void test_damage(void)
 {
 	static char longline[LM_LINE_MAX + 64];
@@ -504,6 +564,7 @@ int main(void)
 	test_evidence_roundtrip();
 	test_evidence_compat();
 	test_proc_copy();
+	test_keys_header();
 	test_damage();
 	test_load_errors();
 	return tap_done();

@@ -375,7 +375,7 @@ tm kill-session -t lt 2>/dev/null
 # the selection scrolls the table: on 12 lines 6 rows show, the 11th row
 # selected is the last of them, in reverse; Home goes back to the first
 start "" "--by-site --sort name --replay '$fx/demo.snap'" 12
-first_row "select: the first row by name" "\\*overflow\\* \\*overflow\\*$"
+first_row "select: the first row by name" "spin +\\*overflow\\*\\(worst:lmt_many\\+0x1a0\\[test_lockmeter\\]\\) lmt"
 keys Down Down Down Down Down Down Down Down Down Down
 first_row "select: 10 rows down, the table scrolled 5" "\\[heap\\] lock_vma_under_rcu\\+0x6b$"
 check "select: the rows below counted" "^-- 19 more rows \\(Down/PgDn\\) --$"
@@ -384,7 +384,7 @@ grep "$(printf '\033')\\[[0-9;]*7m" "$tmp/pane.e" | grep -v "ACQ/s" | grep -c "j
 	grep -qx 1 && pass "select: the selected row, the last shown, in reverse" ||
 	fail "select: the selected row, the last shown, in reverse"
 keys Home
-first_row "select: Home, back to the first row" "\\*overflow\\* \\*overflow\\*$"
+first_row "select: Home, back to the first row" "spin +\\*overflow\\*\\(worst:lmt_many\\+0x1a0\\[test_lockmeter\\]\\) lmt"
 keys q
 tm kill-session -t lt 2>/dev/null
 
