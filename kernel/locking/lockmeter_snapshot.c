@@ -146,26 +146,99 @@ u64 lm_inst_estimate(u64 inst)
 EXPORT_SYMBOL_IF_KUNIT(lm_inst_estimate);
 
 /*
- * The histograms of slot @s of @pc into @row (zeros without them).  The
- * counts come from the slot's own counters, never from these: a row
- * read while its CPU charges it may have a histogram one event apart
- * from its count, and a wrap the spill table could not hold (hist_lost)
- * costs the histogram alone.
+ * A row's counters summed over CPUs, still in ticks: converted to ns
+ * once, after the sum (lm_raw_stat()), not once per CPU.
  */
-static void lm_slot_read_hist(const struct lm_cpu *pc, const struct lm_slot *s,
-			      struct lm_stat *row)
+struct lm_raw {
+	u64 nr, spin, reject, abort;
+	u64 hold_total, hold_min, hold_max;
+	u64 wait_total, wait_min, wait_max;
+	u64 oncpu_total, oncpu_max, blocked_max;
+	u64 inst;
+	u64 hold_hist[LM_HIST_NR];
+	u64 wait_hist[LM_HIST_NR];
+};
+
+static void lm_raw_init(struct lm_raw *r)
 {
+	memset(r, 0, sizeof(*r));
+	r->hold_min = U64_MAX;
+	r->wait_min = U64_MAX;
+}
+
+/*
+ * Add slot @s of @pc (NULL: a slot of no CPU, in KUnit tests) to @r.
+ * The counts come from the slot's own counters, never from its
+ * histograms: a row read while its CPU charges it may have a histogram
+ * one event apart from its count, and a wrap the spill table could not
+ * hold (hist_lost) costs the histogram alone.
+ */
+static void lm_raw_add(const struct lm_cpu *pc, const struct lm_slot *s, struct lm_raw *r)
+{
+	u64 nr = READ_ONCE(s->nr), hold_total = READ_ONCE(s->hold_total);
 #ifdef CONFIG_LOCKMETER_HIST
+	bool spills = pc && READ_ONCE(pc->nr_spill);
 	unsigned int i;
 
 	for (i = 0; i < LM_HIST_NR; i++) {
-		row->wait_hist[i] = lm_hist_count(pc, &s->wait_hist[i]);
-		row->hold_hist[i] = lm_hist_count(pc, &s->hold_hist[i]);
+		r->hold_hist[i] += spills ? lm_hist_count(pc, &s->hold_hist[i]) :
+				   READ_ONCE(s->hold_hist[i]);
+		r->wait_hist[i] += spills ? lm_hist_count(pc, &s->wait_hist[i]) :
+				   READ_ONCE(s->wait_hist[i]);
 	}
-#else
-	memset(row->hold_hist, 0, sizeof(row->hold_hist));
-	memset(row->wait_hist, 0, sizeof(row->wait_hist));
 #endif
+	r->nr += nr;
+	r->spin += min(READ_ONCE(s->spin), nr);
+	r->reject += READ_ONCE(s->reject);
+	r->abort += READ_ONCE(s->abort);
+	r->hold_total += hold_total;
+	r->hold_min = min(r->hold_min, READ_ONCE(s->hold_min));
+	r->hold_max = max(r->hold_max, READ_ONCE(s->hold_max));
+	r->wait_total += READ_ONCE(s->wait_total);
+	r->wait_min = min(r->wait_min, READ_ONCE(s->wait_min));
+	r->wait_max = max(r->wait_max, READ_ONCE(s->wait_max));
+	r->oncpu_total += min(READ_ONCE(s->oncpu_total), hold_total);
+	r->oncpu_max = max(r->oncpu_max, READ_ONCE(s->oncpu_max));
+	r->blocked_max = max(r->blocked_max, READ_ONCE(s->blocked_max));
+	r->inst |= READ_ONCE(s->inst);
+}
+
+/* @r into @row, whose key the caller set: times in ns, derived counts filled in. */
+static void lm_raw_stat(const struct lm_raw *r, struct lm_stat *row)
+{
+	u64 oncpu_total;
+	unsigned int i;
+
+	for (i = 0; i < LM_HIST_NR; i++) {
+		row->hold_hist[i] = IS_ENABLED(CONFIG_LOCKMETER_HIST) ? r->hold_hist[i] : 0;
+		row->wait_hist[i] = IS_ENABLED(CONFIG_LOCKMETER_HIST) ? r->wait_hist[i] : 0;
+	}
+	row->nowait = r->nr - r->spin;
+	row->spin = r->spin;
+	row->reject = r->reject;
+	row->abort = r->abort;
+	row->hold.nr = r->nr;
+	row->hold.total = lm_ticks_to_ns(r->hold_total);
+	/* a minimum not yet set (U64_MAX) or set ahead of its maximum: clamp */
+	row->hold.max = lm_ticks_to_ns(r->hold_max);
+	row->hold.min = r->nr ? lm_ticks_to_ns(min(r->hold_min, r->hold_max)) : 0;
+	row->wait.nr = r->spin;
+	row->wait.total = lm_ticks_to_ns(r->wait_total);
+	row->wait.max = lm_ticks_to_ns(r->wait_max);
+	row->wait.min = r->spin ? lm_ticks_to_ns(min(r->wait_min, r->wait_max)) : 0;
+	/*
+	 * Converted on its own, blocked total could round off the sum:
+	 * it is the rest of the converted hold, so hold = on-CPU + blocked
+	 * in ns too.  Each maximum rounds down on its own, so the longest
+	 * hold may exceed the longest parts by 1 ns.
+	 */
+	oncpu_total = lm_ticks_to_ns(min(r->oncpu_total, r->hold_total));
+	row->oncpu_total = oncpu_total;
+	row->blocked_total = lm_type_sleeps(row->key.type) ?
+			     row->hold.total - oncpu_total : 0;
+	row->oncpu_max = lm_ticks_to_ns(r->oncpu_max);
+	row->blocked_max = lm_ticks_to_ns(r->blocked_max);
+	row->inst = r->inst;
 }
 
 /*
@@ -174,40 +247,11 @@ static void lm_slot_read_hist(const struct lm_cpu *pc, const struct lm_slot *s,
  */
 void lm_slot_read(const struct lm_cpu *pc, const struct lm_slot *s, struct lm_stat *row)
 {
-	u64 nr, spin, hold_total, oncpu_total, max_t;
+	struct lm_raw r;
 
-	nr = READ_ONCE(s->nr);
-	spin = min(READ_ONCE(s->spin), nr);
-	lm_slot_read_hist(pc, s, row);
-	row->nowait = nr - spin;
-	row->spin = spin;
-	row->reject = READ_ONCE(s->reject);
-	row->abort = READ_ONCE(s->abort);
-	hold_total = READ_ONCE(s->hold_total);
-	row->hold.nr = nr;
-	row->hold.total = lm_ticks_to_ns(hold_total);
-	/* a minimum not yet set (U64_MAX) or set ahead of its maximum: clamp */
-	max_t = READ_ONCE(s->hold_max);
-	row->hold.max = lm_ticks_to_ns(max_t);
-	row->hold.min = nr ? lm_ticks_to_ns(min(READ_ONCE(s->hold_min), max_t)) : 0;
-	row->wait.nr = spin;
-	row->wait.total = lm_ticks_to_ns(READ_ONCE(s->wait_total));
-	max_t = READ_ONCE(s->wait_max);
-	row->wait.max = lm_ticks_to_ns(max_t);
-	row->wait.min = spin ? lm_ticks_to_ns(min(READ_ONCE(s->wait_min), max_t)) : 0;
-	/*
-	 * Converted on its own, blocked total could round off the sum:
-	 * it is the rest of the converted hold, so hold = on-CPU + blocked
-	 * in ns too.  Each maximum rounds down on its own, so the longest
-	 * hold may exceed the longest parts by 1 ns.
-	 */
-	oncpu_total = lm_ticks_to_ns(min(READ_ONCE(s->oncpu_total), hold_total));
-	row->oncpu_total = oncpu_total;
-	row->blocked_total = lm_type_sleeps(row->key.type) ?
-			     row->hold.total - oncpu_total : 0;
-	row->oncpu_max = lm_ticks_to_ns(READ_ONCE(s->oncpu_max));
-	row->blocked_max = lm_ticks_to_ns(READ_ONCE(s->blocked_max));
-	row->inst = READ_ONCE(s->inst);
+	lm_raw_init(&r);
+	lm_raw_add(pc, s, &r);
+	lm_raw_stat(&r, row);
 }
 EXPORT_SYMBOL_IF_KUNIT(lm_slot_read);
 
@@ -318,30 +362,28 @@ static bool lm_slot_empty(const struct lm_slot *s)
 
 /*
  * Sum row @id of the directory, key @k, over @cpu (every CPU when < 0)
- * into @row, with @tmp for each CPU's part; false when empty.
+ * into @row, with @r for the sum in ticks; false when empty.
  */
 static bool lm_row_sum(unsigned int id, const struct lm_key *k, int cpu, struct lm_stat *row,
-		       struct lm_stat *tmp)
+		       struct lm_raw *r)
 {
 	bool any = false;
 	unsigned int c;
 
-	/* lm_slot_read() derives by type */
-	tmp->key = *k;
-
+	lm_raw_init(r);
 	for_each_possible_cpu(c) {
 		const struct lm_cpu *pc = per_cpu(lm_cpus, c);
 
 		if ((cpu >= 0 && c != cpu) || lm_slot_empty(&pc->slot[id]))
 			continue;
-		lm_slot_read(pc, &pc->slot[id], tmp);
-		if (!any)
-			*row = *tmp;
-		else
-			lm_stat_add(tmp, row);
+		lm_raw_add(pc, &pc->slot[id], r);
 		any = true;
 	}
-	return any && !lm_stat_empty(row);
+	if (!any)
+		return false;
+	row->key = *k;
+	lm_raw_stat(r, row);
+	return !lm_stat_empty(row);
 }
 
 /*
@@ -349,26 +391,21 @@ static bool lm_row_sum(unsigned int id, const struct lm_key *k, int cpu, struct 
  * keyed by the key of its longest hold, with the evidence of the CPU
  * that had it, and the longest wait's of the CPU that had that.
  */
-static bool lm_ovf_sum(u32 type, int cpu, struct lm_stat *row, struct lm_stat *tmp)
+static bool lm_ovf_sum(u32 type, int cpu, struct lm_stat *row, struct lm_raw *r)
 {
 	const struct lm_ovf *hold = NULL, *wait = NULL;
 	struct lm_stat_ev wait_ev;
 	bool any = false;
 	unsigned int c;
 
-	tmp->key = (struct lm_key){ .type = type, .class = LM_OVERFLOW };
-
+	lm_raw_init(r);
 	for_each_possible_cpu(c) {
 		const struct lm_cpu *pc = per_cpu(lm_cpus, c);
 		const struct lm_ovf *o = &pc->ovf[type];
 
 		if ((cpu >= 0 && c != cpu) || lm_slot_empty(&pc->overflow[type]))
 			continue;
-		lm_slot_read(pc, &pc->overflow[type], tmp);
-		if (!any)
-			*row = *tmp;
-		else
-			lm_stat_add(tmp, row);
+		lm_raw_add(pc, &pc->overflow[type], r);
 		any = true;
 		if (READ_ONCE(o->ev.hold.ticks) &&
 		    (!hold || READ_ONCE(o->ev.hold.ticks) > READ_ONCE(hold->ev.hold.ticks)))
@@ -377,9 +414,12 @@ static bool lm_ovf_sum(u32 type, int cpu, struct lm_stat *row, struct lm_stat *t
 		    (!wait || READ_ONCE(o->ev.wait.ticks) > READ_ONCE(wait->ev.wait.ticks)))
 			wait = o;
 	}
-	if (!any || lm_stat_empty(row))
+	if (!any)
 		return false;
 	row->key = (struct lm_key){ .type = type, .class = LM_OVERFLOW };
+	lm_raw_stat(r, row);
+	if (lm_stat_empty(row))
+		return false;
 	memset(&row->hold_ev, 0, sizeof(row->hold_ev));
 	memset(&row->wait_ev, 0, sizeof(row->wait_ev));
 	if (wait) {
@@ -410,10 +450,6 @@ static size_t lm_gone_copy(char *buf, size_t off, unsigned long *field)
 	return off + len;
 }
 
-/*
- * Copy the names of the rows of unloaded modules into @snap->gone, and
- * point the rows at them; lm_ctl_mutex keeps the names alive meanwhile.
- */
 /* The LM_GONE_* flags of @k, or of the key an overflow row is named after. */
 static u32 lm_key_gone(const struct lm_key *k)
 {
@@ -459,7 +495,7 @@ static int lm_snapshot_gone(struct lm_snapshot *snap)
 static int lm_snapshot_rows(struct lm_snapshot *snap, int cpu)
 {
 	unsigned int id, used, t;
-	struct lm_stat *tmp;
+	struct lm_raw *tmp;
 	size_t n = 0;
 
 	used = min_t(unsigned int, atomic_read(&lm_dir.used), lm_dir.nr);
