@@ -9,6 +9,8 @@
 # FIXED AMOUNT OF WORK (--STRESSOR-ops N each; -t is only a safety net
 # against a hang), then /proc/lockmeter is read once.  TAP results:
 #
+#   scale.metered               "on" and "reset" written to /proc/lockmeter
+#                               before, and "state: on" in the read after
 #   scale.stress_ng_ran         every stress-ng process exited 0 and
 #                               reported the metrics of its run
 #   scale.ops.NAME              stressor NAME reported bogo ops > 0 (one
@@ -108,7 +110,7 @@ ip link set lo up
 n_stressors=$(printf '%s\n%s\n' "$ROOT_MIX" "$USER_MIX" | grep -c .)
 lm_mark "scale begin"
 echo "TAP version 13"
-echo "1..$((n_stressors + 5))"
+echo "1..$((n_stressors + 6))"
 # the results: "ok N name" or "not ok N name", numbered in order
 n=0
 result() {
@@ -125,7 +127,6 @@ echo "# $(nproc) CPUs online, $n_stressors stressors, stress-ng $(stress-ng --ve
 ctl=0
 echo on > $PROC || ctl=1
 echo reset > $PROC || ctl=1
-[ $ctl = 0 ] || echo "# writing on and reset to $PROC failed"
 t0=$(cut -d' ' -f1 /proc/uptime)
 stress $T/user "$USER_MIX" su nobody &
 upid=$!
@@ -137,6 +138,13 @@ echo "# stress-ng ran $(echo "$t0 $t1" | awk '{ printf "%.0f", $2 - $1 }')s (gue
 
 # stress-ng's own word, as TAP diagnostics
 sed 's/^/# /' $T/root/out $T/user/out
+
+# metered: the workload ran between a reset and the read, metering on
+[ $ctl = 0 ] || echo "# writing on and reset to $PROC failed"
+state=$(sed -n '/^$/q; s/^state: //p' $T/lockmeter)
+[ "$state" = on ] || echo "# state at the read: ${state:-missing}"
+[ $ctl = 0 ] && [ "$state" = on ]
+result $? "scale.metered"
 
 # stress_ng_ran: both exited 0 and printed their metrics table
 ran=0
