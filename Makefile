@@ -48,6 +48,14 @@ BZIMAGE_DI := $(KOBJ_DI)/arch/x86/boot/bzImage
 FRAGS_DI   := config/distro.config
 BOOT_LOG_DI := $(BUILD)/check-distro.log
 DISTRO     ?=
+# The scale boot: the distro-sized kernel on SCALE_SMP vCPUs (single-
+# threaded TCG, as the other boots) with SCALE_MEM MiB, lockmeter=on, under
+# Debian's stress-ng (scripts/guest/scale.sh); it boots when the distro-
+# sized kernel does.
+STRESS_NG  := /usr/bin/stress-ng
+SCALE_SMP  ?= 8
+SCALE_MEM  ?= 1024
+BOOT_LOG_SC := $(BUILD)/scale-distro.log
 # make deb: packages in DEB from KCONFIG (the running kernel's config by
 # default), built in KOBJ_DEB.  make check packages the guest's config in
 # KOBJ_DEBG (a sibling of KOBJ, so ccache hits its objects) into DEB_GUEST
@@ -68,7 +76,7 @@ endif
 .PHONY: all deps tree install-kernel-tree kernel selftests lockstat initramfs check \
 	host-check check-compile guest-check demo bench bench-quick shell patch checkpatch clean help \
 	kernel-lockdep initramfs-lockdep check-lockdep kernel-distro initramfs-distro \
-	check-distro deb deb-kernel deb-lockstat deb-config deb-guest \
+	check-distro check-scale deb deb-kernel deb-lockstat deb-config deb-guest \
 	deb-test deb-check scenarios check-scenarios keyflip
 
 all: kernel
@@ -83,7 +91,9 @@ help:
 	@echo 'make patch            write build/lockmeter-6.12.patch (everything, one patch)'
 	@echo 'make checkpatch       scripts/checkpatch.pl --strict on kernel files and patches'
 	@echo 'make check-lockdep    only the lockdep kernel boots: kselftests, locktorture, fuzzer'
-	@echo 'make check-distro     only the distro-sized kernel (x86_64_defconfig): build, boot, kselftests'
+	@echo 'make check-distro     only the distro-sized kernel (x86_64_defconfig): build, boot, kselftests,'
+	@echo '                      and its scale boot'
+	@echo 'make check-scale      only the scale boot: the distro-sized kernel on 8 vCPUs under stress-ng'
 	@echo 'make deb              build/deb: linux-image/-headers from KCONFIG + lockmeter, lockstat'
 	@echo '                      (KCONFIG=/boot/config-$$(uname -r) when it exists)'
 	@echo 'make deb-config       only the config of make deb: build/obj-deb/.config, to edit'
@@ -96,6 +106,7 @@ help:
 	@echo '           DISTRO=force (make check: the distro-sized kernel whatever build/distro.pass says)'
 	@echo '           KCONFIG=... KOBJ_DEB=... (make deb)'
 	@echo '           WIDE_SMP=8 (make bench: guest CPUs of the machine-size check)'
+	@echo '           SCALE_SMP=8 SCALE_MEM=1024 (the scale boot: guest CPUs, MiB)'
 
 deps:
 	$(Q)scripts/deps.sh
@@ -147,10 +158,12 @@ initramfs-lockdep: selftests lockstat kernel-lockdep
 	$(Q)scripts/mkinitramfs.sh $(INITRD_LD) $(BUILD)/initramfs-lockdep $(MODROOT_LD) \
 		$(KSFT_DIR) $(LOCKSTAT)
 
+# With Debian's stress-ng, for the scale boot: dynamic, mkinitramfs.sh
+# packs the libraries ldd lists with it.
 initramfs-distro: selftests lockstat kernel-distro
 	@echo '  CPIO    $(INITRD_DI)'
 	$(Q)scripts/mkinitramfs.sh $(INITRD_DI) $(BUILD)/initramfs-distro $(MODROOT_DI) \
-		$(KSFT_DIR) $(LOCKSTAT)
+		$(KSFT_DIR) $(LOCKSTAT) $(STRESS_NG)
 
 # make check's distro-sized kernel: built only when its sources changed
 # since its last passing run (asked when make check is read, so that the
@@ -233,6 +246,26 @@ define boot_distro
 	fi
 endef
 DISTRO_TAP := $(BUILD)/distro-build.tap
+
+# The scale boot of the distro-sized kernel, under the same rule as
+# boot_distro: only when build/distro.key says it is to boot.  A fixed
+# amount of work per stressor (scripts/guest/scale.sh), then the checks
+# that the tables held it: no table_full, dropped or evicted, under 1% of
+# the acquisitions in overflow rows.
+define boot_scale_run
+	echo '  QEMU    scale, distro-sized kernel, -smp $(SCALE_SMP), lockmeter=on, stress-ng:' \
+		'log in $(BOOT_LOG_SC)'; \
+	SMP=$(SCALE_SMP) MEM=$(SCALE_MEM) scripts/run-guest.sh $(BZIMAGE_DI) $(INITRD_DI) \
+		$(BOOT_LOG_SC) $(TIMEOUT) scale lockmeter=on $(CMDLINE)
+endef
+define boot_scale
+	if [ -f $(BUILD)/distro.key ]; then \
+		$(boot_scale_run); \
+	else \
+		rm -f $(BOOT_LOG_SC); \
+	fi
+endef
+SCALE_LOG = $$([ -f $(BUILD)/distro.key ] && echo $(BOOT_LOG_SC))
 DISTRO_TAPS = $$([ -f $(BUILD)/distro.key ] && echo --tap $(DISTRO_TAP))
 DISTRO_LOG = $$([ -f $(BUILD)/distro.key ] && echo $(BOOT_LOG_DI))
 
@@ -253,9 +286,11 @@ guest-check: host-check check-compile initramfs initramfs-lockdep deb-test $(DIS
 	$(boot_lockdep); \
 	$(boot_deb); \
 	$(boot_distro); \
+	$(boot_scale); \
 	scripts/guest-verdict.py --mode check --cpus $(SMP) --tap $(BUILD)/host.tap \
 		--tap $(BUILD)/lockstat.tap --tap $(BUILD)/fuzz.tap --tap $(BUILD)/arm64.tap --tap $(BUILD)/off.tap \
-		$(DEB_TAPS) $(DISTRO_TAPS) $(BOOT_LOGS) $(BOOT_LOGS_LD) $(BOOT_LOG_DEB) $(DISTRO_LOG) && \
+		$(DEB_TAPS) $(DISTRO_TAPS) $(BOOT_LOGS) $(BOOT_LOGS_LD) $(BOOT_LOG_DEB) $(DISTRO_LOG) \
+		$(SCALE_LOG) && \
 	scripts/distro-check.sh passed $(BUILD)
 
 # The reproducer of "Oops: int3" under multi-threaded TCG without
@@ -318,12 +353,21 @@ check-lockdep: initramfs-lockdep
 	scripts/guest-verdict.py --mode check --cpus $(SMP) $(BOOT_LOGS_LD)
 
 # Only the distro-sized kernel of make check, built and booted whatever
-# build/distro.pass says.
+# build/distro.pass says: its kselftests and its scale boot, both of
+# which a passing run in build/distro.pass stands for.
 check-distro: initramfs-distro
 	$(Q)DISTRO=force scripts/distro-check.sh need $(BUILD) && \
 	$(boot_distro); \
-	scripts/guest-verdict.py --mode check --cpus $(SMP) --tap $(DISTRO_TAP) $(BOOT_LOG_DI) && \
+	$(boot_scale); \
+	scripts/guest-verdict.py --mode check --cpus $(SMP) --tap $(DISTRO_TAP) $(BOOT_LOG_DI) \
+		$(BOOT_LOG_SC) && \
 	scripts/distro-check.sh passed $(BUILD)
+
+# Only the scale boot, whatever build/distro.pass says (and recording
+# nothing there: the distro-sized kernel's kselftests did not run).
+check-scale: initramfs-distro
+	$(Q)$(boot_scale_run); \
+	scripts/guest-verdict.py --mode check --cpus $(SCALE_SMP) $(BOOT_LOG_SC)
 
 # Only the scenario boot of make check, for work on the scenarios.
 check-scenarios: initramfs

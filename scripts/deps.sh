@@ -9,7 +9,8 @@ PKGS="linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
 cpio xz-utils kmod ccache rsync python3 perl qemu-system-x86 busybox-static
 pkg-config libnl-3-dev libnl-genl-3-dev libncurses-dev tmux clang libclang-rt-dev
 prometheus prometheus-node-exporter pcp python3-requests curl
-gcc-aarch64-linux-gnu dpkg-dev debhelper lintian file dwarves linux-config-6.12 e2fsprogs"
+gcc-aarch64-linux-gnu dpkg-dev debhelper lintian file dwarves linux-config-6.12 e2fsprogs
+stress-ng"
 
 # make deb: dpkg-dev and debhelper build the packages (the kernel's
 # bindeb-pkg calls dh_* too), lintian and file test them, dwarves has the
@@ -17,6 +18,8 @@ gcc-aarch64-linux-gnu dpkg-dev debhelper lintian file dwarves linux-config-6.12 
 # linux-config-6.12 is Debian's own 6.12 config, the user's case that
 # make check merges lockmeter into.
 # e2fsprogs: mkfs.ext4 makes the journal scenario's disk image.
+# stress-ng: the workload of the scale boot (scripts/guest/scale.sh), packed
+# into the distro-sized kernel's initramfs with its libraries.
 # The export tests run promtool (prometheus), prometheus-node-exporter and
 # a private pmcd with pmdaopenmetrics (pcp, python3-requests) on loopback.
 # In a container without systemd as PID 1, pcp's postinst would fail on

@@ -18,7 +18,9 @@ kselftest result is not ok or a planned result is missing.  A boot with
 lmguest=torture on its command line must also have a complete
 locktorture section, one result per lock type; a boot with
 lmguest=scenarios has the scenario tests' section instead of the
-kselftests.  Several logs
+kselftests, and one with lmguest=scale the scale section
+(scripts/guest/scale.sh; its 8 CPUs are counted from run-guest.sh's
+"LM-HOST: qemu smp=N" line, whatever --cpus says).  Several logs
 (one per boot) are judged together; in check mode the last line is
 "N passed, N failed, N skipped" over all of them.
 """
@@ -190,17 +192,18 @@ def host_tap(path, tally):
     return []
 
 
-def torture(user, tally, errors):
-    """The locktorture section: a TAP plan and one result per lock type."""
+def section(user, tally, errors, marker, what, label):
+    """A TAP section between "LM-GUEST: @marker begin" and "... end": its
+    plan and one result per line; @what and @label name it in errors."""
     try:
-        begin = user.index('LM-GUEST: torture begin')
+        begin = user.index('LM-GUEST: %s begin' % marker)
     except ValueError:
-        errors.append('locktorture run never started')
+        errors.append('%s never started' % what)
         return
     plan = None
     n = 0
     for line in user[begin + 1:]:
-        if line.startswith('LM-GUEST: torture end'):
+        if line.startswith('LM-GUEST: %s end' % marker):
             break
         if plan is None and re.match(r'^1\.\.\d+$', line):
             plan = int(line.split('..')[1])
@@ -210,38 +213,27 @@ def torture(user, tally, errors):
             n += 1
             tally.add(m.group(1) == 'ok', m.group(3), m.group(4))
     else:
-        errors.append('locktorture run did not finish')
+        errors.append('%s did not finish' % what)
     if plan is None:
-        errors.append('locktorture: no TAP plan')
+        errors.append('%s: no TAP plan' % label)
     elif n != plan:
-        errors.append('locktorture: %d of %d results reported' % (n, plan))
+        errors.append('%s: %d of %d results reported' % (label, n, plan))
+
+
+def torture(user, tally, errors):
+    """The locktorture section: a TAP plan and one result per lock type."""
+    section(user, tally, errors, 'torture', 'locktorture run', 'locktorture')
 
 
 def scenarios(user, tally, errors):
     """The scenario tests: a TAP plan and its results, between markers."""
-    try:
-        begin = user.index('LM-GUEST: scenarios begin')
-    except ValueError:
-        errors.append('scenario tests never started')
-        return
-    plan = None
-    n = 0
-    for line in user[begin + 1:]:
-        if line.startswith('LM-GUEST: scenarios end'):
-            break
-        if plan is None and re.match(r'^1\.\.\d+$', line):
-            plan = int(line.split('..')[1])
-            continue
-        m = RESULT.match(line)
-        if m:
-            n += 1
-            tally.add(m.group(1) == 'ok', m.group(3), m.group(4))
-    else:
-        errors.append('scenario tests did not finish')
-    if plan is None:
-        errors.append('scenarios: no TAP plan')
-    elif n != plan:
-        errors.append('scenarios: %d of %d results reported' % (n, plan))
+    section(user, tally, errors, 'scenarios', 'scenario tests', 'scenarios')
+
+
+def scale(user, tally, errors):
+    """The scale boot (scripts/guest/scale.sh): stress-ng ran each stressor,
+    the tables held the workload; a TAP plan and its results."""
+    section(user, tally, errors, 'scale', 'scale run', 'scale')
 
 
 def cmdline_args(kern):
@@ -304,6 +296,8 @@ def judge(path, mode, cpus, tally):
             torture(user, tally, errors)
         if 'lmguest=scenarios' in cmdline_args(kern):
             scenarios(user, tally, errors)
+        elif 'lmguest=scale' in cmdline_args(kern):
+            scale(user, tally, errors)
         else:
             kselftest(user, tally, errors)
     return ['%s: %s' % (kfile, e) for e in kerr] + ['%s: %s' % (path, e) for e in errors]

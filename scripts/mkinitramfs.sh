@@ -5,7 +5,10 @@
 #
 # Build the guest's initramfs: static busybox, /init and the guest scripts,
 # the installed kernel modules, the installed kselftests, and any extra
-# static binaries (placed in /bin).
+# binaries (placed in /bin).  Those are static, but for a dynamic one
+# (Debian's stress-ng, in the distro-sized kernel's initramfs) the
+# libraries ldd lists and the dynamic loader go in as well, each at the
+# path ldd names, so the loader finds them in its default directories.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,7 +28,7 @@ ln -s busybox "$stage"/bin/sh
 cp "$top"/scripts/guest/init "$stage"/init
 cp "$top"/scripts/guest/check.sh "$top"/scripts/guest/demo.sh "$top"/scripts/guest/bench.sh \
 	"$top"/scripts/guest/torture.sh "$top"/scripts/guest/scenario.sh "$top"/scripts/guest/lib.sh \
-	"$stage"/lm/
+	"$top"/scripts/guest/scale.sh "$stage"/lm/
 printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' \
 	> "$stage"/etc/passwd
 printf 'root:x:0:\nnogroup:x:65534:\n' > "$stage"/etc/group
@@ -33,6 +36,15 @@ printf 'root:x:0:\nnogroup:x:65534:\n' > "$stage"/etc/group
 [ -d "$ksft" ] && cp -a "$ksft" "$stage"/kselftest
 for b in "$@"; do
 	cp "$b" "$stage"/bin/
+	# ldd of a static binary says "not a dynamic executable" and fails
+	libs=$(ldd "$b" 2>/dev/null) || continue
+	# "libc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x...)", the loader
+	# as "/lib64/ld-linux-x86-64.so.2 (0x...)", the vDSO with no path
+	echo "$libs" | grep -q 'not found' && die "$b: a library ldd cannot find: $libs"
+	for lib in $(echo "$libs" | sed -n 's|.*=> \(/[^ ]*\) (0x.*|\1|p; s|^[[:space:]]*\(/[^ ]*\) (0x.*|\1|p'); do
+		mkdir -p "$stage$(dirname "$lib")"
+		cp -L "$lib" "$stage$lib"
+	done
 done
 # terminfo entries for curses programs (lockstat top): the console, and
 # what a serial console behind tmux or an xterm calls itself

@@ -72,6 +72,27 @@ LM-GUEST: end mode=scenarios rc=0
 """
 SCEN_BOOT = BOOT.replace('lmguest=check', 'lmguest=scenarios')
 
+# The scale boot: the distro-sized kernel on 8 vCPUs under stress-ng
+SCALE = """\
+LM-GUEST: start mode=scale cpus=8 kernel=6.12.117
+LM-GUEST: boot-state on rows=900
+LM-GUEST: scale begin
+TAP version 13
+1..4
+# stress-ng: metrc: [80] fork                600     40.12      1.00     20.00        14.95
+ok 1 scale.stress_ng_ran
+ok 2 scale.ops.fork
+# table_full: 4037
+not ok 3 scale.no_table_full
+ok 4 scale.overflow_under_1pct
+LM-GUEST: scale end rc=0
+LM-GUEST: end mode=scale rc=0
+LM-HOST: guest ran 300s
+LM-HOST: qemu smp=8 tcg=single cpu=qemu64,-hypervisor
+"""
+SCALE_BOOT = BOOT.replace('lmguest=check', 'lmguest=scale lockmeter=on') \
+                 .replace('2 CPUs', '8 CPUs')
+
 
 def run(*logs, mode='check', cpus=2):
     """The verdict on @logs: each the text of a single-file log, or a pair
@@ -247,6 +268,44 @@ class Verdict(unittest.TestCase):
         rc, out = run(SCEN_BOOT + cut)
         self.assertEqual(rc, 1)
         self.assertIn('scenario tests did not finish', out)
+
+    def test_scale_boot_counts_its_tests(self):
+        # 8 CPUs from run-guest.sh's line, though --cpus says 2; the
+        # failed check fails the run, no kselftests wanted
+        rc, out = run((SCALE, SCALE_BOOT), cpus=2)
+        self.assertEqual(rc, 1, out)
+        self.assertNotIn('ERROR', out)
+        self.assertRegex(out, r'(?m)^FAIL: \S+: scale\.no_table_full$')
+        # 2 KUnit cases, 3 scale checks, the boot state
+        self.assertEqual(out.splitlines()[-1], '6 passed, 1 failed, 0 skipped')
+        rc, out = run((SCALE.replace('not ok 3', 'ok 3'), SCALE_BOOT))
+        self.assertEqual(rc, 0, out)
+        self.assertEqual(out.splitlines()[-1], '7 passed, 0 failed, 0 skipped')
+
+    def test_scale_boot_cpus(self):
+        # 2 of the 8 vCPUs came up
+        rc, out = run((SCALE.replace('not ok 3', 'ok 3'), SCALE_BOOT.replace('8 CPUs', '2 CPUs')))
+        self.assertEqual(rc, 1)
+        self.assertIn('2 CPUs came up, 8 asked for', out)
+
+    def test_scale_section_missing_or_short(self):
+        good = SCALE.replace('not ok 3', 'ok 3')
+        rc, out = run((KSFT, SCALE_BOOT))
+        self.assertEqual(rc, 1)
+        self.assertIn('scale run never started', out)
+        rc, out = run((good.replace('ok 4 scale.overflow_under_1pct\n', ''), SCALE_BOOT))
+        self.assertEqual(rc, 1)
+        self.assertIn('scale: 3 of 4 results', out)
+        cut = good.split('ok 2')[0] + 'LM-HOST: timeout after 1200s\n'
+        rc, out = run((cut, SCALE_BOOT))
+        self.assertEqual(rc, 1)
+        self.assertIn('scale run did not finish', out)
+        self.assertIn('timeout', out)
+        # metering off at the first read, though lockmeter=on
+        rc, out = run((good.replace('boot-state on rows=900', 'boot-state off rows=0'),
+                       SCALE_BOOT))
+        self.assertEqual(rc, 1)
+        self.assertIn('boot: metering on', out)
 
     def test_user_text_is_not_a_kernel_problem(self):
         rc, out = run(BOOT + KSFT.replace('LM-GUEST: kselftest end',
