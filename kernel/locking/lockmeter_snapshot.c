@@ -171,11 +171,12 @@ static void lm_raw_init(struct lm_raw *r)
  * The counts come from the slot's own counters, never from its
  * histograms: a row read while its CPU charges it may have a histogram
  * one event apart from its count, and a wrap the spill table could not
- * hold (hist_lost) costs the histogram alone.
+ * hold (hist_lost) costs the histogram alone; lm_hist_fit() makes up the
+ * difference.
  */
 static void lm_raw_add(const struct lm_cpu *pc, const struct lm_slot *s, struct lm_raw *r)
 {
-	u64 nr = READ_ONCE(s->nr), hold_total = READ_ONCE(s->hold_total);
+	u64 nr, hold_total;
 #ifdef CONFIG_LOCKMETER_HIST
 	bool spills = pc && READ_ONCE(pc->nr_spill);
 	unsigned int i;
@@ -187,6 +188,8 @@ static void lm_raw_add(const struct lm_cpu *pc, const struct lm_slot *s, struct 
 				   READ_ONCE(s->wait_hist[i]);
 	}
 #endif
+	nr = READ_ONCE(s->nr);
+	hold_total = READ_ONCE(s->hold_total);
 	r->nr += nr;
 	r->spin += min(READ_ONCE(s->spin), nr);
 	r->reject += READ_ONCE(s->reject);
@@ -203,12 +206,44 @@ static void lm_raw_add(const struct lm_cpu *pc, const struct lm_slot *s, struct 
 	r->inst |= READ_ONCE(s->inst);
 }
 
+/*
+ * Make histogram @h sum to the exact count @nr.  They differ by the
+ * charges in flight while the row was read (a few events), and by 65536
+ * for each wrap the spill table had no room for (hist_lost, in the
+ * header); the difference goes to, or comes from, the fullest buckets,
+ * where wraps happen, so that readers get a histogram of the count.
+ */
+static void lm_hist_fit(u64 *h, u64 nr)
+{
+	u64 sum = 0, d;
+	unsigned int i, top;
+
+	for (i = 0; i < LM_HIST_NR; i++)
+		sum += h[i];
+	while (sum != nr) {
+		for (top = 0, i = 1; i < LM_HIST_NR; i++)
+			if (h[i] > h[top])
+				top = i;
+		if (sum < nr) {
+			h[top] += nr - sum;
+			return;
+		}
+		d = min(h[top], sum - nr);
+		h[top] -= d;
+		sum -= d;
+	}
+}
+
 /* @r into @row, whose key the caller set: times in ns, derived counts filled in. */
-static void lm_raw_stat(const struct lm_raw *r, struct lm_stat *row)
+static void lm_raw_stat(struct lm_raw *r, struct lm_stat *row)
 {
 	u64 oncpu_total;
 	unsigned int i;
 
+	if (IS_ENABLED(CONFIG_LOCKMETER_HIST)) {
+		lm_hist_fit(r->hold_hist, r->nr);
+		lm_hist_fit(r->wait_hist, r->spin);
+	}
 	for (i = 0; i < LM_HIST_NR; i++) {
 		row->hold_hist[i] = IS_ENABLED(CONFIG_LOCKMETER_HIST) ? r->hold_hist[i] : 0;
 		row->wait_hist[i] = IS_ENABLED(CONFIG_LOCKMETER_HIST) ? r->wait_hist[i] : 0;
