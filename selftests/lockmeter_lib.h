@@ -362,6 +362,19 @@ void lm_metered(struct __test_metadata *_metadata, const char *fmt, ...)
 	ASSERT_EQ(0, lm_ctl("off"));
 }
 
+/* VmallocUsed of /proc/meminfo in KiB, or -1. */
+static inline long vmalloc_used_kb(void)
+{
+	char *text = lm_read_file("/proc/meminfo"), *p;
+	long kb = -1;
+
+	p = text ? strstr(text, "VmallocUsed:") : NULL;
+	if (p)
+		kb = strtol(p + strlen("VmallocUsed:"), NULL, 10);
+	free(text);
+	return kb;
+}
+
 /* Numeric result @key of the last module command. */
 static inline uint64_t lm_mod_value(struct __test_metadata *_metadata,
 				    const char *key)

@@ -480,18 +480,6 @@ TEST_F(nl, per_cpu_dumps_add_up)
 	ASSERT_EQ(0, lm_ctl("reset"));
 }
 
-static long vmalloc_used_kb(void)
-{
-	char *text = lm_read_file("/proc/meminfo"), *p;
-	long kb = -1;
-
-	p = text ? strstr(text, "VmallocUsed:") : NULL;
-	if (p)
-		kb = strtol(p + strlen("VmallocUsed:"), NULL, 10);
-	free(text);
-	return kb;
-}
-
 /*
  * Each dump holds a vmalloc'd snapshot of ~3000 rows (~0.5 MB) until its
  * .done runs; closing the socket after the first message must run it.

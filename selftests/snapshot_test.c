@@ -18,18 +18,6 @@
 /* A merged row (struct lm_stat) is about 1.3 KB: allow 2 KB a key. */
 #define ROW_BYTES	2048
 
-static long vmalloc_used_kb(void)
-{
-	char *text = lm_read_file("/proc/meminfo"), *p;
-	long kb = -1;
-
-	p = text ? strstr(text, "VmallocUsed:") : NULL;
-	if (p)
-		kb = strtol(p + strlen("VmallocUsed:"), NULL, 10);
-	free(text);
-	return kb;
-}
-
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
