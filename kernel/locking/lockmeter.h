@@ -127,10 +127,22 @@ struct lm_stat_ev {
 	u32 nr;			/* frames in @ip; 0: the chain was lost */
 	char comm[TASK_COMM_LEN];
 	char owner_comm[TASK_COMM_LEN];
-	unsigned long ip[LM_STACK_DEPTH];
 	/* hold of a sleeping lock: its longest blocked stretch, ns (0: none) */
 	u64 blk;
 	u32 blk_nr;		/* frames in @blk_ip, where it blocked */
+	/*
+	 * The frames, @nr and @blk_nr of them: in a snapshot they follow
+	 * the evidence in its store, so that a short chain takes only its
+	 * own room (struct lm_store).
+	 */
+	unsigned long *ip;
+	unsigned long *blk_ip;
+};
+
+/* Evidence being read, with room for whole chains (struct lm_store keeps less). */
+struct lm_stat_ev_buf {
+	struct lm_stat_ev e;
+	unsigned long ip[LM_STACK_DEPTH];
 	unsigned long blk_ip[LM_STACK_DEPTH];
 };
 
@@ -148,6 +160,12 @@ struct lm_stat_ev {
 /* Buckets per histogram in a slot: none without CONFIG_LOCKMETER_HIST. */
 #define LM_SLOT_HIST_NR	(IS_ENABLED(CONFIG_LOCKMETER_HIST) ? LM_HIST_NR : 0)
 
+/* A row's histograms as readers get them: each sums to its count. */
+struct lm_stat_hist {
+	u64 hold[LM_HIST_NR];	/* sums to hold.nr */
+	u64 wait[LM_HIST_NR];	/* sums to wait.nr */
+};
+
 struct lm_stat {
 	struct lm_key key;
 	u64 nowait;		/* acquired at once */
@@ -161,10 +179,14 @@ struct lm_stat {
 	u64 blocked_total;	/* ... and blocked (hold - on CPU) */
 	u64 blocked_max;
 	u64 inst;		/* buckets of hash_64(lock) seen (heap rows) */
-	struct lm_stat_ev hold_ev;	/* behind hold.max */
-	struct lm_stat_ev wait_ev;	/* behind wait.max */
-	u64 hold_hist[LM_HIST_NR];	/* sums to hold.nr */
-	u64 wait_hist[LM_HIST_NR];	/* sums to wait.nr */
+	/*
+	 * Evidence and histograms only where a row has them (NULL where it
+	 * has none), in the snapshot's stores: most of a row's bytes would
+	 * otherwise be room for chains and buckets that stay empty.
+	 */
+	const struct lm_stat_ev *hold_ev;	/* behind hold.max */
+	const struct lm_stat_ev *wait_ev;	/* behind wait.max */
+	struct lm_stat_hist *hist;
 };
 
 /* Sleeping locks (mutex, rw_semaphore) keep per-task held records. */
@@ -197,21 +219,23 @@ static inline void lm_time_add(const struct lm_time *src, struct lm_time *dst)
 	dst->nr += src->nr;
 }
 
-static inline void lm_hist_add(const u64 *src, u64 *dst)
+static inline void lm_hist_add(const struct lm_stat_hist *src, struct lm_stat_hist *dst)
 {
 	unsigned int i;
 
-	for (i = 0; i < LM_HIST_NR; i++)
-		dst[i] += src[i];
+	for (i = 0; i < LM_HIST_NR; i++) {
+		dst->hold[i] += src->hold[i];
+		dst->wait[i] += src->wait[i];
+	}
 }
 
 /* Merge the counters of @src into @dst; the keys are the caller's business. */
 static inline void lm_stat_add(const struct lm_stat *src, struct lm_stat *dst)
 {
 	/* the evidence goes with the maximum it explains */
-	if (src->hold_ev.set && (!dst->hold_ev.set || src->hold.max > dst->hold.max))
+	if (src->hold_ev && (!dst->hold_ev || src->hold.max > dst->hold.max))
 		dst->hold_ev = src->hold_ev;
-	if (src->wait_ev.set && (!dst->wait_ev.set || src->wait.max > dst->wait.max))
+	if (src->wait_ev && (!dst->wait_ev || src->wait.max > dst->wait.max))
 		dst->wait_ev = src->wait_ev;
 	dst->nowait += src->nowait;
 	dst->spin += src->spin;
@@ -224,8 +248,11 @@ static inline void lm_stat_add(const struct lm_stat *src, struct lm_stat *dst)
 	dst->blocked_total += src->blocked_total;
 	dst->blocked_max = max(dst->blocked_max, src->blocked_max);
 	dst->inst |= src->inst;
-	lm_hist_add(src->hold_hist, dst->hold_hist);
-	lm_hist_add(src->wait_hist, dst->wait_hist);
+	/* @src's histograms, which are @src's alone, may become @dst's */
+	if (src->hist && dst->hist)
+		lm_hist_add(src->hist, dst->hist);
+	else if (src->hist)
+		dst->hist = src->hist;
 }
 
 static __always_inline bool lm_key_eq(const struct lm_key *a, const struct lm_key *b)
@@ -381,10 +408,12 @@ static inline u64 lm_inst_bit(unsigned long lock)
 
 size_t lm_rows_merge(struct lm_stat *rows, size_t n);
 u64 lm_inst_estimate(u64 inst);
-void lm_slot_read(const struct lm_cpu *pc, const struct lm_slot *s, struct lm_stat *row);
+void lm_slot_read(const struct lm_cpu *pc, const struct lm_slot *s, struct lm_stat *row,
+		  struct lm_stat_hist *hist);
 u64 lm_hist_count(const struct lm_cpu *c, const u16 *bucket);
 struct lm_evidence;
-void lm_ev_read(const struct lm_evidence *src, int cpu, struct lm_stat *row);
+void lm_ev_read(const struct lm_evidence *src, int cpu, struct lm_stat_ev_buf *hold,
+		struct lm_stat_ev_buf *wait);
 u32 lm_stack_read(u32 ref, unsigned long *ip, u16 *cpu);
 u64 lm_hist_bound(unsigned int b);
 
@@ -540,9 +569,22 @@ static inline unsigned int lm_held_depth(const struct lm_cpu *c, const struct lm
 	return top - &c->held[1];
 }
 
+/*
+ * Room a snapshot takes as its rows need it, in chunks that never move,
+ * so that rows may point into it: evidence with its chains, histograms.
+ */
+struct lm_store {
+	void **chunk;
+	unsigned int nr_chunks;	/* allocated */
+	unsigned int max_chunks;	/* room in @chunk */
+	size_t used;		/* bytes handed out of the last chunk */
+	size_t bytes;		/* all chunks' sizes, for the header */
+};
+
 struct lm_snapshot {
 	struct lm_stat *rows;	/* merged over CPUs, sorted by key */
 	size_t nr;
+	struct lm_store store;	/* the rows' evidence and histograms */
 	struct lm_loss loss;
 	u64 table_full;		/* events counted in overflow rows */
 	u64 cache_fills;	/* (lock, site) cache misses */

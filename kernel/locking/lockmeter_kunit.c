@@ -201,7 +201,7 @@ static void lm_slot_read_derives_counts(struct kunit *test)
 	s.oncpu_total = 100;
 	s.reject = 2;
 	row->key.type = LM_mutex;
-	lm_slot_read(NULL, &s, row);
+	lm_slot_read(NULL, &s, row, NULL);
 
 	KUNIT_EXPECT_EQ(test, row->nowait, 1ULL);
 	KUNIT_EXPECT_EQ(test, row->spin, 2ULL);
@@ -242,9 +242,11 @@ static void lm_hist_counts_every_sample(struct kunit *test)
 	struct lm_slot s = { };
 	u64 holds = 0, waits = 0;
 	struct lm_stat *row = kunit_kzalloc(test, sizeof(*row), GFP_KERNEL);
+	struct lm_stat_hist *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
 	unsigned int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, row);
+	KUNIT_ASSERT_NOT_NULL(test, h);
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++)
 		KUNIT_EXPECT_EQ(test, lm_hist_bucket(cases[i].t), cases[i].b);
@@ -258,23 +260,25 @@ static void lm_hist_counts_every_sample(struct kunit *test)
 		else
 			lm_charge(NULL, &s, cases[i].t, 0, 100, LM_NO_STACK, NULL);
 	}
-	lm_slot_read(NULL, &s, row);
+	lm_slot_read(NULL, &s, row, h);
+	/* the row points to the histograms it was given */
+	KUNIT_ASSERT_PTR_EQ(test, row->hist, h);
 	for (i = 0; i < LM_HIST_NR; i++) {
-		holds += row->hold_hist[i];
-		waits += row->wait_hist[i];
+		holds += h->hold[i];
+		waits += h->wait[i];
 	}
 	KUNIT_EXPECT_EQ(test, holds, row->hold.nr);
 	KUNIT_EXPECT_EQ(test, holds, (u64)ARRAY_SIZE(cases));
 	KUNIT_EXPECT_EQ(test, waits, row->wait.nr);
 	KUNIT_EXPECT_EQ(test, waits, 5ULL);
-	KUNIT_EXPECT_EQ(test, row->hold_hist[0], 2ULL);
-	KUNIT_EXPECT_EQ(test, row->hold_hist[1], 2ULL);
-	KUNIT_EXPECT_EQ(test, row->hold_hist[2], 1ULL);
-	KUNIT_EXPECT_EQ(test, row->hold_hist[LM_HIST_NR - 2], 1ULL);
-	KUNIT_EXPECT_EQ(test, row->hold_hist[LM_HIST_NR - 1], 2ULL);
-	KUNIT_EXPECT_EQ(test, row->wait_hist[0], 2ULL);
-	KUNIT_EXPECT_EQ(test, row->wait_hist[1], 2ULL);
-	KUNIT_EXPECT_EQ(test, row->wait_hist[2], 1ULL);
+	KUNIT_EXPECT_EQ(test, h->hold[0], 2ULL);
+	KUNIT_EXPECT_EQ(test, h->hold[1], 2ULL);
+	KUNIT_EXPECT_EQ(test, h->hold[2], 1ULL);
+	KUNIT_EXPECT_EQ(test, h->hold[LM_HIST_NR - 2], 1ULL);
+	KUNIT_EXPECT_EQ(test, h->hold[LM_HIST_NR - 1], 2ULL);
+	KUNIT_EXPECT_EQ(test, h->wait[0], 2ULL);
+	KUNIT_EXPECT_EQ(test, h->wait[1], 2ULL);
+	KUNIT_EXPECT_EQ(test, h->wait[2], 1ULL);
 
 	KUNIT_EXPECT_EQ(test, lm_hist_bound(0), 0ULL);
 	for (i = 1; i < LM_HIST_NR; i++)
@@ -326,8 +330,12 @@ static void lm_slot_read_clamps_torn_updates(struct kunit *test)
 {
 	struct lm_slot s = { .nr = 4, .spin = 5, .hold_total = 50, .oncpu_total = 60 };
 	struct lm_stat *row = kunit_kzalloc(test, sizeof(*row), GFP_KERNEL);
+	struct lm_stat_hist *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	u64 holds = 0, waits = 0;
+	unsigned int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, row);
+	KUNIT_ASSERT_NOT_NULL(test, h);
 
 #ifdef CONFIG_LOCKMETER_HIST
 	/* histograms a wrap short: the counts are the counters' still */
@@ -335,7 +343,19 @@ static void lm_slot_read_clamps_torn_updates(struct kunit *test)
 	s.wait_hist[1] = 3;
 #endif
 	row->key.type = LM_rwsem_read;
-	lm_slot_read(NULL, &s, row);
+	lm_slot_read(NULL, &s, row, h);
+	if (IS_ENABLED(CONFIG_LOCKMETER_HIST)) {
+		/* ... and the histograms were made to sum to them */
+		KUNIT_ASSERT_PTR_EQ(test, row->hist, h);
+		for (i = 0; i < LM_HIST_NR; i++) {
+			holds += h->hold[i];
+			waits += h->wait[i];
+		}
+		KUNIT_EXPECT_EQ(test, holds, row->hold.nr);
+		KUNIT_EXPECT_EQ(test, waits, row->wait.nr);
+	} else {
+		KUNIT_EXPECT_PTR_EQ(test, row->hist, NULL);
+	}
 	KUNIT_EXPECT_EQ(test, row->nowait, 0ULL);
 	KUNIT_EXPECT_EQ(test, row->spin, 4ULL);
 	KUNIT_EXPECT_EQ(test, row->hold.nr, row->spin);
@@ -345,11 +365,12 @@ static void lm_slot_read_clamps_torn_updates(struct kunit *test)
 
 static void lm_rows_merge_folds_equal_keys(struct kunit *test)
 {
-	/* rows carry their evidence: too large for the stack */
 	struct lm_stat *rows = kunit_kcalloc(test, 5, sizeof(*rows), GFP_KERNEL);
+	struct lm_stat_hist *h = kunit_kcalloc(test, 2, sizeof(*h), GFP_KERNEL);
 	size_t n;
 
 	KUNIT_ASSERT_NOT_NULL(test, rows);
+	KUNIT_ASSERT_NOT_NULL(test, h);
 	/* the same (lock, site, type) from three CPUs, plus two others */
 	rows[0].key = t_key(0x100, 0x200, LM_spin);
 	rows[0].nowait = 5;
@@ -365,6 +386,12 @@ static void lm_rows_merge_folds_equal_keys(struct kunit *test)
 	rows[4].key = t_key(0x100, 0x200, LM_spin);
 	rows[4].reject = 1;
 	rows[4].inst = 0x5;
+	/* histograms on two of the three: the sum is in one of theirs */
+	h[0].hold[1] = 1;
+	rows[0].hist = &h[0];
+	h[1].hold[3] = 2;
+	h[1].wait[2] = 2;
+	rows[2].hist = &h[1];
 
 	n = lm_rows_merge(rows, 5);
 	KUNIT_ASSERT_EQ(test, n, (size_t)3);
@@ -379,6 +406,11 @@ static void lm_rows_merge_folds_equal_keys(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rows[0].hold.min, 10ULL);
 	KUNIT_EXPECT_EQ(test, rows[0].wait.total, 7ULL);
 	KUNIT_EXPECT_EQ(test, rows[0].inst, 0x5ULL);
+	KUNIT_ASSERT_NOT_NULL(test, rows[0].hist);
+	KUNIT_EXPECT_EQ(test, rows[0].hist->hold[1], 1ULL);
+	KUNIT_EXPECT_EQ(test, rows[0].hist->hold[3], 2ULL);
+	KUNIT_EXPECT_EQ(test, rows[0].hist->wait[2], 2ULL);
+	KUNIT_EXPECT_PTR_EQ(test, rows[1].hist, NULL);
 	KUNIT_EXPECT_EQ(test, rows[1].key.site, 0x300UL);
 	KUNIT_EXPECT_EQ(test, rows[1].nowait, 1ULL);
 	KUNIT_EXPECT_EQ(test, rows[2].key.type, (u32)LM_read);
@@ -410,6 +442,10 @@ static void lm_inst_estimate_counts(struct kunit *test)
 /* Merged rows keep the evidence of the larger maximum, whichever comes first. */
 static void lm_stat_add_keeps_evidence_of_max(struct kunit *test)
 {
+	static const struct lm_stat_ev a_hold = { .set = 1, .pid = 11 };
+	static const struct lm_stat_ev b_hold = { .set = 1, .pid = 22 };
+	static const struct lm_stat_ev b_wait = { .set = 1, .pid = 22 };
+	static const struct lm_stat_ev c_hold = { .set = 1, .pid = 33 };
 	struct lm_stat *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
 	struct lm_stat *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
 
@@ -418,26 +454,23 @@ static void lm_stat_add_keeps_evidence_of_max(struct kunit *test)
 
 	a->hold.nr = 1;
 	a->hold.max = 50;
-	a->hold_ev.set = 1;
-	a->hold_ev.pid = 11;
+	a->hold_ev = &a_hold;
 	b->hold.nr = 1;
 	b->hold.max = 90;
-	b->hold_ev.set = 1;
-	b->hold_ev.pid = 22;
+	b->hold_ev = &b_hold;
 	b->wait.nr = 1;
 	b->wait.max = 5;
-	b->wait_ev.set = 1;
-	b->wait_ev.pid = 22;
+	b->wait_ev = &b_wait;
 	lm_stat_add(b, a);
 	KUNIT_EXPECT_EQ(test, a->hold.max, 90ULL);
-	KUNIT_EXPECT_EQ(test, a->hold_ev.pid, 22U);
-	KUNIT_EXPECT_EQ(test, a->wait_ev.pid, 22U);
+	KUNIT_EXPECT_PTR_EQ(test, a->hold_ev, &b_hold);
+	KUNIT_EXPECT_PTR_EQ(test, a->wait_ev, &b_wait);
 
 	/* a smaller maximum leaves the evidence alone */
 	b->hold.max = 10;
-	b->hold_ev.pid = 33;
+	b->hold_ev = &c_hold;
 	lm_stat_add(b, a);
-	KUNIT_EXPECT_EQ(test, a->hold_ev.pid, 22U);
+	KUNIT_EXPECT_PTR_EQ(test, a->hold_ev, &b_hold);
 }
 
 static noinline u32 lm_kunit_take_here(struct lm_cpu *c)

@@ -167,13 +167,13 @@ static int lm_nl_hist_put(struct sk_buff *skb, int attr, const u64 *hist)
 	return 0;
 }
 
-/* Evidence @e as nest @attr; nothing when there is none. */
+/* Evidence @e as nest @attr; nothing when there is none (NULL). */
 static int lm_nl_ev_put(struct sk_buff *skb, int attr, struct lm_nl_dump *d,
 			const struct lm_stat_ev *e)
 {
 	struct nlattr *nest;
 
-	if (!e->set)
+	if (!e)
 		return 0;
 	nest = nla_nest_start(skb, attr);
 	if (!nest)
@@ -229,6 +229,9 @@ static int lm_nl_row_put(struct sk_buff *skb, struct lm_nl_dump *d,
 		{ LOCKMETER_R_INSTANCES,
 		  lm_class(r->key.class) == LM_HEAP ? lm_inst_estimate(r->inst) : 1 },
 	};
+	/* a row that was never acquired has no histograms: all zeros */
+	static const struct lm_stat_hist none;
+	const struct lm_stat_hist *h = r->hist ?: &none;
 	struct nlattr *nest;
 	unsigned int i;
 
@@ -248,10 +251,10 @@ static int lm_nl_row_put(struct sk_buff *skb, struct lm_nl_dump *d,
 		goto err_cancel;
 	if (d->cpu >= 0 && nla_put_u32(skb, LOCKMETER_R_CPU, d->cpu))
 		goto err_cancel;
-	if (lm_nl_ev_put(skb, LOCKMETER_R_HOLD_EVIDENCE, d, &r->hold_ev) ||
-	    lm_nl_ev_put(skb, LOCKMETER_R_WAIT_EVIDENCE, d, &r->wait_ev) ||
-	    lm_nl_hist_put(skb, LOCKMETER_R_HOLD_HIST, r->hold_hist) ||
-	    lm_nl_hist_put(skb, LOCKMETER_R_WAIT_HIST, r->wait_hist))
+	if (lm_nl_ev_put(skb, LOCKMETER_R_HOLD_EVIDENCE, d, r->hold_ev) ||
+	    lm_nl_ev_put(skb, LOCKMETER_R_WAIT_EVIDENCE, d, r->wait_ev) ||
+	    lm_nl_hist_put(skb, LOCKMETER_R_HOLD_HIST, h->hold) ||
+	    lm_nl_hist_put(skb, LOCKMETER_R_WAIT_HIST, h->wait))
 		goto err_cancel;
 	nla_nest_end(skb, nest);
 	return 0;

@@ -143,8 +143,12 @@ static void lm_show_hist_row(struct seq_file *m, struct lm_proc *p,
 	const char *lock = lm_lock_name(&p->names, &r->key, p->lock, sizeof(p->lock));
 	const char *site = lm_site_name(&p->names, &r->key, p->site, sizeof(p->site));
 
-	lm_show_hist_line(m, r, "hold", r->hold_hist, lock, site);
-	lm_show_hist_line(m, r, "wait", r->wait_hist, lock, site);
+	/* a row that was never acquired has no histograms: all zeros */
+	static const struct lm_stat_hist none;
+	const struct lm_stat_hist *h = r->hist ?: &none;
+
+	lm_show_hist_line(m, r, "hold", h->hold, lock, site);
+	lm_show_hist_line(m, r, "wait", h->wait, lock, site);
 }
 
 static void *lm_seq_start(struct seq_file *m, loff_t *pos)

@@ -22,10 +22,13 @@
 #include "lockmeter.h"
 
 /*
- * Rows are sorted through an index of u32s, then moved once into place:
- * sort() on the rows themselves would swap 1.3 KB at each step, with
- * no chance to reschedule.
+ * Rows are sorted through an index of u32s, then moved once into place,
+ * rescheduling every LM_SORT_BATCH steps of either: sort() is a heapsort
+ * that runs its n log n comparisons, about 460,000 for a full directory
+ * of 16384 keys, without a chance to reschedule.
  */
+#define LM_SORT_BATCH	1024
+
 static const struct lm_stat *lm_sort_rows;
 
 static int lm_cmp_idx_key(const void *a, const void *b)
@@ -46,6 +49,35 @@ static int lm_cmp_idx_hold_max(const void *a, const void *b)
 }
 
 /*
+ * Sort the @n entries of @idx by @cmp, with @tmp (as long) for room: a
+ * bottom-up merge sort, log2(n) passes of n moves each.
+ */
+static void lm_idx_sort(u32 *idx, u32 *tmp, size_t n,
+			int (*cmp)(const void *, const void *))
+{
+	size_t width, lo, mid, hi, i, j, k, steps = 0;
+	u32 *src = idx, *dst = tmp;
+
+	for (width = 1; width < n; width *= 2) {
+		for (lo = 0; lo < n; lo += 2 * width) {
+			mid = min(lo + width, n);
+			hi = min(lo + 2 * width, n);
+			for (i = lo, j = mid, k = lo; k < hi; k++) {
+				if (i < mid && (j == hi || cmp(&src[i], &src[j]) <= 0))
+					dst[k] = src[i++];
+				else
+					dst[k] = src[j++];
+				if (!(++steps % LM_SORT_BATCH))
+					cond_resched();
+			}
+		}
+		swap(src, dst);
+	}
+	if (src != idx)
+		memcpy(idx, src, n * sizeof(*idx));
+}
+
+/*
  * Put @rows in the order of @cmp over an index; falls back to sorting
  * the rows themselves if there is no memory for the index.  Callers hold
  * lm_ctl_mutex (or are KUnit tests), which serialises lm_sort_rows.
@@ -54,40 +86,37 @@ static void lm_rows_order(struct lm_stat *rows, size_t n,
 			  int (*cmp)(const void *, const void *),
 			  int (*cmp_rows)(const void *, const void *))
 {
-	struct lm_stat *tmp;
-	size_t i, j, k;
+	size_t i, j, k, steps = 0;
+	struct lm_stat spare;
 	u32 *idx;
 
 	if (n < 2)
 		return;
-	idx = kvmalloc_array(n, sizeof(*idx), GFP_KERNEL);
-	tmp = kmalloc(sizeof(*tmp), GFP_KERNEL);
-	if (!idx || !tmp) {
+	idx = kvmalloc_array(2 * n, sizeof(*idx), GFP_KERNEL);
+	if (!idx) {
 		sort(rows, n, sizeof(*rows), cmp_rows, NULL);
-		goto out;
+		return;
 	}
 	for (i = 0; i < n; i++)
 		idx[i] = i;
 	lm_sort_rows = rows;
-	sort(idx, n, sizeof(*idx), cmp, NULL);
+	lm_idx_sort(idx, idx + n, n, cmp);
 	lm_sort_rows = NULL;
 	/* row i is to be rows[idx[i]]: follow each cycle with one spare row */
 	for (i = 0; i < n; i++) {
 		if (idx[i] == i)
 			continue;
-		*tmp = rows[i];
+		spare = rows[i];
 		for (j = i; idx[j] != i; j = k) {
 			k = idx[j];
 			rows[j] = rows[k];
 			idx[j] = j;
+			if (!(++steps % LM_SORT_BATCH))
+				cond_resched();
 		}
-		rows[j] = *tmp;
+		rows[j] = spare;
 		idx[j] = j;
-		if (!(i % 1024))
-			cond_resched();
 	}
-out:
-	kfree(tmp);
 	kvfree(idx);
 }
 
@@ -144,6 +173,75 @@ u64 lm_inst_estimate(u64 inst)
 	return est[hweight64(inst)];
 }
 EXPORT_SYMBOL_IF_KUNIT(lm_inst_estimate);
+
+/*
+ * The chunks of struct lm_store: what a row's evidence or histograms
+ * take is at most sizeof(struct lm_stat_hist), 512 bytes, so a chunk
+ * wastes little at its end.
+ */
+#define LM_STORE_CHUNK	(64 * 1024)
+
+/* Room for @size bytes in @st, 8-byte aligned; NULL when there is no memory. */
+static void *lm_store_alloc(struct lm_store *st, size_t size)
+{
+	void **chunk;
+	void *p;
+
+	size = ALIGN(size, sizeof(u64));
+	if (WARN_ON_ONCE(size > LM_STORE_CHUNK))
+		return NULL;
+	if (!st->nr_chunks || st->used + size > LM_STORE_CHUNK) {
+		if (st->nr_chunks == st->max_chunks) {
+			chunk = krealloc_array(st->chunk, max(16U, 2 * st->max_chunks),
+					       sizeof(*chunk), GFP_KERNEL);
+			if (!chunk)
+				return NULL;
+			st->chunk = chunk;
+			st->max_chunks = max(16U, 2 * st->max_chunks);
+		}
+		p = vmalloc(LM_STORE_CHUNK);
+		if (!p)
+			return NULL;
+		st->chunk[st->nr_chunks++] = p;
+		st->used = 0;
+		st->bytes += LM_STORE_CHUNK;
+	}
+	p = st->chunk[st->nr_chunks - 1] + st->used;
+	st->used += size;
+	return p;
+}
+
+static void lm_store_free(struct lm_store *st)
+{
+	unsigned int i;
+
+	for (i = 0; i < st->nr_chunks; i++)
+		vfree(st->chunk[i]);
+	kfree(st->chunk);
+	memset(st, 0, sizeof(*st));
+}
+
+/* A copy of @b in @st, with its frames and no more; NULL when @b has none. */
+static const struct lm_stat_ev *lm_store_ev(struct lm_store *st,
+					    const struct lm_stat_ev_buf *b, int *err)
+{
+	size_t nr = b->e.nr, blk_nr = b->e.blk_nr;
+	struct lm_stat_ev *e;
+
+	if (!b->e.set)
+		return NULL;
+	e = lm_store_alloc(st, sizeof(*e) + (nr + blk_nr) * sizeof(*e->ip));
+	if (!e) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	*e = b->e;
+	e->ip = (unsigned long *)(e + 1);
+	e->blk_ip = e->ip + nr;
+	memcpy(e->ip, b->ip, nr * sizeof(*e->ip));
+	memcpy(e->blk_ip, b->blk_ip, blk_nr * sizeof(*e->ip));
+	return e;
+}
 
 /*
  * A row's counters summed over CPUs, still in ticks: converted to ns
@@ -234,20 +332,25 @@ static void lm_hist_fit(u64 *h, u64 nr)
 	}
 }
 
-/* @r into @row, whose key the caller set: times in ns, derived counts filled in. */
-static void lm_raw_stat(struct lm_raw *r, struct lm_stat *row)
+/*
+ * @r into @row, whose key the caller set: times in ns, derived counts
+ * filled in, and with CONFIG_LOCKMETER_HIST the histograms into @hist,
+ * which @row then points to if it had any acquisition (or to nothing).
+ */
+static void lm_raw_stat(struct lm_raw *r, struct lm_stat *row, struct lm_stat_hist *hist)
 {
 	u64 oncpu_total;
-	unsigned int i;
 
-	if (IS_ENABLED(CONFIG_LOCKMETER_HIST)) {
+	row->hist = NULL;
+	if (IS_ENABLED(CONFIG_LOCKMETER_HIST) && hist && r->nr) {
 		lm_hist_fit(r->hold_hist, r->nr);
 		lm_hist_fit(r->wait_hist, r->spin);
+		memcpy(hist->hold, r->hold_hist, sizeof(hist->hold));
+		memcpy(hist->wait, r->wait_hist, sizeof(hist->wait));
+		row->hist = hist;
 	}
-	for (i = 0; i < LM_HIST_NR; i++) {
-		row->hold_hist[i] = IS_ENABLED(CONFIG_LOCKMETER_HIST) ? r->hold_hist[i] : 0;
-		row->wait_hist[i] = IS_ENABLED(CONFIG_LOCKMETER_HIST) ? r->wait_hist[i] : 0;
-	}
+	row->hold_ev = NULL;
+	row->wait_ev = NULL;
 	row->nowait = r->nr - r->spin;
 	row->spin = r->spin;
 	row->reject = r->reject;
@@ -278,15 +381,17 @@ static void lm_raw_stat(struct lm_raw *r, struct lm_stat *row)
 
 /*
  * Read slot @s of @pc (NULL: a slot of no CPU, in KUnit tests) into @row,
- * whose key the caller set: times in ns, derived counts filled in.
+ * whose key the caller set: times in ns, derived counts filled in, the
+ * histograms into @hist.
  */
-void lm_slot_read(const struct lm_cpu *pc, const struct lm_slot *s, struct lm_stat *row)
+void lm_slot_read(const struct lm_cpu *pc, const struct lm_slot *s, struct lm_stat *row,
+		  struct lm_stat_hist *hist)
 {
 	struct lm_raw r;
 
 	lm_raw_init(&r);
 	lm_raw_add(pc, s, &r);
-	lm_raw_stat(&r, row);
+	lm_raw_stat(&r, row, hist);
 }
 EXPORT_SYMBOL_IF_KUNIT(lm_slot_read);
 
@@ -323,9 +428,13 @@ u32 lm_stack_read(u32 ref, unsigned long *ip, u16 *cpu)
 	return n;
 }
 
-static void lm_one_ev_read(const struct lm_ev *ev, struct lm_stat_ev *e)
+static void lm_one_ev_read(const struct lm_ev *ev, struct lm_stat_ev_buf *b)
 {
+	struct lm_stat_ev *e = &b->e;
+
 	memset(e, 0, sizeof(*e));
+	e->ip = b->ip;
+	e->blk_ip = b->blk_ip;
 	if (!ev->set)
 		return;
 	e->set = 1;
@@ -335,23 +444,25 @@ static void lm_one_ev_read(const struct lm_ev *ev, struct lm_stat_ev *e)
 	e->ctx = ev->ctx;
 	memcpy(e->comm, ev->comm, sizeof(e->comm));
 	e->comm[sizeof(e->comm) - 1] = '\0';
-	e->nr = lm_stack_read(ev->stack, e->ip, &e->cpu);
+	e->nr = lm_stack_read(ev->stack, b->ip, &e->cpu);
 }
 
 /*
- * Read evidence @src into @row, whose maxima it explains; @cpu >= 0 takes
- * only what ended on that CPU.  A copy a CPU changed meanwhile is tried
- * again, a few times; then the row goes without.
+ * Read evidence @src into @hold and @wait, the evidence of the maxima of
+ * its row; @cpu >= 0 takes only what ended on that CPU.  A copy a CPU
+ * changed meanwhile is tried again, a few times; then the row goes
+ * without.
  */
-void lm_ev_read(const struct lm_evidence *src, int cpu, struct lm_stat *row)
+void lm_ev_read(const struct lm_evidence *src, int cpu, struct lm_stat_ev_buf *hold,
+		struct lm_stat_ev_buf *wait)
 {
 	struct lm_evidence ev;
 	unsigned int tries;
 	u16 blk_cpu;
 	u32 seq;
 
-	memset(&row->hold_ev, 0, sizeof(row->hold_ev));
-	memset(&row->wait_ev, 0, sizeof(row->wait_ev));
+	hold->e.set = 0;
+	wait->e.set = 0;
 	for (tries = 0; ; tries++) {
 		if (tries == 4)
 			return;
@@ -371,16 +482,16 @@ void lm_ev_read(const struct lm_evidence *src, int cpu, struct lm_stat *row)
 		ev.hold.set = 0;
 	if (cpu >= 0 && ev.wait.cpu != cpu)
 		ev.wait.set = 0;
-	lm_one_ev_read(&ev.hold, &row->hold_ev);
-	lm_one_ev_read(&ev.wait, &row->wait_ev);
-	if (row->hold_ev.set && ev.blk) {
-		row->hold_ev.blk = lm_ticks_to_ns(ev.blk);
-		row->hold_ev.blk_nr = lm_stack_read(ev.blk_stack, row->hold_ev.blk_ip, &blk_cpu);
+	lm_one_ev_read(&ev.hold, hold);
+	lm_one_ev_read(&ev.wait, wait);
+	if (hold->e.set && ev.blk) {
+		hold->e.blk = lm_ticks_to_ns(ev.blk);
+		hold->e.blk_nr = lm_stack_read(ev.blk_stack, hold->blk_ip, &blk_cpu);
 	}
-	if (row->wait_ev.set) {
-		row->wait_ev.owner_pid = ev.owner_pid;
-		memcpy(row->wait_ev.owner_comm, ev.owner_comm, sizeof(ev.owner_comm));
-		row->wait_ev.owner_comm[sizeof(ev.owner_comm) - 1] = '\0';
+	if (wait->e.set) {
+		wait->e.owner_pid = ev.owner_pid;
+		memcpy(wait->e.owner_comm, ev.owner_comm, sizeof(ev.owner_comm));
+		wait->e.owner_comm[sizeof(ev.owner_comm) - 1] = '\0';
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(lm_ev_read);
@@ -395,13 +506,22 @@ static bool lm_slot_empty(const struct lm_slot *s)
 	return !READ_ONCE(s->nr) && !READ_ONCE(s->reject) && !READ_ONCE(s->abort);
 }
 
+/* What a snapshot reads one row with, beside the row itself. */
+struct lm_scratch {
+	struct lm_raw raw;		/* the sum in ticks */
+	struct lm_stat_hist hist;
+	struct lm_stat_ev_buf hold, wait;
+};
+
 /*
  * Sum row @id of the directory, key @k, over @cpu (every CPU when < 0)
- * into @row, with @r for the sum in ticks; false when empty.
+ * into @row, with @x->raw for the sum in ticks and its histograms in
+ * @x->hist; false when empty.
  */
 static bool lm_row_sum(unsigned int id, const struct lm_key *k, int cpu, struct lm_stat *row,
-		       struct lm_raw *r)
+		       struct lm_scratch *x)
 {
+	struct lm_raw *r = &x->raw;
 	bool any = false;
 	unsigned int c;
 
@@ -417,19 +537,21 @@ static bool lm_row_sum(unsigned int id, const struct lm_key *k, int cpu, struct 
 	if (!any)
 		return false;
 	row->key = *k;
-	lm_raw_stat(r, row);
+	lm_raw_stat(r, row, &x->hist);
 	return !lm_stat_empty(row);
 }
 
 /*
  * The overflow row of @type over @cpu (all CPUs when < 0) into @row:
  * keyed by the key of its longest hold, with the evidence of the CPU
- * that had it, and the longest wait's of the CPU that had that.
+ * that had it (into @x->hold), and the longest wait's of the CPU that
+ * had that (into @x->wait).
  */
-static bool lm_ovf_sum(u32 type, int cpu, struct lm_stat *row, struct lm_raw *r)
+static bool lm_ovf_sum(u32 type, int cpu, struct lm_stat *row, struct lm_scratch *x)
 {
 	const struct lm_ovf *hold = NULL, *wait = NULL;
-	struct lm_stat_ev wait_ev;
+	struct lm_stat_ev_buf unused;
+	struct lm_raw *r = &x->raw;
 	bool any = false;
 	unsigned int c;
 
@@ -452,26 +574,40 @@ static bool lm_ovf_sum(u32 type, int cpu, struct lm_stat *row, struct lm_raw *r)
 	if (!any)
 		return false;
 	row->key = (struct lm_key){ .type = type, .class = LM_OVERFLOW };
-	lm_raw_stat(r, row);
+	lm_raw_stat(r, row, &x->hist);
 	if (lm_stat_empty(row))
 		return false;
-	memset(&row->hold_ev, 0, sizeof(row->hold_ev));
-	memset(&row->wait_ev, 0, sizeof(row->wait_ev));
-	if (wait) {
-		lm_ev_read(&wait->ev, -1, row);
-		wait_ev = row->wait_ev;
-	}
+	x->hold.e.set = 0;
+	x->wait.e.set = 0;
+	if (wait)
+		lm_ev_read(&wait->ev, -1, &unused, &x->wait);
 	if (hold) {
-		lm_ev_read(&hold->ev, -1, row);
+		lm_ev_read(&hold->ev, -1, &x->hold, &unused);
 		row->key.lock = hold->hold_key.lock;
 		row->key.site = hold->hold_key.site;
 		row->key.class |= hold->hold_key.class << LM_OVF_SHIFT;
 	}
-	if (wait)
-		row->wait_ev = wait_ev;
-	else
-		memset(&row->wait_ev, 0, sizeof(row->wait_ev));
 	return true;
+}
+
+/*
+ * Move what row @row points to in @x (its evidence and histograms) into
+ * the store of @snap, for as long as the snapshot lives.
+ */
+static int lm_row_store(struct lm_snapshot *snap, struct lm_stat *row, struct lm_scratch *x)
+{
+	int err = 0;
+
+	row->hold_ev = lm_store_ev(&snap->store, &x->hold, &err);
+	row->wait_ev = lm_store_ev(&snap->store, &x->wait, &err);
+	if (row->hist) {
+		row->hist = lm_store_alloc(&snap->store, sizeof(*row->hist));
+		if (row->hist)
+			*row->hist = x->hist;
+		else
+			err = -ENOMEM;
+	}
+	return err;
 }
 
 /* Copy the name at *@field to @buf + @off, and point *@field at the copy. */
@@ -530,17 +666,18 @@ static int lm_snapshot_gone(struct lm_snapshot *snap)
 static int lm_snapshot_rows(struct lm_snapshot *snap, int cpu)
 {
 	unsigned int id, used, t;
-	struct lm_raw *tmp;
+	struct lm_scratch *x;
 	size_t n = 0;
+	int err = 0;
 
 	used = min_t(unsigned int, atomic_read(&lm_dir.used), lm_dir.nr);
 	snap->rows = vmalloc_array(used + LM_NR_TYPES, sizeof(*snap->rows));
-	tmp = kzalloc(sizeof(*tmp), GFP_KERNEL);
-	if (!snap->rows || !tmp) {
-		kfree(tmp);
+	x = kzalloc(sizeof(*x), GFP_KERNEL);
+	if (!snap->rows || !x) {
+		kfree(x);
 		return -ENOMEM;
 	}
-	for (id = 0; id < used; id++) {
+	for (id = 0; id < used && !err; id++) {
 		struct lm_key *k = &lm_dir.key[id];
 		struct lm_stat *row = &snap->rows[n];
 
@@ -550,14 +687,21 @@ static int lm_snapshot_rows(struct lm_snapshot *snap, int cpu)
 			continue;	/* being claimed: no counts yet */
 		/* pairs with smp_wmb() in lm_dir_get() */
 		smp_rmb();
-		if (!lm_row_sum(id, k, cpu, row, tmp))
+		if (!lm_row_sum(id, k, cpu, row, x))
 			continue;
-		lm_ev_read(&lm_dir.ev[id], cpu, row);
+		lm_ev_read(&lm_dir.ev[id], cpu, &x->hold, &x->wait);
+		err = lm_row_store(snap, row, x);
 		n++;
 	}
-	for (t = LM_NONE + 1; t < LM_NR_TYPES; t++)
-		n += lm_ovf_sum(t, cpu, &snap->rows[n], tmp);
-	kfree(tmp);
+	for (t = LM_NONE + 1; t < LM_NR_TYPES && !err; t++) {
+		if (!lm_ovf_sum(t, cpu, &snap->rows[n], x))
+			continue;
+		err = lm_row_store(snap, &snap->rows[n], x);
+		n++;
+	}
+	kfree(x);
+	if (err)
+		return err;
 	snap->truncated = min_t(unsigned int, atomic_read(&lm_dir.used), lm_dir.nr) - used;
 	snap->nr = lm_rows_merge(snap->rows, n);
 	return lm_snapshot_gone(snap);
@@ -621,6 +765,7 @@ void lm_snapshot_sort(struct lm_snapshot *snap)
 
 void lm_snapshot_free(struct lm_snapshot *snap)
 {
+	lm_store_free(&snap->store);
 	vfree(snap->rows);
 	vfree(snap->gone);
 	snap->rows = NULL;
