@@ -19,7 +19,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 kobj=$1 initrd=$2 online=${3:-64} possible=${4:-${3:-64}}
 log=$top/build/snapshot-$online-of-$possible.log
 
-# rows: 4.3 MB per possible CPU with histograms, and the snapshot's 21 MB
+# rows: 4.3 MB per possible CPU with histograms, and the snapshot's 13 MB
 mem=$((512 + possible * 5))
 QEMU_EXTRA="-icount shift=0,sleep=off" SMP="$online,maxcpus=$possible" MEM=$mem \
 	"$top/scripts/run-guest.sh" "$kobj/arch/x86/boot/bzImage" "$initrd" "$log" \
