@@ -145,14 +145,14 @@ class BenchReport(unittest.TestCase):
         rc, out, _ = self.icount(extra_lm=full(210, 1000) + MEM)
         self.assertEqual(rc, 0)
         self.assertRegex(out, r'boot, statistics tables allocated \(mem_tables\), 0 bytes +0 +met')
-        self.assertRegex(out, r'on, bytes per CPU \(mem_percpu\) at most 262144 +200000 +met')
+        self.assertRegex(out, r'on, bytes per CPU \(mem_percpu\) at most 2359296 +200000 +met')
         self.assertRegex(out, r'task_struct growth \(mem_task\) at most 64 bytes +16 +met')
         self.assertIn('mem_tables 400000', out)
         big = MEM.replace('boot_mem_tables: 0', 'boot_mem_tables: 655360').replace(
-            'mem_percpu: 200000', 'mem_percpu: 655360').replace('mem_task: 16', 'mem_task: 392')
+            'mem_percpu: 200000', 'mem_percpu: 2400000').replace('mem_task: 16', 'mem_task: 392')
         rc, out, _ = self.icount(extra_lm=full(210, 1000) + big)
         self.assertRegex(out, r'\(mem_tables\), 0 bytes +655360 +MISSED')
-        self.assertRegex(out, r'\(mem_percpu\) at most 262144 +655360 +MISSED')
+        self.assertRegex(out, r'\(mem_percpu\) at most 2359296 +2400000 +MISSED')
         self.assertRegex(out, r'\(mem_task\) at most 64 bytes +392 +MISSED')
 
     def test_memory_not_reported(self):
