@@ -395,7 +395,7 @@ static inline uint64_t lm_mod_value(struct __test_metadata *_metadata,
  * inside a short hold makes it long, and the tests want the long hold
  * alone at the top.  At most LM_HIST_RUNS runs.
  */
-#define LM_HIST_RUNS	5
+#define LM_HIST_RUNS	10
 
 static inline void lm_hist_holds(struct __test_metadata *_metadata, unsigned int n,
 				 unsigned int us, unsigned int ms)
