@@ -44,6 +44,11 @@ sed -n 's/.*LM-BENCH: state=\([a-z_]*\) test=\([a-z]*\) value=\([0-9]*\) unit=ns
 			printf "  full table: adds %d per spin pair, the normal pair %d (%.2fx; at most 2x)\n",
 				a, b, r
 		}
+		# the mutex pair with 5000 tasks alive against 10: per-task records
+		if (("mutex5k", "on") in v && ("mutex10", "on") in v && v["mutex10", "on"] > 0)
+			printf "  mutex pair, 5000 tasks alive: %d, 10 tasks: %d (%+.2f%%; within 2%%)\n",
+				v["mutex5k", "on"], v["mutex10", "on"],
+				100 * (v["mutex5k", "on"] - v["mutex10", "on"]) / v["mutex10", "on"]
 	}'
 mem=$(sed -n 's/.*LM-BENCH-INFO: \(\(boot_\)\{0,1\}mem_[a-z]*\): \([0-9]*\).*/\1 \3/p' \
 	"$out/quick.log" | tr '\n' ' ' | sed 's/ $//')
