@@ -25,7 +25,7 @@ QEMU_EXTRA="-icount shift=0,sleep=off" SMP=${SMP:-2} "$top/scripts/run-guest.sh"
 	"${TIMEOUT:-1200}" bench lmbench=quick || true
 "$top/scripts/guest-verdict.py" --mode bench --cpus "${SMP:-2}" "$out/quick.log"
 echo "instructions per operation (icount), lockmeter kernel:"
-sed -n 's/.*LM-BENCH: state=\([a-z_]*\) test=\([a-z]*\) value=\([0-9]*\) unit=ns.*/\2 \1 \3/p' \
+sed -n 's/.*LM-BENCH: state=\([a-z_]*\) test=\([a-z0-9]*\) value=\([0-9]*\) unit=ns.*/\2 \1 \3/p' \
 	"$out/quick.log" | awk '
 	{ v[$1, $2] = $3; if (!($1 in seen)) { seen[$1] = 1; order[n++] = $1 } }
 	function cell(t, s) { return ((t, s) in v) ? v[t, s] : "-" }

@@ -321,6 +321,7 @@ def main():
     if incomplete:
         print('bench-report: no figure for: ' +
               ', '.join(n for n, gone in (('lockmeter on full', no_full),
+                                          ('lockmeter on mutex10/mutex5k', no_threads),
                                           ('wide on pair/mutex', no_wide)) if gone),
               file=sys.stderr)
         return 1
