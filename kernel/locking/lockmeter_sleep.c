@@ -123,10 +123,11 @@ NOKPROBE_SYMBOL(lm_pool_get);
 /* The task is being freed (free_task()): nothing can use its block now. */
 void lm_task_free(struct lm_task *lt)
 {
-	struct lm_task_block *b = container_of(lt->held, struct lm_task_block, held[0]);
+	struct lm_task_block *b;
 
 	if (!lt->held)
 		return;
+	b = container_of(lt->held, struct lm_task_block, held[0]);
 	lt->held = NULL;
 	if (b >= lm_pool && b < lm_pool + LM_TASK_POOL)
 		clear_bit_unlock(b - lm_pool, lm_pool_used);
