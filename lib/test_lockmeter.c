@@ -33,10 +33,12 @@
  *                       pairs on lmt_full_lock, which finds no slot and
  *                       lands in the overflow row: ns_per_pair, fill
  *   bench_mutex_threads T N
- *                       T kthreads "lmt/t" each take and release
- *                       lmt_threads_mutex once and stay, asleep, while
- *                       this task times N mutex_lock/unlock pairs of
- *                       lmt_bench_mutex: ns_per_pair, threads (T)   lmt_thread()
+ *                       T kthreads "lmt/t" each lock a mutex of their
+ *                       own and sleep holding it, while a kthread
+ *                       "lmt/bench" that holds nothing times N
+ *                       mutex_lock/unlock pairs of lmt_bench_mutex;
+ *                       then each unlocks its own: ns_per_pair,
+ *                       threads (T)                          lmt_threads_holder()
  *
  * Sleeping locks:
  *
@@ -154,7 +156,6 @@ static DECLARE_RWSEM(lmt_hirq_b);
 static DECLARE_RWSEM(lmt_sirq_a);
 static DECLARE_RWSEM(lmt_sirq_b);
 static DEFINE_WD_CLASS(lmt_ww_class);
-static DEFINE_MUTEX(lmt_threads_mutex);
 static DECLARE_RWSEM(lmt_nonowner_rwsem);
 static struct ww_mutex lmt_ww_a, lmt_ww_b;
 
@@ -1118,18 +1119,21 @@ static int lmt_cmd_threads(const unsigned int *a)
 }
 
 /*
- * bench_mutex_threads: the mutex pair with many tasks alive, each of
- * which has metered a mutex of its own, so each has its task records.
+ * bench_mutex_threads: the mutex pair with many tasks alive, each holding
+ * a metered mutex of its own (so each needs its task records at once),
+ * timed in a kthread that holds nothing, whose every release leaves it
+ * with no record.
  */
 #define LMT_THREADS_MAX	20000
 
 static atomic_t lmt_threads_in;
 static DECLARE_WAIT_QUEUE_HEAD(lmt_threads_wq);
 
-static int lmt_thread(void *unused)
+static int lmt_threads_holder(void *arg)
 {
-	mutex_lock(&lmt_threads_mutex);
-	mutex_unlock(&lmt_threads_mutex);
+	struct mutex *own = arg;
+
+	mutex_lock(own);
 	atomic_inc(&lmt_threads_in);
 	wake_up(&lmt_threads_wq);
 	set_current_state(TASK_INTERRUPTIBLE);
@@ -1138,35 +1142,65 @@ static int lmt_thread(void *unused)
 		set_current_state(TASK_INTERRUPTIBLE);
 	}
 	__set_current_state(TASK_RUNNING);
+	mutex_unlock(own);
 	return 0;
+}
+
+struct lmt_bench_run {
+	unsigned int n;
+	u64 elapsed;
+	struct completion done;
+};
+
+static int lmt_bench_thread(void *arg)
+{
+	struct lmt_bench_run *run = arg;
+
+	run->elapsed = lmt_bench_mutex_loop(run->n);
+	kthread_complete_and_exit(&run->done, 0);
 }
 
 static int lmt_bench_mutex_threads(unsigned int t, unsigned int n, u64 *elapsed)
 {
-	struct task_struct **tasks;
+	struct lmt_bench_run run = { .n = n };
+	struct task_struct **tasks, *bench;
+	struct mutex *own;
 	unsigned int i, nr;
 	int ret = 0;
 
 	tasks = kvcalloc(t, sizeof(*tasks), GFP_KERNEL);
-	if (!tasks)
-		return -ENOMEM;
+	own = kvcalloc(t, sizeof(*own), GFP_KERNEL);
+	if (!tasks || !own) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	atomic_set(&lmt_threads_in, 0);
 	for (nr = 0; nr < t; nr++) {
-		tasks[nr] = kthread_run(lmt_thread, NULL, "lmt/t%u", nr);
+		mutex_init(&own[nr]);
+		tasks[nr] = kthread_run(lmt_threads_holder, &own[nr], "lmt/t%u", nr);
 		if (IS_ERR(tasks[nr])) {
 			ret = PTR_ERR(tasks[nr]);
 			break;
 		}
 	}
 	if (!ret) {
-		/* all have taken the mutex, and sleep */
+		/* all hold their mutex, and sleep */
 		wait_event(lmt_threads_wq, atomic_read(&lmt_threads_in) == nr);
-		*elapsed = lmt_bench_mutex_loop(n);
+		init_completion(&run.done);
+		bench = kthread_run(lmt_bench_thread, &run, "lmt/bench");
+		if (IS_ERR(bench)) {
+			ret = PTR_ERR(bench);
+		} else {
+			wait_for_completion(&run.done);
+			*elapsed = run.elapsed;
+		}
 	}
 	for (i = 0; i < nr; i++)
 		kthread_stop(tasks[i]);
-	kvfree(tasks);
 	lmt_res.threads = nr;
+out:
+	kvfree(own);
+	kvfree(tasks);
 	return ret;
 }
 

@@ -15,8 +15,9 @@
 #   fork       ns per fork + exit + wait (workload)
 #   full       lockmeter on only: ns per spin pair once this CPU's table
 #              is full, the pair landing in the overflow row (test module)
-#   mutex10    lockmeter on only: the mutex pair while 10 kthreads, each
-#              of which has metered a mutex, sleep (test module)
+#   mutex10    lockmeter on only: the mutex pair, timed in a kthread that
+#              holds nothing, while 10 kthreads sleep holding a mutex
+#              each (test module)
 #   mutex5k    the same with 5000 kthreads: task records are per task, so
 #              the figure must not move (pid_max and threads-max are
 #              raised for them, after the fork test)
