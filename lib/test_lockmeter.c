@@ -1164,7 +1164,7 @@ static int lmt_bench_mutex_threads(unsigned int t, unsigned int n, u64 *elapsed)
 {
 	struct lmt_bench_run run = { .n = n };
 	struct task_struct **tasks, *bench;
-	struct mutex *own;
+	struct mutex *own;	/* one per holder kthread, held while it sleeps */
 	unsigned int i, nr;
 	int ret = 0;
 
