@@ -32,6 +32,13 @@
  *   bench_full N        fill this CPU's table with lmt_many[], then N
  *                       pairs on lmt_full_lock, which finds no slot and
  *                       lands in the overflow row: ns_per_pair, fill
+ *   bench_mutex_threads T N
+ *                       T kthreads "lmt/t" each lock a mutex of their
+ *                       own and sleep holding it, while a kthread
+ *                       "lmt/bench" that holds nothing times N
+ *                       mutex_lock/unlock pairs of lmt_bench_mutex;
+ *                       then each unlocks its own: ns_per_pair,
+ *                       threads (T)                          lmt_threads_holder()
  *
  * Sleeping locks:
  *
@@ -64,6 +71,14 @@
  *   ww N                N x ww_mutex_lock(lmt_ww_a, lmt_ww_b) in one
  *                       acquire context, then ww_mutex_trylock(lmt_ww_a)
  *                       with none                                    lmt_ww()
+ *   nonowner N M        N x down_read_trylock(lmt_nonowner_rwsem) with
+ *                       interrupts off, released by up_read_non_owner()
+ *                       from irq_work (as BPF's mmap_read_trylock()); N x
+ *                       the same trylock released by this task's
+ *                       up_read(); msleep(M ms); one down_read/up_read,
+ *                       timed from before the one to after the other:
+ *                       count (trylocks taken), held_before, held
+ *                       (records then), bound_ns (that pair)          lmt_nonowner()
  *
  * Evidence:
  *
@@ -92,6 +107,7 @@
 #include <linux/completion.h>
 #include <linux/hrtimer.h>
 #include <linux/cpumask.h>
+#include <linux/irq_work.h>
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/kthread.h>
@@ -140,6 +156,7 @@ static DECLARE_RWSEM(lmt_hirq_b);
 static DECLARE_RWSEM(lmt_sirq_a);
 static DECLARE_RWSEM(lmt_sirq_b);
 static DEFINE_WD_CLASS(lmt_ww_class);
+static DECLARE_RWSEM(lmt_nonowner_rwsem);
 static struct ww_mutex lmt_ww_a, lmt_ww_b;
 
 /* Held together, so each needs a lockdep class of its own. */
@@ -164,8 +181,11 @@ struct lmt_result {
 	u64 sleep_min;
 	u64 sleep_max;
 	u64 short_max;
+	u64 bound;
 	int task_depth;
 	int held;
+	int held_before;
+	unsigned int threads;
 	int max_readers;
 	pid_t pid;
 	bool has_hold;
@@ -178,6 +198,7 @@ struct lmt_result {
 	bool has_irq;
 	bool has_pid;
 	bool has_short;
+	bool has_nonowner;
 };
 
 /*
@@ -1097,6 +1118,152 @@ static int lmt_cmd_threads(const unsigned int *a)
 	return lmt_run_threads(a[0], work, a[1], a[2], NULL);
 }
 
+/*
+ * bench_mutex_threads: the mutex pair with many tasks alive, each holding
+ * a metered mutex of its own (so each needs its task records at once),
+ * timed in a kthread that holds nothing, whose every release leaves it
+ * with no record.
+ */
+#define LMT_THREADS_MAX	20000
+
+static atomic_t lmt_threads_in;
+static DECLARE_WAIT_QUEUE_HEAD(lmt_threads_wq);
+
+static int lmt_threads_holder(void *arg)
+{
+	struct mutex *own = arg;
+
+	mutex_lock(own);
+	atomic_inc(&lmt_threads_in);
+	wake_up(&lmt_threads_wq);
+	set_current_state(TASK_INTERRUPTIBLE);
+	while (!kthread_should_stop()) {
+		schedule();
+		set_current_state(TASK_INTERRUPTIBLE);
+	}
+	__set_current_state(TASK_RUNNING);
+	mutex_unlock(own);
+	return 0;
+}
+
+struct lmt_bench_run {
+	unsigned int n;
+	u64 elapsed;
+	struct completion done;
+};
+
+static int lmt_bench_thread(void *arg)
+{
+	struct lmt_bench_run *run = arg;
+
+	run->elapsed = lmt_bench_mutex_loop(run->n);
+	kthread_complete_and_exit(&run->done, 0);
+}
+
+static int lmt_bench_mutex_threads(unsigned int t, unsigned int n, u64 *elapsed)
+{
+	struct lmt_bench_run run = { .n = n };
+	struct task_struct **tasks, *bench;
+	struct mutex *own;	/* one per holder kthread, held while it sleeps */
+	unsigned int i, nr;
+	int ret = 0;
+
+	tasks = kvcalloc(t, sizeof(*tasks), GFP_KERNEL);
+	own = kvcalloc(t, sizeof(*own), GFP_KERNEL);
+	if (!tasks || !own) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	atomic_set(&lmt_threads_in, 0);
+	for (nr = 0; nr < t; nr++) {
+		mutex_init(&own[nr]);
+		tasks[nr] = kthread_run(lmt_threads_holder, &own[nr], "lmt/t%u", nr);
+		if (IS_ERR(tasks[nr])) {
+			ret = PTR_ERR(tasks[nr]);
+			break;
+		}
+	}
+	if (!ret) {
+		/* all hold their mutex, and sleep */
+		wait_event(lmt_threads_wq, atomic_read(&lmt_threads_in) == nr);
+		init_completion(&run.done);
+		bench = kthread_run(lmt_bench_thread, &run, "lmt/bench");
+		if (IS_ERR(bench)) {
+			ret = PTR_ERR(bench);
+		} else {
+			wait_for_completion(&run.done);
+			*elapsed = run.elapsed;
+		}
+	}
+	for (i = 0; i < nr; i++)
+		kthread_stop(tasks[i]);
+	lmt_res.threads = nr;
+out:
+	kvfree(own);
+	kvfree(tasks);
+	return ret;
+}
+
+/*
+ * nonowner: read holds of an rw_semaphore that end elsewhere.  Taken by
+ * down_read_trylock() with interrupts off and handed to irq_work for the
+ * up_read_non_owner(), as bpf_mmap_unlock_mm() does with mmap_lock; and
+ * taken the same way but released by this task.  Neither may leave this
+ * task a record, and the down_read() after them is charged its own hold.
+ */
+static atomic_t lmt_nonowner_released;
+
+static void lmt_nonowner_release(struct irq_work *work)
+{
+	up_read_non_owner(&lmt_nonowner_rwsem);
+	atomic_inc(&lmt_nonowner_released);
+}
+
+static struct irq_work lmt_nonowner_work = IRQ_WORK_INIT_HARD(lmt_nonowner_release);
+
+static noinline int lmt_nonowner(unsigned int n, unsigned int ms)
+{
+	unsigned int i;
+	bool taken;
+	u64 t0;
+
+#ifdef CONFIG_LOCKMETER
+	lmt_res.held_before = lockmeter_current_held();
+#endif
+	atomic_set(&lmt_nonowner_released, 0);
+	for (i = 0; i < n; i++) {
+		local_irq_disable();
+		taken = down_read_trylock(&lmt_nonowner_rwsem);
+		if (taken) {
+			/* as bpf_mmap_unlock_mm(): lockdep hears of it now */
+			rwsem_release(&lmt_nonowner_rwsem.dep_map, _THIS_IP_);
+			irq_work_queue(&lmt_nonowner_work);
+		}
+		local_irq_enable();
+		irq_work_sync(&lmt_nonowner_work);
+		lmt_res.count += taken;
+	}
+	if (atomic_read(&lmt_nonowner_released) != lmt_res.count)
+		return -EIO;
+	for (i = 0; i < n; i++) {
+		local_irq_disable();
+		taken = down_read_trylock(&lmt_nonowner_rwsem);
+		local_irq_enable();
+		if (taken)
+			up_read(&lmt_nonowner_rwsem);
+		lmt_res.count += taken;
+	}
+#ifdef CONFIG_LOCKMETER
+	lmt_res.held = lockmeter_current_held();
+#endif
+	msleep(ms);
+	t0 = local_clock();
+	down_read(&lmt_nonowner_rwsem);
+	up_read(&lmt_nonowner_rwsem);
+	lmt_res.bound = local_clock() - t0;
+	return 0;
+}
+
 static int lmt_cmd_trylock(const unsigned int *a)
 {
 	lmt_res.has_rejects = true;
@@ -1150,6 +1317,13 @@ static int lmt_cmd_bench(const unsigned int *a)
 	} else if (!strcmp(lmt_res.cmd, "bench_irq")) {
 		lmt_res.count = a[0];
 		elapsed = lmt_bench_irq_loop(a[0]);
+	} else if (!strcmp(lmt_res.cmd, "bench_mutex_threads")) {
+		if (!a[1] || a[0] > LMT_THREADS_MAX)
+			return -EINVAL;
+		lmt_res.count = a[1];
+		ret = lmt_bench_mutex_threads(a[0], a[1], &elapsed);
+		lmt_res.ns_per_pair = div_u64(elapsed, a[1]);
+		return ret;
 	} else if (!strcmp(lmt_res.cmd, "bench_full")) {
 		lmt_res.count = a[0];
 		lmt_res.fill = LMT_MANY;
@@ -1228,6 +1402,17 @@ static int lmt_cmd_mutex_migrate(const unsigned int *a)
 	return lmt_mutex_migrate(a[0], a[1]);
 }
 
+static int lmt_cmd_nonowner(const unsigned int *a)
+{
+	if (!IS_ENABLED(CONFIG_LOCKMETER))
+		return -EOPNOTSUPP;
+	if (a[1] > LMT_MAX_HOLD_US / 1000)
+		return -EINVAL;
+	lmt_res.has_held = true;
+	lmt_res.has_nonowner = true;
+	return lmt_nonowner(a[0], a[1]);
+}
+
 static int lmt_cmd_ww(const unsigned int *a)
 {
 	lmt_ww(a[0]);
@@ -1254,6 +1439,7 @@ static const struct lmt_cmd {
 	{ "bench_full",		1, lmt_cmd_bench },
 	{ "bench_irq",		1, lmt_cmd_bench },
 	{ "bench_mutex",	1, lmt_cmd_bench },
+	{ "bench_mutex_threads", 2, lmt_cmd_bench },
 	{ "bg_join",		0, lmt_cmd_bg_join },
 	{ "chain",		2, lmt_cmd_chain },
 	{ "contend",		3, lmt_cmd_threads },
@@ -1273,6 +1459,7 @@ static const struct lmt_cmd {
 	{ "mutex_sleep",	2, lmt_cmd_mutex_sleep },
 	{ "mutex_trylock",	1, lmt_cmd_trylock },
 	{ "nonlifo",		1, lmt_cmd_nonlifo },
+	{ "nonowner",		2, lmt_cmd_nonowner },
 	{ "overflow",		1, lmt_cmd_overflow },
 	{ "overflow_long",	2, lmt_cmd_overflow_long },
 	{ "readers",		3, lmt_cmd_threads },
@@ -1355,6 +1542,11 @@ static int lmt_show(struct seq_file *m, void *v)
 		seq_printf(m, "pid: %d\n", lmt_res.pid);
 	if (lmt_res.has_short)
 		seq_printf(m, "short_max_ns: %llu\n", lmt_res.short_max);
+	if (lmt_res.threads)
+		seq_printf(m, "threads: %u\n", lmt_res.threads);
+	if (lmt_res.has_nonowner)
+		seq_printf(m, "held_before: %d\nbound_ns: %llu\n", lmt_res.held_before,
+			   lmt_res.bound);
 	return 0;
 }
 

@@ -25,7 +25,7 @@ QEMU_EXTRA="-icount shift=0,sleep=off" SMP=${SMP:-2} "$top/scripts/run-guest.sh"
 	"${TIMEOUT:-1200}" bench lmbench=quick || true
 "$top/scripts/guest-verdict.py" --mode bench --cpus "${SMP:-2}" "$out/quick.log"
 echo "instructions per operation (icount), lockmeter kernel:"
-sed -n 's/.*LM-BENCH: state=\([a-z_]*\) test=\([a-z]*\) value=\([0-9]*\) unit=ns.*/\2 \1 \3/p' \
+sed -n 's/.*LM-BENCH: state=\([a-z_]*\) test=\([a-z0-9]*\) value=\([0-9]*\) unit=ns.*/\2 \1 \3/p' \
 	"$out/quick.log" | awk '
 	{ v[$1, $2] = $3; if (!($1 in seen)) { seen[$1] = 1; order[n++] = $1 } }
 	function cell(t, s) { return ((t, s) in v) ? v[t, s] : "-" }
@@ -44,6 +44,11 @@ sed -n 's/.*LM-BENCH: state=\([a-z_]*\) test=\([a-z]*\) value=\([0-9]*\) unit=ns
 			printf "  full table: adds %d per spin pair, the normal pair %d (%.2fx; at most 2x)\n",
 				a, b, r
 		}
+		# the mutex pair with 5000 tasks alive against 10: per-task records
+		if (("mutex5k", "on") in v && ("mutex10", "on") in v && v["mutex10", "on"] > 0)
+			printf "  mutex pair, 5000 tasks alive: %d, 10 tasks: %d (%+.2f%%; within 2%%)\n",
+				v["mutex5k", "on"], v["mutex10", "on"],
+				100 * (v["mutex5k", "on"] - v["mutex10", "on"]) / v["mutex10", "on"]
 	}'
 mem=$(sed -n 's/.*LM-BENCH-INFO: \(\(boot_\)\{0,1\}mem_[a-z]*\): \([0-9]*\).*/\1 \3/p' \
 	"$out/quick.log" | tr '\n' ' ' | sed 's/ $//')

@@ -168,6 +168,22 @@ def full_check(v, base, on, lm):
     return (what, got, ok), False
 
 
+def threads_check(lm):
+    """The metered mutex pair with 5000 tasks alive against 10.
+
+    Each task's records are its own, so the pair may not notice how many
+    tasks have them (within 2%), and none may lack them (notask 0).
+    """
+    what = 'on, mutex pair, 5000 tasks alive within 2% of 10, notask 0'
+    many, few = lm.vals.get(('on', 'mutex5k')), lm.vals.get(('on', 'mutex10'))
+    if many is None or few is None or few <= 0:
+        return (what, 'no figure', False), True
+    notask = lm.num('threads_notask')
+    got = '%d vs %d (%+.1f%%), notask %s' % (many, few, 100.0 * (many / few - 1),
+                                            '?' if notask is None else notask)
+    return (what, got, abs(many - few) * 50 <= few and notask == 0), False
+
+
 def wide_checks(lm, wide):
     """The metered pair and mutex pair independent of the number of CPUs."""
     checks, missing = [], False
@@ -278,9 +294,11 @@ def main():
         checks = icount_checks(v, base, off, on, ls)
         full, no_full = full_check(v, base, on, lm)
         checks.append(full)
+        threads, no_threads = threads_check(lm)
+        checks.append(threads)
         more, no_wide = wide_checks(lm, wide)
         checks += more + mem_checks(lm)
-        incomplete = no_full or no_wide
+        incomplete = no_full or no_threads or no_wide
     else:
         checks = wall_checks(v, base, off, on, ls)
     print('targets (%s)' % ('instructions, the primary figures' if icount
@@ -307,6 +325,7 @@ def main():
     if incomplete:
         print('bench-report: no figure for: ' +
               ', '.join(n for n, gone in (('lockmeter on full', no_full),
+                                          ('lockmeter on mutex10/mutex5k', no_threads),
                                           ('wide on pair/mutex', no_wide)) if gone),
               file=sys.stderr)
         return 1

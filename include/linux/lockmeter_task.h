@@ -4,11 +4,14 @@
  * rw_semaphore), embedded in task_struct.  A holder may sleep and migrate,
  * so these records cannot live in per-CPU data.
  *
- * The records themselves are not in task_struct: a task gets a block of
- * CONFIG_LOCKMETER_TASK_DEPTH of them from a pool, allocated when
- * metering is first switched on, the first time it takes a metered
- * sleeping lock, and gives it back when the task is freed.  task_struct
- * grows by this header alone.
+ * The records themselves are not in task_struct: every task forked once
+ * lockmeter's cache is up (an early initcall) gets a block of
+ * CONFIG_LOCKMETER_TASK_DEPTH of them at fork, and keeps it until the
+ * task is freed.  The tasks that existed before (init_task, early boot
+ * threads) and a task whose allocation failed take one from a small
+ * pool the first time they take a metered sleeping lock, and keep it
+ * too.  No lock operation ever allocates, frees or hands a block back.
+ * task_struct grows by this header alone.
  *
  * Only the task itself reads or writes its records, and only in task
  * context (kernel/locking/lockmeter_sleep.c); the scheduler reads @depth
@@ -20,7 +23,6 @@
 #ifndef _LINUX_LOCKMETER_TASK_H
 #define _LINUX_LOCKMETER_TASK_H
 
-#include <linux/string.h>
 #include <linux/types.h>
 
 #ifdef CONFIG_LOCKMETER
@@ -28,7 +30,7 @@
 struct lm_task_held;
 
 struct lm_task {
-	struct lm_task_held *held;	/* pool block, NULL until needed */
+	struct lm_task_held *held;	/* the task's block, or NULL */
 	unsigned int depth;	/* records in use, never above the block */
 	/*
 	 * Off-CPU time while holding records, in the clock of the holds:
@@ -39,6 +41,13 @@ struct lm_task {
 	 */
 	u8 blocked;
 	u8 wait_type;		/* with @wait_lock */
+	/*
+	 * Read trylocks of rw_semaphores the task made with interrupts off
+	 * and did not record, their release perhaps not its own (irq_work,
+	 * up_read_non_owner()): a release of its own that finds no record
+	 * takes one of these rather than counting as unmatched.
+	 */
+	u8 untracked;
 	u64 t_out;
 	u64 offcpu;
 	/*
@@ -51,10 +60,14 @@ struct lm_task {
 	u64 wait_since;
 };
 
-/* A new task holds nothing, whatever its parent held. */
-#define lockmeter_task_init(p)	memset(&(p)->lockmeter, 0, sizeof((p)->lockmeter))
+/*
+ * A new task (copy_process(), before anything can free it) holds
+ * nothing, whatever its parent holds, and gets a block of its own.
+ */
+void lm_task_init(struct lm_task *lt);
+#define lockmeter_task_init(p)	lm_task_init(&(p)->lockmeter)
 
-/* The task is freed: its block goes back to the pool. */
+/* The task is freed (free_task()): so is its block. */
 void lm_task_free(struct lm_task *lt);
 #define lockmeter_task_free(p)	lm_task_free(&(p)->lockmeter)
 

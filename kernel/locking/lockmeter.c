@@ -26,8 +26,9 @@
  *   seen, normal right after switching on, or by a task that is not the
  *   owner), table_full (no row: the event goes to the overflow row),
  *   evicted (a task's records were full: its oldest was dropped), irqctx
- *   (a sleeping-lock operation outside task context), notask (the task
- *   record pool was empty).
+ *   (a sleeping-lock operation outside task context, or a read trylock
+ *   of an rw_semaphore with interrupts off), notask (a task older than
+ *   the record cache found the pool empty).
  *
  * Overhead
  *   Off: one NOP per lock operation, the unlock operations staying
@@ -37,8 +38,9 @@
  *   for the instruction counts.  Memory: nothing until metering is first
  *   switched on, then per possible CPU its state and a row of counters
  *   per key of the directory (CONFIG_LOCKMETER_KEYS, lockmeter.keys=),
- *   the directory once, and the task record pool; task_struct grows by
- *   struct lm_task.
+ *   and the directory once.  Per task from boot: struct lm_task in
+ *   task_struct and a block of CONFIG_LOCKMETER_TASK_DEPTH records from
+ *   a kmem_cache, allocated at fork (lockmeter_sleep.c).
  *
  * Output
  *   /proc/lockmeter (lockmeter_proc.c), the "lockmeter" generic netlink
@@ -98,9 +100,6 @@ static bool lm_boot_on __initdata;
  * Documentation/locking/lockmeter.rst).
  */
 static bool lm_pinned __ro_after_init;
-
-/* Task record blocks in the pool, allocated with the tables. */
-#define LM_TASK_POOL	4096
 
 /*
  * The key directory (lockmeter.h), and the rows it is to have when next
@@ -295,8 +294,7 @@ err:
 
 /*
  * Allocate what metering needs, on the first "on": each possible CPU's
- * state and rows (on its node), the key directory, and the task record
- * pool.  All or nothing.
+ * state and rows (on its node) and the key directory.  All or nothing.
  */
 static int lm_alloc(void)
 {
@@ -323,9 +321,6 @@ static int lm_alloc(void)
 		lm_clear_held(c, NULL);
 		per_cpu(lm_cpus, cpu) = c;
 	}
-	ret = lm_task_pool_init(LM_TASK_POOL);
-	if (ret)
-		goto err_free_cpus;
 	lm_clock_init();
 	lm_allocated = true;
 	lm_for_every_cpu(lm_reset_one, NULL);
@@ -804,6 +799,9 @@ static int __init lockmeter_init(void)
 {
 	int ret;
 
+	ret = lm_task_cache_init();
+	if (ret)
+		return ret;
 	ret = lm_classify_init();
 	if (ret)
 		return ret;

@@ -682,7 +682,7 @@ void lm_clock_init(void);
 extern u64 lm_chain_min;
 const char *lm_clock_name(void);
 int lm_classify_init(void);
-int lm_task_pool_init(unsigned int nr);
+int lm_task_cache_init(void);
 
 /* ---- metered operations ---- */
 
@@ -785,7 +785,7 @@ static __always_inline void lm_charge(struct lm_cpu *c, struct lm_slot *s, u64 h
 
 /* ---- sleeping locks: the records of the current task ---- */
 
-/* A sleeping lock the task holds (lockmeter_sleep.c has the pool). */
+/* A sleeping lock the task holds (lockmeter_sleep.c has the blocks). */
 struct lm_task_held {
 	unsigned long lock;
 	unsigned long site;
@@ -801,11 +801,9 @@ struct lm_task_held {
 	u32 blk_stack;
 };
 
-extern bool lm_pool_low;
 bool lm_task_room(struct lm_task *lt, u32 epoch);
 void lm_sleep_release_deep(struct lm_task *lt, unsigned long lock, u32 type,
 			   u64 t_rel, u64 offcpu_rel);
-void lm_task_give_back(struct lm_task *lt);
 
 /* Charge the hold of record @h, released at @t_rel, to slot @s of @c. */
 static __always_inline void __lm_sleep_charge(struct lm_cpu *c, struct lm_slot *s,
@@ -867,14 +865,8 @@ static __always_inline bool lm_sleep_gate(void)
 	return false;
 }
 
-/* After a release: a task holding nothing gives its block back if asked. */
-static __always_inline void lm_task_done(struct lm_task *lt)
-{
-	if (unlikely(!lt->depth && READ_ONCE(lm_pool_low)))
-		lm_task_give_back(lt);
-}
-
 void lm_sleep_waited(struct lm_task_held *h, const struct lm_owner *owner);
+void lm_sleep_untracked(void);
 
 /*
  * Current begins to wait for sleeping @lock at @site, since @t: note it
@@ -962,7 +954,6 @@ static __always_inline void lm_sleep_release(void *lock, u32 type, u64 t_rel,
 		   h->epoch == READ_ONCE(lm_epoch))) {
 		lt->depth = d - 1;
 		lm_sleep_charge(h, type, t_rel, offcpu_rel);
-		lm_task_done(lt);
 	} else {
 		lm_sleep_release_deep(lt, (unsigned long)lock, type, t_rel, offcpu_rel);
 	}

@@ -10,6 +10,13 @@
  *
  * downgrade_write() ends the write hold and starts a read hold, acquired
  * without waiting at the downgrade's call site.
+ *
+ * A read hold may end in another task or context: down_read_non_owner()
+ * and up_read_non_owner() are not metered at all, and a read trylock
+ * with interrupts off, whose release may be an up_read_non_owner() from
+ * irq_work (BPF's mmap_read_trylock()), is counted but not recorded
+ * (lm_sleep_untracked()).  Mutexes and write holds have no such release:
+ * their owner unlocks them, in task context, and finds its record.
  */
 #include <linux/kprobes.h>
 #include <linux/lockmeter.h>
@@ -95,7 +102,11 @@ int lm_down_read_trylock(struct rw_semaphore *sem, unsigned long ip)
 	ret = __down_read_trylock(sem);
 	if (ret == 1) {
 		rwsem_acquire_read(&sem->dep_map, 0, 1, ip);
-		lm_sleep_acquired(sem, ip, LM_rwsem_read, 0, NULL);
+		/* released perhaps elsewhere: not recorded (lockmeter_sleep.c) */
+		if (unlikely(irqs_disabled()))
+			lm_sleep_untracked();
+		else
+			lm_sleep_acquired(sem, ip, LM_rwsem_read, 0, NULL);
 	} else {
 		lm_reject(sem, ip, LM_rwsem_read);
 	}

@@ -6,11 +6,16 @@
  *
  * A holder may sleep and migrate, so its records live with the task, not
  * the CPU: task_struct::lockmeter points to a block of
- * CONFIG_LOCKMETER_TASK_DEPTH records from a pool allocated when metering
- * is first switched on.  A task takes a block the first time it acquires
- * a metered sleeping lock and keeps it until it is freed; while the pool
- * runs low, a task gives its block back as soon as it holds nothing.  An
- * empty pool is counted (notask), the acquisition not metered.
+ * CONFIG_LOCKMETER_TASK_DEPTH records.  Every task forked after the early
+ * initcall that makes lm_task_cache gets its block at fork (GFP_KERNEL,
+ * in copy_process()) and frees it with the task, whether or not it ever
+ * takes a metered lock: the memory is per task, fixed, and no lock
+ * operation ever allocates, frees, or takes a global lock for it.  The
+ * few tasks older than the cache (init_task, the first kernel threads)
+ * and a fork whose allocation failed take a block from a small static
+ * pool the first time they acquire a metered sleeping lock, claimed by
+ * an atomic bit operation, and keep it until they are freed.  Nothing
+ * left there: the acquisition is not metered and counts as notask.
  *
  * Sleeping locks are metered in task context only.  Their trylocks and
  * releases also run in interrupts (say, a down_read_trylock() in a BPF
@@ -26,95 +31,108 @@
 #include <linux/lockmeter.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
+#include <linux/sched/stat.h>
+#include <linux/slab.h>
 #include <linux/spinlock.h>
-#include <linux/vmalloc.h>
 
 #include "lockmeter.h"
 
-/* A free block's first word links it to the next free one. */
-union lm_task_block {
-	union lm_task_block *next;
+/* One task's records, as the cache and the pool hand them out. */
+struct lm_task_block {
 	struct lm_task_held held[CONFIG_LOCKMETER_TASK_DEPTH];
 };
 
 /*
- * The pool: a stack of free blocks under an arch spinlock (taken with
- * interrupts off; it is neither metered nor seen by lockdep), since
- * blocks come back from free_task(), which may run in softirq context.
+ * The pool of the tasks older than the cache: a block is claimed with
+ * test_and_set_bit_lock() on its bit in lm_pool_used and released with
+ * clear_bit_unlock() when the task is freed; no lock, so a claim is safe
+ * in a lock path and a release in free_task(), which may run in softirq
+ * context.  Tasks older than lm_task_cache_init() are few (one per CPU
+ * started so far and a dozen kernel threads: the boot prints how many).
  */
-static arch_spinlock_t lm_pool_lock = __ARCH_SPIN_LOCK_UNLOCKED;
-static union lm_task_block *lm_pool_free;
-static unsigned int lm_pool_nr_free;
-static unsigned int lm_pool_size;
-bool lm_pool_low;	/* fewer than 1/8 free: give blocks back early */
+#define LM_TASK_POOL	64
 
-/* Allocate the pool; control calls this under lm_ctl_mutex, once. */
-int lm_task_pool_init(unsigned int nr)
+static struct lm_task_block lm_pool[LM_TASK_POOL];
+static DECLARE_BITMAP(lm_pool_used, LM_TASK_POOL);
+static struct kmem_cache *lm_task_cache __ro_after_init;
+
+/*
+ * Make the cache of task blocks; lockmeter's early initcall calls this
+ * before anything can switch metering on.  Without it, every task takes
+ * a block from the pool and most are not metered (notask).
+ */
+int __init lm_task_cache_init(void)
 {
-	union lm_task_block *b;
-	unsigned long flags;
-	unsigned int i;
+	struct kmem_cache *cache;
 
-	if (lm_pool_size)
-		return 0;
-	b = vzalloc(array_size(nr, sizeof(*b)));
-	if (!b)
+	cache = kmem_cache_create("lockmeter_task", sizeof(struct lm_task_block), 0,
+				  SLAB_ACCOUNT, NULL);
+	if (!cache)
 		return -ENOMEM;
-	raw_local_irq_save(flags);
-	arch_spin_lock(&lm_pool_lock);
-	for (i = 0; i < nr; i++) {
-		b[i].next = lm_pool_free;
-		lm_pool_free = &b[i];
-	}
-	lm_pool_nr_free = nr;
-	WRITE_ONCE(lm_pool_size, nr);
-	arch_spin_unlock(&lm_pool_lock);
-	raw_local_irq_restore(flags);
+	/* from here on, each fork allocates its block (lm_task_init()) */
+	smp_store_release(&lm_task_cache, cache);
+	pr_info("lockmeter: %zu bytes of records per task; %d tasks older use a pool of %d\n",
+		sizeof(struct lm_task_block), nr_threads, LM_TASK_POOL);
 	return 0;
 }
 
-static union lm_task_block *lm_pool_get(void)
+/*
+ * A new task (copy_process(), in process context, right after
+ * dup_task_struct()): no records, whatever its parent holds, and a block
+ * of its own.  If the allocation fails the task meets the pool later.
+ */
+void lm_task_init(struct lm_task *lt)
 {
-	union lm_task_block *b;
-	unsigned long flags;
+	/* pairs with smp_store_release() in lm_task_cache_init() */
+	struct kmem_cache *cache = smp_load_acquire(&lm_task_cache);
+	struct lm_task_block *b;
 
-	raw_local_irq_save(flags);
-	arch_spin_lock(&lm_pool_lock);
-	b = lm_pool_free;
-	if (b) {
-		lm_pool_free = b->next;
-		lm_pool_nr_free--;
-		WRITE_ONCE(lm_pool_low, lm_pool_nr_free < lm_pool_size / 8);
+	memset(lt, 0, sizeof(*lt));
+	if (!cache)
+		return;
+	b = kmem_cache_alloc(cache, GFP_KERNEL);
+	if (b)
+		lt->held = b->held;
+}
+
+/*
+ * A block from the pool for a task that has none; NULL when the pool is
+ * empty.  Lock-free: a failed claim means another task took that bit
+ * first, and the scan goes on.
+ */
+static struct lm_task_held *lm_pool_get(void)
+{
+	unsigned int w, bit;
+
+	for (w = 0; w < BITS_TO_LONGS(LM_TASK_POOL); w++) {
+		unsigned long free;
+
+		while ((free = ~READ_ONCE(lm_pool_used[w]))) {
+			bit = w * BITS_PER_LONG + __ffs(free);
+			if (bit >= LM_TASK_POOL)
+				break;
+			if (!test_and_set_bit_lock(bit, lm_pool_used))
+				return lm_pool[bit].held;
+		}
 	}
-	arch_spin_unlock(&lm_pool_lock);
-	raw_local_irq_restore(flags);
-	return b;
+	return NULL;
 }
 
 NOKPROBE_SYMBOL(lm_pool_get);
 
-static void lm_pool_put(union lm_task_block *b)
-{
-	unsigned long flags;
-
-	raw_local_irq_save(flags);
-	arch_spin_lock(&lm_pool_lock);
-	b->next = lm_pool_free;
-	lm_pool_free = b;
-	lm_pool_nr_free++;
-	WRITE_ONCE(lm_pool_low, lm_pool_nr_free < lm_pool_size / 8);
-	arch_spin_unlock(&lm_pool_lock);
-	raw_local_irq_restore(flags);
-}
-
-NOKPROBE_SYMBOL(lm_pool_put);
-
 /* The task is being freed (free_task()): nothing can use its block now. */
 void lm_task_free(struct lm_task *lt)
 {
-	if (lt->held)
-		lm_pool_put((union lm_task_block *)lt->held);
+	struct lm_task_block *b;
+
+	if (!lt->held)
+		return;
+	b = container_of(lt->held, struct lm_task_block, held[0]);
 	lt->held = NULL;
+	if (b >= lm_pool && b < lm_pool + LM_TASK_POOL)
+		clear_bit_unlock(b - lm_pool, lm_pool_used);
+	else
+		kmem_cache_free(lm_task_cache, b);
 }
 
 /*
@@ -220,13 +238,14 @@ static void lm_task_remove(struct lm_task *lt, unsigned int i)
 
 /*
  * Make room for one more record of the current task: a block if it has
- * none, else the records of earlier periods out, else its oldest.  False
- * when the pool is empty.  Preemption is off.
+ * none (a task older than the cache: from the pool, once), else the
+ * records of earlier periods out, else its oldest.  False when the pool
+ * is empty.  Preemption is off.
  */
 noinline bool lm_task_room(struct lm_task *lt, u32 epoch)
 {
 	if (!lt->held) {
-		lt->held = (struct lm_task_held *)lm_pool_get();
+		lt->held = lm_pool_get();
 		if (!lt->held) {
 			this_cpu_read(lm_cpus)->loss.notask++;
 			return false;
@@ -256,6 +275,49 @@ noinline void __lockfunc lm_sleep_charge_miss(struct lm_cpu *c, struct lm_cached
 NOKPROBE_SYMBOL(lm_sleep_charge_miss);
 
 /*
+ * A read trylock of an rw_semaphore succeeded with interrupts off.  Its
+ * release may well not be this task's: BPF's stack-map code takes
+ * mmap_read_trylock() with interrupts off and, unable to release it
+ * there, hands the up_read_non_owner() to irq_work, where this task's
+ * records are out of reach.  A record would stay behind, shown held
+ * forever, and a later release of the same lock could match it and
+ * charge a hold of minutes.  So it is not recorded: it counts as
+ * irqctx, and in task context the task notes it (lm_task::untracked),
+ * so that a release of its own finding no record is not unmatched.
+ * Interrupts are off.
+ */
+noinline void __lockfunc lm_sleep_untracked(void)
+{
+	struct lm_task *lt = &current->lockmeter;
+	struct lm_cpu *c = lm_gate();
+
+	if (!c)
+		return;
+	c->loss.irqctx++;
+	if (in_task() && lt->untracked < U8_MAX)
+		lt->untracked++;
+}
+
+NOKPROBE_SYMBOL(lm_sleep_untracked);
+
+/*
+ * The current task released a lock it has no record of: unmatched,
+ * unless it is the release of a read trylock it did not record
+ * (lm_sleep_untracked()), which counts where its acquisition did.
+ */
+static void lm_sleep_unmatched(struct lm_task *lt, u32 type)
+{
+	struct lm_cpu *c = this_cpu_read(lm_cpus);
+
+	if (type == LM_rwsem_read && lt->untracked) {
+		lt->untracked--;
+		c->loss.irqctx++;
+		return;
+	}
+	c->loss.unmatched++;
+}
+
+/*
  * The released lock is not the current task's newest record of this
  * period: find it below, drop stale records, or count it unmatched
  * (never seen acquired, or released by a task that is not the owner).
@@ -277,13 +339,12 @@ noinline void __lockfunc lm_sleep_release_deep(struct lm_task *lt, unsigned long
 		i = -1;
 	}
 	if (i < 0) {
-		this_cpu_read(lm_cpus)->loss.unmatched++;
+		lm_sleep_unmatched(lt, type);
 		return;
 	}
 	h = lt->held[i];
 	lm_task_remove(lt, i);
 	lm_sleep_charge(&h, type, t_rel, offcpu_rel);
-	lm_task_done(lt);
 }
 
 NOKPROBE_SYMBOL(lm_sleep_release_deep);
@@ -309,15 +370,6 @@ noinline void __lockfunc lm_sleep_waited(struct lm_task_held *h, const struct lm
 }
 
 NOKPROBE_SYMBOL(lm_sleep_waited);
-
-/* The task holds nothing and the pool runs low: give its block back. */
-noinline void lm_task_give_back(struct lm_task *lt)
-{
-	lm_pool_put((union lm_task_block *)lt->held);
-	lt->held = NULL;
-}
-
-NOKPROBE_SYMBOL(lm_task_give_back);
 
 /* Sleeping locks the current task holds, as lockmeter sees them. */
 int lockmeter_current_held(void)

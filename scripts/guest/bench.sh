@@ -15,6 +15,12 @@
 #   fork       ns per fork + exit + wait (workload)
 #   full       lockmeter on only: ns per spin pair once this CPU's table
 #              is full, the pair landing in the overflow row (test module)
+#   mutex10    lockmeter on only: the mutex pair, timed in a kthread that
+#              holds nothing, while 10 kthreads sleep holding a mutex
+#              each (test module)
+#   mutex5k    the same with 5000 kthreads: task records are per task, so
+#              the figure must not move (pid_max and threads-max are
+#              raised for them, after the fork test)
 #
 # "lmbench=module" on the kernel command line runs the module's tests
 # only (make bench's boot with more CPUs).  On a lockmeter kernel the
@@ -98,6 +104,12 @@ if [ -e $LM ]; then
 	if [ "$scope" != module ]; then
 		module on "full:bench_full $((50000 / scale))" || rc=1
 		info full_ table_full
+		echo reset > $LM
+		echo 32768 > /proc/sys/kernel/pid_max
+		echo 32768 > /proc/sys/kernel/threads-max
+		module on "mutex10:bench_mutex_threads 10 $((100000 / scale))" \
+			"mutex5k:bench_mutex_threads 5000 $((100000 / scale))" || rc=1
+		info threads_ notask
 	fi
 	echo off > $LM
 	echo reset > $LM	# the full-table test left this CPU's table full

@@ -34,6 +34,13 @@ def full(value, table_full=None):
     return text
 
 
+def threads(few, many, notask=0):
+    """The mutex pair with 10 and with 5000 tasks alive, and notask then."""
+    return ('LM-BENCH: state=on test=mutex10 value=%d unit=ns\n'
+            'LM-BENCH: state=on test=mutex5k value=%d unit=ns\n'
+            'LM-BENCH-INFO: threads_notask: %d\n' % (few, many, notask))
+
+
 def wide(on_pair, on_mutex, cpus=8):
     tests = ['pair', 'contended', 'mutex', 'clock', 'irq']
     return (log('off', [101, 200, 100, 50, 10], cpus=cpus, tests=tests) +
@@ -63,14 +70,15 @@ class BenchReport(unittest.TestCase):
                                capture_output=True, text=True)
             return p.returncode, p.stdout, p.stderr
 
-    def logs(self, on_pair=60, off_pair=101, off_pipe=10100, extra_lm=None):
+    def logs(self, on_pair=60, off_pair=101, off_pipe=10100, extra_lm=None,
+             threads_lm=threads(800, 808)):
         base = log('none', [100, 200, 100, 10000, 500000, 50, 10])
         lm = (log('off', [off_pair, 200, 100, off_pipe, 500000, 50, 10]) +
               log('on', [on_pair + 100, 900, 800, 11000, 560000, 50, 10],
                   'LM-BENCH-INFO: rows: 264\nLM-BENCH-INFO: table_full: 0\n'))
         if extra_lm is None:
             extra_lm = full(on_pair + 100 + 50, 1000)
-        lm += extra_lm
+        lm += extra_lm + threads_lm
         ls = log('lock_stat', [600, 1400, 900, 20000, 900000, 50, 10])
         return base, lm, ls
 
@@ -111,6 +119,23 @@ class BenchReport(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertRegex(out, r'full table, .* +no figure +MISSED')
         self.assertIn('no figure for: lockmeter on full', err)
+
+    def test_threads(self):
+        # 808 vs 800 is +1.0%: met; +3.0% or a notask missed
+        what = r'on, mutex pair, 5000 tasks alive within 2% of 10, notask 0 +'
+        rc, out, _ = self.icount()
+        self.assertEqual(rc, 0)
+        self.assertRegex(out, what + r'808 vs 800 \(\+1\.0%\), notask 0 +met')
+        rc, out, _ = self.icount(threads_lm=threads(800, 824))
+        self.assertRegex(out, what + r'824 vs 800 \(\+3\.0%\), notask 0 +MISSED')
+        rc, out, _ = self.icount(threads_lm=threads(800, 800, 3))
+        self.assertRegex(out, what + r'800 vs 800 \(\+0\.0%\), notask 3 +MISSED')
+
+    def test_threads_missing(self):
+        rc, out, err = self.icount(threads_lm='')
+        self.assertEqual(rc, 1)
+        self.assertRegex(out, r'5000 tasks alive .* +no figure +MISSED')
+        self.assertIn('no figure for: lockmeter on mutex10/mutex5k', err)
 
     def test_wide(self):
         # pair 160 on 2 CPUs, 166 on 8 (+3.8%); mutex 800 vs 900 (+12.5%)
@@ -163,13 +188,14 @@ class BenchReport(unittest.TestCase):
             self.assertRegex(out, r'\(%s\).* +not reported +MISSED' % key)
 
     def test_count_line(self):
-        # 11 per-operation targets, full table, 2 machine size, 3 memory
+        # 11 per-operation targets, full table, 5000 tasks, 2 machine size,
+        # 3 memory
         rc, out, _ = self.icount(extra_lm=full(210, 1000) + MEM, wide_log=wide(160, 800))
         self.assertEqual(rc, 0)
         lines = [l for l in out.splitlines()
                  if l.startswith('  ') and l.endswith((' met', ' MISSED'))]
         met = sum(1 for l in lines if l.endswith(' met'))
-        self.assertEqual(len(lines), 17)
+        self.assertEqual(len(lines), 18)
         self.assertIn('targets: %d met, %d MISSED' % (met, len(lines) - met), out)
         rc, out, _ = self.run_report(*self.logs())
         self.assertRegex(out, r'(?m)^targets: 6 met, 0 MISSED$')
