@@ -4,13 +4,14 @@
  * rw_semaphore), embedded in task_struct.  A holder may sleep and migrate,
  * so these records cannot live in per-CPU data.
  *
- * The records themselves are not in task_struct: every task forked once
- * lockmeter's cache is up (an early initcall) gets a block of
- * CONFIG_LOCKMETER_TASK_DEPTH of them at fork, and keeps it until the
- * task is freed.  The tasks that existed before (init_task, early boot
- * threads) and a task whose allocation failed take one from a small
- * pool the first time they take a metered sleeping lock, and keep it
- * too.  No lock operation ever allocates, frees or hands a block back.
+ * The records themselves are not in task_struct: the first time
+ * metering is switched on, every task gets a block of
+ * CONFIG_LOCKMETER_TASK_DEPTH of them from a kmem_cache, and from then
+ * on every task gets its own at fork; a task keeps its block until it is
+ * freed.  Before that first "on" nothing is allocated.  A task that has
+ * none when it takes a metered sleeping lock (its fork raced that first
+ * "on", or its allocation failed) takes one from a small pool, once.  No
+ * lock operation ever allocates, frees or hands a block back.
  * task_struct grows by this header alone.
  *
  * Only the task itself reads or writes its records, and only in task
@@ -62,7 +63,8 @@ struct lm_task {
 
 /*
  * A new task (copy_process(), before anything can free it) holds
- * nothing, whatever its parent holds, and gets a block of its own.
+ * nothing, whatever its parent holds, and gets a block of its own once
+ * metering has been on.
  */
 void lm_task_init(struct lm_task *lt);
 #define lockmeter_task_init(p)	lm_task_init(&(p)->lockmeter)

@@ -6,16 +6,18 @@
  *
  * A holder may sleep and migrate, so its records live with the task, not
  * the CPU: task_struct::lockmeter points to a block of
- * CONFIG_LOCKMETER_TASK_DEPTH records.  Every task forked after the early
- * initcall that makes lm_task_cache gets its block at fork (GFP_KERNEL,
- * in copy_process()) and frees it with the task, whether or not it ever
- * takes a metered lock: the memory is per task, fixed, and no lock
- * operation ever allocates, frees, or takes a global lock for it.  The
- * few tasks older than the cache (init_task, the first kernel threads)
- * and a fork whose allocation failed take a block from a small static
- * pool the first time they acquire a metered sleeping lock, claimed by
- * an atomic bit operation, and keep it until they are freed.  Nothing
- * left there: the acquisition is not metered and counts as notask.
+ * CONFIG_LOCKMETER_TASK_DEPTH records from a kmem_cache.  Nothing is
+ * allocated while metering has never been on: a kernel built with
+ * CONFIG_LOCKMETER that never meters pays a memset at fork and no memory.
+ * The first "on" gives every task a block (lm_task_blocks_give(), in
+ * process context), and from then on each fork allocates its own
+ * (GFP_KERNEL, in copy_process()); a task frees its block when it is
+ * freed.  No lock operation ever allocates, frees, or takes a global lock
+ * for a block.  A task that still has none when it first takes a metered
+ * sleeping lock (a fork that raced the first "on", one whose allocation
+ * failed) takes one from a small static pool, claimed by an atomic bit
+ * operation, and keeps it until it is freed; with the pool empty the
+ * acquisition is not metered and counts as notask.
  *
  * Sleeping locks are metered in task context only.  Their trylocks and
  * releases also run in interrupts (say, a down_read_trylock() in a BPF
@@ -27,10 +29,12 @@
  * and no other CPU ever edits them; only the charge to the per-CPU table
  * runs with interrupts off.
  */
+#include <linux/jump_label.h>
 #include <linux/kprobes.h>
 #include <linux/lockmeter.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/stat.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -43,56 +47,135 @@ struct lm_task_block {
 };
 
 /*
- * The pool of the tasks older than the cache: a block is claimed with
+ * The pool of the tasks that found no block: one is claimed with
  * test_and_set_bit_lock() on its bit in lm_pool_used and released with
  * clear_bit_unlock() when the task is freed; no lock, so a claim is safe
  * in a lock path and a release in free_task(), which may run in softirq
- * context.  Tasks older than lm_task_cache_init() are few (one per CPU
- * started so far and a dozen kernel threads: the boot prints how many).
+ * context.
  */
 #define LM_TASK_POOL	64
 
 static struct lm_task_block lm_pool[LM_TASK_POOL];
 static DECLARE_BITMAP(lm_pool_used, LM_TASK_POOL);
 static struct kmem_cache *lm_task_cache __ro_after_init;
+/* forks allocate a block: from the first "on" (lm_task_blocks_give()) */
+static DEFINE_STATIC_KEY_FALSE(lm_fork_blocks);
 
 /*
  * Make the cache of task blocks; lockmeter's early initcall calls this
- * before anything can switch metering on.  Without it, every task takes
- * a block from the pool and most are not metered (notask).
+ * before anything can switch metering on.
  */
 int __init lm_task_cache_init(void)
 {
-	struct kmem_cache *cache;
+	lm_task_cache = kmem_cache_create("lockmeter_task", sizeof(struct lm_task_block),
+					  0, SLAB_ACCOUNT, NULL);
+	return lm_task_cache ? 0 : -ENOMEM;
+}
 
-	cache = kmem_cache_create("lockmeter_task", sizeof(struct lm_task_block), 0,
-				  SLAB_ACCOUNT, NULL);
-	if (!cache)
-		return -ENOMEM;
-	/* from here on, each fork allocates its block (lm_task_init()) */
-	smp_store_release(&lm_task_cache, cache);
-	pr_info("lockmeter: %zu bytes of records per task; %d tasks older use a pool of %d\n",
-		sizeof(struct lm_task_block), nr_threads, LM_TASK_POOL);
-	return 0;
+/* Hand back @held, the block of a task that is freed or found another. */
+static void lm_block_put(struct lm_task_held *held)
+{
+	struct lm_task_block *b = container_of(held, struct lm_task_block, held[0]);
+
+	if (b >= lm_pool && b < lm_pool + LM_TASK_POOL)
+		clear_bit_unlock(b - lm_pool, lm_pool_used);
+	else
+		kmem_cache_free(lm_task_cache, b);
 }
 
 /*
  * A new task (copy_process(), in process context, right after
  * dup_task_struct()): no records, whatever its parent holds, and a block
- * of its own.  If the allocation fails the task meets the pool later.
+ * of its own once metering has been on.  If the allocation fails the
+ * task meets the pool later.
  */
 void lm_task_init(struct lm_task *lt)
 {
-	/* pairs with smp_store_release() in lm_task_cache_init() */
-	struct kmem_cache *cache = smp_load_acquire(&lm_task_cache);
 	struct lm_task_block *b;
 
 	memset(lt, 0, sizeof(*lt));
-	if (!cache)
+	if (!static_branch_unlikely(&lm_fork_blocks))
 		return;
-	b = kmem_cache_alloc(cache, GFP_KERNEL);
+	b = kmem_cache_alloc(lm_task_cache, GFP_KERNEL);
 	if (b)
 		lt->held = b->held;
+}
+
+/*
+ * One pass of lm_task_blocks_give(): up to @nr blocks from @blocks to
+ * tasks that have none.  A task may install one of its own meanwhile
+ * (lm_task_room()), so each is given by cmpxchg.  Returns how many were
+ * given.  Under RCU, a task seen on the list is freed, with its block,
+ * only after the grace period.
+ */
+static unsigned int lm_task_blocks_hand(struct lm_task_block **blocks, unsigned int nr)
+{
+	struct task_struct *g, *t;
+	unsigned int i = 0;
+
+	rcu_read_lock();
+	for_each_process_thread(g, t) {
+		if (i == nr)
+			break;
+		if (READ_ONCE(t->lockmeter.held))
+			continue;
+		if (!cmpxchg(&t->lockmeter.held, NULL, blocks[i]->held))
+			i++;
+	}
+	rcu_read_unlock();
+	return i;
+}
+
+/* Tasks alive with no block, counted under RCU. */
+static unsigned int lm_task_blockless(void)
+{
+	struct task_struct *g, *t;
+	unsigned int nr = 0;
+
+	rcu_read_lock();
+	for_each_process_thread(g, t)
+		nr += !READ_ONCE(t->lockmeter.held);
+	rcu_read_unlock();
+	return nr;
+}
+
+#define LM_GIVE_PASSES	4
+
+/*
+ * The first "on" (process context, lockmeter's control mutex held): from
+ * now on each fork allocates its block, and every task alive gets one.
+ * A fork that passed lm_task_init() before the key flipped and joins the
+ * task list after a pass is found by the next pass; what is left after
+ * the last (forks racing each pass, failed allocations) uses the pool.
+ * Blocks stay with their tasks when metering goes off.
+ */
+void lm_task_blocks_give(void)
+{
+	unsigned int pass, nr, given, i;
+	struct lm_task_block **blocks;
+
+	if (static_key_enabled(&lm_fork_blocks))
+		return;
+	static_branch_enable(&lm_fork_blocks);
+	for (pass = 0; pass < LM_GIVE_PASSES; pass++) {
+		nr = lm_task_blockless();
+		if (!nr)
+			break;
+		blocks = kvmalloc_array(nr, sizeof(*blocks), GFP_KERNEL);
+		if (!blocks)
+			break;
+		for (i = 0; i < nr; i++) {
+			blocks[i] = kmem_cache_alloc(lm_task_cache, GFP_KERNEL);
+			if (!blocks[i])
+				break;
+		}
+		nr = i;
+		given = lm_task_blocks_hand(blocks, nr);
+		for (i = given; i < nr; i++)
+			kmem_cache_free(lm_task_cache, blocks[i]);
+		kvfree(blocks);
+		cond_resched();
+	}
 }
 
 /*
@@ -123,16 +206,12 @@ NOKPROBE_SYMBOL(lm_pool_get);
 /* The task is being freed (free_task()): nothing can use its block now. */
 void lm_task_free(struct lm_task *lt)
 {
-	struct lm_task_block *b;
+	struct lm_task_held *held = lt->held;
 
-	if (!lt->held)
+	if (!held)
 		return;
-	b = container_of(lt->held, struct lm_task_block, held[0]);
 	lt->held = NULL;
-	if (b >= lm_pool && b < lm_pool + LM_TASK_POOL)
-		clear_bit_unlock(b - lm_pool, lm_pool_used);
-	else
-		kmem_cache_free(lm_task_cache, b);
+	lm_block_put(held);
 }
 
 /*
@@ -238,19 +317,22 @@ static void lm_task_remove(struct lm_task *lt, unsigned int i)
 
 /*
  * Make room for one more record of the current task: a block if it has
- * none (a task older than the cache: from the pool, once), else the
+ * none (from the pool, once), else the
  * records of earlier periods out, else its oldest.  False when the pool
  * is empty.  Preemption is off.
  */
 noinline bool lm_task_room(struct lm_task *lt, u32 epoch)
 {
-	if (!lt->held) {
-		lt->held = lm_pool_get();
-		if (!lt->held) {
+	if (!READ_ONCE(lt->held)) {
+		struct lm_task_held *held = lm_pool_get();
+
+		if (!held) {
 			this_cpu_read(lm_cpus)->loss.notask++;
 			return false;
 		}
-		lt->depth = 0;
+		/* the first "on" may have given it one meanwhile */
+		if (cmpxchg(&lt->held, NULL, held))
+			lm_block_put(held);
 		return true;
 	}
 	lm_task_purge(lt, epoch);
@@ -311,10 +393,10 @@ static void lm_sleep_unmatched(struct lm_task *lt, u32 type)
 
 	if (type == LM_rwsem_read && lt->untracked) {
 		lt->untracked--;
-		c->loss.irqctx++;
+		lm_loss_inc(&c->loss.irqctx);
 		return;
 	}
-	c->loss.unmatched++;
+	lm_loss_inc(&c->loss.unmatched);
 }
 
 /*
