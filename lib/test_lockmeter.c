@@ -95,6 +95,8 @@
  *                       (lmt_held_holder(), in msleep()) while W kthreads
  *                       "lmt/waiter" wait for it (lmt_held_waiter()); returns
  *                       when it is held and the waiters run: pid (the holder's)
+ *   mutex_wait_bg W     W more "lmt/waiter" kthreads for the mutex that
+ *                       mutex_hold_bg holds (EINVAL if none does)
  *   bg_join             wait until the mutex_hold_bg kthreads have ended
  *
  * Loading the module takes lmt_init_lock once, in __init code: that site
@@ -1024,10 +1026,24 @@ static void lmt_bg_join(void)
 		wait_for_completion(&lmt_bg.exited);
 }
 
-static int lmt_cmd_hold_bg(const unsigned int *a)
+/* @nr kthreads that wait for lmt_held_mutex; how many started. */
+static unsigned int lmt_bg_waiters(unsigned int nr)
 {
 	struct task_struct *t;
 	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		t = kthread_run(lmt_bg_waiter_fn, NULL, "lmt/waiter");
+		if (IS_ERR(t))
+			break;
+		lmt_bg.nr++;
+	}
+	return i;
+}
+
+static int lmt_cmd_hold_bg(const unsigned int *a)
+{
+	struct task_struct *t;
 
 	if (!a[0] || a[0] > 10000 || a[1] > LMT_MAX_THREADS)
 		return -EINVAL;
@@ -1043,13 +1059,15 @@ static int lmt_cmd_hold_bg(const unsigned int *a)
 	lmt_res.pid = task_pid_nr(t);
 	lmt_res.has_pid = true;
 	wait_for_completion(&lmt_bg.holding);
-	for (i = 0; i < a[1]; i++) {
-		t = kthread_run(lmt_bg_waiter_fn, NULL, "lmt/waiter");
-		if (IS_ERR(t))
-			break;
-		lmt_bg.nr++;
-	}
+	lmt_bg_waiters(a[1]);
 	return 0;
+}
+
+static int lmt_cmd_wait_bg(const unsigned int *a)
+{
+	if (!a[0] || a[0] > LMT_MAX_THREADS || !lmt_bg.nr)
+		return -EINVAL;
+	return lmt_bg_waiters(a[0]) ? 0 : -ENOMEM;
 }
 
 static int lmt_cmd_hist_holds(const unsigned int *a)
@@ -1458,6 +1476,7 @@ static const struct lmt_cmd {
 	{ "mutex_migrate",	2, lmt_cmd_mutex_migrate },
 	{ "mutex_sleep",	2, lmt_cmd_mutex_sleep },
 	{ "mutex_trylock",	1, lmt_cmd_trylock },
+	{ "mutex_wait_bg",	1, lmt_cmd_wait_bg },
 	{ "nonlifo",		1, lmt_cmd_nonlifo },
 	{ "nonowner",		2, lmt_cmd_nonowner },
 	{ "overflow",		1, lmt_cmd_overflow },

@@ -1033,6 +1033,53 @@ TEST_F_TIMEOUT(nl, held_lists_holder_chain_and_waiter, 120)
 	ASSERT_EQ(0, lm_ctl("reset"));
 }
 
+/*
+ * A mutex taken while metering was off has no record: a task that waits
+ * for it once metering is on still gets the lock listed, with no holder
+ * (pid 0, no comm, no site), held as long as the waiter has waited.
+ */
+TEST_F_TIMEOUT(nl, held_lists_waiters_of_unrecorded_holder, 120)
+{
+	static const struct nl_req held = {
+		.cmd = LOCKMETER_CMD_HELD_GET, .flags = NLM_F_DUMP,
+		.attr = { { LOCKMETER_A_OVER, 4, 300000000 } },
+	};
+	struct nl_held h;
+	int i;
+
+	lm_setup(_metadata);
+	ASSERT_EQ(0, lm_ctl("off"));
+	ASSERT_EQ(0, lm_ctl("reset"));
+	lm_mod_cmd(_metadata, "mutex_hold_bg 3000 0");
+	ASSERT_EQ(0, lm_ctl("on"));
+	lm_mod_cmd(_metadata, "mutex_wait_bg 1");
+	self->r.want_lock = "lmt_held_mutex";
+	for (i = 0; i < 400; i++) {
+		free(self->r.buf);
+		ASSERT_EQ(0, nl_do(self->family, &held, &self->r));
+		ASSERT_EQ(0, self->r.error) TH_LOG("held-get: %s", self->r.msg);
+		if (self->r.have_row)
+			break;
+		usleep(10000);
+	}
+	ASSERT_TRUE(self->r.have_row) TH_LOG("lmt_held_mutex never listed");
+	nl_held_get(&self->r, &h);
+	ksft_print_msg("held %llu ns by pid %u \"%s\" at \"%s\", %u waiters (%s %llu ns)\n",
+		       (unsigned long long)h.ns, h.pid, h.comm, h.site, h.waiters,
+		       h.waiter_comm, (unsigned long long)h.waited);
+	EXPECT_EQ((__u32)LOCKMETER_TYPE_MUTEX, h.type);
+	EXPECT_EQ(0U, h.pid);
+	EXPECT_STREQ("", h.comm);
+	EXPECT_STREQ("", h.site);
+	EXPECT_EQ(0U, h.frames);
+	EXPECT_EQ(1U, h.waiters);
+	EXPECT_STREQ("lmt/waiter", h.waiter_comm);
+	EXPECT_GE(h.waited, 300000000ULL);
+	EXPECT_EQ(h.waited, h.ns);
+	lm_mod_cmd(_metadata, "bg_join");
+	ASSERT_EQ(0, lm_ctl("reset"));
+}
+
 #define NL_HIST		64
 
 /* The uint attributes @type directly inside nest (or message) @a[@len], in order. */

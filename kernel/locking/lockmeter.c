@@ -422,6 +422,8 @@ static int __lockmeter_on(void)
 	ret = lm_alloc();
 	if (ret)
 		return ret;
+	/* the first time: every task gets its records (lockmeter_sleep.c) */
+	lm_task_blocks_give();
 	/*
 	 * Not live: nothing records.  Drop what releases that raced the last
 	 * "off" left behind, on every CPU (one that was offline then may be
@@ -469,6 +471,9 @@ static void __lockmeter_reset(void)
 			lm_rows_clear(per_cpu(lm_cpus, cpu)->slot, lm_dir.nr);
 	}
 	lm_for_every_cpu(lm_reset_one, NULL);
+	/* no row holds a time: the moment to give up a TSC found unstable */
+	if (lm_allocated)
+		lm_clock_recheck();
 	/* no row names an unloaded module's symbol any more */
 	lm_gone_free();
 	lm_resets++;
@@ -813,3 +818,20 @@ static int __init lockmeter_init(void)
 	return 0;
 }
 early_initcall(lockmeter_init);
+
+/*
+ * With lockmeter=on the clock was chosen before the other CPUs came up
+ * and their TSCs were checked against the boot CPU's.  If the TSC was
+ * found unstable meanwhile, the rows so far mix clocks: start them again
+ * in local_clock() (lm_clock_recheck(), in the reset).
+ */
+static int __init lockmeter_clock_late(void)
+{
+	guard(mutex)(&lm_ctl_mutex);
+	if (!lm_allocated || !lm_clock_is_tsc() || lm_tsc_trusted())
+		return 0;
+	pr_warn("lockmeter: the TSC was found unstable: holds are timed by local_clock() from here, rows reset\n");
+	__lockmeter_reset();
+	return 0;
+}
+late_initcall(lockmeter_clock_late);

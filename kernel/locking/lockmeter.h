@@ -431,6 +431,22 @@ struct lm_loss {
 };
 
 /*
+ * Bump a loss counter of this CPU that an interrupt may bump too (irqctx,
+ * unmatched of sleeping locks): counted in task or softirq context with
+ * interrupts on, a plain increment could lose one to a hardirq counting
+ * in between.  Interrupts off, it cannot.  Preemption is off, NMIs never
+ * count.
+ */
+static __always_inline void lm_loss_inc(u64 *ctr)
+{
+	unsigned long flags;
+
+	raw_local_irq_save(flags);
+	WRITE_ONCE(*ctr, *ctr + 1);
+	raw_local_irq_restore(flags);
+}
+
+/*
  * A 16-bit histogram bucket that wrapped: @key is its offset in its
  * struct lm_cpu (0: a free entry), @wraps how often it wrapped, each
  * time 65536 events.
@@ -679,10 +695,13 @@ static __always_inline u64 lm_delta(u64 from, u64 to)
 }
 
 void lm_clock_init(void);
+bool lm_clock_recheck(void);
+bool lm_tsc_trusted(void);
 extern u64 lm_chain_min;
 const char *lm_clock_name(void);
 int lm_classify_init(void);
 int lm_task_cache_init(void);
+void lm_task_blocks_give(void);
 
 /* ---- metered operations ---- */
 
@@ -861,7 +880,7 @@ static __always_inline bool lm_sleep_gate(void)
 		return this_cpu_read(lm_live_cpu);
 	c = lm_gate();
 	if (c)
-		c->loss.irqctx++;
+		lm_loss_inc(&c->loss.irqctx);
 	return false;
 }
 
@@ -992,8 +1011,10 @@ struct lm_held_row {
 	struct lm_key key;	/* classified, as the table keys it */
 	unsigned long lock;	/* the address, matching waiters */
 	u64 ns;			/* held so far */
-	u32 pid;		/* the holder (spinning: what its CPU runs) */
-	int cpu;		/* spinning locks: the CPU holding it, else -1 */
+	u32 pid;		/* the holder (spinning: what its CPU runs); 0 and no
+				 * comm for a sleeping lock: not recorded */
+	int cpu;		/* spinning: the CPU holding it; sleeping: the CPU
+				 * the holder runs on, its chain unread; else -1 */
 	char comm[TASK_COMM_LEN];
 	u32 nr;			/* frames in @ip: sleeping holders' chain now */
 	unsigned long ip[LM_STACK_DEPTH];
@@ -1007,6 +1028,7 @@ struct lm_held_snap {
 	struct lm_held_waiter *waiters;	/* by lock, longest wait first */
 	size_t nr_waiters;
 	u64 truncated;		/* rows and waiters that did not fit */
+	unsigned long chain[LM_STACK_DEPTH];	/* lm_held_task()'s */
 };
 
 int lm_held_snapshot(struct lm_held_snap *hs, u64 over);

@@ -16,9 +16,11 @@
  * reader, so an entry read while it changes may come out stale or mixed
  * (a lock released just then, a site of the next record).  That is
  * harmless: nothing read is dereferenced.  Lock and site addresses are
- * only named through kallsyms, task records live in a pool that is never
- * freed, and tasks are walked under RCU.  What does not fit the snapshot
- * is counted, never dropped silently.
+ * only named through kallsyms, and tasks are walked under RCU: a task's
+ * records are freed with it, after a grace period.  When the rows must be
+ * cut, the longest held are kept; what does not fit the snapshot is
+ * counted, never dropped silently.  A lock that tasks wait for but whose
+ * holder has no record gets a row too, with no holder.
  */
 #include <linux/kallsyms.h>
 #include <linux/rcupdate.h>
@@ -48,18 +50,30 @@ static void lm_held_comm(char *dst, const struct task_struct *p)
 	dst[TASK_COMM_LEN - 1] = '\0';
 }
 
-/* Room for one more row, or NULL (counted). */
-static struct lm_held_row *lm_held_row_new(struct lm_held_snap *hs)
+/*
+ * Room for a row held @ns: a new one, or when all are taken the shortest,
+ * if @ns is longer (the rows a reader most needs are the longest held);
+ * NULL if not.  Either way, one row is not listed: counted.
+ */
+static struct lm_held_row *lm_held_row_new(struct lm_held_snap *hs, u64 ns)
 {
 	struct lm_held_row *r;
+	size_t i;
 
 	if (hs->nr == LM_HELD_ROWS) {
 		hs->truncated++;
-		return NULL;
+		r = &hs->rows[0];
+		for (i = 1; i < hs->nr; i++)
+			if (hs->rows[i].ns < r->ns)
+				r = &hs->rows[i];
+		if (r->ns >= ns)
+			return NULL;
+	} else {
+		r = &hs->rows[hs->nr++];
 	}
-	r = &hs->rows[hs->nr++];
 	memset(r, 0, sizeof(*r));
 	r->cpu = -1;
+	r->ns = ns;
 	return r;
 }
 
@@ -85,11 +99,9 @@ static struct lm_held_row *lm_held_add(struct lm_held_snap *hs, unsigned long lo
 
 	if (ns < over)
 		return NULL;
-	r = lm_held_row_new(hs);
-	if (r) {
+	r = lm_held_row_new(hs, ns);
+	if (r)
 		lm_held_key(r, lock, site, type);
-		r->ns = ns;
-	}
 	return r;
 }
 
@@ -121,14 +133,20 @@ static void lm_held_spinning(struct lm_held_snap *hs, u64 now, u64 over)
 	}
 }
 
-/* @p's sleeping locks held at least @over ns, with its current chain. */
+/*
+ * @p's sleeping locks held at least @over ns, with its current chain, or
+ * where it runs now: the chain of a running task cannot be read (the
+ * unwinder refuses a stack that changes under it).
+ */
 static void lm_held_task(struct lm_held_snap *hs, struct task_struct *p, u32 epoch,
 			 u64 now, u64 over)
 {
 	const struct lm_task *lt = &p->lockmeter;
 	struct lm_task_held *held = READ_ONCE(lt->held);
-	struct lm_held_row *r, *first = NULL;
-	unsigned int i, d;
+	unsigned int i, d, nr = 0;
+	bool chain = false;
+	struct lm_held_row *r;
+	int cpu = -1;
 
 	if (!held)
 		return;
@@ -147,13 +165,16 @@ static void lm_held_task(struct lm_held_snap *hs, struct task_struct *p, u32 epo
 			continue;
 		r->pid = p->pid;
 		lm_held_comm(r->comm, p);
-		if (!first) {
-			r->nr = stack_trace_save_tsk(p, r->ip, LM_STACK_DEPTH, 0);
-			first = r;
-		} else {
-			r->nr = first->nr;
-			memcpy(r->ip, first->ip, sizeof(r->ip));
+		if (!chain) {
+			/* once for all its rows, kept aside: a row may be reused */
+			nr = stack_trace_save_tsk(p, hs->chain, LM_STACK_DEPTH, 0);
+			if (!nr && READ_ONCE(p->on_cpu))
+				cpu = task_cpu(p);
+			chain = true;
 		}
+		r->nr = nr;
+		memcpy(r->ip, hs->chain, nr * sizeof(*r->ip));
+		r->cpu = cpu;
 	}
 }
 
@@ -201,12 +222,52 @@ static int lm_held_waiter_cmp(const void *a, const void *b)
 	return 0;
 }
 
-/* Point each sleeping lock's row at its waiters, longest first. */
-static void lm_held_match(struct lm_held_snap *hs)
+/* Whether some row is of @lock. */
+static bool lm_held_has(const struct lm_held_snap *hs, unsigned long lock)
+{
+	size_t i;
+
+	for (i = 0; i < hs->nr; i++)
+		if (hs->rows[i].lock == lock)
+			return true;
+	return false;
+}
+
+/*
+ * Rows for the locks tasks wait for whose holder has no record (it took
+ * the lock before metering was on, or released a record it was not
+ * given: a non-owner release), if the longest waiter has waited at least
+ * @over ns: pid 0, no comm, held as long as that wait (the lock has not
+ * been free for that waiter since), the type as that waiter wants it.
+ * @hs->waiters are sorted by lock.
+ */
+static void lm_held_unrecorded(struct lm_held_snap *hs, u64 over)
+{
+	size_t i;
+
+	for (i = 0; i < hs->nr_waiters; i++) {
+		const struct lm_held_waiter *w = &hs->waiters[i];
+		struct lm_held_row *r;
+
+		if ((i && hs->waiters[i - 1].lock == w->lock) || w->ns < over ||
+		    lm_held_has(hs, w->lock))
+			continue;
+		r = lm_held_row_new(hs, w->ns);
+		if (r)
+			lm_held_key(r, w->lock, 0, w->type);
+	}
+}
+
+/*
+ * Point each sleeping lock's row at its waiters, longest first, after
+ * adding the rows of holders not recorded.
+ */
+static void lm_held_match(struct lm_held_snap *hs, u64 over)
 {
 	size_t i, j;
 
 	sort(hs->waiters, hs->nr_waiters, sizeof(*hs->waiters), lm_held_waiter_cmp, NULL);
+	lm_held_unrecorded(hs, over);
 	sort(hs->rows, hs->nr, sizeof(*hs->rows), lm_held_row_cmp, NULL);
 	for (i = 0; i < hs->nr; i++) {
 		struct lm_held_row *r = &hs->rows[i];
@@ -268,7 +329,7 @@ int lm_held_snapshot(struct lm_held_snap *hs, u64 over)
 	for (i = 0; i < hs->nr; i++) {
 		struct lm_held_row *r = &hs->rows[i];
 
-		if (r->cpu < 0)
+		if (r->cpu < 0 || lm_type_sleeps(r->key.type))
 			continue;
 		r->pid = run[r->cpu].pid;
 		if (run[r->cpu].comm[0])
@@ -276,7 +337,7 @@ int lm_held_snapshot(struct lm_held_snap *hs, u64 over)
 		else
 			snprintf(r->comm, sizeof(r->comm), "swapper/%d", r->cpu);
 	}
-	lm_held_match(hs);
+	lm_held_match(hs, over);
 out_unlock:
 	mutex_unlock(&lm_ctl_mutex);
 	vfree(run);

@@ -417,7 +417,8 @@ static int lm_nl_held_put(struct sk_buff *skb, struct lm_nl_held *h,
 	    nla_put_string(skb, LOCKMETER_H_LOCK,
 			   lm_lock_name(&h->nn.names, &r->key, h->lock, sizeof(h->lock))) ||
 	    nla_put_string(skb, LOCKMETER_H_SITE,
-			   lm_site_name(&h->nn.names, &r->key, h->nn.buf, sizeof(h->nn.buf))) ||
+			   r->key.site ? lm_site_name(&h->nn.names, &r->key, h->nn.buf,
+						      sizeof(h->nn.buf)) : "") ||
 	    nla_put_uint(skb, LOCKMETER_H_HELD_NS, r->ns) ||
 	    nla_put_u32(skb, LOCKMETER_H_PID, r->pid) ||
 	    nla_put_string(skb, LOCKMETER_H_COMM, r->comm) ||

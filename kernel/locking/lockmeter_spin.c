@@ -251,22 +251,57 @@ NOKPROBE_SYMBOL(lm_cache_fill);
 /* ---- the clock ---- */
 
 /*
- * Choose the clock of the holds, once, when metering is first switched
- * on (lm_local_clock_key, see lm_ticks()).  The raw TSC needs a constant
- * rate (or the administrator's word for it, tsc=reliable), a known
- * frequency, and not to have been found unstable.
+ * Whether the raw TSC can time holds: a known frequency, a rate that is
+ * constant and does not stop in deep idle states (a sleeping lock's hold
+ * spans the idle of the CPU it was taken on), or the administrator's word
+ * for it (tsc=reliable), and not found unstable, by the checks between
+ * CPUs as they come up or by the clocksource watchdog since.
  */
-void lm_clock_init(void)
+bool lm_tsc_trusted(void)
 {
-	lm_chain_min = CONFIG_LOCKMETER_CHAIN_MIN_US * NSEC_PER_USEC;
 #ifdef CONFIG_X86_TSC
-	if (boot_cpu_has(X86_FEATURE_TSC) && tsc_khz && !check_tsc_unstable() &&
-	    (boot_cpu_has(X86_FEATURE_CONSTANT_TSC) || tsc_clocksource_reliable)) {
+	return boot_cpu_has(X86_FEATURE_TSC) && tsc_khz && !check_tsc_unstable() &&
+	       ((boot_cpu_has(X86_FEATURE_CONSTANT_TSC) &&
+		 boot_cpu_has(X86_FEATURE_NONSTOP_TSC)) || tsc_clocksource_reliable);
+#else
+	return false;
+#endif
+}
+
+static void lm_clock_set_tsc(bool tsc)
+{
+#ifdef CONFIG_X86_TSC
+	if (tsc) {
 		lm_chain_min = (u64)CONFIG_LOCKMETER_CHAIN_MIN_US * tsc_khz / USEC_PER_MSEC;
 		return;
 	}
 	static_branch_enable(&lm_local_clock_key);
 #endif
+	lm_chain_min = CONFIG_LOCKMETER_CHAIN_MIN_US * NSEC_PER_USEC;
+}
+
+/*
+ * Choose the clock of the holds (lm_local_clock_key, see lm_ticks()) when
+ * metering is first switched on.  With lockmeter=on that is before the
+ * other CPUs are up, when the TSC has not been checked between them:
+ * lm_clock_recheck() then gives it up if it is found unstable later.
+ */
+void lm_clock_init(void)
+{
+	lm_clock_set_tsc(lm_tsc_trusted());
+}
+
+/*
+ * Late in boot and at every reset, with no row holding a time: a TSC
+ * found unstable since it was chosen is given up for local_clock(), for
+ * good.  Whether it did.  A static key flip, so process context.
+ */
+bool lm_clock_recheck(void)
+{
+	if (!lm_clock_is_tsc() || lm_tsc_trusted())
+		return false;
+	lm_clock_set_tsc(false);
+	return true;
 }
 
 const char *lm_clock_name(void)

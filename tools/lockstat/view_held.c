@@ -11,14 +11,19 @@
  *     waiter 432 lmt/waiter waited 1.9s at lmt_held_waiter+0x1e (mutex)
  *
  * HELD and waited are so far, humanized as the table's times; CPU is the
- * CPU holding a spinning lock ("-" for a sleeping lock); the stack is a
- * sleeping lock's holder's chain now, innermost first.  Comms and frames
+ * CPU holding a spinning lock, or the CPU a sleeping lock's holder runs on
+ * when its chain could not be read for that ("-" otherwise); the stack is
+ * a sleeping lock's holder's chain now, innermost first.  A sleeping lock
+ * that tasks wait for but whose holder has no record (it took the lock
+ * before metering was on) is listed with PID "-", COMM "(not recorded)",
+ * SITE "-", and as HELD its longest waiter's wait.  Comms and frames
  * are escaped (\xHH) and so are names, which are kept as the kernel sent
  * them (the rows' names, "func+0xoff/0xsize[mod]" for sites).  A
  * truncated snapshot of the kernel is a WARNING line first, never silent.
  *
  * JSON: { "over_ns", "metering": "on"|"off", ["truncated"], "held": [ {
- *   "type", "class", "lock", "site", "held_ns", "pid", "comm", ["cpu"],
+ *   "type", "class", "lock", "site", "held_ns", "pid", "comm",
+ *   ["recorded": false], ["cpu"],
  *   "frames": [...], ["addrs": [...]], "waiters": [ { "pid", "comm",
  *   ["site"], "type", "waited_ns" } ] } ] }, raw ns, full names.
  */
@@ -67,24 +72,47 @@ static void lm_held_waiter_line(FILE *f, const struct lm_waiter *w)
 	fprintf(f, " (%s)\n", lm_type_name(w->type));
 }
 
+/*
+ * A sleeping lock tasks wait for whose holder the kernel has no record of
+ * (pid 0, no comm): HELD is then how long its longest waiter has waited.
+ */
+static bool lm_held_unrecorded(const struct lm_held *h)
+{
+	return h->type >= LM_TYPE_MUTEX && !h->pid && !h->comm[0];
+}
+
 static void lm_held_line(FILE *f, const struct lm_held *h, int lock_w)
 {
 	char comm[4 * LM_COMM_MAX], dur[32], cpu[16], frame[4 * LM_FRAME_MAX];
 	char lock[4 * 1024], site[4 * 1024];
 	uint32_t i;
 
+	bool has_cpu = h->present & (1U << LM_HB_CPU);
+	char pid[16];
+
 	lm_esc(comm, sizeof(comm), h->comm, "");
 	lm_fmt_time(dur, sizeof(dur), (double)h->held_ns);
-	if (h->present & (1U << LM_HB_CPU))
+	snprintf(pid, sizeof(pid), "%u", h->pid);
+	if (lm_held_unrecorded(h)) {
+		/* held as long as its longest waiter has waited, at least */
+		snprintf(comm, sizeof(comm), "(not recorded)");
+		snprintf(pid, sizeof(pid), "-");
+	}
+	if (has_cpu)
 		snprintf(cpu, sizeof(cpu), "%u", h->cpu);
 	else
 		snprintf(cpu, sizeof(cpu), "-");
 	lm_held_name(lock, sizeof(lock), h->lock, false);
-	lm_held_name(site, sizeof(site), h->site, true);
-	fprintf(f, "%-11s %6s %7u %-16s %3s %-*s %s\n", lm_type_name(h->type), dur, h->pid, comm,
+	if (h->site[0])
+		lm_held_name(site, sizeof(site), h->site, true);
+	else
+		snprintf(site, sizeof(site), "-");
+	fprintf(f, "%-11s %6s %7s %-16s %3s %-*s %s\n", lm_type_name(h->type), dur, pid, comm,
 		cpu, lock_w, lock, site);
 	if (h->nr_frames)
 		fputs("  stack:\n", f);
+	else if (has_cpu && h->type >= LM_TYPE_MUTEX)
+		fprintf(f, "  running on CPU %u: no stack while it runs\n", h->cpu);
 	for (i = 0; i < h->nr_frames; i++) {
 		lm_esc(frame, sizeof(frame), h->frame[i], "");
 		fprintf(f, "    %s\n", frame);
@@ -134,6 +162,8 @@ static void lm_held_json_one(FILE *f, const struct lm_held *h)
 	fprintf(f, ", \"held_ns\": %llu, \"pid\": %u, \"comm\": ", (unsigned long long)h->held_ns,
 		h->pid);
 	lm_json_str(f, h->comm);
+	if (lm_held_unrecorded(h))
+		fputs(", \"recorded\": false", f);
 	if (h->present & (1U << LM_HB_CPU))
 		fprintf(f, ", \"cpu\": %u", h->cpu);
 	lm_json_chain(f, "frames", "addrs", h->frame, h->addr, h->nr_frames,
