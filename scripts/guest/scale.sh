@@ -19,6 +19,8 @@
 #                               CPU's table full)
 #   scale.no_dropped            header dropped: 0
 #   scale.no_evicted            header evicted: 0
+#   scale.no_notask             header notask: 0 (every sleeping-lock
+#                               acquisition found its task's records)
 #   scale.overflow_under_1pct   the rows whose lock starts with
 #                               "*overflow*" took under 1% of all the
 #                               rows' acquisitions
@@ -188,7 +190,7 @@ EOF
 echo "# /proc/lockmeter after the workload, header:"
 sed -n '/^$/q; s/^/#   /p' $T/lockmeter
 header() { sed -n "/^\$/q; s/^$1: //p" $T/lockmeter; }
-for key in table_full dropped evicted; do
+for key in table_full dropped evicted notask; do
 	v=$(header $key)
 	case $v in
 	'' | *[!0-9]*)
