@@ -1011,10 +1011,13 @@ struct lm_held_row {
 	struct lm_key key;	/* classified, as the table keys it */
 	unsigned long lock;	/* the address, matching waiters */
 	u64 ns;			/* held so far */
-	u32 pid;		/* the holder (spinning: what its CPU runs); 0 and no
-				 * comm for a sleeping lock: not recorded */
-	int cpu;		/* spinning: the CPU holding it; sleeping: the CPU
-				 * the holder runs on, its chain unread; else -1 */
+	/*
+	 * The holder (spinning: what its CPU runs; sleeping, 0 and no comm:
+	 * not recorded), and the CPU holding a spinning lock or running a
+	 * sleeping lock's holder whose chain could not be read, else -1.
+	 */
+	u32 pid;
+	int cpu;
 	char comm[TASK_COMM_LEN];
 	u32 nr;			/* frames in @ip: sleeping holders' chain now */
 	unsigned long ip[LM_STACK_DEPTH];
