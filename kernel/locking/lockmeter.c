@@ -533,6 +533,12 @@ static struct lm_gone lm_gone_unknown = {
 };
 
 static const char lm_gone_unknown_name[] = "[unloaded module]";
+/* for the cache of a slab row, destroyed (lm_slab_retire()) */
+static struct lm_gone lm_gone_slab = {
+	.list = LIST_HEAD_INIT(lm_gone_slab.list),
+};
+
+static const char lm_gone_slab_name[] = "[slab]";
 
 #define LM_GONE_MAX	8192	/* names kept at most, until a reset */
 
@@ -665,6 +671,26 @@ static void lm_gone_key(struct lm_key *k, struct lm_mod_range *r)
 	}
 }
 
+/*
+ * A slab row is keyed by its struct kmem_cache, which a module destroys
+ * before it goes (the notifier runs after its exit function), and which a
+ * cache created later may reuse.  A row of a cache no longer on the list
+ * of caches (slab_mutex held) points at lm_gone_slab instead, and is
+ * named "[slab]+0xoff" from then on.  The overflow rows' keys, only ever
+ * names, are left: a reader finds their cache gone and says so the same
+ * way, unless its memory is already another cache's.
+ */
+static void lm_slab_retire(struct lm_key *k)
+{
+	u32 class = READ_ONCE(k->class);
+
+	if (!READ_ONCE(k->type) || lm_class(class) != LM_SLAB || (class & LM_GONE_LOCK) ||
+	    lm_slab_live(k->lock))
+		return;
+	WRITE_ONCE(k->lock, (unsigned long)&lm_gone_slab);
+	WRITE_ONCE(k->class, class | LM_GONE_LOCK);
+}
+
 /* The keys of the directory in use, in row order; NULL past the last. */
 static struct lm_key *lm_dir_key(unsigned int id)
 {
@@ -719,8 +745,14 @@ static void lm_module_going(struct module *mod)
 				lm_gone_collect(&c->ovf[t].wait_key, &r);
 			}
 		}
-		for (id = 0; (k = lm_dir_key(id)); id++)
+		lm_slab_lock();
+		for (id = 0; (k = lm_dir_key(id)); id++) {
 			lm_gone_key(k, &r);
+			lm_slab_retire(k);
+			if (!(id % 1024))
+				cond_resched();
+		}
+		lm_slab_unlock();
 		lm_for_every_cpu(lm_gone_retire, &r);
 	}
 	mutex_unlock(&lm_ctl_mutex);
@@ -758,6 +790,8 @@ const char *lm_gone_name(unsigned long gone)
 {
 	const struct lm_gone *g = (const struct lm_gone *)gone;
 
+	if (g == &lm_gone_slab)
+		return lm_gone_slab_name;
 	return g == &lm_gone_unknown ? lm_gone_unknown_name : g->name;
 }
 
