@@ -3,7 +3,9 @@
  * lockmeter and modules: rows of a module that was unloaded keep their
  * names and never merge with the rows of the same module loaded again at
  * the same addresses; a site without a name (freed __init code) is
- * printed as kptr_restrict allows the reader.
+ * printed as kptr_restrict allows the reader.  Locks in objects of the
+ * module's slab caches are named by cache and offset, and once the module
+ * has destroyed its caches, by "[slab]" and the offset.
  */
 #include <fcntl.h>
 
@@ -12,6 +14,7 @@
 #define KPTR	"/proc/sys/kernel/kptr_restrict"
 #define RELOADS	3
 #define HOLD_N	3
+#define SLAB_N	50
 
 static int mod_unload(void)
 {
@@ -132,6 +135,66 @@ TEST_F(mod, reload_keeps_rows_apart)
 	}
 	EXPECT_EQ((size_t)RELOADS, rows) TH_LOG("%zu rows for %u loads", rows, RELOADS);
 	EXPECT_EQ(0U, heap) TH_LOG("module locks filed as heap locks");
+}
+
+/* The spin rows of @lock taken in lmt_slab_take(): how many, the last in *@row. */
+static size_t slab_rows(const struct lm_report *rep, const char *lock,
+			const struct lm_row **row)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < rep->nr_rows; i++) {
+		if (strcmp(rep->rows[i].type, "spin") || strcmp(rep->rows[i].lock, lock) ||
+		    !lm_site_in(rep->rows[i].site, "lmt_slab_take"))
+			continue;
+		*row = &rep->rows[i];
+		n++;
+	}
+	return n;
+}
+
+/*
+ * "slab N" locks objects of the caches lmtest_a and lmtest_b: one row
+ * each, "lmtest_a+0xOFF" at the offset the module reports, with every
+ * acquisition and as many instances as objects (the module picks objects
+ * the kernel's instance set tells apart).  Unloaded, the module has
+ * destroyed its caches: the rows say "[slab]+0xOFF".
+ */
+TEST_F(mod, slab_locks_named_by_cache)
+{
+	const struct lm_row *row = NULL;
+	uint64_t objs, off[2];
+	char lock[2][64];
+	unsigned int c;
+
+	lm_metered(_metadata, "slab %u", SLAB_N);
+	objs = lm_mod_value(_metadata, "slab_objs");
+	off[0] = lm_mod_value(_metadata, "slab_off_a");
+	off[1] = lm_mod_value(_metadata, "slab_off_b");
+	ASSERT_EQ(2 * SLAB_N * objs, lm_mod_value(_metadata, "count"));
+	ASSERT_NE(off[0], off[1]);
+
+	lm_report_read(_metadata, &self->rep);
+	for (c = 0; c < 2; c++) {
+		snprintf(lock[c], sizeof(lock[c]), "lmtest_%c+0x%" PRIx64, 'a' + c, off[c]);
+		ASSERT_EQ(1U, slab_rows(&self->rep, lock[c], &row))
+			TH_LOG("no single row for %s", lock[c]);
+		ksft_print_msg("%s %s: acquired %" PRIu64 ", %" PRIu64 " instances\n",
+			       row->lock, row->site, row->acquired, row->instances);
+		EXPECT_EQ(SLAB_N * objs, row->acquired);
+		EXPECT_EQ(objs, row->instances);
+	}
+	EXPECT_EQ(0U, slab_rows(&self->rep, "[heap]", &row))
+		TH_LOG("slab locks filed as heap locks");
+
+	ASSERT_EQ(0, mod_unload());
+	lm_report_free(&self->rep);
+	lm_report_read(_metadata, &self->rep);
+	for (c = 0; c < 2; c++) {
+		snprintf(lock[c], sizeof(lock[c]), "[slab]+0x%" PRIx64, off[c]);
+		EXPECT_EQ(1U, slab_rows(&self->rep, lock[c], &row))
+			TH_LOG("no single row for %s after the unload", lock[c]);
+	}
 }
 
 TEST_HARNESS_MAIN
