@@ -987,6 +987,7 @@ extern struct mutex lm_ctl_mutex;
 extern bool lm_on;
 extern u64 lm_t_on, lm_metered, lm_resets;
 const char *lm_gone_name(unsigned long gone);
+bool lm_init_text_name(unsigned long addr, char *buf, size_t len);
 
 void lm_classify(unsigned long lock, struct lm_key *k);
 

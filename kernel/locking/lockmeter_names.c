@@ -9,9 +9,11 @@
  * all such rows in one pass over the symbol table.  Rows of modules that
  * have gone carry the names they had then (lm_snapshot() copies them).
  *
- * An address kallsyms cannot name (freed __init code, say) is printed with
- * %pK: it follows kptr_restrict for the reader, so no reader learns more
- * of the kernel's layout than /proc/kallsyms would tell it.
+ * An address in a module's init text, freed once the module is up, is
+ * named "[init]+0xoff[module]" (lm_init_text_name()).  Any other address
+ * kallsyms cannot name (the kernel's freed __init code, say) is printed
+ * with %pK: it follows kptr_restrict for the reader, so no reader learns
+ * more of the kernel's layout than /proc/kallsyms would tell it.
  *
  * A lock in a slab object is keyed by its struct kmem_cache and offset,
  * and named "cache+0xoff".  A cache may have been destroyed since (its
@@ -217,7 +219,8 @@ const char *lm_addr_name(struct lm_names *n, unsigned long addr, bool size,
 	char *mod = NULL;
 
 	if (!kallsyms_lookup(addr, &symsize, &off, &mod, n->sym)) {
-		snprintf(buf, len, "%pK", (void *)addr);
+		if (!lm_init_text_name(addr, buf, len))
+			snprintf(buf, len, "%pK", (void *)addr);
 		return buf;
 	}
 	if (size)
