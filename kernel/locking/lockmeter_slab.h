@@ -17,7 +17,11 @@
  * names must itself be an object of the cache of caches (kmem_cache),
  * which keeps the loads from it on a slab page.  A race with a free can
  * then at worst key one acquisition by a wrong cache or offset, never
- * fault.  About a dozen loads and one 32-bit division, per cache miss.
+ * fault (but with DEBUG_PAGEALLOC, which unmaps free pages, if the
+ * object, its cache and the cache's slab page were all freed in the few
+ * instructions between the check and the loads).  The lock itself is
+ * never read.  About a dozen loads and one 32-bit division, per cache
+ * miss; nothing on a hit.
  *
  * The offset is that of the lock in its object: (lock - slab start) modulo
  * the cache's object stride (kmem_cache::size), less the left red zone
@@ -27,6 +31,7 @@
 #ifndef _KERNEL_LOCKING_LOCKMETER_SLAB_H
 #define _KERNEL_LOCKING_LOCKMETER_SLAB_H
 
+#include <linux/kasan.h>
 #include <linux/kfence.h>
 #include <linux/mm.h>
 
@@ -38,6 +43,8 @@ static __always_inline struct slab *lm_slab_of(unsigned long a)
 {
 	struct folio *folio;
 
+	/* KASAN's tag-based modes tag pointers in their top byte */
+	a = (unsigned long)kasan_reset_tag((void *)a);
 	if (a < PAGE_OFFSET || a >= (unsigned long)high_memory)
 		return NULL;
 	folio = virt_to_folio((void *)a);
