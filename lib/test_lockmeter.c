@@ -99,6 +99,14 @@
  *                       mutex_hold_bg holds (EINVAL if none does)
  *   bg_join             wait until the mutex_hold_bg kthreads have ended
  *
+ * Names:
+ *
+ *   slab N              take the lock of LMT_SLAB_OBJS objects of each of
+ *                       the caches "lmtest_a" and "lmtest_b" N times each,
+ *                       all in lmt_slab_take(): count (all of them),
+ *                       slab_objs, slab_off_a, slab_off_b (the offsets of
+ *                       the locks in their objects)             lmt_slab_take()
+ *
  * Loading the module takes lmt_init_lock once, in __init code: that site
  * has no name once the init code is freed.
  *
@@ -112,6 +120,7 @@
 #include <linux/irq_work.h>
 #include <linux/delay.h>
 #include <linux/err.h>
+#include <linux/hash.h>
 #include <linux/kthread.h>
 #include <linux/lockmeter.h>
 #include <linux/module.h>
@@ -201,6 +210,10 @@ struct lmt_result {
 	bool has_pid;
 	bool has_short;
 	bool has_nonowner;
+	bool has_slab;
+	unsigned int slab_objs;
+	size_t slab_off_a;
+	size_t slab_off_b;
 };
 
 /*
@@ -1446,6 +1459,84 @@ static int lmt_cmd_chain(const unsigned int *a)
 	return lmt_chain_run(a[0], a[1]);
 }
 
+/*
+ * Locks in objects of two slab caches of the module's own, at offsets of
+ * their own: lockmeter names them "lmtest_a+0x18" and "lmtest_b+0x64"
+ * (0x68 where spinlock_t has pointers: lockdep).  SLAB_NO_MERGE keeps the caches apart
+ * from caches of the same size, whose names they would otherwise share.
+ */
+struct lmt_obj_a {
+	u64 pad[3];
+	spinlock_t lock;	/* taken by lmt_slab_take() alone */
+};
+
+struct lmt_obj_b {
+	char pad[100];
+	spinlock_t lock;	/* taken by lmt_slab_take() alone */
+	u64 tail;
+};
+
+#define LMT_SLAB_OBJS	4	/* objects of each cache locked */
+#define LMT_SLAB_TRIES	64	/* objects allocated at most to find them */
+#define LMT_INST_BITS	6	/* lockmeter's set of instances: 64 buckets */
+
+static struct kmem_cache *lmt_cache_a, *lmt_cache_b;
+
+static noinline void lmt_slab_take(spinlock_t *lock, unsigned int n)
+{
+	while (n--) {
+		spin_lock(lock);
+		spin_unlock(lock);
+	}
+}
+
+/*
+ * Lock LMT_SLAB_OBJS objects of @cache, each @n times, their locks at
+ * @off.  lockmeter counts a row's instances in a set of 64 buckets of
+ * hash_64(address): the objects are picked so that their locks fall into
+ * distinct buckets, which makes its count exact.
+ */
+static int lmt_slab_run(struct kmem_cache *cache, size_t off, unsigned int n)
+{
+	void *obj[LMT_SLAB_TRIES], *pick[LMT_SLAB_OBJS];
+	unsigned int i, nr, got = 0;
+	u64 seen = 0;
+	u32 b;
+
+	for (nr = 0; nr < LMT_SLAB_TRIES && got < LMT_SLAB_OBJS; nr++) {
+		obj[nr] = kmem_cache_alloc(cache, GFP_KERNEL);
+		if (!obj[nr])
+			break;
+		spin_lock_init((spinlock_t *)(obj[nr] + off));
+		b = hash_64((unsigned long)obj[nr] + off, LMT_INST_BITS);
+		if (seen & BIT_ULL(b))
+			continue;
+		seen |= BIT_ULL(b);
+		pick[got++] = obj[nr];
+	}
+	if (got == LMT_SLAB_OBJS)
+		for (i = 0; i < got; i++)
+			lmt_slab_take((spinlock_t *)(pick[i] + off), n);
+	for (i = 0; i < nr; i++)
+		kmem_cache_free(cache, obj[i]);
+	if (got < LMT_SLAB_OBJS)
+		return -ENOMEM;
+	lmt_res.count += (u64)got * n;
+	return 0;
+}
+
+static int lmt_cmd_slab(const unsigned int *a)
+{
+	int ret;
+
+	lmt_res.has_slab = true;
+	lmt_res.slab_objs = LMT_SLAB_OBJS;
+	lmt_res.slab_off_a = offsetof(struct lmt_obj_a, lock);
+	lmt_res.slab_off_b = offsetof(struct lmt_obj_b, lock);
+	ret = lmt_slab_run(lmt_cache_a, lmt_res.slab_off_a, a[0]);
+	return ret ?: lmt_slab_run(lmt_cache_b, lmt_res.slab_off_b, a[0]);
+}
+
 static const struct lmt_cmd {
 	const char *name;
 	int nargs;
@@ -1484,6 +1575,7 @@ static const struct lmt_cmd {
 	{ "readers",		3, lmt_cmd_threads },
 	{ "rwsem_readers",	3, lmt_cmd_threads },
 	{ "rwsem_writer",	2, lmt_cmd_hold },
+	{ "slab",		1, lmt_cmd_slab },
 	{ "trylock",		1, lmt_cmd_trylock },
 	{ "writer",		2, lmt_cmd_hold },
 	{ "ww",			1, lmt_cmd_ww },
@@ -1566,6 +1658,9 @@ static int lmt_show(struct seq_file *m, void *v)
 	if (lmt_res.has_nonowner)
 		seq_printf(m, "held_before: %d\nbound_ns: %llu\n", lmt_res.held_before,
 			   lmt_res.bound);
+	if (lmt_res.has_slab)
+		seq_printf(m, "slab_objs: %u\nslab_off_a: %zu\nslab_off_b: %zu\n",
+			   lmt_res.slab_objs, lmt_res.slab_off_a, lmt_res.slab_off_b);
 	return 0;
 }
 
@@ -1602,8 +1697,24 @@ static int __init test_lockmeter_init(void)
 	ww_mutex_init(&lmt_ww_a, &lmt_ww_class);
 	ww_mutex_init(&lmt_ww_b, &lmt_ww_class);
 	lmt_init_touch();
+	lmt_cache_a = kmem_cache_create("lmtest_a", sizeof(struct lmt_obj_a), 0,
+					SLAB_NO_MERGE, NULL);
+	if (!lmt_cache_a)
+		return -ENOMEM;
+	lmt_cache_b = kmem_cache_create("lmtest_b", sizeof(struct lmt_obj_b), 0,
+					SLAB_NO_MERGE, NULL);
+	if (!lmt_cache_b)
+		goto err_destroy_a;
 	lmt_proc = proc_create("test_lockmeter", 0600, NULL, &lmt_proc_ops);
-	return lmt_proc ? 0 : -ENOMEM;
+	if (!lmt_proc)
+		goto err_destroy_b;
+	return 0;
+
+err_destroy_b:
+	kmem_cache_destroy(lmt_cache_b);
+err_destroy_a:
+	kmem_cache_destroy(lmt_cache_a);
+	return -ENOMEM;
 }
 module_init(test_lockmeter_init);
 
@@ -1611,6 +1722,8 @@ static void __exit test_lockmeter_exit(void)
 {
 	proc_remove(lmt_proc);
 	lmt_bg_join();
+	kmem_cache_destroy(lmt_cache_b);
+	kmem_cache_destroy(lmt_cache_a);
 }
 module_exit(test_lockmeter_exit);
 

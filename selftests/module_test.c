@@ -2,8 +2,10 @@
 /*
  * lockmeter and modules: rows of a module that was unloaded keep their
  * names and never merge with the rows of the same module loaded again at
- * the same addresses; a site without a name (freed __init code) is
- * printed as kptr_restrict allows the reader.
+ * the same addresses; a site in the module's init text, freed once it is
+ * up, is named by the module.  Locks in objects of the
+ * module's slab caches are named by cache and offset, and once the module
+ * has destroyed its caches, by "[slab]" and the offset.
  */
 #include <fcntl.h>
 
@@ -12,6 +14,7 @@
 #define KPTR	"/proc/sys/kernel/kptr_restrict"
 #define RELOADS	3
 #define HOLD_N	3
+#define SLAB_N	50
 
 static int mod_unload(void)
 {
@@ -62,12 +65,11 @@ static void init_site(struct __test_metadata *_metadata, struct lm_report *rep,
 
 /*
  * Loading the module takes lmt_init_lock in __init code, freed once the
- * module is up: the site has no symbol, and its address is printed as
- * %pK prints it: zeros under kptr_restrict=2, the address for root under
- * 1, a hashed value under 0 (or "(____ptrval____)" while the kernel has
- * no key to hash with yet).
+ * module is up, when kallsyms forgets its symbols: the site is named
+ * "[init]+0xoff[test_lockmeter]", the offset in the module's init text,
+ * whatever kptr_restrict says (no address is printed).
  */
-TEST_F(mod, nameless_site_follows_kptr_restrict)
+TEST_F(mod, init_site_named_by_module)
 {
 	char zero[64], raw[64], hashed[64];
 
@@ -85,10 +87,10 @@ TEST_F(mod, nameless_site_follows_kptr_restrict)
 	init_site(_metadata, &self->rep, hashed, sizeof(hashed));
 	TH_LOG("kptr_restrict 2: %s, 1: %s, 0: %s", zero, raw, hashed);
 
-	EXPECT_STREQ("0000000000000000", zero);
-	EXPECT_EQ(0, strncmp(raw, "ffff", 4)) TH_LOG("not a kernel address: %s", raw);
-	EXPECT_STRNE(raw, hashed) TH_LOG("kptr_restrict=0 printed the address");
-	EXPECT_STRNE(zero, hashed);
+	EXPECT_EQ(0, strncmp(raw, "[init]+0x", 9)) TH_LOG("site %s", raw);
+	EXPECT_TRUE(lm_ends_with(raw, LM_MOD_SUFFIX)) TH_LOG("site %s", raw);
+	EXPECT_STREQ(raw, zero);
+	EXPECT_STREQ(raw, hashed);
 }
 
 /*
@@ -132,6 +134,66 @@ TEST_F(mod, reload_keeps_rows_apart)
 	}
 	EXPECT_EQ((size_t)RELOADS, rows) TH_LOG("%zu rows for %u loads", rows, RELOADS);
 	EXPECT_EQ(0U, heap) TH_LOG("module locks filed as heap locks");
+}
+
+/* The spin rows of @lock taken in lmt_slab_take(): how many, the last in *@row. */
+static size_t slab_rows(const struct lm_report *rep, const char *lock,
+			const struct lm_row **row)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < rep->nr_rows; i++) {
+		if (strcmp(rep->rows[i].type, "spin") || strcmp(rep->rows[i].lock, lock) ||
+		    !lm_site_in(rep->rows[i].site, "lmt_slab_take"))
+			continue;
+		*row = &rep->rows[i];
+		n++;
+	}
+	return n;
+}
+
+/*
+ * "slab N" locks objects of the caches lmtest_a and lmtest_b: one row
+ * each, "lmtest_a+0xOFF" at the offset the module reports, with every
+ * acquisition and as many instances as objects (the module picks objects
+ * the kernel's instance set tells apart).  Unloaded, the module has
+ * destroyed its caches: the rows say "[slab]+0xOFF".
+ */
+TEST_F(mod, slab_locks_named_by_cache)
+{
+	const struct lm_row *row = NULL;
+	uint64_t objs, off[2];
+	char lock[2][64];
+	unsigned int c;
+
+	lm_metered(_metadata, "slab %u", SLAB_N);
+	objs = lm_mod_value(_metadata, "slab_objs");
+	off[0] = lm_mod_value(_metadata, "slab_off_a");
+	off[1] = lm_mod_value(_metadata, "slab_off_b");
+	ASSERT_EQ(2 * SLAB_N * objs, lm_mod_value(_metadata, "count"));
+	ASSERT_NE(off[0], off[1]);
+
+	lm_report_read(_metadata, &self->rep);
+	for (c = 0; c < 2; c++) {
+		snprintf(lock[c], sizeof(lock[c]), "lmtest_%c+0x%" PRIx64, 'a' + c, off[c]);
+		ASSERT_EQ(1U, slab_rows(&self->rep, lock[c], &row))
+			TH_LOG("no single row for %s", lock[c]);
+		ksft_print_msg("%s %s: acquired %" PRIu64 ", %" PRIu64 " instances\n",
+			       row->lock, row->site, row->acquired, row->instances);
+		EXPECT_EQ(SLAB_N * objs, row->acquired);
+		EXPECT_EQ(objs, row->instances);
+	}
+	EXPECT_EQ(0U, slab_rows(&self->rep, "[heap]", &row))
+		TH_LOG("slab locks filed as heap locks");
+
+	ASSERT_EQ(0, mod_unload());
+	lm_report_free(&self->rep);
+	lm_report_read(_metadata, &self->rep);
+	for (c = 0; c < 2; c++) {
+		snprintf(lock[c], sizeof(lock[c]), "[slab]+0x%" PRIx64, off[c]);
+		EXPECT_EQ(1U, slab_rows(&self->rep, lock[c], &row))
+			TH_LOG("no single row for %s after the unload", lock[c]);
+	}
 }
 
 TEST_HARNESS_MAIN

@@ -2,10 +2,10 @@
 /*
  * A userspace workload: two processes pass bytes through a named pipe in
  * lockstep, opening and closing it for every byte.  Each open, write,
- * read and close takes the pipe's mutex in fs/pipe.c.  The pipe is heap
- * memory, so lockmeter reports those acquisitions as mutex rows of lock
- * [heap] at the pipe functions, and their counts grow with the number of
- * round trips.
+ * read and close takes the pipe's mutex in fs/pipe.c.  The pipe is a
+ * kmalloc'd object, so lockmeter reports those acquisitions as mutex rows
+ * of its kmalloc cache ("kmalloc-192+0x0") at the pipe functions, and
+ * their counts grow with the number of round trips.
  *
  * A round trip: the writer opens the FIFO for writing, waits in select()
  * until it is writable, writes one byte and closes it; the reader opens it
@@ -187,9 +187,15 @@ static void write_round(struct __test_metadata *_metadata, const char *path,
 	alarm(0);
 }
 
+/*
+ * The pipe's mutex is in its struct pipe_inode_info, from kmalloc: named
+ * by its cache ("kmalloc-192+0x0", "kmalloc-cg-192+0x0"), or "[heap]" on
+ * a kernel that does not tell slab objects apart.
+ */
 static bool is_pipe_row(const struct lm_row *row)
 {
-	return !strcmp(row->type, "mutex") && !strcmp(row->lock, "[heap]") &&
+	return !strcmp(row->type, "mutex") &&
+	       (!strcmp(row->lock, "[heap]") || !strncmp(row->lock, "kmalloc-", 8)) &&
 	       site_in_pipe_c(row->site);
 }
 

@@ -412,6 +412,7 @@ unsigned int lm_mem(unsigned long *percpu, unsigned long *total, unsigned long *
 }
 
 static void lm_gone_free(void);
+static void lm_init_texts_free(void);
 
 static int __lockmeter_on(void)
 {
@@ -476,6 +477,7 @@ static void __lockmeter_reset(void)
 		lm_clock_recheck();
 	/* no row names an unloaded module's symbol any more */
 	lm_gone_free();
+	lm_init_texts_free();
 	lm_resets++;
 	if (lm_on) {
 		WRITE_ONCE(lm_epoch, lm_epoch + 1);
@@ -538,6 +540,12 @@ static struct lm_gone lm_gone_unknown = {
 };
 
 static const char lm_gone_unknown_name[] = "[unloaded module]";
+/* for the cache of a slab row, destroyed (lm_slab_retire()) */
+static struct lm_gone lm_gone_slab = {
+	.list = LIST_HEAD_INIT(lm_gone_slab.list),
+};
+
+static const char lm_gone_slab_name[] = "[slab]";
 
 #define LM_GONE_MAX	8192	/* names kept at most, until a reset */
 
@@ -670,6 +678,26 @@ static void lm_gone_key(struct lm_key *k, struct lm_mod_range *r)
 	}
 }
 
+/*
+ * A slab row is keyed by its struct kmem_cache, which a module destroys
+ * before it goes (the notifier runs after its exit function), and which a
+ * cache created later may reuse.  A row of a cache no longer on the list
+ * of caches (slab_mutex held) points at lm_gone_slab instead, and is
+ * named "[slab]+0xoff" from then on.  The overflow rows' keys, only ever
+ * names, are left: a reader finds their cache gone and says so the same
+ * way, unless its memory is already another cache's.
+ */
+static void lm_slab_retire(struct lm_key *k)
+{
+	u32 class = READ_ONCE(k->class);
+
+	if (!READ_ONCE(k->type) || lm_class(class) != LM_SLAB || (class & LM_GONE_LOCK) ||
+	    lm_slab_live(k->lock))
+		return;
+	WRITE_ONCE(k->lock, (unsigned long)&lm_gone_slab);
+	WRITE_ONCE(k->class, class | LM_GONE_LOCK);
+}
+
 /* The keys of the directory in use, in row order; NULL past the last. */
 static struct lm_key *lm_dir_key(unsigned int id)
 {
@@ -724,8 +752,14 @@ static void lm_module_going(struct module *mod)
 				lm_gone_collect(&c->ovf[t].wait_key, &r);
 			}
 		}
-		for (id = 0; (k = lm_dir_key(id)); id++)
+		lm_slab_lock();
+		for (id = 0; (k = lm_dir_key(id)); id++) {
 			lm_gone_key(k, &r);
+			lm_slab_retire(k);
+			if (!(id % 1024))
+				cond_resched();
+		}
+		lm_slab_unlock();
 		lm_for_every_cpu(lm_gone_retire, &r);
 	}
 	mutex_unlock(&lm_ctl_mutex);
@@ -733,17 +767,110 @@ static void lm_module_going(struct module *mod)
 	kvfree(r.map);
 }
 
+/*
+ * A module's init text is freed once the module is up, and kallsyms
+ * forgets its symbols before: a site or a chain frame there would be
+ * printed as a bare address.  When a module goes live (the notifier runs
+ * before either), its init text's range is kept with the module's name,
+ * and lm_addr_name() names an address kallsyms does not know that lies in
+ * one "[init]+0xoff[module]".  Newest first, as module memory is reused;
+ * at most LM_INIT_MAX, and none after a reset, which empties the rows and
+ * chains that could hold such addresses.  Kept only once metering has
+ * been on: before, no row or chain has an address.  Changed under
+ * lm_ctl_mutex; read under RCU.
+ */
+struct lm_init_text {
+	struct list_head list;
+	struct rcu_head rcu;
+	unsigned long base;
+	unsigned long size;
+	char mod[MODULE_NAME_LEN];
+};
+
+static LIST_HEAD(lm_init_texts);
+static unsigned int lm_init_nr;
+
+#define LM_INIT_MAX	256
+
+static void lm_module_live(struct module *mod)
+{
+	const struct module_memory *m = &mod->mem[MOD_INIT_TEXT];
+	struct lm_init_text *it;
+
+	if (!m->base || !m->size)
+		return;
+	it = kmalloc(sizeof(*it), GFP_KERNEL);
+	if (!it)
+		return;
+	it->base = (unsigned long)m->base;
+	it->size = m->size;
+	strscpy(it->mod, mod->name, sizeof(it->mod));
+	guard(mutex)(&lm_ctl_mutex);
+	if (!lm_allocated) {
+		kfree(it);
+		return;
+	}
+	list_add_rcu(&it->list, &lm_init_texts);
+	if (++lm_init_nr > LM_INIT_MAX) {
+		it = list_last_entry(&lm_init_texts, struct lm_init_text, list);
+		list_del_rcu(&it->list);
+		kfree_rcu(it, rcu);
+		lm_init_nr--;
+	}
+}
+
+static void lm_init_texts_free(void)
+{
+	struct lm_init_text *it, *tmp;
+
+	lockdep_assert_held(&lm_ctl_mutex);
+	list_for_each_entry_safe(it, tmp, &lm_init_texts, list) {
+		list_del_rcu(&it->list);
+		kfree_rcu(it, rcu);
+	}
+	lm_init_nr = 0;
+}
+
+/* "[init]+0xoff[module]" into @buf if @addr was in a module's init text. */
+bool lm_init_text_name(unsigned long addr, char *buf, size_t len)
+{
+	struct lm_init_text *it;
+	bool found = false;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(it, &lm_init_texts, list) {
+		if (addr - it->base < it->size) {
+			snprintf(buf, len, "[init]+0x%lx[%s]", addr - it->base, it->mod);
+			found = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
 static int lm_module_notify(struct notifier_block *nb, unsigned long action,
 			    void *data)
 {
 	if (action == MODULE_STATE_GOING)
 		lm_module_going(data);
+	else if (action == MODULE_STATE_LIVE)
+		lm_module_live(data);
 	return NOTIFY_OK;
 }
 
 static struct notifier_block lm_module_nb = {
 	.notifier_call = lm_module_notify,
 };
+#else
+static void lm_init_texts_free(void)
+{
+}
+
+bool lm_init_text_name(unsigned long addr, char *buf, size_t len)
+{
+	return false;
+}
 #endif /* CONFIG_MODULES */
 
 static void lm_gone_free(void)
@@ -763,6 +890,8 @@ const char *lm_gone_name(unsigned long gone)
 {
 	const struct lm_gone *g = (const struct lm_gone *)gone;
 
+	if (g == &lm_gone_slab)
+		return lm_gone_slab_name;
 	return g == &lm_gone_unknown ? lm_gone_unknown_name : g->name;
 }
 

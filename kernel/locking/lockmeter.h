@@ -62,7 +62,14 @@ enum lm_class {
 	LM_PERCPU,	/* static per-CPU: keyed by per-CPU offset */
 	LM_HEAP,	/* anything else: keyed by site alone */
 	LM_OVERFLOW,	/* the per-type row for events that found no slot */
+	LM_SLAB,	/* in a slab object: keyed by cache and offset in it */
 };
+
+/* Rows of these classes count the distinct instances they merge. */
+static inline bool lm_class_merges(u32 class)
+{
+	return class == LM_HEAP || class == LM_SLAB;
+}
 
 /*
  * Flags in lm_key::class above the class itself: the row's lock or site
@@ -90,15 +97,19 @@ static inline u32 lm_ovf_class(u32 class)
 }
 
 /*
- * A statistics row is identified by (lock, site, type, class).  For heap
- * locks @lock is 0: all instances taken at one site share a row, and the
- * row counts how many distinct instances it saw.
+ * A statistics row is identified by (lock, site, type, class, off).  For
+ * heap locks @lock is 0: all instances taken at one site share a row, and
+ * the row counts how many distinct instances it saw.  For a lock in a slab
+ * object (LM_SLAB) @lock is the struct kmem_cache and @off the lock's
+ * offset in its object: the instances of one field of one cache taken at
+ * one site share a row, counted the same way.  @off is 0 for the others.
  */
 struct lm_key {
 	unsigned long lock;
 	unsigned long site;
 	u32 type;
 	u32 class;
+	u32 off;
 };
 
 /* A sampled duration: count, sum and extremes, all in ns. */
@@ -258,7 +269,7 @@ static inline void lm_stat_add(const struct lm_stat *src, struct lm_stat *dst)
 static __always_inline bool lm_key_eq(const struct lm_key *a, const struct lm_key *b)
 {
 	return a->lock == b->lock && a->site == b->site &&
-	       a->type == b->type && a->class == b->class;
+	       a->type == b->type && a->class == b->class && a->off == b->off;
 }
 
 /* Three-way comparison of keys, for sorting and merging snapshots. */
@@ -270,6 +281,8 @@ static inline int lm_key_cmp(const struct lm_key *a, const struct lm_key *b)
 		return a->class < b->class ? -1 : 1;
 	if (a->lock != b->lock)
 		return a->lock < b->lock ? -1 : 1;
+	if (a->off != b->off)
+		return a->off < b->off ? -1 : 1;
 	if (a->site != b->site)
 		return a->site < b->site ? -1 : 1;
 	return 0;
@@ -394,8 +407,8 @@ struct lm_dir {
 /* Home entry of @k in an index of @mask + 1 entries. */
 static inline unsigned int lm_key_home(const struct lm_key *k, unsigned int mask)
 {
-	return hash_64(k->lock ^ hash_64(k->site ^ k->type ^ ((u64)k->class << 32), 32),
-		       32) & mask;
+	return hash_64((k->lock + k->off) ^
+		       hash_64(k->site ^ k->type ^ ((u64)k->class << 32), 32), 32) & mask;
 }
 
 int lm_dir_get(struct lm_dir *d, const struct lm_key *k);
@@ -993,6 +1006,7 @@ extern struct mutex lm_ctl_mutex;
 extern bool lm_on;
 extern u64 lm_t_on, lm_metered, lm_resets;
 const char *lm_gone_name(unsigned long gone);
+bool lm_init_text_name(unsigned long addr, char *buf, size_t len);
 
 void lm_classify(unsigned long lock, struct lm_key *k);
 
@@ -1043,10 +1057,15 @@ void lm_held_free(struct lm_held_snap *hs);
 #define LM_NAME_LEN	(KSYM_NAME_LEN + MODULE_NAME_LEN + 48)
 
 struct lm_pcpu_name;
+struct lm_slab_name;
+
+#define LM_SLAB_NAME_LEN	64	/* of a slab cache's name, kept */
 
 struct lm_names {
 	struct lm_pcpu_name *pcpu;
 	unsigned int nr_pcpu;
+	struct lm_slab_name *slab;	/* the caches of the snapshot's slab rows */
+	unsigned int nr_slab;
 	const char *gone;	/* the snapshot's names of unloaded modules' rows */
 	char sym[KSYM_NAME_LEN];
 };
@@ -1055,6 +1074,9 @@ const char *lm_addr_name(struct lm_names *n, unsigned long addr, bool site,
 			 char *buf, size_t len);
 
 void lm_names_init(struct lm_names *n, const struct lm_snapshot *snap);
+bool lm_slab_live(unsigned long cache);
+void lm_slab_lock(void);
+void lm_slab_unlock(void);
 void lm_names_free(struct lm_names *n);
 const char *lm_lock_name(struct lm_names *n, const struct lm_key *k,
 			 char *buf, size_t len);

@@ -625,6 +625,74 @@ static void lm_overflow_names_its_worst(struct kunit *test)
 	vfree(c);
 }
 
+struct lm_kunit_obj {
+	u64 pad[3];
+	spinlock_t lock;	/* never taken: its address is all we need */
+};
+
+/* The name of @k, as a reader of a snapshot with its one row gets it. */
+static const char *lm_kunit_name(struct kunit *test, const struct lm_key *k)
+{
+	struct lm_snapshot *snap = kunit_kzalloc(test, sizeof(*snap), GFP_KERNEL);
+	struct lm_names *n = kunit_kzalloc(test, sizeof(*n), GFP_KERNEL);
+	char *buf = kunit_kzalloc(test, LM_NAME_LEN, GFP_KERNEL);
+	struct lm_stat row = { .key = *k };
+
+	KUNIT_ASSERT_NOT_NULL(test, snap);
+	KUNIT_ASSERT_NOT_NULL(test, n);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	snap->rows = &row;
+	snap->nr = 1;
+	lm_names_init(n, snap);
+	buf = (char *)lm_lock_name(n, k, buf, LM_NAME_LEN);
+	lm_names_free(n);
+	return buf;
+}
+
+/*
+ * A lock in a slab object is keyed by its cache and its offset in the
+ * object, and named "cache+0xoff" while the cache exists, "[slab]+0xoff"
+ * once it is destroyed; a lock outside slab objects is a heap lock.
+ */
+static void lm_slab_lock_named_by_cache(struct kunit *test)
+{
+	u32 off = offsetof(struct lm_kunit_obj, lock);
+	struct lm_kunit_obj *obj;
+	struct kmem_cache *cache;
+	struct lm_key k = { };
+	char want[32];
+	void *v;
+
+	cache = kmem_cache_create("lm_kunit_slab", sizeof(*obj), 0, SLAB_NO_MERGE, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, cache);
+	obj = kmem_cache_alloc(cache, GFP_KERNEL);
+	if (obj) {
+		lm_classify((unsigned long)&obj->lock, &k);
+		kmem_cache_free(cache, obj);
+	}
+	KUNIT_EXPECT_EQ(test, k.class, (u32)LM_SLAB);
+	KUNIT_EXPECT_EQ(test, k.lock, (unsigned long)cache);
+	KUNIT_EXPECT_EQ(test, k.off, off);
+	snprintf(want, sizeof(want), "lm_kunit_slab+0x%x", off);
+	KUNIT_EXPECT_STREQ(test, lm_kunit_name(test, &k), want);
+	kmem_cache_destroy(cache);
+	snprintf(want, sizeof(want), "[slab]+0x%x", off);
+	KUNIT_EXPECT_STREQ(test, lm_kunit_name(test, &k), want);
+
+	v = vmalloc(PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	lm_classify((unsigned long)v + 64, &k);
+	vfree(v);
+	KUNIT_EXPECT_EQ(test, k.class, (u32)LM_HEAP);
+	KUNIT_EXPECT_EQ(test, k.lock, 0UL);
+	KUNIT_EXPECT_EQ(test, k.off, 0U);
+	v = (void *)__get_free_page(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	lm_classify((unsigned long)v + 64, &k);
+	free_page((unsigned long)v);
+	KUNIT_EXPECT_EQ(test, k.class, (u32)LM_HEAP);
+}
+
 static struct kunit_case lockmeter_table_cases[] = {
 	KUNIT_CASE(lm_dir_insert_and_find),
 	KUNIT_CASE(lm_dir_fills_then_refuses),
@@ -638,6 +706,7 @@ static struct kunit_case lockmeter_table_cases[] = {
 	KUNIT_CASE(lm_stat_add_keeps_evidence_of_max),
 	KUNIT_CASE(lm_charge_takes_evidence),
 	KUNIT_CASE(lm_overflow_names_its_worst),
+	KUNIT_CASE(lm_slab_lock_named_by_cache),
 	{}
 };
 

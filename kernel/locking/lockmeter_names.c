@@ -9,17 +9,33 @@
  * all such rows in one pass over the symbol table.  Rows of modules that
  * have gone carry the names they had then (lm_snapshot() copies them).
  *
- * An address kallsyms cannot name (freed __init code, say) is printed with
- * %pK: it follows kptr_restrict for the reader, so no reader learns more
- * of the kernel's layout than /proc/kallsyms would tell it.
+ * An address in a module's init text, freed once the module is up, is
+ * named "[init]+0xoff[module]" (lm_init_text_name()).  Any other address
+ * kallsyms cannot name (the kernel's freed __init code, say) is printed
+ * with %pK: it follows kptr_restrict for the reader, so no reader learns
+ * more of the kernel's layout than /proc/kallsyms would tell it.
+ *
+ * A lock in a slab object is keyed by its struct kmem_cache and offset,
+ * and named "cache+0xoff".  A cache may have been destroyed since (its
+ * module unloaded): its name is read only while the cache is found on
+ * slab_caches under slab_mutex, so that a row of a destroyed cache is
+ * named "[slab]+0xoff" instead of from freed memory.
  */
+#include <kunit/visibility.h>
 #include <linux/kallsyms.h>
+#include <linux/mutex.h>
 #include <linux/overflow.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 #include <asm/sections.h>
 
+#include "../../mm/slab.h"
 #include "lockmeter.h"
+
+struct lm_slab_name {
+	unsigned long cache;
+	char name[LM_SLAB_NAME_LEN];	/* "" while not found */
+};
 
 struct lm_pcpu_name {
 	unsigned long lock;
@@ -45,6 +61,114 @@ static int lm_pcpu_sym(void *data, const char *name, unsigned long addr)
 	return 0;
 }
 
+/* The struct kmem_cache of @k if it is a live slab row's (or names one). */
+static unsigned long lm_slab_key_cache(const struct lm_key *k)
+{
+	u32 class = k->class;
+
+	if (lm_class(class) == LM_OVERFLOW)
+		class = lm_ovf_class(class);
+	if (lm_class(class) != LM_SLAB || (class & LM_GONE_LOCK))
+		return 0;
+	return k->lock;
+}
+
+/* Is @cache a cache that exists?  With slab_mutex held. */
+bool lm_slab_live(unsigned long cache)
+{
+	struct kmem_cache *s;
+
+	lockdep_assert_held(&slab_mutex);
+	list_for_each_entry(s, &slab_caches, list)
+		if ((unsigned long)s == cache)
+			return true;
+	return false;
+}
+
+void lm_slab_lock(void)
+{
+	mutex_lock(&slab_mutex);
+}
+
+void lm_slab_unlock(void)
+{
+	mutex_unlock(&slab_mutex);
+}
+
+/* Copy the name of @cache into @buf ("" if it is no cache now); may sleep. */
+static void lm_slab_lookup(unsigned long cache, char *buf, size_t len)
+{
+	struct kmem_cache *s;
+
+	buf[0] = '\0';
+	mutex_lock(&slab_mutex);
+	list_for_each_entry(s, &slab_caches, list) {
+		if ((unsigned long)s == cache) {
+			strscpy(buf, s->name, len);
+			break;
+		}
+	}
+	mutex_unlock(&slab_mutex);
+}
+
+/* The names of the caches of the slab rows of @snap, in one pass. */
+static void lm_names_slab_init(struct lm_names *n, const struct lm_snapshot *snap)
+{
+	unsigned int j, count = 0;
+	struct kmem_cache *s;
+	unsigned long cache;
+	size_t i;
+
+	for (i = 0; i < snap->nr; i++)
+		count += !!lm_slab_key_cache(&snap->rows[i].key);
+	if (!count)
+		return;
+	n->slab = vzalloc(array_size(count, sizeof(*n->slab)));
+	if (!n->slab)
+		return;
+	for (i = 0; i < snap->nr; i++) {
+		cache = lm_slab_key_cache(&snap->rows[i].key);
+		if (!cache)
+			continue;
+		for (j = 0; j < n->nr_slab && n->slab[j].cache != cache; j++)
+			;
+		if (j == n->nr_slab)
+			n->slab[n->nr_slab++].cache = cache;
+	}
+	mutex_lock(&slab_mutex);
+	list_for_each_entry(s, &slab_caches, list) {
+		for (j = 0; j < n->nr_slab; j++)
+			if (n->slab[j].cache == (unsigned long)s)
+				strscpy(n->slab[j].name, s->name, sizeof(n->slab[j].name));
+	}
+	mutex_unlock(&slab_mutex);
+}
+
+/* "cache+0xoff" for a slab row's lock. */
+static const char *lm_slab_name(struct lm_names *n, const struct lm_key *k,
+				char *buf, size_t len)
+{
+	const char *name = NULL;
+	unsigned int i;
+
+	if (k->class & LM_GONE_LOCK) {
+		name = n->gone ? n->gone + k->lock : "[slab]";
+	} else {
+		for (i = 0; i < n->nr_slab && !name; i++)
+			if (n->slab[i].cache == k->lock)
+				name = n->slab[i].name;
+		if (!name) {
+			/* a row the table was not made for: the locks held now */
+			lm_slab_lookup(k->lock, n->sym, sizeof(n->sym));
+			name = n->sym;
+		}
+		if (!name[0])
+			name = "[slab]";
+	}
+	snprintf(buf, len, "%s+0x%x", name, k->off);
+	return buf;
+}
+
 /* Prepare to name the rows of @snap; without memory, names degrade to offsets. */
 void lm_names_init(struct lm_names *n, const struct lm_snapshot *snap)
 {
@@ -53,6 +177,7 @@ void lm_names_init(struct lm_names *n, const struct lm_snapshot *snap)
 
 	memset(n, 0, sizeof(*n));
 	n->gone = snap->gone;
+	lm_names_slab_init(n, snap);
 	for (i = 0; i < snap->nr; i++)
 		count += lm_class(snap->rows[i].key.class) == LM_PERCPU;
 	if (!count)
@@ -73,13 +198,18 @@ void lm_names_init(struct lm_names *n, const struct lm_snapshot *snap)
 	if (IS_ENABLED(CONFIG_KALLSYMS_ALL))
 		kallsyms_on_each_symbol(lm_pcpu_sym, n);
 }
+EXPORT_SYMBOL_IF_KUNIT(lm_names_init);
 
 void lm_names_free(struct lm_names *n)
 {
+	vfree(n->slab);
+	n->slab = NULL;
+	n->nr_slab = 0;
 	vfree(n->pcpu);
 	n->pcpu = NULL;
 	n->nr_pcpu = 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(lm_names_free);
 
 /* "sym", "sym+0xoff" or, with @size, "sym+0xoff/0xsize"; "[mod]" glued on. */
 const char *lm_addr_name(struct lm_names *n, unsigned long addr, bool size,
@@ -89,7 +219,8 @@ const char *lm_addr_name(struct lm_names *n, unsigned long addr, bool size,
 	char *mod = NULL;
 
 	if (!kallsyms_lookup(addr, &symsize, &off, &mod, n->sym)) {
-		snprintf(buf, len, "%pK", (void *)addr);
+		if (!lm_init_text_name(addr, buf, len))
+			snprintf(buf, len, "%pK", (void *)addr);
 		return buf;
 	}
 	if (size)
@@ -136,6 +267,8 @@ const char *lm_lock_name(struct lm_names *n, const struct lm_key *k,
 
 	if (lm_class(k->class) == LM_OVERFLOW)
 		return lm_ovf_lock_name(n, k, buf, len);
+	if (lm_class(k->class) == LM_SLAB)
+		return lm_slab_name(n, k, buf, len);
 	if (k->class & LM_GONE_LOCK)
 		return n->gone ? n->gone + k->lock : "[unloaded module]";
 	switch (lm_class(k->class)) {
@@ -157,6 +290,7 @@ const char *lm_lock_name(struct lm_names *n, const struct lm_key *k,
 		return "*overflow*";
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(lm_lock_name);
 
 const char *lm_site_name(struct lm_names *n, const struct lm_key *k,
 			 char *buf, size_t len)

@@ -46,6 +46,7 @@ LM_SAME(LOCKMETER_TYPE_RWSEM_WRITE + 1, LM_NR_TYPES);
 LM_SAME(LOCKMETER_CLASS_STATIC, LM_STATIC);
 LM_SAME(LOCKMETER_CLASS_PERCPU, LM_PERCPU);
 LM_SAME(LOCKMETER_CLASS_HEAP, LM_HEAP);
+LM_SAME(LOCKMETER_CLASS_SLAB, LM_SLAB);
 LM_SAME(LOCKMETER_CLASS_OVERFLOW, LM_OVERFLOW);
 
 /* Naming what a dump sends, for one reader. */
@@ -227,7 +228,7 @@ static int lm_nl_row_put(struct sk_buff *skb, struct lm_nl_dump *d,
 		{ LOCKMETER_R_BLOCKED_TOTAL, r->blocked_total },
 		{ LOCKMETER_R_BLOCKED_MAX, r->blocked_max },
 		{ LOCKMETER_R_INSTANCES,
-		  lm_class(r->key.class) == LM_HEAP ? lm_inst_estimate(r->inst) : 1 },
+		  lm_class_merges(lm_class(r->key.class)) ? lm_inst_estimate(r->inst) : 1 },
 	};
 	/* a row that was never acquired has no histograms: all zeros */
 	static const struct lm_stat_hist none;

@@ -124,7 +124,8 @@ static void lm_show_hist_line(struct seq_file *m, const struct lm_stat *r,
 static void lm_show_row(struct seq_file *m, struct lm_proc *p,
 			const struct lm_stat *r)
 {
-	u64 inst = lm_class(r->key.class) == LM_HEAP ? lm_inst_estimate(r->inst) : 1;
+	u64 inst = lm_class_merges(lm_class(r->key.class)) ?
+		   lm_inst_estimate(r->inst) : 1;
 
 	seq_printf(m, "%-5s %9llu %9llu %7llu %7llu %5llu %13llu %10llu %10llu %13llu %10llu %10llu ",
 		   lm_types[r->key.type].name, r->nowait + r->spin, r->nowait,

@@ -585,6 +585,7 @@ static bool lm_ovf_sum(u32 type, int cpu, struct lm_stat *row, struct lm_scratch
 		lm_ev_read(&hold->ev, -1, &x->hold, &unused);
 		row->key.lock = hold->hold_key.lock;
 		row->key.site = hold->hold_key.site;
+		row->key.off = hold->hold_key.off;
 		row->key.class |= hold->hold_key.class << LM_OVF_SHIFT;
 	}
 	return true;

@@ -57,6 +57,7 @@
 #include <asm/sections.h>
 
 #include "lockmeter.h"
+#include "lockmeter_slab.h"
 
 DEFINE_PER_CPU_READ_MOSTLY(struct lm_cpu *, lm_cpus);
 DEFINE_PER_CPU(struct lm_cpu *, lm_live_cpu);
@@ -121,6 +122,7 @@ void lm_classify(unsigned long lock, struct lm_key *k)
 
 	k->class = LM_STATIC;
 	k->lock = lock;
+	k->off = 0;
 	if (lm_in_range(lock, (unsigned long)_sdata, (unsigned long)_edata) ||
 	    lm_in_range(lock, (unsigned long)__bss_start, (unsigned long)__bss_stop) ||
 	    lm_in_module_area(lock))
@@ -131,9 +133,12 @@ void lm_classify(unsigned long lock, struct lm_key *k)
 		k->lock = (unsigned long)__per_cpu_start + (lock - base);
 		return;
 	}
+	if (lm_classify_slab(lock, k))
+		return;
 	k->class = LM_HEAP;
 	k->lock = 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(lm_classify);
 
 static int lm_cmp_ulong(const void *a, const void *b)
 {
@@ -190,6 +195,7 @@ int lm_dir_get(struct lm_dir *d, const struct lm_key *k)
 			d->key[id].lock = k->lock;
 			d->key[id].site = k->site;
 			d->key[id].class = k->class;
+			d->key[id].off = k->off;
 			/* readers of the directory test the type first */
 			smp_wmb();
 			WRITE_ONCE(d->key[id].type, k->type);
@@ -236,7 +242,7 @@ noinline struct lm_slot *lm_cache_fill(struct lm_cpu *c, struct lm_cached *e,
 	lm_classify(lock, &k);
 	id = lm_dir_get(c->dir, &k);
 	s = likely(id >= 0) ? &c->slot[id] : &c->overflow[type];
-	if (k.class == LM_HEAP)
+	if (lm_class_merges(k.class))
 		s->inst |= lm_inst_bit(lock);
 	if (old.lock)
 		*alt = old;

@@ -24,10 +24,14 @@
 #   scale.overflow_under_1pct   the rows whose lock starts with
 #                               "*overflow*" took under 1% of all the
 #                               rows' acquisitions
+#   scale.slab_named_rows       at least 10 rows have a lock named by its
+#                               slab cache, "NAME+0xOFF" with NAME a cache
+#                               of /proc/slabinfo (without one: NAME no
+#                               symbol of /proc/kallsyms)
 #
 # and, for the record, the header of /proc/lockmeter (every "key: value"
-# line before its first blank line) and its 10 rows with the largest
-# hold_max_ns.  The columns are found by name in the "# type acquired ..."
+# line before its first blank line), its 10 rows with the largest
+# hold_max_ns and 10 of its rows named by slab cache.  The columns are found by name in the "# type acquired ..."
 # line, so a column added later does not shift them.  Kernel splats are
 # the host's business (guest-verdict.py reads the console).
 # shellcheck source=scripts/guest/lib.sh
@@ -112,7 +116,7 @@ ip link set lo up
 n_stressors=$(printf '%s\n%s\n' "$ROOT_MIX" "$USER_MIX" | grep -c .)
 lm_mark "scale begin"
 echo "TAP version 13"
-echo "1..$((n_stressors + 6))"
+echo "1..$((n_stressors + 7))"
 # the results: "ok N name" or "not ok N name", numbered in order
 n=0
 result() {
@@ -247,5 +251,53 @@ result $ok "scale.overflow_under_1pct"
 echo "# the 10 rows with the largest hold_max_ns, each after its hold_max_ns:"
 sed -n 's/^# type /#   hold_max_ns type /p' $T/lockmeter | head -n 1
 head -n 10 $T/bymax 2>/dev/null | sed 's/^/#   /'
+
+# Rows whose lock is named by its slab cache: "NAME+0xOFF", NAME a cache
+# (a symbol would be a static lock, "sym+0xOFF").
+if [ -r /proc/slabinfo ]; then
+	awk 'NR > 2 { print "cache", $1 }' /proc/slabinfo > $T/names
+else
+	awk '{ print "sym", $3 }' /proc/kallsyms > $T/names
+fi
+awk -v names=$T/names '
+	BEGIN {
+		while ((getline line < names) > 0) {
+			split(line, f, " ")
+			if (f[1] == "cache") {
+				cache[f[2]] = 1
+				caches = 1
+			} else {
+				sym[f[2]] = 1
+			}
+		}
+	}
+	!body && /^$/ { body = 1; next }
+	!body { next }
+	/^# type / {
+		for (i = 2; i <= NF; i++)
+			col[$i] = i - 1
+		next
+	}
+	/^#/ || !NF || !("lock" in col) { next }
+	{
+		lock = $col["lock"]
+		if (lock !~ /^[^][+*:]+\+0x[0-9a-f]+$/)
+			next
+		name = substr(lock, 1, index(lock, "+") - 1)
+		if (caches ? !(name in cache) : (name in sym))
+			next
+		if (++n <= 10)
+			print "#   " $0
+	}
+	END {
+		printf "# %d rows named by slab cache (by %s)\n", n,
+			caches ? "/proc/slabinfo" : "no symbol in /proc/kallsyms"
+		exit n >= 10 ? 0 : 1
+	}' $T/lockmeter > $T/slab
+ok=$?
+echo "# 10 rows named by slab cache:"
+sed -n 's/^# type /#   type /p' $T/lockmeter | head -n 1
+cat $T/slab
+result $ok "scale.slab_named_rows"
 lm_mark "scale end rc=0"
 exit 0

@@ -76,6 +76,7 @@ const char *lm_class_name(uint32_t class)
 		[LM_CLASS_PERCPU] = "percpu",
 		[LM_CLASS_HEAP] = "heap",
 		[LM_CLASS_OVERFLOW] = "overflow",
+		[LM_CLASS_SLAB] = "slab",
 	};
 
 	return class < ARRAY_SIZE(names) ? names[class] : "?";

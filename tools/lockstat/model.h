@@ -33,12 +33,19 @@ enum lm_type {
 	LM_NR_TYPES
 };
 
+/*
+ * The kernel's count of a heap or slab row's instances is an estimate
+ * from a 64-bucket set of their addresses, which stops at this.
+ */
+#define LM_INST_SATURATED	266
+
 /* Where a lock lives, numbered as enum lockmeter_lock_class. */
 enum lm_class {
 	LM_CLASS_STATIC,
 	LM_CLASS_PERCPU,
 	LM_CLASS_HEAP,
 	LM_CLASS_OVERFLOW,
+	LM_CLASS_SLAB,
 };
 
 /*

@@ -58,6 +58,7 @@ LM_SAME(LM_CLASS_STATIC, LOCKMETER_CLASS_STATIC);
 LM_SAME(LM_CLASS_PERCPU, LOCKMETER_CLASS_PERCPU);
 LM_SAME(LM_CLASS_HEAP, LOCKMETER_CLASS_HEAP);
 LM_SAME(LM_CLASS_OVERFLOW, LOCKMETER_CLASS_OVERFLOW);
+LM_SAME(LM_CLASS_SLAB, LOCKMETER_CLASS_SLAB);
 LM_SAME(LM_CONTEXT_TASK, LOCKMETER_CTX_TASK);
 LM_SAME(LM_CONTEXT_SOFTIRQ, LOCKMETER_CTX_SOFTIRQ);
 LM_SAME(LM_CONTEXT_HARDIRQ, LOCKMETER_CTX_HARDIRQ);
@@ -319,7 +320,7 @@ static int lm_nl_nest(struct lm_nl_req *req, const char *what, struct nlattr *ne
 /* a lock type and class this reader knows */
 static bool lm_nl_type_class_ok(uint32_t type, uint32_t class)
 {
-	return type > LM_TYPE_NONE && type < LM_NR_TYPES && class <= LM_CLASS_OVERFLOW;
+	return type > LM_TYPE_NONE && type < LM_NR_TYPES && class <= LM_CLASS_SLAB;
 }
 
 /* NLMSG_DONE: the end of a dump, with the dump's error if it failed */

@@ -44,6 +44,11 @@
  * header says (a truncated file), fewer frames than a head line says.
  * Unknown header keys are skipped.
  *
+ * A row whose lock is in a slab object is followed by "> class slab":
+ * its name alone ("dentry+0x58") does not tell it from a static lock's
+ * (still version 2: an older reader skips the kind, and reads the row as
+ * a static lock's, as from /proc/lockmeter).
+ *
  * Histograms (still version 2: an older reader skips the header key and
  * the kinds): a header line "hist_bounds: 0 85 170 ..." gives the lower
  * bound in ns of each bucket, strictly increasing from 0; after a row,
@@ -497,6 +502,12 @@ static int lm_ev_line(struct lm_body_hook *hook, struct lm_snapshot *s, char *li
 	for (k = 0; k < LM_NR_HIST; k++)
 		if (!strncmp(kind, lm_hist_names[k], 4) && !strcmp(kind + 4, "_hist"))
 			return lm_hist_line(r, s, k, rest, lineno, e);
+	if (!strcmp(kind, "class")) {
+		/* a class of a newer writer: the row stays as its name says */
+		if (!strcmp(rest, "slab"))
+			s->rows[s->nr - 1].class = LM_CLASS_SLAB;
+		return 1;
+	}
 	blocked = !strcmp(kind, "blocked");
 	for (k = 0; k < LM_NR_EV && strcmp(kind, lm_ev_names[k]); k++)
 		;
@@ -667,6 +678,8 @@ int lm_snap_write(FILE *f, const struct lm_snapshot *s)
 		      "hist_bounds (ns)\n", f);
 	for (i = 0; i < s->nr; i++) {
 		lm_row_write(f, &s->rows[i]);
+		if (s->rows[i].class == LM_CLASS_SLAB)
+			fputs("> class slab\n", f);
 		for (k = 0; k < LM_NR_EV; k++)
 			if (s->rows[i].ev[k])
 				lm_ev_write(f, k, s->rows[i].ev[k]);

@@ -15,7 +15,9 @@
  * split into ONCPU and BLOCKED MEAN(MAX).  Cells come from the key table
  * (model.c), so a column prints the same value its --sort key compares.
  * A [heap] row has no lock name, only its site: it is a lock of its own,
- * named "[heap] site (N instances)", with no site line beneath.  So is
+ * named "[heap] site (N instances)", with no site line beneath.  A lock
+ * in a slab object is named by its cache and offset, "dentry+0x58 (N
+ * instances)", its sites beneath as a static lock's.  So is
  * an *overflow* row, the events of every key that found the kernel's key
  * directory full: "*overflow*(worst:LOCK) site", after its longest hold,
  * or "*overflow*" while it has none.
@@ -192,10 +194,27 @@ static void lm_tlayout(struct lm_tlayout *lo, const struct lm_view *v, bool slee
 	}
 }
 
+/*
+ * " (N instances)" of a row that merges instances: the kernel's estimate
+ * from a 64-bucket set, which cannot tell more than LM_INST_SATURATED:
+ * that many or more is "(266+ instances)".
+ */
+static void lm_put_inst(struct lm_line *l, unsigned long long inst)
+{
+	char num[24];
+
+	lm_u64_str(num, inst);
+	lm_put(l, " (");
+	lm_put(l, num);
+	if (inst >= LM_INST_SATURATED)
+		lm_put(l, "+");
+	lm_put(l, inst == 1 ? " instance)" : " instances)");
+}
+
 static void lm_row_name(struct lm_line *l, const struct lm_row *r, enum lm_row_kind kind)
 {
 	unsigned long long inst = r->v[LM_F_INSTANCES];
-	char site[1024], num[24];
+	char site[1024];
 
 	if (kind == LM_ROW_TOTAL) {
 		lm_put(l, "*TOTAL*");
@@ -205,12 +224,12 @@ static void lm_row_name(struct lm_line *l, const struct lm_row *r, enum lm_row_k
 		lm_put(l, site);
 	} else if (r->class == LM_CLASS_HEAP) {
 		lm_site_short(site, sizeof(site), r->site);
-		lm_u64_str(num, inst);
 		lm_put(l, "[heap] ");
 		lm_put(l, site);
-		lm_put(l, " (");
-		lm_put(l, num);
-		lm_put(l, inst == 1 ? " instance)" : " instances)");
+		lm_put_inst(l, inst);
+	} else if (r->class == LM_CLASS_SLAB) {
+		lm_put(l, r->lock);
+		lm_put_inst(l, inst);
 	} else if (r->class == LM_CLASS_OVERFLOW && strcmp(r->site, LM_OVERFLOW_NAME)) {
 		/* named after its longest hold: that lock, then where it was held */
 		lm_site_short(site, sizeof(site), r->site);

@@ -35,12 +35,15 @@ enum lockmeter_lock_type {
  * @LOCKMETER_CLASS_PERCPU: static per-CPU data, named percpu:symbol+off
  * @LOCKMETER_CLASS_HEAP: keyed by acquire site, many instances in one row
  * @LOCKMETER_CLASS_OVERFLOW: events that found the table full
+ * @LOCKMETER_CLASS_SLAB: in a slab object, named cache+offset in the object;
+ *   the instances of one field of one cache taken at one site in one row
  */
 enum lockmeter_lock_class {
 	LOCKMETER_CLASS_STATIC,
 	LOCKMETER_CLASS_PERCPU,
 	LOCKMETER_CLASS_HEAP,
 	LOCKMETER_CLASS_OVERFLOW,
+	LOCKMETER_CLASS_SLAB,
 };
 
 /**

@@ -80,6 +80,14 @@ static void test_roundtrip(void)
 		r->v[LM_F_BLOCKED_MAX] = 1234567890123ULL;
 		r->v[LM_F_INSTANCES] = 266;
 	}
+	/* a slab lock's name does not tell its class: the file must */
+	r = lm_snap_add_row(&a);
+	r->type = LM_TYPE_SPIN;
+	r->lock = lm_snap_strdup(&a, "dentry+0x58");
+	r->site = lm_snap_strdup(&a, "d_alloc+0x4c/0x1f0");
+	r->class = LM_CLASS_SLAB;
+	r->v[LM_F_ACQUIRED] = r->v[LM_F_NOWAIT] = 5;
+	r->v[LM_F_INSTANCES] = 4;
 	if (write_read(&a, &b, &buf, "file"))
 		goto out;
 	tap_ok(!strncmp(buf, "lockstat snapshot version 2\n", 28), "file: the first line");
@@ -558,11 +566,29 @@ static void test_evidence_compat(void)
 	lm_snap_free(&s);
 }
 
+/* "> class slab" after a row makes it a slab lock's; another class is skipped */
+static void test_class_line(void)
+{
+	static const char text[] = V2 "rows: 2\n\n" ROW "> class slab\n" ROW "> class newer\n";
+	struct lm_snapshot s;
+	struct lm_perr e;
+	int ret;
+
+	lm_snap_init(&s);
+	ret = read_mem(text, sizeof(text) - 1, &s, &e);
+	tap_ok(ret == 0 && s.nr == 2 && s.rows[0].class == LM_CLASS_SLAB &&
+	       s.rows[1].class == LM_CLASS_STATIC,
+	       "class line: slab taken, an unknown class skipped (%d at %lu: %s)", ret, e.line,
+	       e.msg);
+	lm_snap_free(&s);
+}
+
 int main(void)
 {
 	test_roundtrip();
 	test_evidence_roundtrip();
 	test_evidence_compat();
+	test_class_line();
 	test_proc_copy();
 	test_keys_header();
 	test_damage();
