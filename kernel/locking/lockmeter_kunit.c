@@ -588,6 +588,152 @@ static void lm_charge_takes_evidence(struct kunit *test)
 	vfree(c2);
 }
 
+/* The chain @ref names in @c's store, its frames into @ip: how many, 0 if gone. */
+static u32 t_chain(struct lm_cpu *c, u64 ref, unsigned long *ip)
+{
+	bool gone = false;
+
+	return lm_stack_copy(c, ref, ip, &gone);
+}
+
+/*
+ * Successive new maxima of one row, more than the store has entries:
+ * each keeps its chain, since the chains of the maxima it beat are
+ * free again, and nothing is counted as stacks_full.  The chain of a
+ * beaten maximum reads as gone once its entry is reused.
+ */
+static void lm_chain_every_new_maximum(struct kunit *test)
+{
+	struct lm_dir *d = t_dir(test);
+	struct lm_cpu *c = t_cpu(test, d);
+	struct lm_evidence *ev = &d->ev[5];
+	unsigned long ip[LM_STACK_DEPTH];
+	unsigned int i, kept = 0;
+	unsigned long flags;
+	u64 chain_min, first = LM_NO_STACK;
+	bool gone = false;
+
+	chain_min = lm_chain_min;
+	WRITE_ONCE(lm_chain_min, 0);
+	for (i = 1; i <= 3 * LM_STACKS; i++) {
+		local_irq_save(flags);
+		/* a longer hold each time, that waited as long as it held */
+		lm_charge(c, &c->slot[5], 10 * i, 1000 * i, 1000 * i + 10 * i, NULL);
+		local_irq_restore(flags);
+		if (first == LM_NO_STACK)
+			first = ev->hold.stack;
+		kept += ev->hold.stack != LM_NO_STACK && t_chain(c, ev->hold.stack, ip) > 0 &&
+			ev->wait.stack == ev->hold.stack;
+	}
+	KUNIT_EXPECT_EQ(test, kept, 3 * LM_STACKS);
+	KUNIT_EXPECT_EQ(test, ev->hold.ticks, 10ULL * 3 * LM_STACKS);
+	KUNIT_EXPECT_EQ(test, c->loss.stacks_full, 0ULL);
+	KUNIT_EXPECT_EQ(test, c->captures, 2ULL * 3 * LM_STACKS);
+	/* the first maximum's entry was taken again: its reference reads as gone */
+	KUNIT_EXPECT_EQ(test, lm_stack_copy(c, first, ip, &gone), 0U);
+	KUNIT_EXPECT_TRUE(test, gone);
+	WRITE_ONCE(lm_chain_min, chain_min);
+	vfree(c);
+}
+
+/*
+ * A store full of chains still in use (one per row, LM_STACKS rows)
+ * leaves the next row's new maximum without a chain, counted as
+ * stacks_full, and without a walk: no entry is written.  A row whose
+ * maximum then moves on frees its chain for the next.
+ */
+static void lm_chain_full_store_skips_walk(struct kunit *test)
+{
+	struct lm_dir *d = t_dir_n(test, LM_STACKS + 1);
+	struct lm_cpu *c = t_cpu(test, d);
+	unsigned long ip[LM_STACK_DEPTH];
+	unsigned int i, kept = 0, same = 0;
+	unsigned long flags;
+	u64 chain_min;
+	u32 *seq;
+
+	seq = kunit_kcalloc(test, LM_STACKS, sizeof(*seq), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, seq);
+	chain_min = lm_chain_min;
+	WRITE_ONCE(lm_chain_min, 0);
+	local_irq_save(flags);
+	for (i = 0; i < LM_STACKS; i++)
+		lm_charge(c, &c->slot[i], 100, 0, 1000, NULL);
+	local_irq_restore(flags);
+	for (i = 0; i < LM_STACKS; i++) {
+		kept += t_chain(c, d->ev[i].hold.stack, ip) > 0;
+		seq[i] = c->stacks[i].seq;
+	}
+	KUNIT_EXPECT_EQ(test, kept, LM_STACKS);
+	KUNIT_EXPECT_EQ(test, c->loss.stacks_full, 0ULL);
+
+	local_irq_save(flags);
+	lm_charge(c, &c->slot[LM_STACKS], 100, 0, 1000, NULL);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, c->loss.stacks_full, 1ULL);
+	KUNIT_EXPECT_EQ(test, (u32)d->ev[LM_STACKS].hold.set, 1U);
+	KUNIT_EXPECT_EQ(test, d->ev[LM_STACKS].hold.stack, LM_NO_STACK);
+	for (i = 0; i < LM_STACKS; i++)
+		same += c->stacks[i].seq == seq[i];
+	KUNIT_EXPECT_EQ(test, same, LM_STACKS);
+
+	/* row 7's evidence moves on without a chain (below the floor) ... */
+	WRITE_ONCE(lm_chain_min, 1000);
+	local_irq_save(flags);
+	lm_charge(c, &c->slot[7], 200, 0, 2000, NULL);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, d->ev[7].hold.stack, LM_NO_STACK);
+	/* ... and the full row's next maximum gets the entry it let go */
+	WRITE_ONCE(lm_chain_min, 0);
+	local_irq_save(flags);
+	lm_charge(c, &c->slot[LM_STACKS], 300, 0, 3000, NULL);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, c->loss.stacks_full, 1ULL);
+	KUNIT_EXPECT_GT(test, t_chain(c, d->ev[LM_STACKS].hold.stack, ip), 0U);
+	KUNIT_EXPECT_EQ(test, d->ev[LM_STACKS].hold.stack & 0xffff, 7ULL);
+	WRITE_ONCE(lm_chain_min, chain_min);
+	vfree(c);
+}
+
+/*
+ * A reset moves every entry a generation on: a reference from before it
+ * reads as no chain, even once its entry holds a chain again.
+ */
+static void lm_chain_reset_makes_stale(struct kunit *test)
+{
+	struct lm_dir *d = t_dir(test);
+	struct lm_cpu *c = t_cpu(test, d);
+	unsigned long ip[LM_STACK_DEPTH];
+	unsigned long flags;
+	u64 chain_min, old;
+	bool gone = false;
+
+	chain_min = lm_chain_min;
+	WRITE_ONCE(lm_chain_min, 0);
+	local_irq_save(flags);
+	lm_charge(c, &c->slot[2], 100, 0, 1000, NULL);
+	local_irq_restore(flags);
+	old = d->ev[2].hold.stack;
+	KUNIT_ASSERT_GT(test, t_chain(c, old, ip), 0U);
+
+	lm_stacks_clear(c);
+	KUNIT_EXPECT_EQ(test, lm_stack_copy(c, old, ip, &gone), 0U);
+	KUNIT_EXPECT_TRUE(test, gone);
+	/* the same entry, written again for other evidence: still not @old's */
+	memset(&d->ev[2], 0, sizeof(d->ev[2]));
+	local_irq_save(flags);
+	lm_charge(c, &c->slot[3], 100, 0, 1000, NULL);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, d->ev[3].hold.stack & 0xffff, old & 0xffff);
+	KUNIT_EXPECT_NE(test, d->ev[3].hold.stack, old);
+	KUNIT_EXPECT_GT(test, t_chain(c, d->ev[3].hold.stack, ip), 0U);
+	gone = false;
+	KUNIT_EXPECT_EQ(test, lm_stack_copy(c, old, ip, &gone), 0U);
+	KUNIT_EXPECT_TRUE(test, gone);
+	WRITE_ONCE(lm_chain_min, chain_min);
+	vfree(c);
+}
+
 static int lm_kunit_lock_word;	/* a static "lock": its address is all we need */
 
 /* An overflow row keeps the key of its longest hold and wait, classified. */
@@ -636,6 +782,9 @@ static struct kunit_case lockmeter_table_cases[] = {
 	KUNIT_CASE(lm_inst_estimate_counts),
 	KUNIT_CASE(lm_stat_add_keeps_evidence_of_max),
 	KUNIT_CASE(lm_charge_takes_evidence),
+	KUNIT_CASE(lm_chain_every_new_maximum),
+	KUNIT_CASE(lm_chain_full_store_skips_walk),
+	KUNIT_CASE(lm_chain_reset_makes_stale),
 	KUNIT_CASE(lm_overflow_names_its_worst),
 	{}
 };
