@@ -270,7 +270,7 @@ TEST_F(meter, reset_zeroes)
 {
 	static const char * const zero[] = {
 		"metered_ns", "slots_used", "dropped", "unmatched", "table_full",
-		"evicted", "notask",
+		"evicted", "notask", "stacks_full", "captures",
 	};
 	const struct lm_report *rep = &self->rep;
 	uint64_t resets;
@@ -493,6 +493,38 @@ TEST_F(meter, hotplug_no_stale_holds)
 			       PRIu64 " ns", row->type, row->lock, row->site, row->hold_max,
 			       longest);
 	}
+}
+
+/*
+ * Holds of one row, each longer than the last and all above the chain
+ * floor (CONFIG_LOCKMETER_CHAIN_MIN_US, 10 us by default): more new
+ * maxima than a CPU's store has chains (512), each of which takes one.
+ * The chains of the maxima beaten are free again, so none of them may
+ * find the store full; the longest keeps its chain.
+ */
+#define MAXIMA_N	600
+#define MAXIMA_FIRST_US	20
+
+TEST_F(meter, new_maxima_keep_chains)
+{
+	uint64_t full, captures;
+	struct lm_row *row;
+	unsigned int i;
+
+	ASSERT_EQ(0, lm_ctl("reset"));
+	ASSERT_EQ(0, lm_ctl("on"));
+	for (i = 0; i < MAXIMA_N; i++)
+		lm_mod_cmd(_metadata, "hold 1 %u", MAXIMA_FIRST_US + i);
+	ASSERT_EQ(0, lm_ctl("off"));
+	lm_report_read(_metadata, &self->rep);
+	full = lm_header_u64(_metadata, self->rep.text, "stacks_full");
+	captures = lm_header_u64(_metadata, self->rep.text, "captures");
+	ksft_print_msg("%u rising holds: captures %llu, stacks_full %llu\n", MAXIMA_N,
+		       (unsigned long long)captures, (unsigned long long)full);
+	EXPECT_EQ(0ULL, full);
+	row = lm_find_row(&self->rep, "spin", "lmt_static_lock", "lmt_hold");
+	ASSERT_NE(NULL, row) TH_LOG("no row for the holds");
+	EXPECT_LE((MAXIMA_FIRST_US + MAXIMA_N - 1) * 1000ULL, row->hold_max);
 }
 
 /*

@@ -58,6 +58,7 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/vmalloc.h>
+#include <kunit/visibility.h>
 
 #include "lockmeter.h"
 
@@ -182,12 +183,32 @@ static void lm_dir_clear(struct lm_dir *d)
 	atomic_set(&d->used, 0);
 }
 
+/*
+ * Free every chain of @c's store, each a generation on: a reference taken
+ * before never names a chain taken after (lm_stack_read()).  The
+ * evidence the entries belonged to may be freed next (a resize).
+ */
+void lm_stacks_clear(struct lm_cpu *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < LM_STACKS; i++) {
+		struct lm_stack *st = &c->stacks[i];
+
+		st->ev = NULL;
+		st->nr = 0;
+		WRITE_ONCE(st->seq, (st->seq | 1) + 1);
+	}
+	c->stack_hand = 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(lm_stacks_clear);
+
 /* The per-CPU state but the rows, on its CPU (or with it offline). */
 static void lm_reset_one(struct lm_cpu *c, void *unused)
 {
 	unsigned int t;
 
-	memset(c->stacks, 0, sizeof(c->stacks));
+	lm_stacks_clear(c);
 #ifdef CONFIG_LOCKMETER_HIST
 	memset(c->spill, 0, sizeof(c->spill));
 	c->nr_spill = 0;

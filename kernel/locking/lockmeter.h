@@ -427,7 +427,8 @@ u64 lm_hist_count(const struct lm_cpu *c, const u16 *bucket);
 struct lm_evidence;
 void lm_ev_read(const struct lm_evidence *src, int cpu, struct lm_stat_ev_buf *hold,
 		struct lm_stat_ev_buf *wait);
-u32 lm_stack_read(u32 ref, unsigned long *ip, u16 *cpu);
+u32 lm_stack_copy(const struct lm_cpu *pc, u64 ref, unsigned long *ip, bool *gone);
+void lm_stacks_clear(struct lm_cpu *c);
 u64 lm_hist_bound(unsigned int b);
 
 /* ---- the per-CPU state, shared by the hot paths and the readers ---- */
@@ -478,7 +479,6 @@ struct lm_held {
 	unsigned long site;
 	u64 t_acq;		/* lm_ticks() when acquired */
 	u64 t_wait;		/* lm_ticks() when the wait began, or 0 */
-	u32 wait_stack;		/* with @t_wait: the waiter's chain, or LM_NO_STACK */
 	u32 type;		/* for readers of the locks held now */
 };
 
@@ -493,39 +493,46 @@ struct lm_cached {
 
 /*
  * Evidence: when a hold or a wait sets a new maximum for its slot, who it
- * was, when, and the call chain (lockmeter_spin.c, lm_evidence_take()).
- * Chains go to a store of each CPU, once however many slots point at
- * them; an entry is written once, before anything points at it, and
- * stays until reset.  A reference to a chain names its CPU (a sleeping
- * lock's waiter may take the lock on one CPU and release it on another).
+ * was, when, and the call chain (lockmeter_spin.c, lm_charge_slow()).
+ * Chains go to a store of each CPU, written by that CPU alone with
+ * interrupts off: the CPU that charges the hold walks the chain into its
+ * own store and points the evidence at it.  An entry belongs to the
+ * evidence it was taken for (@ev) and stays while a chain reference of
+ * that evidence names it; once the evidence has moved on to a longer
+ * maximum (of any CPU), the entry is free again, which its CPU finds
+ * out when it looks for room (lm_stack_alive()).  No other CPU writes
+ * an entry, no reference count is kept.
+ *
+ * @seq is the entry's generation: odd while its CPU writes it, bumped
+ * to the next even value when written, and bumped by a reset.  A
+ * reference names CPU, entry and generation, so a reader copying an
+ * entry its CPU reuses meanwhile sees the generation change, and never
+ * shows a chain as another evidence's (lm_stack_read()).  Sleeping
+ * locks' blocked chains, taken where the holder blocked, travel in the
+ * holder's record (struct lm_task_held) until its release is charged.
  */
-#define LM_STACKS	256	/* distinct chains per CPU */
-#define LM_STACK_PROBES	8
-/*
- * The last LM_STACKS_BLOCKED entries are kept for the chains of sleeping
- * holders where they blocked: taken later in a hold and rarer than the
- * chains of releases and waits, they would otherwise find the store full
- * of those.
- */
-#define LM_STACKS_BLOCKED	32
-#define LM_NO_STACK	U32_MAX
+#define LM_STACKS	512	/* chains per CPU */
+#define LM_NO_STACK	0ULL
 
-static inline u32 lm_stack_ref(unsigned int cpu, unsigned int i)
+static inline u64 lm_stack_ref(unsigned int cpu, unsigned int i, u32 seq)
 {
-	return cpu << 16 | i;
+	return (u64)seq << 32 | cpu << 16 | i;
 }
 
+struct lm_evidence;
+
 struct lm_stack {
-	u32 hash;
-	u32 nr;			/* frames in @ip; 0: the entry is free */
+	u32 seq;		/* generation, odd while written */
+	u32 nr;			/* frames in @ip */
+	const struct lm_evidence *ev;	/* whose chain it is; NULL: free */
 	unsigned long ip[LM_STACK_DEPTH];
 };
 
 struct lm_ev {
 	u64 t;			/* lm_ticks() when the hold or wait ended */
 	u64 ticks;		/* the hold or wait it explains */
+	u64 stack;		/* lm_stack_ref(), or LM_NO_STACK */
 	u32 pid;
-	u32 stack;		/* lm_stack_ref(), or LM_NO_STACK */
 	char comm[TASK_COMM_LEN];
 	u16 cpu;		/* where it ended */
 	u8 ctx;			/* enum lockmeter_context */
@@ -545,7 +552,7 @@ struct lm_evidence {
 	struct lm_ev wait;
 	u32 owner_pid;		/* the waited-for owner, sleeping locks */
 	char owner_comm[TASK_COMM_LEN];
-	u32 blk_stack;		/* with @blk: where the holder blocked */
+	u64 blk_stack;		/* with @blk: where the holder blocked */
 	u64 blk;		/* the hold's longest blocked stretch, ticks */
 };
 
@@ -583,6 +590,7 @@ struct lm_cpu {
 	struct lm_slot overflow[LM_NR_TYPES];	/* events that found no row */
 	struct lm_ovf ovf[LM_NR_TYPES];		/* ... and what they were */
 	u64 captures;		/* evidence taken */
+	unsigned int stack_hand;	/* where the next search for room starts */
 	struct lm_stack stacks[LM_STACKS];
 #ifdef CONFIG_LOCKMETER_HIST
 	unsigned int nr_spill;	/* entries of @spill in use */
@@ -786,26 +794,26 @@ static inline void lm_owner_of(struct task_struct *p, struct lm_owner *o)
 
 struct lm_task_held;
 void lm_charge_slow(struct lm_cpu *c, struct lm_slot *s, u64 hold, u64 t_wait, u64 t_acq,
-		    u32 wait_stack, const struct lm_task_held *th);
+		    const struct lm_task_held *th);
 
 /*
  * Charge one acquisition's hold and wait (ticks) to @s of @c.  A slot's
  * minima start at U64_MAX (lm_slot_init()), so the first sample sets
  * them.  The common case, a hold that waited for nothing and sets no new
  * maximum, is done here; the rest, with the evidence of a new maximum
- * (the task, @wait_stack, the chain where the wait ended, and for a
- * sleeping lock its record @th: whom it waited for, where it blocked),
- * out of line, as the last thing the caller does before leaving.  The
+ * (the task, the chain where the lock was released, and for a sleeping
+ * lock its record @th: whom it waited for, where it blocked), out of
+ * line, as the last thing the caller does before leaving, after the
+ * lock itself was released.  The
  * acquisition's lock and site, for the key an overflow row keeps, are
  * @th's, or for a spinning lock those of the record just popped, at
  * @c->top until the charge is done.
  */
 static __always_inline void lm_charge(struct lm_cpu *c, struct lm_slot *s, u64 hold,
-				      u64 t_wait, u64 t_acq, u32 wait_stack,
-				      const struct lm_task_held *th)
+				      u64 t_wait, u64 t_acq, const struct lm_task_held *th)
 {
 	if (unlikely(hold > s->hold_max || t_wait)) {
-		lm_charge_slow(c, s, hold, t_wait, t_acq, wait_stack, th);
+		lm_charge_slow(c, s, hold, t_wait, t_acq, th);
 		return;
 	}
 	s->nr++;
@@ -826,12 +834,19 @@ struct lm_task_held {
 	u64 t_wait;		/* lm_ticks() when the wait began, or 0 */
 	u32 epoch;		/* metering period it was taken in */
 	u32 type;
-	u32 wait_stack;		/* with @t_wait: the waiter's chain, or LM_NO_STACK */
 	struct lm_owner owner;	/* with @t_wait: whom it waited for */
-	/* the longest stretch blocked so far (ticks) and the chain there */
+	/*
+	 * The longest stretch blocked so far (ticks) and the chain there,
+	 * @blk_nr frames (0: none), kept here until the release is charged:
+	 * the task may be released on any CPU, and a CPU's chain store is
+	 * written by that CPU alone.  208 bytes in all (64-bit).
+	 */
+	u32 blk_nr;
 	u64 blk;
-	u32 blk_stack;
+	unsigned long blk_ip[LM_STACK_DEPTH];
 };
+
+static_assert(!IS_ENABLED(CONFIG_64BIT) || sizeof(struct lm_task_held) == 80 + 8 * LM_STACK_DEPTH);
 
 bool lm_task_room(struct lm_task *lt, u32 epoch);
 void lm_sleep_release_deep(struct lm_task *lt, unsigned long lock, u32 type,
@@ -852,7 +867,7 @@ static __always_inline void __lm_sleep_charge(struct lm_cpu *c, struct lm_slot *
 	if (offcpu > s->blocked_max)
 		s->blocked_max = offcpu;
 	/* last: its slow path is a call */
-	lm_charge(c, s, hold, h->t_wait, h->t_acq, h->wait_stack, h);
+	lm_charge(c, s, hold, h->t_wait, h->t_acq, h);
 }
 
 void lm_sleep_charge_miss(struct lm_cpu *c, struct lm_cached *e, const struct lm_task_held *h,
@@ -922,9 +937,9 @@ static __always_inline void lm_wait_end(void)
 	WRITE_ONCE(current->lockmeter.wait_lock, 0);
 }
 
-void lm_wait_chain(struct lm_cpu *c, unsigned long lock, unsigned long site, u32 type,
-		   u64 *t_wait, u64 *t_acq, u32 *stack);
-u32 lm_stack_take(struct lm_cpu *c, bool blocked);
+unsigned int lm_stack_walk(unsigned long *ip, bool blocked);
+u64 lm_stack_take(struct lm_cpu *c, const struct lm_evidence *ev, const unsigned long *ip,
+		  unsigned int nr, int busy);
 
 /*
  * Current acquired @lock at @site.  @t_wait is when the wait began if the

@@ -71,20 +71,25 @@ static void lm_time_add_into_empty_copies(struct kunit *test)
 
 #define T_NR	37	/* rows of a test directory: small enough to fill */
 
-static struct lm_dir *t_dir(struct kunit *test)
+static struct lm_dir *t_dir_n(struct kunit *test, unsigned int nr)
 {
 	struct lm_dir *d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, d);
-	d->nr = T_NR;
-	d->index_mask = roundup_pow_of_two(2 * T_NR) - 1;
-	d->key = kunit_kcalloc(test, T_NR, sizeof(*d->key), GFP_KERNEL);
-	d->ev = kunit_kcalloc(test, T_NR, sizeof(*d->ev), GFP_KERNEL);
+	d->nr = nr;
+	d->index_mask = roundup_pow_of_two(2 * nr) - 1;
+	d->key = kunit_kcalloc(test, nr, sizeof(*d->key), GFP_KERNEL);
+	d->ev = kunit_kcalloc(test, nr, sizeof(*d->ev), GFP_KERNEL);
 	d->index = kunit_kcalloc(test, d->index_mask + 1, sizeof(*d->index), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, d->key);
 	KUNIT_ASSERT_NOT_NULL(test, d->ev);
 	KUNIT_ASSERT_NOT_NULL(test, d->index);
 	return d;
+}
+
+static struct lm_dir *t_dir(struct kunit *test)
+{
+	return t_dir_n(test, T_NR);
 }
 
 /* A CPU's state counting into the rows of @d; vfree() it. */
@@ -195,9 +200,9 @@ static void lm_slot_read_derives_counts(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, row);
 
 	lm_slot_init(&s);
-	lm_charge(NULL, &s, 40, 0, 100, LM_NO_STACK, NULL);	/* at once */
-	lm_charge(NULL, &s, 10, 90, 100, LM_NO_STACK, NULL);	/* waited 10 */
-	lm_charge(NULL, &s, 70, 50, 100, LM_NO_STACK, NULL);	/* waited 50 */
+	lm_charge(NULL, &s, 40, 0, 100, NULL);	/* at once */
+	lm_charge(NULL, &s, 10, 90, 100, NULL);	/* waited 10 */
+	lm_charge(NULL, &s, 70, 50, 100, NULL);	/* waited 50 */
 	s.oncpu_total = 100;
 	s.reject = 2;
 	row->key.type = LM_mutex;
@@ -256,9 +261,9 @@ static void lm_hist_counts_every_sample(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		/* the short ones also waited as long as they held */
 		if (cases[i].t < 4096)
-			lm_charge(NULL, &s, cases[i].t, 100, 100 + cases[i].t, LM_NO_STACK, NULL);
+			lm_charge(NULL, &s, cases[i].t, 100, 100 + cases[i].t, NULL);
 		else
-			lm_charge(NULL, &s, cases[i].t, 0, 100, LM_NO_STACK, NULL);
+			lm_charge(NULL, &s, cases[i].t, 0, 100, NULL);
 	}
 	lm_slot_read(NULL, &s, row, h);
 	/* the row points to the histograms it was given */
@@ -300,8 +305,8 @@ static void lm_hist_wraps_spill(struct kunit *test)
 	s = &c->slot[5];
 	s->hold_hist[2] = U16_MAX;
 	local_irq_save(flags);
-	lm_charge(c, s, 2 << LM_HIST_SHIFT, 0, 100, LM_NO_STACK, NULL);
-	lm_charge(c, s, 2 << LM_HIST_SHIFT, 0, 200, LM_NO_STACK, NULL);
+	lm_charge(c, s, 2 << LM_HIST_SHIFT, 0, 100, NULL);
+	lm_charge(c, s, 2 << LM_HIST_SHIFT, 0, 200, NULL);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, c->nr_spill, 1U);
 	KUNIT_EXPECT_EQ(test, lm_hist_count(c, &s->hold_hist[2]), 65537ULL);
@@ -312,7 +317,7 @@ static void lm_hist_wraps_spill(struct kunit *test)
 		c->spill[i].key = 2 * i + 1;
 	s->wait_hist[0] = U16_MAX;
 	local_irq_save(flags);
-	lm_charge(c, s, 1, 1, 1, LM_NO_STACK, NULL);
+	lm_charge(c, s, 1, 1, 1, NULL);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, c->loss.hist_lost, 1ULL);
 	KUNIT_EXPECT_EQ(test, lm_hist_count(c, &s->wait_hist[0]), 0ULL);
@@ -473,25 +478,28 @@ static void lm_stat_add_keeps_evidence_of_max(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, a->hold_ev, &b_hold);
 }
 
-static noinline u32 lm_kunit_take_here(struct lm_cpu *c)
-{
-	return lm_stack_take(c, false);
-}
+/* Sleeping locks' records: one that waited, three that blocked (the last not). */
+static const struct lm_task_held t_waited = { .owner = { .pid = 77, .comm = "owner" } };
+static const struct lm_task_held t_blocked[] = {
+	{ .blk = 300, .blk_nr = 2, .blk_ip = { 0x5, 0x55 } },
+	{ .blk = 350, .blk_nr = 1, .blk_ip = { 0x6 } },
+	{ },
+};
 
 /*
  * A new maximum takes the current task and chain, a smaller hold takes
- * nothing, and the same chain is stored once.
+ * nothing.
  */
 static void lm_charge_takes_evidence(struct kunit *test)
 {
 	struct lm_dir *d = t_dir(test);
 	struct lm_cpu *c = t_cpu(test, d), *c2 = t_cpu(test, d);
 	struct lm_evidence *ev = &d->ev[3];
-	unsigned int i, twice = 2;
+	unsigned long ip[LM_STACK_DEPTH];
 	unsigned long flags;
+	bool gone = false;
 	struct lm_slot *s;
 	u64 chain_min;
-	u32 ref[2];
 
 	/* every maximum keeps its chain here, whatever the boot chose */
 	chain_min = lm_chain_min;
@@ -499,8 +507,8 @@ static void lm_charge_takes_evidence(struct kunit *test)
 	s = &c->slot[3];
 
 	local_irq_save(flags);
-	lm_charge(c, s, 100, 0, 1000, LM_NO_STACK, NULL);
-	lm_charge(c, s, 40, 0, 2000, LM_NO_STACK, NULL);
+	lm_charge(c, s, 100, 0, 1000, NULL);
+	lm_charge(c, s, 40, 0, 2000, NULL);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, c->captures, 1ULL);
 	KUNIT_EXPECT_EQ(test, (u32)ev->hold.set, 1U);
@@ -517,32 +525,33 @@ static void lm_charge_takes_evidence(struct kunit *test)
 
 	/* a wait that sets the maximum, with its owner */
 	local_irq_save(flags);
-	lm_charge(c, s, 10, 900, 1000, LM_NO_STACK,
-		  &(struct lm_task_held){ .owner = { .pid = 77, .comm = "owner" } });
+	lm_charge(c, s, 10, 900, 1000, &t_waited);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, c->captures, 2ULL);
 	KUNIT_EXPECT_EQ(test, s->wait_max, 100ULL);
 	KUNIT_EXPECT_EQ(test, (u32)ev->wait.set, 1U);
-	KUNIT_EXPECT_EQ(test, ev->wait.stack, LM_NO_STACK);
+	/* its chain, taken here at the charge, as a release's would be */
+	KUNIT_EXPECT_NE(test, ev->wait.stack, LM_NO_STACK);
 	KUNIT_EXPECT_EQ(test, ev->owner_pid, 77U);
 	KUNIT_EXPECT_STREQ(test, ev->owner_comm, "owner");
 
 	/* a sleeping lock's new maximum keeps where its holder blocked */
 	local_irq_save(flags);
-	lm_charge(c, s, 500, 0, 3000, LM_NO_STACK,
-		  &(struct lm_task_held){ .blk = 300, .blk_stack = 5 });
+	lm_charge(c, s, 500, 0, 3000, &t_blocked[0]);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, c->captures, 3ULL);
 	KUNIT_EXPECT_EQ(test, ev->blk, 300ULL);
-	KUNIT_EXPECT_EQ(test, ev->blk_stack, 5U);
+	KUNIT_EXPECT_EQ(test, lm_stack_copy(c, ev->blk_stack, ip, &gone), 2U);
+	KUNIT_EXPECT_EQ(test, ip[0], 0x5UL);
+	KUNIT_EXPECT_EQ(test, ip[1], 0x55UL);
+	KUNIT_EXPECT_FALSE(test, gone);
 	/* ... a shorter hold leaves it, a longer one that never blocked clears it */
 	local_irq_save(flags);
-	lm_charge(c, s, 400, 0, 4000, LM_NO_STACK,
-		  &(struct lm_task_held){ .blk = 350, .blk_stack = 6 });
+	lm_charge(c, s, 400, 0, 4000, &t_blocked[1]);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, ev->blk, 300ULL);
 	local_irq_save(flags);
-	lm_charge(c, s, 600, 0, 5000, LM_NO_STACK, &(struct lm_task_held){ });
+	lm_charge(c, s, 600, 0, 5000, &t_blocked[2]);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, ev->blk, 0ULL);
 	KUNIT_EXPECT_EQ(test, ev->blk_stack, LM_NO_STACK);
@@ -552,13 +561,13 @@ static void lm_charge_takes_evidence(struct kunit *test)
 	 * the key's: the key's evidence stays; a longer one replaces it.
 	 */
 	local_irq_save(flags);
-	lm_charge(c2, &c2->slot[3], 550, 0, 6000, LM_NO_STACK, NULL);
+	lm_charge(c2, &c2->slot[3], 550, 0, 6000, NULL);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, c2->slot[3].hold_max, 550ULL);
 	KUNIT_EXPECT_EQ(test, c2->captures, 0ULL);
 	KUNIT_EXPECT_EQ(test, ev->hold.ticks, 600ULL);
 	local_irq_save(flags);
-	lm_charge(c2, &c2->slot[3], 650, 0, 7000, LM_NO_STACK, NULL);
+	lm_charge(c2, &c2->slot[3], 650, 0, 7000, NULL);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, c2->captures, 1ULL);
 	KUNIT_EXPECT_EQ(test, ev->hold.ticks, 650ULL);
@@ -567,26 +576,162 @@ static void lm_charge_takes_evidence(struct kunit *test)
 	/* evidence some other CPU is writing is left to it */
 	ev->seq = 7;
 	local_irq_save(flags);
-	lm_charge(c, s, 900, 0, 8000, LM_NO_STACK, NULL);
+	lm_charge(c, s, 900, 0, 8000, NULL);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, s->hold_max, 900ULL);
 	KUNIT_EXPECT_EQ(test, ev->hold.ticks, 650ULL);
 	ev->seq = 8;
 
-	/*
-	 * One chain, twice (from one call: a loop the compiler cannot
-	 * unroll): one entry; the second reference is the first.
-	 */
-	local_irq_save(flags);
-	for (i = 0; i < READ_ONCE(twice); i++)
-		ref[i] = lm_kunit_take_here(c);
-	local_irq_restore(flags);
-	KUNIT_EXPECT_NE(test, ref[0], LM_NO_STACK);
-	KUNIT_EXPECT_EQ(test, ref[0], ref[1]);
 	KUNIT_EXPECT_EQ(test, c->loss.stacks_full, 0ULL);
 	WRITE_ONCE(lm_chain_min, chain_min);
 	vfree(c);
 	vfree(c2);
+}
+
+/* The chain @ref names in @c's store, its frames into @ip: how many, 0 if gone. */
+static u32 t_chain(struct lm_cpu *c, u64 ref, unsigned long *ip)
+{
+	bool gone = false;
+
+	return lm_stack_copy(c, ref, ip, &gone);
+}
+
+/*
+ * Successive new maxima of one row, more than the store has entries:
+ * each keeps its chain, since the chains of the maxima it beat are
+ * free again, and nothing is counted as stacks_full.  The chain of a
+ * beaten maximum reads as gone once its entry is reused.
+ */
+static void lm_chain_every_new_maximum(struct kunit *test)
+{
+	struct lm_dir *d = t_dir(test);
+	struct lm_cpu *c = t_cpu(test, d);
+	struct lm_evidence *ev = &d->ev[5];
+	unsigned long ip[LM_STACK_DEPTH];
+	unsigned int i, kept = 0;
+	unsigned long flags;
+	u64 chain_min, first = LM_NO_STACK;
+	bool gone = false;
+
+	chain_min = lm_chain_min;
+	WRITE_ONCE(lm_chain_min, 0);
+	for (i = 1; i <= 3 * LM_STACKS; i++) {
+		local_irq_save(flags);
+		/* a longer hold each time, that waited as long as it held */
+		lm_charge(c, &c->slot[5], 10 * i, 1000 * i, 1000 * i + 10 * i, NULL);
+		local_irq_restore(flags);
+		if (first == LM_NO_STACK)
+			first = ev->hold.stack;
+		kept += ev->hold.stack != LM_NO_STACK && t_chain(c, ev->hold.stack, ip) > 0 &&
+			ev->wait.stack == ev->hold.stack;
+	}
+	KUNIT_EXPECT_EQ(test, kept, 3 * LM_STACKS);
+	KUNIT_EXPECT_EQ(test, ev->hold.ticks, 10ULL * 3 * LM_STACKS);
+	KUNIT_EXPECT_EQ(test, c->loss.stacks_full, 0ULL);
+	KUNIT_EXPECT_EQ(test, c->captures, 2ULL * 3 * LM_STACKS);
+	/* the first maximum's entry was taken again: its reference reads as gone */
+	KUNIT_EXPECT_EQ(test, lm_stack_copy(c, first, ip, &gone), 0U);
+	KUNIT_EXPECT_TRUE(test, gone);
+	WRITE_ONCE(lm_chain_min, chain_min);
+	vfree(c);
+}
+
+/*
+ * A store full of chains still in use (one per row, LM_STACKS rows)
+ * leaves the next row's new maximum without a chain, counted as
+ * stacks_full, and without a walk: no entry is written.  A row whose
+ * maximum then moves on frees its chain for the next.
+ */
+static void lm_chain_full_store_skips_walk(struct kunit *test)
+{
+	struct lm_dir *d = t_dir_n(test, LM_STACKS + 1);
+	struct lm_cpu *c = t_cpu(test, d);
+	unsigned long ip[LM_STACK_DEPTH];
+	unsigned int i, kept = 0, same = 0;
+	unsigned long flags;
+	u64 chain_min;
+	u32 *seq;
+
+	seq = kunit_kcalloc(test, LM_STACKS, sizeof(*seq), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, seq);
+	chain_min = lm_chain_min;
+	WRITE_ONCE(lm_chain_min, 0);
+	local_irq_save(flags);
+	for (i = 0; i < LM_STACKS; i++)
+		lm_charge(c, &c->slot[i], 100, 0, 1000, NULL);
+	local_irq_restore(flags);
+	for (i = 0; i < LM_STACKS; i++) {
+		kept += t_chain(c, d->ev[i].hold.stack, ip) > 0;
+		seq[i] = c->stacks[i].seq;
+	}
+	KUNIT_EXPECT_EQ(test, kept, LM_STACKS);
+	KUNIT_EXPECT_EQ(test, c->loss.stacks_full, 0ULL);
+
+	local_irq_save(flags);
+	lm_charge(c, &c->slot[LM_STACKS], 100, 0, 1000, NULL);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, c->loss.stacks_full, 1ULL);
+	KUNIT_EXPECT_EQ(test, (u32)d->ev[LM_STACKS].hold.set, 1U);
+	KUNIT_EXPECT_EQ(test, d->ev[LM_STACKS].hold.stack, LM_NO_STACK);
+	for (i = 0; i < LM_STACKS; i++)
+		same += c->stacks[i].seq == seq[i];
+	KUNIT_EXPECT_EQ(test, same, LM_STACKS);
+
+	/* row 7's evidence moves on without a chain (below the floor) ... */
+	WRITE_ONCE(lm_chain_min, 1000);
+	local_irq_save(flags);
+	lm_charge(c, &c->slot[7], 200, 0, 2000, NULL);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, d->ev[7].hold.stack, LM_NO_STACK);
+	/* ... and the full row's next maximum gets the entry it let go */
+	WRITE_ONCE(lm_chain_min, 0);
+	local_irq_save(flags);
+	lm_charge(c, &c->slot[LM_STACKS], 300, 0, 3000, NULL);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, c->loss.stacks_full, 1ULL);
+	KUNIT_EXPECT_GT(test, t_chain(c, d->ev[LM_STACKS].hold.stack, ip), 0U);
+	KUNIT_EXPECT_EQ(test, d->ev[LM_STACKS].hold.stack & 0xffff, 7ULL);
+	WRITE_ONCE(lm_chain_min, chain_min);
+	vfree(c);
+}
+
+/*
+ * A reset moves every entry a generation on: a reference from before it
+ * reads as no chain, even once its entry holds a chain again.
+ */
+static void lm_chain_reset_makes_stale(struct kunit *test)
+{
+	struct lm_dir *d = t_dir(test);
+	struct lm_cpu *c = t_cpu(test, d);
+	unsigned long ip[LM_STACK_DEPTH];
+	unsigned long flags;
+	u64 chain_min, old;
+	bool gone = false;
+
+	chain_min = lm_chain_min;
+	WRITE_ONCE(lm_chain_min, 0);
+	local_irq_save(flags);
+	lm_charge(c, &c->slot[2], 100, 0, 1000, NULL);
+	local_irq_restore(flags);
+	old = d->ev[2].hold.stack;
+	KUNIT_ASSERT_GT(test, t_chain(c, old, ip), 0U);
+
+	lm_stacks_clear(c);
+	KUNIT_EXPECT_EQ(test, lm_stack_copy(c, old, ip, &gone), 0U);
+	KUNIT_EXPECT_TRUE(test, gone);
+	/* the same entry, written again for other evidence: still not @old's */
+	memset(&d->ev[2], 0, sizeof(d->ev[2]));
+	local_irq_save(flags);
+	lm_charge(c, &c->slot[3], 100, 0, 1000, NULL);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, d->ev[3].hold.stack & 0xffff, old & 0xffff);
+	KUNIT_EXPECT_NE(test, d->ev[3].hold.stack, old);
+	KUNIT_EXPECT_GT(test, t_chain(c, d->ev[3].hold.stack, ip), 0U);
+	gone = false;
+	KUNIT_EXPECT_EQ(test, lm_stack_copy(c, old, ip, &gone), 0U);
+	KUNIT_EXPECT_TRUE(test, gone);
+	WRITE_ONCE(lm_chain_min, chain_min);
+	vfree(c);
 }
 
 static int lm_kunit_lock_word;	/* a static "lock": its address is all we need */
@@ -604,11 +749,11 @@ static void lm_overflow_names_its_worst(struct kunit *test)
 	local_irq_save(flags);
 	c->top = &c->held[1];
 	*c->top = (struct lm_held){ .lock = lock, .site = 0x1234 };
-	lm_charge(c, ov, 300, 0, 1000, LM_NO_STACK, NULL);
+	lm_charge(c, ov, 300, 0, 1000, NULL);
 	*c->top = (struct lm_held){ .lock = lock + 64, .site = 0x5678 };
-	lm_charge(c, ov, 200, 0, 2000, LM_NO_STACK, NULL);
+	lm_charge(c, ov, 200, 0, 2000, NULL);
 	*c->top = (struct lm_held){ .lock = 0xffff888000001000UL, .site = 0x9abc };
-	lm_charge(c, ov, 100, 2950, 3000, LM_NO_STACK, NULL);
+	lm_charge(c, ov, 100, 2950, 3000, NULL);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, ov->nr, 3ULL);
 	KUNIT_EXPECT_EQ(test, o->hold_key.site, 0x1234UL);
@@ -705,6 +850,9 @@ static struct kunit_case lockmeter_table_cases[] = {
 	KUNIT_CASE(lm_inst_estimate_counts),
 	KUNIT_CASE(lm_stat_add_keeps_evidence_of_max),
 	KUNIT_CASE(lm_charge_takes_evidence),
+	KUNIT_CASE(lm_chain_every_new_maximum),
+	KUNIT_CASE(lm_chain_full_store_skips_walk),
+	KUNIT_CASE(lm_chain_reset_makes_stale),
 	KUNIT_CASE(lm_overflow_names_its_worst),
 	KUNIT_CASE(lm_slab_lock_named_by_cache),
 	{}

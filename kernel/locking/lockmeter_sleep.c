@@ -236,8 +236,8 @@ NOKPROBE_SYMBOL(lm_sched_out);
  * blocked stretch: it must be long enough for chains (lm_chain_min), and
  * already at least half the longest its row has had on this CPU, so that
  * it may well set a new maximum.  A hold that becomes the maximum from
- * further down keeps the length of its stretch without the chain; the
- * per-CPU store is kept for the holds that matter.
+ * further down keeps the length of its stretch without the chain: the
+ * stack walks are kept for the holds that matter.
  */
 static __always_inline bool lm_blocked_chain_wanted(struct lm_cpu *c,
 						    const struct lm_task_held *h, u64 held)
@@ -250,13 +250,16 @@ static __always_inline bool lm_blocked_chain_wanted(struct lm_cpu *c,
  * The current task, back after blocking @away ticks at @now: for each
  * record of this period, if that is its longest blocked stretch so far,
  * keep it, with the chain where the task blocked if the hold wants one
- * (taken once for all of them).  The task's stack is still the one it
- * blocked with.  Interrupts are off.
+ * (walked once for all of them, copied into each record: the release
+ * may be charged on another CPU, whose store takes it then).  The
+ * task's stack is still the one it blocked with.  A record of an earlier
+ * metering period is left alone, so a chain from before a reset never
+ * reaches evidence after it.  Interrupts are off.
  */
 static noinline void __lockfunc lm_sched_blocked(struct lm_task *lt, u64 away, u64 now)
 {
-	u32 epoch = READ_ONCE(lm_epoch), stack = LM_NO_STACK;
-	bool taken = false;
+	u32 epoch = READ_ONCE(lm_epoch);
+	const struct lm_task_held *first = NULL;
 	struct lm_cpu *c;
 	unsigned int i;
 
@@ -269,15 +272,17 @@ static noinline void __lockfunc lm_sched_blocked(struct lm_task *lt, u64 away, u
 		if (h->epoch != epoch || away <= h->blk)
 			continue;
 		h->blk = away;
-		h->blk_stack = LM_NO_STACK;
+		h->blk_nr = 0;
 		if (away < lm_chain_min ||
 		    !lm_blocked_chain_wanted(c, h, lm_delta(h->t_acq, now)))
 			continue;
-		if (!taken) {
-			stack = lm_stack_take(c, true);
-			taken = true;
+		if (!first) {
+			h->blk_nr = lm_stack_walk(h->blk_ip, true);
+			first = h;
+			continue;
 		}
-		h->blk_stack = stack;
+		h->blk_nr = first->blk_nr;
+		memcpy(h->blk_ip, first->blk_ip, first->blk_nr * sizeof(*h->blk_ip));
 	}
 }
 
@@ -432,23 +437,17 @@ noinline void __lockfunc lm_sleep_release_deep(struct lm_task *lt, unsigned long
 NOKPROBE_SYMBOL(lm_sleep_release_deep);
 
 /*
- * The acquisition of record @h (stamped) waited: keep whom for, and the
- * chain where the wait ended if it may be the longest of the slot on
- * this CPU (lm_wait_chain()), for the charge at the release, which may
- * come on another CPU.  Preemption is off.
+ * The acquisition of record @h waited: keep whom for, for the charge at
+ * the release, which also takes the chain if the wait is a new maximum
+ * (lm_charge_slow()): not here, where the lock is held and its other
+ * waiters would wait for the walk.  Preemption is off.
  */
 noinline void __lockfunc lm_sleep_waited(struct lm_task_held *h, const struct lm_owner *owner)
 {
-	unsigned long flags;
-
 	if (owner)
 		h->owner = *owner;
 	else
 		h->owner.pid = 0;
-	raw_local_irq_save(flags);
-	lm_wait_chain(this_cpu_read(lm_cpus), h->lock, h->site, h->type, &h->t_wait,
-		      &h->t_acq, &h->wait_stack);
-	raw_local_irq_restore(flags);
 }
 
 NOKPROBE_SYMBOL(lm_sleep_waited);

@@ -403,32 +403,55 @@ u64 lm_hist_bound(unsigned int b)
 EXPORT_SYMBOL_IF_KUNIT(lm_hist_bound);
 
 /*
- * The chain @ref names into @ip (room for LM_STACK_DEPTH): its number of
- * frames, 0 if it was lost or is not (yet) there; *@cpu is set to the
- * CPU it was taken on when there is one.
+ * The chain @ref names in @pc's store into @ip (room for LM_STACK_DEPTH):
+ * its number of frames.  @pc may reuse the entry while we copy (its
+ * evidence moved on to a longer maximum, or a reset): then its
+ * generation is no longer @ref's, and the chain is not shown as that of
+ * evidence it does not belong to: 0 frames, and *@gone is set.
  */
-u32 lm_stack_read(u32 ref, unsigned long *ip, u16 *cpu)
+u32 lm_stack_copy(const struct lm_cpu *pc, u64 ref, unsigned long *ip, bool *gone)
 {
-	unsigned int c = ref >> 16, i = ref & 0xffff, n;
+	unsigned int i = ref & 0xffff, n;
+	u32 gen = ref >> 32;
 	const struct lm_stack *st;
-	struct lm_cpu *pc;
 
-	if (ref == LM_NO_STACK || c >= nr_cpu_ids || !cpu_possible(c) || i >= LM_STACKS)
+	if (ref == LM_NO_STACK || i >= LM_STACKS)
+		return 0;
+	st = &pc->stacks[i];
+	/* pairs with smp_store_release() in lm_stack_take(): the frames first */
+	if (smp_load_acquire(&st->seq) != gen)
+		goto gone;
+	n = min_t(unsigned int, READ_ONCE(st->nr), LM_STACK_DEPTH);
+	memcpy(ip, st->ip, n * sizeof(*ip));
+	/* the copy before the second look at the generation */
+	smp_rmb();
+	if (READ_ONCE(st->seq) == gen)
+		return n;
+gone:
+	*gone = true;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(lm_stack_copy);
+
+/* lm_stack_copy() from the store of the CPU @ref names, set into *@cpu. */
+static u32 lm_stack_read(u64 ref, unsigned long *ip, u16 *cpu, bool *gone)
+{
+	unsigned int c = (ref >> 16) & 0xffff;
+	struct lm_cpu *pc;
+	u32 n;
+
+	if (ref == LM_NO_STACK || c >= nr_cpu_ids || !cpu_possible(c))
 		return 0;
 	pc = per_cpu(lm_cpus, c);
 	if (!pc)
 		return 0;
-	*cpu = c;
-	st = &pc->stacks[i];
-	n = READ_ONCE(st->nr);
-	/* pairs with smp_wmb() in lm_stack_take(): the frames came first */
-	smp_rmb();
-	n = min_t(unsigned int, n, LM_STACK_DEPTH);
-	memcpy(ip, st->ip, n * sizeof(*ip));
+	n = lm_stack_copy(pc, ref, ip, gone);
+	if (n)
+		*cpu = c;
 	return n;
 }
 
-static void lm_one_ev_read(const struct lm_ev *ev, struct lm_stat_ev_buf *b)
+static void lm_one_ev_read(const struct lm_ev *ev, struct lm_stat_ev_buf *b, bool *gone)
 {
 	struct lm_stat_ev *e = &b->e;
 
@@ -444,13 +467,14 @@ static void lm_one_ev_read(const struct lm_ev *ev, struct lm_stat_ev_buf *b)
 	e->ctx = ev->ctx;
 	memcpy(e->comm, ev->comm, sizeof(e->comm));
 	e->comm[sizeof(e->comm) - 1] = '\0';
-	e->nr = lm_stack_read(ev->stack, b->ip, &e->cpu);
+	e->nr = lm_stack_read(ev->stack, b->ip, &e->cpu, gone);
 }
 
 /*
  * Read evidence @src into @hold and @wait, the evidence of the maxima of
  * its row; @cpu >= 0 takes only what ended on that CPU.  A copy a CPU
- * changed meanwhile is tried again, a few times; then the row goes
+ * changed meanwhile, or whose chains were reused meanwhile (evidence
+ * that moved on), is tried again, a few times; then the row goes
  * without.
  */
 void lm_ev_read(const struct lm_evidence *src, int cpu, struct lm_stat_ev_buf *hold,
@@ -458,12 +482,13 @@ void lm_ev_read(const struct lm_evidence *src, int cpu, struct lm_stat_ev_buf *h
 {
 	struct lm_evidence ev;
 	unsigned int tries;
+	bool gone;
 	u16 blk_cpu;
 	u32 seq;
 
-	hold->e.set = 0;
-	wait->e.set = 0;
 	for (tries = 0; ; tries++) {
+		hold->e.set = 0;
+		wait->e.set = 0;
 		if (tries == 4)
 			return;
 		/* pairs with smp_store_release() in lm_ev_put() */
@@ -475,18 +500,23 @@ void lm_ev_read(const struct lm_evidence *src, int cpu, struct lm_stat_ev_buf *h
 		memcpy(&ev, src, sizeof(ev));
 		/* the copy before the second look at the sequence */
 		smp_rmb();
-		if (READ_ONCE(src->seq) == seq)
+		if (READ_ONCE(src->seq) != seq)
+			continue;
+		if (cpu >= 0 && ev.hold.cpu != cpu)
+			ev.hold.set = 0;
+		if (cpu >= 0 && ev.wait.cpu != cpu)
+			ev.wait.set = 0;
+		gone = false;
+		lm_one_ev_read(&ev.hold, hold, &gone);
+		lm_one_ev_read(&ev.wait, wait, &gone);
+		if (hold->e.set && ev.blk) {
+			hold->e.blk = lm_ticks_to_ns(ev.blk);
+			hold->e.blk_nr = lm_stack_read(ev.blk_stack, hold->blk_ip, &blk_cpu,
+						       &gone);
+		}
+		/* a chain reused means newer evidence: read that */
+		if (!gone)
 			break;
-	}
-	if (cpu >= 0 && ev.hold.cpu != cpu)
-		ev.hold.set = 0;
-	if (cpu >= 0 && ev.wait.cpu != cpu)
-		ev.wait.set = 0;
-	lm_one_ev_read(&ev.hold, hold);
-	lm_one_ev_read(&ev.wait, wait);
-	if (hold->e.set && ev.blk) {
-		hold->e.blk = lm_ticks_to_ns(ev.blk);
-		hold->e.blk_nr = lm_stack_read(ev.blk_stack, hold->blk_ip, &blk_cpu);
 	}
 	if (wait->e.set) {
 		wait->e.owner_pid = ev.owner_pid;

@@ -367,49 +367,101 @@ static __always_inline unsigned int lm_stack_skip(const unsigned long *ip, unsig
 
 /*
  * The current call chain from the caller of the lock operation on (or
- * for @blocked, see lm_stack_skip()), kept in this CPU's store: a
- * reference to it, or LM_NO_STACK when the store has no room (counted).
+ * for @blocked, see lm_stack_skip()) into @ip (room for LM_STACK_DEPTH):
+ * its number of frames.  Interrupts are off.
+ */
+noinline unsigned int __lockfunc lm_stack_walk(unsigned long *ip, bool blocked)
+{
+	unsigned long raw[LM_STACK_DEPTH + 10];
+	unsigned int nr, skip;
+
+	nr = stack_trace_save(raw, ARRAY_SIZE(raw), 0);
+	skip = lm_stack_skip(raw, nr, blocked);
+	nr = min_t(unsigned int, nr - skip, LM_STACK_DEPTH);
+	memcpy(ip, raw + skip, nr * sizeof(*ip));
+	return nr;
+}
+EXPORT_SYMBOL_IF_KUNIT(lm_stack_walk);
+NOKPROBE_SYMBOL(lm_stack_walk);
+
+/*
+ * Whether entry @st of CPU @cpu's store, number @i, is still the chain of
+ * its evidence: one of the evidence's references names it.  Only this
+ * CPU makes references to its entries, so an entry found free stays
+ * free until this CPU reuses it; one found in use may be let go by
+ * another CPU at any time (a longer maximum), and is found free later.
+ */
+static __always_inline bool lm_stack_alive(const struct lm_stack *st, unsigned int cpu,
+					   unsigned int i)
+{
+	const struct lm_evidence *ev = st->ev;
+	u64 ref;
+
+	if (!ev)
+		return false;
+	ref = lm_stack_ref(cpu, i, st->seq);
+	return READ_ONCE(ev->hold.stack) == ref || READ_ONCE(ev->wait.stack) == ref ||
+	       READ_ONCE(ev->blk_stack) == ref;
+}
+
+/*
+ * An entry of @c's store free for a new chain, not @busy (an entry taken
+ * for the same charge but not referenced yet): the first from where the
+ * last search ended, or -1 when every one is in use.  The search goes
+ * round the whole store only when it is nearly full of chains in use.
+ */
+static int lm_stack_room(struct lm_cpu *c, unsigned int cpu, int busy)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < LM_STACKS; i++) {
+		j = (c->stack_hand + i) % LM_STACKS;
+		if ((int)j != busy && !lm_stack_alive(&c->stacks[j], cpu, j)) {
+			c->stack_hand = (j + 1) % LM_STACKS;
+			return j;
+		}
+	}
+	return -1;
+}
+
+/*
+ * Keep a chain for evidence @ev in @c's store: @ip[@nr] (a blocked
+ * holder's chain, from its record), or when @ip is NULL the current one
+ * (lm_stack_walk()), which is only walked once there is room for it.
+ * The entry may not be @busy (see lm_stack_room()).  A reference to the
+ * entry, which @ev must take before anything else from this store is
+ * kept, or LM_NO_STACK: no frames, or no room (counted as stacks_full).
  * Interrupts are off.
  */
-noinline u32 __lockfunc lm_stack_take(struct lm_cpu *c, bool blocked)
+noinline u64 __lockfunc lm_stack_take(struct lm_cpu *c, const struct lm_evidence *ev,
+				      const unsigned long *ip, unsigned int nr, int busy)
 {
-	unsigned long ip[LM_STACK_DEPTH + 8];
-	unsigned int nr, skip, i, j, k;
+	unsigned int cpu = raw_smp_processor_id();
 	struct lm_stack *st;
-	u32 h;
+	int i;
 
-	nr = stack_trace_save(ip, ARRAY_SIZE(ip), 0);
-	skip = lm_stack_skip(ip, nr, blocked);
-	nr = min_t(unsigned int, nr - skip, LM_STACK_DEPTH);
-	if (!nr)
+	i = lm_stack_room(c, cpu, busy);
+	if (i < 0) {
+		c->loss.stacks_full++;
 		return LM_NO_STACK;
-	h = nr;
-	for (i = 0; i < nr; i++)
-		h = (u32)hash_64(ip[skip + i] ^ h, 32);
-	for (i = 0; i < LM_STACK_PROBES; i++) {
-		if (blocked)
-			j = LM_STACKS - LM_STACKS_BLOCKED + (h + i) % LM_STACKS_BLOCKED;
-		else
-			j = (h + i) % (LM_STACKS - LM_STACKS_BLOCKED);
-		st = &c->stacks[j];
-		if (!st->nr) {
-			for (k = 0; k < nr; k++)
-				st->ip[k] = ip[skip + k];
-			st->hash = h;
-			/* readers see the frames before the count that makes them valid */
-			smp_wmb();
-			WRITE_ONCE(st->nr, nr);
-			return lm_stack_ref(raw_smp_processor_id(), j);
-		}
-		if (st->hash != h || st->nr != nr)
-			continue;
-		for (k = 0; k < nr && st->ip[k] == ip[skip + k]; k++)
-			;
-		if (k == nr)
-			return lm_stack_ref(raw_smp_processor_id(), j);
 	}
-	c->loss.stacks_full++;
-	return LM_NO_STACK;
+	st = &c->stacks[i];
+	/* odd while written: a reader copying the old chain sees it change */
+	WRITE_ONCE(st->seq, st->seq + 1);
+	/* pairs with smp_rmb() in lm_stack_copy(): the odd count before the frames */
+	smp_wmb();
+	if (ip) {
+		st->nr = min_t(unsigned int, nr, LM_STACK_DEPTH);
+		memcpy(st->ip, ip, st->nr * sizeof(*ip));
+	} else {
+		st->nr = lm_stack_walk(st->ip, false);
+	}
+	st->ev = ev;
+	/* pairs with smp_load_acquire() in lm_stack_copy(): the frames first */
+	smp_store_release(&st->seq, st->seq + 1);
+	if (!st->nr)
+		return LM_NO_STACK;
+	return lm_stack_ref(cpu, i, st->seq);
 }
 EXPORT_SYMBOL_IF_KUNIT(lm_stack_take);
 NOKPROBE_SYMBOL(lm_stack_take);
@@ -452,7 +504,7 @@ static __always_inline void lm_ev_put(struct lm_evidence *ev, u32 seq)
 }
 
 /* Fill @ev with the current task on @c, @t, the @ticks explained and chain @stack. */
-static void lm_ev_take(struct lm_cpu *c, struct lm_ev *ev, u64 t, u64 ticks, u32 stack)
+static void lm_ev_take(struct lm_cpu *c, struct lm_ev *ev, u64 t, u64 ticks, u64 stack)
 {
 	struct task_struct *p = current;
 
@@ -571,50 +623,44 @@ u64 lm_hist_count(const struct lm_cpu *c, const u16 *bucket)
 EXPORT_SYMBOL_IF_KUNIT(lm_hist_count);
 #endif /* CONFIG_LOCKMETER_HIST */
 
+/* The index in its store of a reference's entry, for lm_stack_take()'s @busy. */
+static __always_inline int lm_stack_index(u64 ref)
+{
+	return ref == LM_NO_STACK ? -1 : (int)(ref & 0xffff);
+}
+
 /*
  * lm_charge() for a hold that waited or sets a new maximum: the charge,
- * and evidence for each new maximum.  The hold's chain is the current
- * one (the caller released the lock); the wait's was taken when it ended
- * (@wait_stack).  A maximum shorter than lm_chain_min keeps no chain.
- * A sleeping lock's record @th (NULL for spinning locks) has the owner
- * waited for and the hold's longest blocked stretch.  Interrupts are off.
+ * and evidence for each new maximum.  Both chains, the hold's and the
+ * wait's, are the current one, one walk for the two: the caller has
+ * released the lock, so no other waiter waits for the walk.  A wait's
+ * chain is thus where the waiter released the lock it waited for; the
+ * site it waited at is the row's.  A maximum shorter than lm_chain_min
+ * keeps no chain.  A sleeping lock's record @th (NULL for spinning
+ * locks) has the owner waited for and the hold's longest blocked
+ * stretch, with the chain there.  Interrupts are off.
  */
 noinline void __lockfunc lm_charge_slow(struct lm_cpu *c, struct lm_slot *s, u64 hold,
-					u64 t_wait, u64 t_acq, u32 wait_stack,
-					const struct lm_task_held *th)
+					u64 t_wait, u64 t_acq, const struct lm_task_held *th)
 {
 	const struct lm_owner *owner = th && th->owner.pid ? &th->owner : NULL;
+	u64 wait = lm_delta(t_wait, t_acq), stack = LM_NO_STACK, blk_stack = LM_NO_STACK;
+	bool new_hold = false, new_wait = false;
 	struct lm_ovf *ovf;
 	struct lm_evidence *ev = lm_slot_ev(c, s, &ovf);
-	u32 seq, stack;
+	u32 seq;
 
 	s->nr++;
 	s->hold_total += hold;
 	lm_hold_hist_inc(c, s, hold);
 	if (hold < s->hold_min)
 		s->hold_min = hold;
-	/*
-	 * A new maximum of this CPU's; evidence if it is also the key's
-	 * longest yet.  The chain is taken before the evidence, so that the
-	 * evidence is held odd for a few stores only.
-	 */
+	/* a new maximum of this CPU's; evidence if it is also the key's longest yet */
 	if (hold > s->hold_max) {
 		s->hold_max = hold;
-		if (ev && hold > READ_ONCE(ev->hold.ticks)) {
-			stack = hold >= lm_chain_min ? lm_stack_take(c, false) : LM_NO_STACK;
-			if (lm_ev_get(ev, &seq)) {
-				lm_ev_take(c, &ev->hold, t_acq + hold, hold, stack);
-				ev->blk = th ? th->blk : 0;
-				ev->blk_stack = th && th->blk ? th->blk_stack : LM_NO_STACK;
-				if (ovf)
-					lm_ovf_key(c, &ovf->hold_key, th, ovf - c->ovf);
-				lm_ev_put(ev, seq);
-			}
-		}
+		new_hold = ev && hold > READ_ONCE(ev->hold.ticks);
 	}
 	if (t_wait) {
-		u64 wait = lm_delta(t_wait, t_acq);
-
 		s->spin++;
 		s->wait_total += wait;
 		lm_wait_hist_inc(c, s, wait);
@@ -622,46 +668,42 @@ noinline void __lockfunc lm_charge_slow(struct lm_cpu *c, struct lm_slot *s, u64
 			s->wait_min = wait;
 		if (wait > s->wait_max) {
 			s->wait_max = wait;
-			if (ev && wait > READ_ONCE(ev->wait.ticks) && lm_ev_get(ev, &seq)) {
-				lm_ev_take(c, &ev->wait, t_acq, wait, wait_stack);
-				ev->owner_pid = owner ? owner->pid : 0;
-				if (owner)
-					memcpy(ev->owner_comm, owner->comm, sizeof(ev->owner_comm));
-				if (ovf)
-					lm_ovf_key(c, &ovf->wait_key, th, ovf - c->ovf);
-				lm_ev_put(ev, seq);
-			}
+			new_wait = ev && wait > READ_ONCE(ev->wait.ticks);
 		}
 	}
+	if (!new_hold && !new_wait)
+		return;
+	/*
+	 * The chains before the evidence, so that the evidence is held odd
+	 * for a few stores only.
+	 */
+	if ((new_hold && hold >= lm_chain_min) || (new_wait && wait >= lm_chain_min))
+		stack = lm_stack_take(c, ev, NULL, 0, -1);
+	if (new_hold && th && th->blk && th->blk_nr)
+		blk_stack = lm_stack_take(c, ev, th->blk_ip, th->blk_nr, lm_stack_index(stack));
+	if (!lm_ev_get(ev, &seq))
+		return;
+	if (new_hold) {
+		lm_ev_take(c, &ev->hold, t_acq + hold, hold,
+			   hold >= lm_chain_min ? stack : LM_NO_STACK);
+		ev->blk = th ? th->blk : 0;
+		ev->blk_stack = blk_stack;
+		if (ovf)
+			lm_ovf_key(c, &ovf->hold_key, th, ovf - c->ovf);
+	}
+	if (new_wait) {
+		lm_ev_take(c, &ev->wait, t_acq, wait,
+			   wait >= lm_chain_min ? stack : LM_NO_STACK);
+		ev->owner_pid = owner ? owner->pid : 0;
+		if (owner)
+			memcpy(ev->owner_comm, owner->comm, sizeof(ev->owner_comm));
+		if (ovf)
+			lm_ovf_key(c, &ovf->wait_key, th, ovf - c->ovf);
+	}
+	lm_ev_put(ev, seq);
 }
 EXPORT_SYMBOL_IF_KUNIT(lm_charge_slow);
 NOKPROBE_SYMBOL(lm_charge_slow);
-
-/*
- * An acquisition waited until *@t_acq, since *@t_wait: if that may be a
- * new longest wait of the slot, and is long enough to deserve a chain
- * (lm_chain_min), keep the chain where it ended for the charge at the
- * release, and move both stamps past the time taken, so that neither the
- * wait nor the hold counts it.  Else *@stack is LM_NO_STACK.  Interrupts
- * are off.
- */
-noinline void __lockfunc lm_wait_chain(struct lm_cpu *c, unsigned long lock,
-				       unsigned long site, u32 type, u64 *t_wait,
-				       u64 *t_acq, u32 *stack)
-{
-	struct lm_slot *s = lm_slot_of(c, lock, site, type);
-	u64 wait = lm_delta(*t_wait, *t_acq), t;
-
-	*stack = LM_NO_STACK;
-	if (wait <= s->wait_max || wait < lm_chain_min)
-		return;
-	*stack = lm_stack_take(c, false);
-	t = lm_ticks();
-	*t_wait += lm_delta(*t_acq, t);
-	*t_acq = t;
-}
-
-NOKPROBE_SYMBOL(lm_wait_chain);
 
 /* ---- the held stack and the charge ---- */
 
@@ -727,9 +769,6 @@ static __always_inline void lm_acquire(void *lock, unsigned long site, u32 type,
 		h->type = type;
 		c->top = h + 1;
 		lm_stamp_into(&h->t_acq);
-		if (t_wait)
-			lm_wait_chain(c, h->lock, h->site, type, &h->t_wait, &h->t_acq,
-				      &h->wait_stack);
 	} else {
 		c->loss.dropped++;
 	}
@@ -742,7 +781,7 @@ static __always_inline void lm_account(struct lm_cpu *c, const struct lm_held *h
 				       u64 now)
 {
 	lm_charge(c, lm_slot_of(c, h->lock, h->site, type), lm_delta(h->t_acq, now),
-		  h->t_wait, h->t_acq, h->wait_stack, NULL);
+		  h->t_wait, h->t_acq, NULL);
 }
 
 /* ... when the cache missed. */
@@ -805,7 +844,7 @@ static __always_inline void lm_release(void *lock, u32 type, u64 now, bool irqs_
 		e = lm_cache_entry(c, (unsigned long)lock, h->site);
 		if (likely(lm_cache_hit(e, (unsigned long)lock, h->site, type)))
 			lm_charge(c, e->slot, lm_delta(h->t_acq, now), h->t_wait, h->t_acq,
-				  h->wait_stack, NULL);
+				  NULL);
 		else
 			lm_account_miss(c, h, type, now);
 	} else {

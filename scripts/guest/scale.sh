@@ -21,6 +21,8 @@
 #   scale.no_evicted            header evicted: 0
 #   scale.no_notask             header notask: 0 (every sleeping-lock
 #                               acquisition found its task's records)
+#   scale.no_stacks_full        header stacks_full: 0 (every new maximum
+#                               above the chain floor kept its chain)
 #   scale.overflow_under_1pct   the rows whose lock starts with
 #                               "*overflow*" took under 1% of all the
 #                               rows' acquisitions
@@ -116,7 +118,7 @@ ip link set lo up
 n_stressors=$(printf '%s\n%s\n' "$ROOT_MIX" "$USER_MIX" | grep -c .)
 lm_mark "scale begin"
 echo "TAP version 13"
-echo "1..$((n_stressors + 7))"
+echo "1..$((n_stressors + 9))"
 # the results: "ok N name" or "not ok N name", numbered in order
 n=0
 result() {
@@ -194,7 +196,7 @@ EOF
 echo "# /proc/lockmeter after the workload, header:"
 sed -n '/^$/q; s/^/#   /p' $T/lockmeter
 header() { sed -n "/^\$/q; s/^$1: //p" $T/lockmeter; }
-for key in table_full dropped evicted notask; do
+for key in table_full dropped evicted notask stacks_full; do
 	v=$(header $key)
 	case $v in
 	'' | *[!0-9]*)
