@@ -615,7 +615,7 @@ void lm_table_losses(FILE *f, const struct lm_header *h)
 		[LM_L_NOTASK] = { "WARNING", "sleeping-lock acquisition was", "sleeping-lock acquisitions were",
 			"not metered: the task had no records (older than the kernel's record cache, or its allocation at fork failed) and their pool was empty" },
 		[LM_L_STACKS_FULL] = { "WARNING", "call chain was", "call chains were",
-			"not kept: a CPU's store of distinct chains was full; that evidence has no frames" },
+			"not kept: a CPU's store of chains was full; that evidence has no frames" },
 		[LM_L_HIST_LOST] = { "WARNING", "histogram bucket wrap was", "histogram bucket wraps were",
 			"not counted (a CPU's spill table was full): those buckets are short by 65536 each" },
 	};

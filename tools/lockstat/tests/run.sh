@@ -166,7 +166,7 @@ golden "--folded: flame graph lines" stacks.folded report --folded "$fx/stacks.s
 	grep -v -e '^        worst ' -e '^          [^ ]' -e '^Evidence: ' >"$tmp/stacks.txt"
 ok "--stacks: the table itself is unchanged, only evidence lines added" diff -u "$tmp/plain.txt" \
 	"$tmp/stacks.txt"
-grep -q "^WARNING: 1 call chain was not kept: a CPU's store of distinct chains was full" \
+grep -q "^WARNING: 1 call chain was not kept: a CPU's store of chains was full" \
 	"$tmp/plain.txt" && pass "stacks_full: in the loss banner" ||
 	fail "stacks_full: in the loss banner" "$tmp/plain.txt"
 "$LOCKSTAT" report --json "$fx/stacks.snap" >"$tmp/ev.json" 2>&1

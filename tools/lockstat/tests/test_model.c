@@ -862,7 +862,7 @@ static void test_stacks_full_banner(void)
 	f = open_memstream(&buf, &len);
 	lm_table_losses(f, &h);
 	fclose(f);
-	tap_str(buf, "WARNING: 3 call chains were not kept: a CPU's store of distinct chains was full; that evidence has no frames\n",
+	tap_str(buf, "WARNING: 3 call chains were not kept: a CPU's store of chains was full; that evidence has no frames\n",
 		"evidence: stacks_full in the loss banner");
 	free(buf);
 }
