@@ -12,10 +12,10 @@
  * aborted wait, and for readers of the locks held now.  The object may be
  * freed by another CPU as soon as the lock is released, and its slab with
  * it; its page may then be anything.  So nothing here dereferences what
- * it has not checked: the lock must be in the linear map, which RAM with
- * a struct page backs; its page must be a slab's; the cache that slab
- * names must itself be an object of the cache of caches (kmem_cache),
- * which keeps the loads from it on a slab page.  A race with a free can
+ * it has not checked: the lock must be in the linear map, at a page frame
+ * with a struct page (pfn_valid()); its page must be a slab's; the cache
+ * that slab names must itself be an object of the cache of caches
+ * (kmem_cache), which keeps the loads from it on a slab page.  A race with a free can
  * then at worst key one acquisition by a wrong cache or offset, never
  * fault (but with DEBUG_PAGEALLOC, which unmaps free pages, if the
  * object, its cache and the cache's slab page were all freed in the few
@@ -46,6 +46,13 @@ static __always_inline struct slab *lm_slab_of(unsigned long a)
 	/* KASAN's tag-based modes tag pointers in their top byte */
 	a = (unsigned long)kasan_reset_tag((void *)a);
 	if (a < PAGE_OFFSET || a >= (unsigned long)high_memory)
+		return NULL;
+	/*
+	 * A lock's address is backed by RAM, but a cache pointer read from a
+	 * page freed meanwhile may be anything: it may fall in a hole of the
+	 * linear map, where there is no struct page to read.
+	 */
+	if (!pfn_valid(virt_to_pfn((void *)a)))
 		return NULL;
 	folio = virt_to_folio((void *)a);
 	return folio_test_slab(folio) ? folio_slab(folio) : NULL;
