@@ -52,7 +52,7 @@ static __always_inline struct slab *lm_slab_of(unsigned long a)
 	 * page freed meanwhile may be anything: it may fall in a hole of the
 	 * linear map, where there is no struct page to read.
 	 */
-	if (!pfn_valid(virt_to_pfn((void *)a)))
+	if (!pfn_valid(PHYS_PFN(__pa(a))))
 		return NULL;
 	folio = virt_to_folio((void *)a);
 	return folio_test_slab(folio) ? folio_slab(folio) : NULL;
