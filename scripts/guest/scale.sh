@@ -33,8 +33,9 @@
 #
 # and, for the record, the header of /proc/lockmeter (every "key: value"
 # line before its first blank line), its 10 rows with the largest
-# hold_max_ns and 10 of its rows named by slab cache.  The columns are found by name in the "# type acquired ..."
-# line, so a column added later does not shift them.  Kernel splats are
+# hold_max_ns and the longest-held row of 10 slab caches.  The columns
+# are found by name in the "# type acquired ..." line, so a column added
+# later does not shift them.  Kernel splats are
 # the host's business (guest-verdict.py reads the console).
 # shellcheck source=scripts/guest/lib.sh
 . /lm/lib.sh
@@ -288,16 +289,21 @@ awk -v names=$T/names '
 		name = substr(lock, 1, index(lock, "+") - 1)
 		if (caches ? !(name in cache) : (name in sym))
 			next
-		if (++n <= 10)
-			print "#   " $0
+		n++
+		# the first row of each cache (rows come longest hold first)
+		if (!(name in seen)) {
+			seen[name] = 1
+			if (++nc <= 10)
+				print "#   " $0
+		}
 	}
 	END {
-		printf "# %d rows named by slab cache (by %s)\n", n,
+		printf "# %d rows named by slab cache, %d caches (by %s)\n", n, nc,
 			caches ? "/proc/slabinfo" : "no symbol in /proc/kallsyms"
 		exit n >= 10 ? 0 : 1
 	}' $T/lockmeter > $T/slab
 ok=$?
-echo "# 10 rows named by slab cache:"
+echo "# the row with the longest hold of each of 10 slab caches:"
 sed -n 's/^# type /#   type /p' $T/lockmeter | head -n 1
 cat $T/slab
 result $ok "scale.slab_named_rows"
