@@ -1036,6 +1036,9 @@ struct lm_held_waiter {
 	char comm[TASK_COMM_LEN];
 };
 
+/* Locks one reader of the locks held now lists at most: the longest held. */
+#define LM_HELD_ROWS	256
+
 struct lm_held_row {
 	struct lm_key key;	/* classified, as the table keys it */
 	unsigned long lock;	/* the address, matching waiters */
@@ -1065,6 +1068,10 @@ struct lm_held_snap {
 
 int lm_held_snapshot(struct lm_held_snap *hs, u64 over);
 void lm_held_free(struct lm_held_snap *hs);
+#if IS_ENABLED(CONFIG_KUNIT)
+struct lm_held_row *lm_held_row_new(struct lm_held_snap *hs, u64 ns);
+void lm_held_match(struct lm_held_snap *hs, u64 over);
+#endif
 
 /* ---- names, for readers (lockmeter_names.c) ---- */
 

@@ -22,6 +22,7 @@
  * counted, never dropped silently.  A lock that tasks wait for but whose
  * holder has no record gets a row too, with no holder.
  */
+#include <kunit/visibility.h>
 #include <linux/kallsyms.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
@@ -32,8 +33,7 @@
 
 #include "lockmeter.h"
 
-/* What one reader keeps, per held lock and per waiter. */
-#define LM_HELD_ROWS		256
+/* What one reader keeps, per waiter (and per held lock: LM_HELD_ROWS). */
 #define LM_HELD_WAITERS		1024
 #define LM_HELD_ROW_WAITERS	64
 
@@ -55,7 +55,7 @@ static void lm_held_comm(char *dst, const struct task_struct *p)
  * if @ns is longer (the rows a reader most needs are the longest held);
  * NULL if not.  Either way, one row is not listed: counted.
  */
-static struct lm_held_row *lm_held_row_new(struct lm_held_snap *hs, u64 ns)
+VISIBLE_IF_KUNIT struct lm_held_row *lm_held_row_new(struct lm_held_snap *hs, u64 ns)
 {
 	struct lm_held_row *r;
 	size_t i;
@@ -76,6 +76,7 @@ static struct lm_held_row *lm_held_row_new(struct lm_held_snap *hs, u64 ns)
 	r->ns = ns;
 	return r;
 }
+EXPORT_SYMBOL_IF_KUNIT(lm_held_row_new);
 
 static void lm_held_key(struct lm_held_row *r, unsigned long lock, unsigned long site,
 			u32 type)
@@ -262,7 +263,7 @@ static void lm_held_unrecorded(struct lm_held_snap *hs, u64 over)
  * Point each sleeping lock's row at its waiters, longest first, after
  * adding the rows of holders not recorded.
  */
-static void lm_held_match(struct lm_held_snap *hs, u64 over)
+VISIBLE_IF_KUNIT void lm_held_match(struct lm_held_snap *hs, u64 over)
 {
 	size_t i, j;
 
@@ -285,6 +286,7 @@ static void lm_held_match(struct lm_held_snap *hs, u64 over)
 		}
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(lm_held_match);
 
 /*
  * The locks held at least @over ns now, longest first, into @hs (free it

@@ -838,6 +838,87 @@ static void lm_slab_lock_named_by_cache(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, k.class, (u32)LM_HEAP);
 }
 
+/*
+ * Once the held rows are all taken, a hold longer than the shortest
+ * takes its place and a shorter one is left out; both are counted.
+ */
+static void lm_held_keeps_longest(struct kunit *test)
+{
+	struct lm_held_snap hs = {};
+	struct lm_held_row *r;
+	u64 min = U64_MAX;
+	size_t i;
+
+	hs.rows = vzalloc(array_size(LM_HELD_ROWS, sizeof(*hs.rows)));
+	KUNIT_ASSERT_NOT_NULL(test, hs.rows);
+	for (i = 0; i < LM_HELD_ROWS; i++) {
+		r = lm_held_row_new(&hs, 1000 + i);
+		KUNIT_ASSERT_NOT_NULL(test, r);
+		r->lock = i + 1;
+	}
+	KUNIT_EXPECT_EQ(test, hs.truncated, 0ULL);
+	KUNIT_EXPECT_NULL(test, lm_held_row_new(&hs, 999));
+	KUNIT_EXPECT_EQ(test, hs.truncated, 1ULL);
+	r = lm_held_row_new(&hs, 5000);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->ns, 5000ULL);
+	KUNIT_EXPECT_EQ(test, r->lock, 0UL);
+	KUNIT_EXPECT_EQ(test, hs.truncated, 2ULL);
+	KUNIT_EXPECT_EQ(test, hs.nr, (size_t)LM_HELD_ROWS);
+	for (i = 0; i < hs.nr; i++)
+		min = min(min, hs.rows[i].ns);
+	/* the hold of 1000 made room */
+	KUNIT_EXPECT_EQ(test, min, 1001ULL);
+	vfree(hs.rows);
+}
+
+/*
+ * A lock waited for with no recorded holder gets a row of its own (pid 0,
+ * held as long as its longest wait) if that wait is long enough; the
+ * waiters go to their rows, longest first.
+ */
+static void lm_held_lists_unrecorded_holders(struct kunit *test)
+{
+	struct lm_held_waiter w[3] = {
+		{ .lock = 0x2000, .ns = 50, .pid = 11, .type = LM_mutex },
+		{ .lock = 0x1000, .ns = 70, .pid = 12, .type = LM_mutex },
+		{ .lock = 0x1000, .ns = 90, .pid = 13, .type = LM_mutex },
+	};
+	struct lm_held_snap hs = { .waiters = w, .nr_waiters = ARRAY_SIZE(w) };
+	struct lm_held_row *r;
+
+	hs.rows = vzalloc(array_size(LM_HELD_ROWS, sizeof(*hs.rows)));
+	KUNIT_ASSERT_NOT_NULL(test, hs.rows);
+	/* 0x2000 is held by a task with a record */
+	r = lm_held_row_new(&hs, 500);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->lock = 0x2000;
+	r->key.type = LM_mutex;
+	r->pid = 10;
+	lm_held_match(&hs, 60);
+	KUNIT_ASSERT_EQ(test, hs.nr, (size_t)2);
+	KUNIT_EXPECT_EQ(test, hs.rows[0].lock, 0x2000UL);
+	KUNIT_EXPECT_EQ(test, hs.rows[0].pid, 10U);
+	KUNIT_EXPECT_EQ(test, hs.rows[0].nr_waiters, (size_t)1);
+	KUNIT_EXPECT_EQ(test, w[hs.rows[0].waiter].pid, 11U);
+	KUNIT_EXPECT_EQ(test, hs.rows[1].lock, 0x1000UL);
+	KUNIT_EXPECT_EQ(test, hs.rows[1].ns, 90ULL);
+	KUNIT_EXPECT_EQ(test, hs.rows[1].pid, 0U);
+	KUNIT_EXPECT_EQ(test, hs.rows[1].comm[0], '\0');
+	KUNIT_EXPECT_EQ(test, hs.rows[1].key.site, 0UL);
+	KUNIT_EXPECT_EQ(test, hs.rows[1].key.type, (u32)LM_mutex);
+	KUNIT_EXPECT_EQ(test, hs.rows[1].nr_waiters, (size_t)2);
+	KUNIT_EXPECT_EQ(test, w[hs.rows[1].waiter].pid, 13U);
+	KUNIT_EXPECT_EQ(test, w[hs.rows[1].waiter + 1].pid, 12U);
+
+	/* a wait shorter than asked for: no row for its lock */
+	memset(hs.rows, 0, array_size(LM_HELD_ROWS, sizeof(*hs.rows)));
+	hs.nr = 0;
+	lm_held_match(&hs, 100);
+	KUNIT_EXPECT_EQ(test, hs.nr, (size_t)0);
+	vfree(hs.rows);
+}
+
 static struct kunit_case lockmeter_table_cases[] = {
 	KUNIT_CASE(lm_dir_insert_and_find),
 	KUNIT_CASE(lm_dir_fills_then_refuses),
@@ -855,6 +936,8 @@ static struct kunit_case lockmeter_table_cases[] = {
 	KUNIT_CASE(lm_chain_reset_makes_stale),
 	KUNIT_CASE(lm_overflow_names_its_worst),
 	KUNIT_CASE(lm_slab_lock_named_by_cache),
+	KUNIT_CASE(lm_held_keeps_longest),
+	KUNIT_CASE(lm_held_lists_unrecorded_holders),
 	{}
 };
 
