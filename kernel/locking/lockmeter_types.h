@@ -10,3 +10,7 @@ LM_TYPE(write)	/* rwlock_t, write side */
 LM_TYPE(mutex)	/* struct mutex */
 LM_TYPE(rwsem_read)	/* struct rw_semaphore, read side */
 LM_TYPE(rwsem_write)	/* struct rw_semaphore, write side */
+LM_TYPE(rt_mutex)	/* struct rt_mutex */
+LM_TYPE(percpu_rwsem_read)	/* struct percpu_rw_semaphore, read side */
+LM_TYPE(percpu_rwsem_write)	/* struct percpu_rw_semaphore, write side */
+LM_TYPE(semaphore)	/* struct semaphore */

@@ -18,6 +18,11 @@
  * @LOCKMETER_TYPE_MUTEX: struct mutex
  * @LOCKMETER_TYPE_RWSEM_READ: struct rw_semaphore, read side
  * @LOCKMETER_TYPE_RWSEM_WRITE: struct rw_semaphore, write side
+ * @LOCKMETER_TYPE_RT_MUTEX: struct rt_mutex (PI futexes; on PREEMPT_RT the
+ *   base of sleeping locks)
+ * @LOCKMETER_TYPE_PERCPU_RWSEM_READ: struct percpu_rw_semaphore, read side
+ * @LOCKMETER_TYPE_PERCPU_RWSEM_WRITE: struct percpu_rw_semaphore, write side
+ * @LOCKMETER_TYPE_SEMAPHORE: struct semaphore (counting)
  */
 enum lockmeter_lock_type {
 	LOCKMETER_TYPE_SPIN = 1,
@@ -26,6 +31,10 @@ enum lockmeter_lock_type {
 	LOCKMETER_TYPE_MUTEX,
 	LOCKMETER_TYPE_RWSEM_READ,
 	LOCKMETER_TYPE_RWSEM_WRITE,
+	LOCKMETER_TYPE_RT_MUTEX,
+	LOCKMETER_TYPE_PERCPU_RWSEM_READ,
+	LOCKMETER_TYPE_PERCPU_RWSEM_WRITE,
+	LOCKMETER_TYPE_SEMAPHORE,
 };
 
 /**
