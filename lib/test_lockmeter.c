@@ -65,7 +65,8 @@
  *                       - 1 records, then churn lmt_irq_churn while a
  *                       hardirq and a softirq hrtimer each run N times,
  *                       each time two nested rwsem trylocks + releases:
- *                       count (churns), irq_ops, held (records then)  lmt_irq_sleeping()
+ *                       count (churns), irq_ops, held (records then),
+ *                       held_before (records at the start)         lmt_irq_sleeping()
  *   mutex_migrate N M   N x mutex_lock(lmt_migrate_mutex), move to the
  *                       next CPU, msleep(M ms)                       lmt_mutex_migrate()
  *   ww N                N x ww_mutex_lock(lmt_ww_a, lmt_ww_b) in one
@@ -79,6 +80,21 @@
  *                       timed from before the one to after the other:
  *                       count (trylocks taken), held_before, held
  *                       (records then), bound_ns (that pair)          lmt_nonowner()
+ *
+ * The other sleeping lock types:
+ *
+ *   rtmutex_hold N H    N x rt_mutex_lock(lmt_rtmutex), busy H us   lmt_rtmutex_hold()
+ *   pcpu_read N H       N x percpu_down_read(lmt_pcpu_rwsem), H us  lmt_pcpu_reader()
+ *   pcpu_write N H      N x percpu_down_write(lmt_pcpu_rwsem), H us lmt_pcpu_writer()
+ *   sem_hold N H        N x down(lmt_sem), busy H us                lmt_sem_hold()
+ *   rtmutex_contend K N H, sem_contend K N H
+ *                       K kthreads, each N x lmt_rtmutex or lmt_sem,
+ *                       busy H us                                   lmt_sleep_contend()
+ *   rtmutex_trylock F   hold lmt_rtmutex and fail F rt_mutex_trylock()s:
+ *                       rejects F                                   lmt_rtmutex_tryfail()
+ *   sem_trylock F       F down_trylock()s of lmt_sem_zero (count 0): rejects F,
+ *                       then one down_timeout() of it for 10 ms:
+ *                       aborted 1                    lmt_sem_tryfail(), lmt_sem_timeout()
  *
  * Evidence:
  *
@@ -125,9 +141,12 @@
 #include <linux/lockmeter.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/percpu-rwsem.h>
 #include <linux/proc_fs.h>
+#include <linux/rtmutex.h>
 #include <linux/rwsem.h>
 #include <linux/sched/clock.h>
+#include <linux/semaphore.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -169,6 +188,10 @@ static DECLARE_RWSEM(lmt_sirq_b);
 static DEFINE_WD_CLASS(lmt_ww_class);
 static DECLARE_RWSEM(lmt_nonowner_rwsem);
 static struct ww_mutex lmt_ww_a, lmt_ww_b;
+static DEFINE_RT_MUTEX(lmt_rtmutex);
+DEFINE_STATIC_PERCPU_RWSEM(lmt_pcpu_rwsem);
+static DEFINE_SEMAPHORE(lmt_sem, 1);
+static DEFINE_SEMAPHORE(lmt_sem_zero, 0);
 
 /* Held together, so each needs a lockdep class of its own. */
 #define LMT_IRQ_HELD	32
@@ -572,6 +595,77 @@ static noinline void lmt_downgrade(unsigned int n, unsigned int us)
 	}
 }
 
+/* ---- the other sleeping lock types ---- */
+
+/* N holds of H us each between @lock and @unlock, measured. */
+#define LMT_HOLD_FN(name, lock, unlock)					\
+static noinline void name(unsigned int n, unsigned int us)		\
+{									\
+	u64 t0, t1;							\
+									\
+	while (n--) {							\
+		lock;							\
+		t0 = local_clock();					\
+		lmt_delay(us);						\
+		t1 = local_clock();					\
+		unlock;							\
+		lmt_account(t0, t1);					\
+		cond_resched();						\
+	}								\
+}
+
+/*
+ * percpu_down_read() is inline and, as lockdep, names the caller of the
+ * function it is inlined into: wrapped as cpus_read_lock() wraps it, the
+ * site is the wrapper's caller, lmt_pcpu_reader().
+ */
+static noinline void lmt_pcpu_down_read(void)
+{
+	percpu_down_read(&lmt_pcpu_rwsem);
+}
+
+LMT_HOLD_FN(lmt_rtmutex_hold, rt_mutex_lock(&lmt_rtmutex), rt_mutex_unlock(&lmt_rtmutex))
+LMT_HOLD_FN(lmt_pcpu_reader, lmt_pcpu_down_read(), percpu_up_read(&lmt_pcpu_rwsem))
+LMT_HOLD_FN(lmt_pcpu_writer, percpu_down_write(&lmt_pcpu_rwsem),
+	    percpu_up_write(&lmt_pcpu_rwsem))
+LMT_HOLD_FN(lmt_sem_hold, down(&lmt_sem), up(&lmt_sem))
+
+static noinline unsigned int lmt_rtmutex_tryfail(unsigned int f)
+{
+	unsigned int failed = 0;
+
+	while (f--) {
+		if (rt_mutex_trylock(&lmt_rtmutex))
+			rt_mutex_unlock(&lmt_rtmutex);	/* cannot happen: we hold it */
+		else
+			failed++;
+	}
+	return failed;
+}
+
+static noinline unsigned int lmt_sem_tryfail(unsigned int f)
+{
+	unsigned int failed = 0;
+
+	while (f--) {
+		if (down_trylock(&lmt_sem_zero))
+			failed++;
+		else
+			up(&lmt_sem_zero);	/* cannot happen: its count is 0 */
+	}
+	return failed;
+}
+
+/* A wait for a count no one gives: it ends when the timeout expires. */
+static noinline bool lmt_sem_timeout(void)
+{
+	if (!down_timeout(&lmt_sem_zero, msecs_to_jiffies(10))) {
+		up(&lmt_sem_zero);
+		return false;
+	}
+	return true;
+}
+
 struct lmt_abort_holder {
 	struct completion held;
 	struct completion release;
@@ -685,9 +779,13 @@ static noinline int lmt_irq_sleeping(unsigned int n)
 	int want = 0, i, ret = 0;
 
 #ifdef CONFIG_LOCKMETER
-	/* the command mutex is one record already */
+	/*
+	 * The command mutex is one record already, and the write's freeze
+	 * protection (sb_writers of /proc, a percpu_rw_semaphore) another.
+	 */
 	lmt_res.task_depth = CONFIG_LOCKMETER_TASK_DEPTH;
-	want = CONFIG_LOCKMETER_TASK_DEPTH - 1 - lockmeter_current_held();
+	lmt_res.held_before = lockmeter_current_held();
+	want = CONFIG_LOCKMETER_TASK_DEPTH - 1 - lmt_res.held_before;
 #endif
 	if (want < 0 || want > LMT_IRQ_HELD)
 		return -EINVAL;
@@ -769,7 +867,9 @@ static noinline void lmt_ww(unsigned int n)
 
 /* ---- kthread scenarios ---- */
 
-enum lmt_work { LMT_CONTEND, LMT_READ, LMT_BENCH, LMT_MUTEX, LMT_RWSEM_READ };
+enum lmt_work {
+	LMT_CONTEND, LMT_READ, LMT_BENCH, LMT_MUTEX, LMT_RWSEM_READ, LMT_RTMUTEX, LMT_SEM
+};
 
 struct lmt_thread {
 	struct task_struct *task;
@@ -868,6 +968,29 @@ static noinline void lmt_rwsem_reader(struct lmt_thread *t)
 	}
 }
 
+/* rtmutex_contend, sem_contend */
+static noinline void lmt_sleep_contend(struct lmt_thread *t)
+{
+	unsigned int n = t->n;
+	u64 t0, t1;
+
+	while (n--) {
+		if (t->work == LMT_RTMUTEX)
+			rt_mutex_lock(&lmt_rtmutex);
+		else
+			down(&lmt_sem);
+		t0 = local_clock();
+		lmt_delay(t->us);
+		t1 = local_clock();
+		if (t->work == LMT_RTMUTEX)
+			rt_mutex_unlock(&lmt_rtmutex);
+		else
+			up(&lmt_sem);
+		lmt_account(t0, t1);
+		cond_resched();
+	}
+}
+
 static int lmt_thread_fn(void *arg)
 {
 	struct lmt_thread *t = arg;
@@ -888,6 +1011,10 @@ static int lmt_thread_fn(void *arg)
 		break;
 	case LMT_RWSEM_READ:
 		lmt_rwsem_reader(t);
+		break;
+	case LMT_RTMUTEX:
+	case LMT_SEM:
+		lmt_sleep_contend(t);
 		break;
 	}
 	complete(&t->done);
@@ -1122,6 +1249,14 @@ static int lmt_cmd_hold(const unsigned int *a)
 		lmt_hold_bh(a[0], a[1]);
 	else if (!strcmp(lmt_res.cmd, "writer"))
 		lmt_writer(a[0], a[1]);
+	else if (!strcmp(lmt_res.cmd, "rtmutex_hold"))
+		lmt_rtmutex_hold(a[0], a[1]);
+	else if (!strcmp(lmt_res.cmd, "pcpu_read"))
+		lmt_pcpu_reader(a[0], a[1]);
+	else if (!strcmp(lmt_res.cmd, "pcpu_write"))
+		lmt_pcpu_writer(a[0], a[1]);
+	else if (!strcmp(lmt_res.cmd, "sem_hold"))
+		lmt_sem_hold(a[0], a[1]);
 	else
 		lmt_rwsem_writer(a[0], a[1]);
 	return 0;
@@ -1142,6 +1277,10 @@ static int lmt_cmd_threads(const unsigned int *a)
 		work = LMT_READ;
 	else if (!strcmp(lmt_res.cmd, "mutex_contend"))
 		work = LMT_MUTEX;
+	else if (!strcmp(lmt_res.cmd, "rtmutex_contend"))
+		work = LMT_RTMUTEX;
+	else if (!strcmp(lmt_res.cmd, "sem_contend"))
+		work = LMT_SEM;
 	else
 		work = LMT_RWSEM_READ;
 	lmt_res.has_hold = true;
@@ -1298,10 +1437,20 @@ static noinline int lmt_nonowner(unsigned int n, unsigned int ms)
 static int lmt_cmd_trylock(const unsigned int *a)
 {
 	lmt_res.has_rejects = true;
-	if (!strcmp(lmt_res.cmd, "trylock"))
+	if (!strcmp(lmt_res.cmd, "trylock")) {
 		lmt_trylock_hold(a[0]);
-	else
+	} else if (!strcmp(lmt_res.cmd, "rtmutex_trylock")) {
+		rt_mutex_lock(&lmt_rtmutex);
+		lmt_res.rejects = lmt_rtmutex_tryfail(a[0]);
+		rt_mutex_unlock(&lmt_rtmutex);
+		lmt_res.count = 1;
+	} else if (!strcmp(lmt_res.cmd, "sem_trylock")) {
+		lmt_res.rejects = lmt_sem_tryfail(a[0]);
+		lmt_res.has_aborted = true;
+		lmt_res.aborted = lmt_sem_timeout();
+	} else {
 		lmt_mutex_trylock_hold(a[0]);
+	}
 	return 0;
 }
 
@@ -1572,9 +1721,17 @@ static const struct lmt_cmd {
 	{ "nonowner",		2, lmt_cmd_nonowner },
 	{ "overflow",		1, lmt_cmd_overflow },
 	{ "overflow_long",	2, lmt_cmd_overflow_long },
+	{ "pcpu_read",		2, lmt_cmd_hold },
+	{ "pcpu_write",		2, lmt_cmd_hold },
 	{ "readers",		3, lmt_cmd_threads },
+	{ "rtmutex_contend",	3, lmt_cmd_threads },
+	{ "rtmutex_hold",	2, lmt_cmd_hold },
+	{ "rtmutex_trylock",	1, lmt_cmd_trylock },
 	{ "rwsem_readers",	3, lmt_cmd_threads },
 	{ "rwsem_writer",	2, lmt_cmd_hold },
+	{ "sem_contend",	3, lmt_cmd_threads },
+	{ "sem_hold",		2, lmt_cmd_hold },
+	{ "sem_trylock",	1, lmt_cmd_trylock },
 	{ "slab",		1, lmt_cmd_slab },
 	{ "trylock",		1, lmt_cmd_trylock },
 	{ "writer",		2, lmt_cmd_hold },
@@ -1641,8 +1798,8 @@ static int lmt_show(struct seq_file *m, void *v)
 	if (lmt_res.has_held)
 		seq_printf(m, "held: %d\n", lmt_res.held);
 	if (lmt_res.has_irq)
-		seq_printf(m, "irq_ops: %llu\ntask_depth: %d\n", lmt_res.irq_ops,
-			   lmt_res.task_depth);
+		seq_printf(m, "irq_ops: %llu\ntask_depth: %d\nheld_before: %d\n",
+			   lmt_res.irq_ops, lmt_res.task_depth, lmt_res.held_before);
 	if (lmt_res.has_readers)
 		seq_printf(m, "max_readers: %d\n", lmt_res.max_readers);
 	if (lmt_res.has_bench)

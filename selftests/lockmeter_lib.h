@@ -439,11 +439,19 @@ static inline int lm_split(char *line, char **field, int max)
 	return n;
 }
 
-/* mutex, rwsem_read, rwsem_write: per-task records, may sleep. */
+/* mutex, rw_semaphore, rt_mutex, percpu_rw_semaphore, semaphore: may sleep. */
 static inline bool lm_sleeping_type(const char *type)
 {
-	return !strcmp(type, "mutex") || !strcmp(type, "rwsem_read") ||
-	       !strcmp(type, "rwsem_write");
+	static const char *const sleeping[] = {
+		"mutex", "rwsem_read", "rwsem_write", "rt_mutex",
+		"percpu_rwsem_read", "percpu_rwsem_write", "semaphore",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(sleeping); i++)
+		if (!strcmp(type, sleeping[i]))
+			return true;
+	return false;
 }
 
 static inline bool lm_known_type(const char *type)

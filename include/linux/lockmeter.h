@@ -25,6 +25,7 @@
 #include <linux/jump_label.h>
 #include <linux/spinlock_types.h>
 #include <linux/types.h>
+#include <uapi/linux/lockmeter.h>
 
 struct lm_task;
 struct lockdep_map;
@@ -197,6 +198,106 @@ int lm_down_write_trylock(struct rw_semaphore *sem, unsigned long ip);
 void lm_up_read(struct rw_semaphore *sem, unsigned long ip);
 void lm_up_write(struct rw_semaphore *sem, unsigned long ip);
 void lm_downgrade_write(struct rw_semaphore *sem, unsigned long ip);
+
+/*
+ * Hooks in place, for sleeping locks: called from inside the lock
+ * operations, next to lockdep's annotations, with @type one of
+ * enum lockmeter_lock_type.  Each is a static-branch NOP while metering
+ * is off.  The lock operation itself is upstream's, untouched:
+ *
+ *	lockmeter_contended(lock, type, ip)	the first attempt failed: the
+ *						task begins to wait (in the slow
+ *						path, where lock_contended() or
+ *						trace_contention_begin() is)
+ *	lockmeter_acquired(lock, type, ip, err)	the operation ended: with the
+ *						lock (err 0), after a wait if
+ *						lockmeter_contended() began one;
+ *						or without it (err, a signal, a
+ *						kill, a timeout): an aborted wait
+ *	lockmeter_trylock(lock, type, ip, ok)	a trylock: acquired or rejected
+ *	lockmeter_release_begin(&r)		just before the release ...
+ *	lockmeter_release_end(&r, lock, type)	... and just after it: the hold
+ *						ends at the first, and is charged
+ *						at the second, with the lock free
+ *	lockmeter_handoff(lock, ip)		the task hands a held lock over
+ *						to another context, which is to
+ *						release it (lockdep's release
+ *						annotation without a release)
+ *	lockmeter_adopt(lock, ip)		... and the one that takes it over
+ *
+ * @ip is the caller of the lock operation, as lockdep is given it.  The
+ * wait in progress lives in the task (struct lm_task), so the contended
+ * and acquired hooks may sit in different functions: the slow path and
+ * its inline caller.  Task context only: elsewhere the hooks count the
+ * event as irqctx and record nothing.
+ */
+struct lockmeter_rel {
+	u64 t;			/* 0: metering was off at the release */
+	u64 offcpu;
+};
+
+void lm_contended(void *lock, unsigned int type, unsigned long ip);
+void lm_contended_rt(void *lock, unsigned long ip);
+void lm_acquired(void *lock, unsigned int type, unsigned long ip, int err);
+void lm_trylock(void *lock, unsigned int type, unsigned long ip, bool ok);
+void lm_release_begin(struct lockmeter_rel *r);
+void lm_released(void *lock, unsigned int type, const struct lockmeter_rel *r);
+void lm_handoff(void *lock, unsigned long ip);
+void lm_adopt(void *lock, unsigned long ip);
+
+static __always_inline void lockmeter_contended(void *lock, unsigned int type,
+						unsigned long ip)
+{
+	if (lockmeter_active())
+		lm_contended(lock, type, ip);
+}
+
+/* An rt_mutex (struct rt_mutex_base): the wait's evidence names its owner. */
+static __always_inline void lockmeter_contended_rt(void *lock, unsigned long ip)
+{
+	if (lockmeter_active())
+		lm_contended_rt(lock, ip);
+}
+
+static __always_inline void lockmeter_acquired(void *lock, unsigned int type,
+					       unsigned long ip, int err)
+{
+	if (lockmeter_active())
+		lm_acquired(lock, type, ip, err);
+}
+
+static __always_inline void lockmeter_trylock(void *lock, unsigned int type,
+					      unsigned long ip, bool ok)
+{
+	if (lockmeter_active())
+		lm_trylock(lock, type, ip, ok);
+}
+
+static __always_inline void lockmeter_release_begin(struct lockmeter_rel *r)
+{
+	r->t = 0;
+	if (lockmeter_active())
+		lm_release_begin(r);
+}
+
+static __always_inline void lockmeter_release_end(struct lockmeter_rel *r, void *lock,
+						  unsigned int type)
+{
+	if (unlikely(r->t))
+		lm_released(lock, type, r);
+}
+
+static __always_inline void lockmeter_handoff(void *lock, unsigned long ip)
+{
+	if (lockmeter_active())
+		lm_handoff(lock, ip);
+}
+
+static __always_inline void lockmeter_adopt(void *lock, unsigned long ip)
+{
+	if (lockmeter_active())
+		lm_adopt(lock, ip);
+}
 
 /* For tests: sleeping locks the current task holds, as metered. */
 int lockmeter_current_held(void);

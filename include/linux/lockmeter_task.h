@@ -59,6 +59,7 @@ struct lm_task {
 	unsigned long wait_lock;
 	unsigned long wait_site;
 	u64 wait_since;
+	u32 wait_owner;		/* pid of the lock's owner then, 0 unknown */
 };
 
 /*

@@ -38,8 +38,11 @@
 #include <linux/sched/stat.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/pid.h>
+#include <linux/rcupdate.h>
 
 #include "lockmeter.h"
+#include "rtmutex_common.h"
 
 /* One task's records, as the cache and the pool hand them out. */
 struct lm_task_block {
@@ -396,7 +399,7 @@ static void lm_sleep_unmatched(struct lm_task *lt, u32 type)
 {
 	struct lm_cpu *c = this_cpu_read(lm_cpus);
 
-	if (type == LM_rwsem_read && lt->untracked) {
+	if (lt->untracked) {
 		lt->untracked--;
 		lm_loss_inc(&c->loss.irqctx);
 		return;
@@ -451,6 +454,156 @@ noinline void __lockfunc lm_sleep_waited(struct lm_task_held *h, const struct lm
 }
 
 NOKPROBE_SYMBOL(lm_sleep_waited);
+
+/* ---- hooks in place (<linux/lockmeter.h>) ---- */
+
+/*
+ * The current task begins to wait for @lock: note it in the task, where
+ * lm_acquired() finds it wherever it is called from, and readers of the
+ * locks held now see it.  @owner_pid is the lock's owner, if known.
+ */
+static __always_inline void __lm_contended(void *lock, unsigned int type, unsigned long ip,
+					   u32 owner_pid)
+{
+	struct lm_task *lt = &current->lockmeter;
+
+	if (!in_task())
+		return;
+	lt->wait_owner = owner_pid;
+	lm_wait_begin(lock, ip, type, lm_ticks());
+}
+
+void lm_contended(void *lock, unsigned int type, unsigned long ip)
+{
+	__lm_contended(lock, type, ip, 0);
+}
+
+NOKPROBE_SYMBOL(lm_contended);
+
+/* An rt_mutex: its owner, for the evidence of the wait. */
+void lm_contended_rt(void *lock, unsigned long ip)
+{
+	struct task_struct *p;
+	u32 pid;
+
+	/* RCU keeps the owner's task_struct, as for the mutex's owner */
+	rcu_read_lock();
+	p = rt_mutex_owner(lock);
+	pid = p ? READ_ONCE(p->pid) : 0;
+	rcu_read_unlock();
+	__lm_contended(lock, LM_rt_mutex, ip, pid);
+}
+
+NOKPROBE_SYMBOL(lm_contended_rt);
+
+/* The owner whose pid @pid is, for the evidence of a wait (NULL: none). */
+static struct lm_owner *lm_owner_pid(u32 pid, struct lm_owner *o)
+{
+	if (!pid)
+		return NULL;
+	rcu_read_lock();
+	lm_owner_of(find_task_by_pid_ns(pid, &init_pid_ns), o);
+	rcu_read_unlock();
+	/* gone meanwhile: the pid, no name */
+	if (!o->pid) {
+		o->pid = pid;
+		o->comm[0] = '\0';
+	}
+	return o;
+}
+
+/*
+ * A lock operation on @lock ended: acquired, after the wait
+ * lm_contended() noted if there was one, or (@err) not, an abort.
+ */
+void lm_acquired(void *lock, unsigned int type, unsigned long ip, int err)
+{
+	struct lm_task *lt = &current->lockmeter;
+	struct lm_owner owner, *o = NULL;
+	u64 t_wait = 0;
+
+	if (in_task() && READ_ONCE(lt->wait_lock) == (unsigned long)lock) {
+		t_wait = lt->wait_since;
+		o = lm_owner_pid(lt->wait_owner, &owner);
+		lm_wait_end();
+	}
+	if (err)
+		lm_sleep_abort(lock, ip, type);
+	else
+		lm_sleep_acquired(lock, ip, type, t_wait, o);
+}
+EXPORT_SYMBOL_GPL(lm_acquired);
+NOKPROBE_SYMBOL(lm_acquired);
+
+void lm_trylock(void *lock, unsigned int type, unsigned long ip, bool ok)
+{
+	if (ok)
+		lm_sleep_acquired(lock, ip, type, 0, NULL);
+	else
+		lm_reject(lock, ip, type);
+}
+EXPORT_SYMBOL_GPL(lm_trylock);
+NOKPROBE_SYMBOL(lm_trylock);
+
+void lm_release_begin(struct lockmeter_rel *r)
+{
+	r->offcpu = lm_offcpu();
+	r->t = lm_ticks() ?: 1;
+}
+EXPORT_SYMBOL_GPL(lm_release_begin);
+NOKPROBE_SYMBOL(lm_release_begin);
+
+void lm_released(void *lock, unsigned int type, const struct lockmeter_rel *r)
+{
+	lm_sleep_release(lock, type, r->t, r->offcpu);
+}
+EXPORT_SYMBOL_GPL(lm_released);
+NOKPROBE_SYMBOL(lm_released);
+
+/*
+ * The current task hands @lock, which it holds, over to another context
+ * that will release it (percpu_rwsem_release(): a frozen filesystem's
+ * sb_writers, an AIO write's): its hold ends here, as for lockdep.
+ */
+void lm_handoff(void *lock, unsigned long ip)
+{
+	struct lm_task *lt = &current->lockmeter;
+	struct lockmeter_rel r;
+	u32 type = LM_NONE;
+	int i;
+
+	lm_release_begin(&r);
+	/* the row is the record's: a read or a write hold */
+	if (in_task() && lt->held)
+		for (i = (int)lt->depth - 1; i >= 0 && type == LM_NONE; i--)
+			if (lt->held[i].lock == (unsigned long)lock)
+				type = lt->held[i].type;
+	lm_released(lock, type, &r);
+}
+EXPORT_SYMBOL_GPL(lm_handoff);
+NOKPROBE_SYMBOL(lm_handoff);
+
+/*
+ * The current context takes over a lock another handed off: it is not
+ * recorded (its hold began elsewhere), and its release here is expected,
+ * not unmatched (lm_task::untracked).  Outside task context: irqctx.
+ */
+void lm_adopt(void *lock, unsigned long ip)
+{
+	struct lm_task *lt = &current->lockmeter;
+	unsigned long flags;
+
+	if (in_task()) {
+		if (lt->untracked < U8_MAX)
+			lt->untracked++;
+		return;
+	}
+	raw_local_irq_save(flags);
+	lm_sleep_untracked();
+	raw_local_irq_restore(flags);
+}
+EXPORT_SYMBOL_GPL(lm_adopt);
+NOKPROBE_SYMBOL(lm_adopt);
 
 /* Sleeping locks the current task holds, as lockmeter sees them. */
 int lockmeter_current_held(void)

@@ -26,7 +26,7 @@
 . /lm/lib.sh
 
 TYPES="spin_lock spin_lock_irq raw_spin_lock raw_spin_lock_irq rw_lock rw_lock_irq
-mutex_lock rwsem_lock ww_mutex_lock"
+mutex_lock rwsem_lock ww_mutex_lock rtmutex_lock percpu_rwsem_lock"
 MIN_SECS=12
 MAX_SECS=90
 MIN_FLIPS=10
@@ -113,6 +113,8 @@ want_rows() {
 	rw_lock*) echo read write ;;
 	mutex_lock|ww_mutex_lock) echo mutex ;;
 	rwsem_lock) echo rwsem_read rwsem_write ;;
+	rtmutex_lock) echo rt_mutex ;;
+	percpu_rwsem_lock) echo percpu_rwsem_read percpu_rwsem_write ;;
 	esac
 }
 

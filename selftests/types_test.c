@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The sleeping lock types hooked in place, beyond mutex and rw_semaphore:
+ * rt_mutex, percpu_rw_semaphore (read and write) and the counting
+ * semaphore.  test_lockmeter.ko takes a lock of each with holds it
+ * measures itself; each row must have the exact counts at the right
+ * (type, lock, site), holds at least as long as the module's, the hold
+ * split into on-CPU and blocked time, contention where two CPUs fight
+ * for one lock, failed trylocks as rejects and a wait that timed out as
+ * an abort.
+ *
+ * Each test meters its own work: reset, on, module command, off, read.
+ */
+#include "lockmeter_lib.h"
+
+#define HOLD_N			10
+#define HOLD_US			200
+
+#define CONTEND_K		2
+#define CONTEND_N		100
+#define CONTEND_H_US		200
+
+#define TRYLOCK_F		7
+
+/*
+ * A holder that busy-waits stays on its CPU; only preemption turns part
+ * of its hold into blocked time.  Half of the hold on a CPU is loose.
+ */
+#define BUSY_ONCPU_MIN_PCT	50
+
+FIXTURE(types)
+{
+	struct lm_report rep;
+};
+
+FIXTURE_SETUP(types)
+{
+	lm_setup(_metadata);
+}
+
+FIXTURE_TEARDOWN(types)
+{
+	EXPECT_EQ(0, lm_ctl("off"));
+	lm_report_free(&self->rep);
+}
+
+/* The one @type row of @lock at module function @func, checked. */
+static const struct lm_row *one_row(struct __test_metadata *_metadata,
+				    const struct lm_report *rep, const char *type,
+				    const char *lock, const char *func)
+{
+	const struct lm_row *row = lm_find_row(rep, type, lock, func);
+
+	ASSERT_NE(NULL, row) TH_LOG("no %s row for %s at %s", type, lock, func);
+	EXPECT_EQ(1U, lm_count_rows(rep, type, lock, func))
+		TH_LOG("%s %s at %s: one call site must be one row", type, lock, func);
+	lm_row_check(_metadata, row);
+	return row;
+}
+
+/*
+ * "@cmd HOLD_N HOLD_US": HOLD_N uncontended holds of @lock at @func, each
+ * as long as the module measured it or longer, mostly on a CPU, and no
+ * row of the other side of a read-write lock (@other) at that site.
+ */
+static void holds_check(struct __test_metadata *_metadata, struct lm_report *rep,
+			const char *cmd, const char *type, const char *other,
+			const char *lock, const char *func)
+{
+	const struct lm_row *row;
+	uint64_t mod_max, mod_total;
+
+	lm_metered(_metadata, "%s %u %u", cmd, HOLD_N, HOLD_US);
+	ASSERT_EQ((uint64_t)HOLD_N, lm_mod_value(_metadata, "count"));
+	mod_max = lm_mod_value(_metadata, "hold_max_ns");
+	mod_total = lm_mod_value(_metadata, "hold_total_ns");
+
+	lm_report_read(_metadata, rep);
+	row = one_row(_metadata, rep, type, lock, func);
+	EXPECT_EQ((uint64_t)HOLD_N, row->acquired);
+	EXPECT_EQ(0ULL, row->spin) TH_LOG("nothing else takes %s", lock);
+	EXPECT_EQ(0ULL, row->reject + row->abort);
+	EXPECT_EQ(1ULL, row->instances);
+	EXPECT_LE(mod_max, row->hold_max);
+	EXPECT_LE(mod_total, row->hold_total);
+	EXPECT_TRUE(row->oncpu_total * 100 >= row->hold_total * BUSY_ONCPU_MIN_PCT)
+		TH_LOG("%s: %" PRIu64 " of %" PRIu64 " ns on a CPU", lock,
+		       row->oncpu_total, row->hold_total);
+	if (other)
+		EXPECT_EQ(NULL, lm_find_row(rep, other, lock, func));
+}
+
+TEST_F(types, rt_mutex_hold)
+{
+	holds_check(_metadata, &self->rep, "rtmutex_hold", "rt_mutex", NULL,
+		    "lmt_rtmutex", "lmt_rtmutex_hold");
+}
+
+TEST_F(types, percpu_rwsem_read_hold)
+{
+	holds_check(_metadata, &self->rep, "pcpu_read", "percpu_rwsem_read",
+		    "percpu_rwsem_write", "lmt_pcpu_rwsem", "lmt_pcpu_reader");
+}
+
+TEST_F(types, percpu_rwsem_write_hold)
+{
+	holds_check(_metadata, &self->rep, "pcpu_write", "percpu_rwsem_write",
+		    "percpu_rwsem_read", "lmt_pcpu_rwsem", "lmt_pcpu_writer");
+}
+
+TEST_F(types, semaphore_hold)
+{
+	holds_check(_metadata, &self->rep, "sem_hold", "semaphore", NULL,
+		    "lmt_sem", "lmt_sem_hold");
+}
+
+/* "@cmd K N H": two kthreads on two CPUs fight for @lock. */
+static void contend_check(struct __test_metadata *_metadata, struct lm_report *rep,
+			  const char *cmd, const char *type, const char *lock)
+{
+	const uint64_t total = CONTEND_K * CONTEND_N;
+	const struct lm_row *row;
+	uint64_t mod_max;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "contention needs two CPUs");
+	lm_metered(_metadata, "%s %u %u %u", cmd, CONTEND_K, CONTEND_N, CONTEND_H_US);
+	ASSERT_EQ(total, lm_mod_value(_metadata, "count"));
+	mod_max = lm_mod_value(_metadata, "hold_max_ns");
+
+	lm_report_read(_metadata, rep);
+	row = one_row(_metadata, rep, type, lock, "lmt_sleep_contend");
+	EXPECT_EQ(total, row->acquired);
+	EXPECT_LT(0ULL, row->spin) TH_LOG("two CPUs, one %s, never contended", type);
+	EXPECT_LT(0ULL, row->wait_max);
+	EXPECT_EQ(0ULL, row->reject + row->abort);
+	EXPECT_LE(mod_max, row->hold_max);
+}
+
+TEST_F(types, rt_mutex_contend)
+{
+	contend_check(_metadata, &self->rep, "rtmutex_contend", "rt_mutex", "lmt_rtmutex");
+}
+
+TEST_F(types, semaphore_contend)
+{
+	contend_check(_metadata, &self->rep, "sem_contend", "semaphore", "lmt_sem");
+}
+
+TEST_F(types, rt_mutex_trylock)
+{
+	const struct lm_row *row;
+
+	lm_metered(_metadata, "rtmutex_trylock %u", TRYLOCK_F);
+	EXPECT_EQ((uint64_t)TRYLOCK_F, lm_mod_value(_metadata, "rejects"));
+
+	lm_report_read(_metadata, &self->rep);
+	row = one_row(_metadata, &self->rep, "rt_mutex", "lmt_rtmutex", "lmt_rtmutex_tryfail");
+	EXPECT_EQ((uint64_t)TRYLOCK_F, row->reject);
+	EXPECT_EQ(0ULL, row->acquired + row->abort);
+	EXPECT_EQ(0ULL, row->hold_max);
+
+	/* the hold the trylocks failed on, at its own site */
+	row = one_row(_metadata, &self->rep, "rt_mutex", "lmt_rtmutex", "lmt_cmd_trylock");
+	EXPECT_EQ(1ULL, row->acquired);
+	EXPECT_EQ(0ULL, row->reject + row->abort);
+}
+
+/*
+ * down_trylock() of a semaphore whose count is 0 fails: a reject each;
+ * down_timeout() of it waits until the timeout and ends without the
+ * count: an abort, with no hold.
+ */
+TEST_F(types, semaphore_trylock_and_timeout)
+{
+	const struct lm_row *row;
+
+	lm_metered(_metadata, "sem_trylock %u", TRYLOCK_F);
+	EXPECT_EQ((uint64_t)TRYLOCK_F, lm_mod_value(_metadata, "rejects"));
+	EXPECT_EQ(1ULL, lm_mod_value(_metadata, "aborted"));
+
+	lm_report_read(_metadata, &self->rep);
+	row = one_row(_metadata, &self->rep, "semaphore", "lmt_sem_zero", "lmt_sem_tryfail");
+	EXPECT_EQ((uint64_t)TRYLOCK_F, row->reject);
+	EXPECT_EQ(0ULL, row->acquired + row->abort);
+
+	row = one_row(_metadata, &self->rep, "semaphore", "lmt_sem_zero", "lmt_sem_timeout");
+	EXPECT_EQ(1ULL, row->abort);
+	EXPECT_EQ(0ULL, row->acquired + row->reject);
+	EXPECT_EQ(0ULL, row->hold_total);
+}
+
+TEST_HARNESS_MAIN
