@@ -442,6 +442,29 @@ static void lm_table_evidences(FILE *f, const struct lm_view *v, const struct lm
 			lm_table_evidence(f, r, k);
 }
 
+/*
+ * @s at column @col of a line @at columns long, or a blank after what is
+ * there already (a long section title); the line's new length
+ */
+static int lm_head_at(FILE *f, int at, int col, const char *s)
+{
+	return at + fprintf(f, "%*s%s", col > at ? col - at : 1, "", s);
+}
+
+/* the first head line of a section: its title, HOLD and WAIT (and the hold's split) */
+static void lm_table_head(FILE *f, const struct lm_section *sec, bool sleeping)
+{
+	int at = fprintf(f, "%s", lm_type_title(sec->type));
+
+	at = lm_head_at(f, at, 18, "HOLD");
+	at = lm_head_at(f, at, 34, "WAIT");
+	if (sleeping) {
+		at = lm_head_at(f, at, 88, "ONCPU");
+		lm_head_at(f, at, 102, "BLOCKED");
+	}
+	fputc('\n', f);
+}
+
 /* the two head lines of a section on a narrow line: titles over the MEANs */
 static void lm_table_narrow_head(FILE *f, const struct lm_section *sec,
 				 const struct lm_tlayout *lo)
@@ -452,10 +475,9 @@ static void lm_table_narrow_head(FILE *f, const struct lm_section *sec,
 	for (i = 0; i < LM_NR_TCOLS; i++) {
 		if (!lo->show[i])
 			continue;
-		if (lm_tcols[i].title) {
-			/* over MEAN, or after what is there already */
-			at += fprintf(f, "%*s%s", x + 3 > at ? x + 3 - at : 1, "", lm_tcols[i].title);
-		}
+		/* over MEAN */
+		if (lm_tcols[i].title)
+			at = lm_head_at(f, at, x + 3, lm_tcols[i].title);
 		x += (int)strlen(lm_tcols[i].hdr);
 	}
 	fputc('\n', f);
@@ -480,12 +502,11 @@ static void lm_table_section(FILE *f, const struct lm_view *v, const struct lm_s
 	if (lo.narrow) {
 		lm_table_narrow_head(f, sec, &lo);
 	} else if (sleeping) {
-		fprintf(f, "%-18s%-16s%-54s%-14s%s\n", lm_type_title(sec->type), "HOLD", "WAIT",
-			"ONCPU", "BLOCKED");
+		lm_table_head(f, sec, true);
 		fprintf(f, "  UTIL  CON    MEAN(  MAX )   MEAN(  MAX )(%% CPU)     TOTAL NOWAIT SPIN RJECT  ABORT   MEAN(  MAX )   MEAN(  MAX )%s  NAME\n",
 			pct);
 	} else {
-		fprintf(f, "%-18s%-16s%s\n", lm_type_title(sec->type), "HOLD", "WAIT");
+		lm_table_head(f, sec, false);
 		fprintf(f, "  UTIL  CON    MEAN(  MAX )   MEAN(  MAX )(%% CPU)     TOTAL NOWAIT SPIN RJECT%s  NAME\n",
 			pct);
 	}
