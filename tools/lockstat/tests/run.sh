@@ -487,9 +487,9 @@ rc "report: a missing file" 6 report "$tmp/does-not-exist.snap"
 grep -q "does-not-exist.snap" "$tmp/stderr" && pass "report: the message names the missing file" ||
 	fail "report: the message names the missing file" "$tmp/stderr"
 rc "report: a directory" 6 report "$fx"
-for f in bad-version bad-header bad-fields bad-number bad-type bad-impossible truncated-rows truncated-line \
-	 truncated-header empty-file not-a-snapshot bad-evidence truncated-evidence bad-blocked \
-	 truncated-blocked; do
+for f in bad-version bad-header bad-fields bad-number bad-type bad-type-number bad-impossible \
+	 truncated-rows truncated-line truncated-header empty-file not-a-snapshot bad-evidence \
+	 truncated-evidence bad-blocked truncated-blocked; do
 	rc "report: $f.snap is corrupt" 7 report "$fx/$f.snap"
 	if grep -Eq "^lockstat: .*/$f\.snap:[0-9]+: corrupt snapshot: " "$tmp/stderr" &&
 	   [ ! -s "$tmp/stdout" ]; then
@@ -498,6 +498,10 @@ for f in bad-version bad-header bad-fields bad-number bad-type bad-impossible tr
 		fail "report: $f.snap: file and line named, nothing printed" "$tmp/stderr"
 	fi
 done
+"$LOCKSTAT" report "$fx/bad-type-number.snap" >/dev/null 2>"$tmp/stderr"
+grep -q "bad-type-number.snap:26: corrupt snapshot: unknown lock type '11'$" "$tmp/stderr" &&
+	pass "report: a type number past the ten known: says which, and where" ||
+	fail "report: a type number past the ten known: says which, and where" "$tmp/stderr"
 # a first line that is not the header: what was found instead
 printf 'lockstat snapshot version 2\r\ncpus: 1\r\n' >"$tmp/crlf.snap"
 printf '\357\273\277lockstat snapshot version 2\ncpus: 1\n' >"$tmp/bom.snap"
@@ -892,6 +896,22 @@ assert not f[1]["since_start"] and f[1]["rows"] == [], f[1]
 	rc "get -o into a missing directory" 1 get -o "$tmp/no/such/dir.snap"
 	ls "$tmp" | grep -q '\.tmp\.' && fail "get: no temporary file left behind" ||
 		pass "get: no temporary file left behind"
+	# the newer types from /proc, and into a snapshot and back
+	LOCKSTAT_PROC="$fx/proc-types.txt" rc "print --source=proc: the newer types" 0 print --source=proc
+	"$LOCKSTAT" report "$fx/proc-types.txt" | grep -v "^System: " >"$tmp/a"
+	grep -v "^System: " "$tmp/stdout" >"$tmp/b"
+	ok "print --source=proc of the newer types is report of the same file" diff -u "$tmp/a" "$tmp/b"
+	grep -q "^RT MUTEXES " "$tmp/b" && grep -q "^SEMAPHORES " "$tmp/b" &&
+		pass "print --source=proc: the newer types' sections" ||
+		fail "print --source=proc: the newer types' sections" "$tmp/b"
+	LOCKSTAT_PROC="$fx/proc-types.txt" rc "get -o of the newer types" 0 get --source=proc \
+		-o "$tmp/types-got.snap"
+	"$LOCKSTAT" report --csv "$fx/proc-types.txt" >"$tmp/a"
+	"$LOCKSTAT" report --csv "$tmp/types-got.snap" >"$tmp/b" 2>&1
+	for t in $new_types; do
+		grep -q "^$t " "$tmp/types-got.snap" || echo "no $t row saved" >>"$tmp/b"
+	done
+	ok "get -o, then report: the newer types' rows, by name" diff -u "$tmp/a" "$tmp/b"
 	# the evidence keys of the /proc header: stacks_full a loss, captures a count
 	sed 's/^evicted: 0$/evicted: 0\nstacks_full: 2\ncaptures: 40/' "$fx/proc.txt" >"$tmp/proc-ev.txt"
 	LOCKSTAT_PROC="$tmp/proc-ev.txt" rc "print with stacks_full from /proc" 0 print
