@@ -121,9 +121,9 @@ enum lm_loss {
  * chain (taken by the kernel when the hold or wait set the maximum of its
  * row on its CPU; netlink only, /proc/lockmeter has none).  pid, comm,
  * context, cpu and time are always there; the rest has presence bits.
- * The hold evidence of a mutex or rw_semaphore may add the longest
- * stretch of that hold the holder spent blocked, and the chain where it
- * blocked (from the outermost scheduler function in).
+ * The hold evidence of a sleeping lock (lm_type_sleeping()) may add the
+ * longest stretch of that hold the holder spent blocked, and the chain
+ * where it blocked (from the outermost scheduler function in).
  * comm and the frames are as the kernel sent them: any byte but NUL, to
  * be escaped by whoever prints them.
  */

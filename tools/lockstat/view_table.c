@@ -11,8 +11,9 @@
  *    0.02%    0%   26ms(  51ms)    0us                        2  100%    0%    0%    ext3_delete_inode+0x34
  *
  * One section per lock type, *TOTAL* first, each lock followed by its call
- * sites indented by two.  Mutex and rwsem sections add ABORT, and the hold
- * split into ONCPU and BLOCKED MEAN(MAX).  Cells come from the key table
+ * sites indented by two.  The sections of sleeping locks (lm_type_sleeping())
+ * add ABORT, and the hold split into ONCPU and BLOCKED MEAN(MAX).  A title
+ * longer than its column (PERCPU RWSEM WRITES) keeps a blank before HOLD.  Cells come from the key table
  * (model.c), so a column prints the same value its --sort key compares.
  * A [heap] row has no lock name, only its site: it is a lock of its own,
  * named "[heap] site (N instances)", with no site line beneath.  A lock
@@ -32,7 +33,7 @@
  *         worst wait 22ms by cp/4250 on CPU 0, owner rm/4242 at its start,
  *         acquired at 1234.501234s in:  (one line)
  *
- * and for a mutex or rw_semaphore whose holder blocked while holding it,
+ * and for a sleeping lock whose holder blocked while holding it,
  * under the hold's chain, the longest stretch it was blocked:
  *
  *           blocked 49.1ms of it in schedule_timeout <- msleep <- lmt_x <- ...
