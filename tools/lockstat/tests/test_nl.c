@@ -726,6 +726,22 @@ static const struct held_in held_fixture[] = {
 	  "my prog\x01\xff", -1, 2, false, 3, 0 },
 };
 
+/* @n held locks of @in into @l, sorted: whether they all parse (a test: "held: @what parse") */
+static bool held_list(struct lm_held_list *l, const struct held_in *in, size_t n,
+		      const char *what)
+{
+	size_t i;
+	int ret = 0;
+
+	lm_held_init(l);
+	for (i = 0; i < n; i++)
+		ret |= held_feed(l, &in[i], HB_OK);
+	if (!tap_ok(!ret && l->nr == n, "held: %s parse", what))
+		return false;
+	lm_held_sort(l);
+	return true;
+}
+
 /* @f's contents against tests/golden/@name ($GOLDEN_DIR; UPDATE=1 rewrites it) */
 static void held_golden(FILE *f, const char *name)
 {
@@ -787,16 +803,10 @@ static void test_held(void)
 	struct lm_held_list l;
 	const struct lm_held *h;
 	char buf[16384];
-	unsigned int i;
-	int ret = 0;
+	int ret;
 
-	lm_held_init(&l);
-	for (i = 0; i < ARRAY_SIZE(held_fixture); i++)
-		ret |= held_feed(&l, &held_fixture[i], HB_OK);
-	tap_ok(!ret && l.nr == 3, "held: three held locks parse");
-	if (ret || l.nr != 3)
+	if (!held_list(&l, held_fixture, ARRAY_SIZE(held_fixture), "three held locks"))
 		goto out;
-	lm_held_sort(&l);
 	tap_ok(l.v[0].held_ns == 5300000000ULL && l.v[1].held_ns == 2000412000ULL &&
 	       l.v[2].held_ns == 1234567, "held: sorted longest first (an 8-byte NLA_UINT first)");
 	tap_ok(l.has_truncated && l.truncated == 2, "held: the truncated count is kept");
@@ -880,17 +890,11 @@ static void test_held_new_types(void)
 {
 	struct lm_held_list l;
 	char buf[16384];
-	unsigned int i;
 	bool shown;
-	int ret = 0;
 
-	lm_held_init(&l);
-	for (i = 0; i < ARRAY_SIZE(held_new_types); i++)
-		ret |= held_feed(&l, &held_new_types[i], HB_OK);
-	tap_ok(!ret && l.nr == 3, "held: percpu_rwsem_write, rt_mutex and semaphore holders parse");
-	if (ret || l.nr != 3)
+	if (!held_list(&l, held_new_types, ARRAY_SIZE(held_new_types),
+		       "percpu_rwsem_write, rt_mutex and semaphore holders"))
 		goto out;
-	lm_held_sort(&l);
 	tap_ok(l.v[0].type == LM_TYPE_PERCPU_RWSEM_WRITE && l.v[0].nr_waiters == 2 &&
 	       l.v[0].waiters[0].type == LM_TYPE_PERCPU_RWSEM_READ &&
 	       l.v[1].type == LM_TYPE_RT_MUTEX && l.v[1].waiters[0].type == LM_TYPE_RT_MUTEX &&

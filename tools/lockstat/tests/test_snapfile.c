@@ -110,22 +110,17 @@ out:
 /* the sleeping types that came last, written and read back; an old file still reads */
 static void test_new_types(void)
 {
-	static const struct {
-		enum lm_type type;
-		const char *lock;
-		const char *line;
-	} t[] = {
-		{ LM_TYPE_RT_MUTEX, "lmt_rt_mutex[test_lockmeter]", "\nrt_mutex " },
-		{ LM_TYPE_PERCPU_RWSEM_READ, "cgroup_threadgroup_rwsem", "\npercpu_rwsem_read " },
-		{ LM_TYPE_PERCPU_RWSEM_WRITE, "cgroup_threadgroup_rwsem", "\npercpu_rwsem_write " },
-		{ LM_TYPE_SEMAPHORE, "console_sem", "\nsemaphore " },
+	/* a lock of each, from LM_TYPE_RT_MUTEX on */
+	static const char *const locks[] = {
+		"lmt_rt_mutex[test_lockmeter]", "cgroup_threadgroup_rwsem",
+		"cgroup_threadgroup_rwsem", "console_sem",
 	};
 	static const char old[] = V2 "rows: 2\n\n" ROW
 		"rwsem_write 3 2 1 0 1 10 1 5 4 4 4 6 5 4 4 1 namespace_sem f+0x1/0x2\n";
 	struct lm_snapshot a, b;
 	struct lm_perr e;
 	struct lm_row *r;
-	char *buf;
+	char *buf, line[32];
 	size_t i;
 	int ok;
 
@@ -136,10 +131,10 @@ static void test_new_types(void)
 	a.h.metered_ns = 1000;
 	lm_set(&a.h, LM_H_CPUS);
 	lm_set(&a.h, LM_H_METERED_NS);
-	for (i = 0; i < ARRAY_SIZE(t); i++) {
+	for (i = 0; i < ARRAY_SIZE(locks); i++) {
 		r = lm_snap_add_row(&a);
-		r->type = t[i].type;
-		r->lock = lm_snap_strdup(&a, t[i].lock);
+		r->type = LM_TYPE_RT_MUTEX + i;
+		r->lock = lm_snap_strdup(&a, locks[i]);
 		r->site = lm_snap_strdup(&a, "f+0x1/0x2");
 		r->class = lm_class_of(r->lock);
 		r->v[LM_F_NOWAIT] = 5 + i;
@@ -154,10 +149,13 @@ static void test_new_types(void)
 	}
 	if (write_read(&a, &b, &buf, "newer types"))
 		goto out;
-	ok = b.nr == a.nr;
-	for (i = 0; ok && i < a.nr; i++)
-		ok = b.rows[i].type == t[i].type && !strcmp(b.rows[i].lock, t[i].lock) &&
-		     !memcmp(a.rows[i].v, b.rows[i].v, sizeof(a.rows[i].v)) && strstr(buf, t[i].line);
+	ok = b.nr == a.nr && LM_TYPE_RT_MUTEX + ARRAY_SIZE(locks) == LM_NR_TYPES;
+	for (i = 0; ok && i < a.nr; i++) {
+		/* a row's line starts with its type's name */
+		snprintf(line, sizeof(line), "\n%s ", lm_type_name(a.rows[i].type));
+		ok = b.rows[i].type == a.rows[i].type && !strcmp(b.rows[i].lock, locks[i]) &&
+		     !memcmp(a.rows[i].v, b.rows[i].v, sizeof(a.rows[i].v)) && strstr(buf, line);
+	}
 	tap_ok(ok, "newer types: rt_mutex, percpu_rwsem_read and _write, semaphore by name, "
 	       "every number kept");
 	free(buf);
