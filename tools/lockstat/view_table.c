@@ -13,8 +13,9 @@
  * One section per lock type, *TOTAL* first, each lock followed by its call
  * sites indented by two.  The sections of sleeping locks (lm_type_sleeping())
  * add ABORT, and the hold split into ONCPU and BLOCKED MEAN(MAX).  A title
- * longer than its column (PERCPU RWSEM WRITES) keeps a blank before HOLD.  Cells come from the key table
- * (model.c), so a column prints the same value its --sort key compares.
+ * longer than its column (PERCPU RWSEM WRITES) keeps a blank before HOLD.
+ * Cells come from the key table (model.c), so a column prints the same
+ * value its --sort key compares.
  * A [heap] row has no lock name, only its site: it is a lock of its own,
  * named "[heap] site (N instances)", with no site line beneath.  A lock
  * in a slab object is named by its cache and offset, "dentry+0x58 (N
