@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lockstat: the reader of lockmeter, which meters spinlock, rwlock, mutex
- * and rw_semaphore hold and wait times per (lock, call site) in the
- * kernel (CONFIG_LOCKMETER, Documentation/locking/lockmeter.rst).
+ * lockstat: the reader of lockmeter, which meters spinlock, rwlock, mutex,
+ * rw_semaphore, rt_mutex, percpu_rw_semaphore and semaphore hold and wait
+ * times per (lock, call site) in the kernel (CONFIG_LOCKMETER,
+ * Documentation/locking/lockmeter.rst).
  *
  * This file only dispatches: each subcommand parses its own options in
  * its own file (ctl.c, status.c, print.c, record.c, get.c, report.c,

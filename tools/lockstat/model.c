@@ -14,6 +14,7 @@
  * and --top cuts.  Section totals count every row that passed the row
  * filters, shown or not.
  */
+#include <assert.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,13 +25,20 @@
 
 static const struct {
 	const char *name;
+	const char *short_name;
+	bool sleeping;
 	const char *title;
 } lm_types[LM_NR_TYPES] = {
-	[LM_TYPE_NONE] = { "none", "NONE" },
-#define X(e, n, t)	[LM_TYPE_##e] = { #n, t },
+	[LM_TYPE_NONE] = { "none", "none", false, "NONE" },
+#define X(e, n, s, z, t)	[LM_TYPE_##e] = { #n, s, z, t },
 	LM_TYPES(X)
 #undef X
 };
+
+#define X(e, n, s, z, t)						\
+	static_assert(sizeof(s) - 1 <= LM_TYPE_SHORT_MAX, #n "'s short name is too long");
+LM_TYPES(X)
+#undef X
 
 const char *const lm_field_names[LM_NR_FIELDS] = {
 #define X(e, n)	[LM_F_##e] = #n,
@@ -66,7 +74,31 @@ int lm_type_parse(const char *name)
 
 bool lm_type_sleeping(uint32_t type)
 {
-	return type >= LM_TYPE_MUTEX;
+	return type < LM_NR_TYPES && lm_types[type].sleeping;
+}
+
+/* the name of @type, or its short name when the name is wider than @width */
+const char *lm_type_fit(uint32_t type, int width)
+{
+	if (type >= LM_NR_TYPES)
+		return "?";
+	if (strlen(lm_types[type].name) <= (size_t)width)
+		return lm_types[type].name;
+	return lm_types[type].short_name;
+}
+
+/* every type's name, @sep between them, into @buf (cut at @len) */
+void lm_type_list(char *buf, size_t len, const char *sep)
+{
+	size_t n = 0;
+	int t;
+
+	if (!len)
+		return;
+	*buf = '\0';
+	for (t = LM_TYPE_NONE + 1; t < LM_NR_TYPES && n < len; t++)
+		n += snprintf(buf + n, len - n, "%s%s", t > LM_TYPE_NONE + 1 ? sep : "",
+			      lm_types[t].name);
 }
 
 const char *lm_class_name(uint32_t class)

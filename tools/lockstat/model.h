@@ -16,18 +16,34 @@
 #include <stdint.h>
 #include <time.h>
 
-/* Lock types, numbered as enum lockmeter_lock_type: (enum, name, title). */
-#define LM_TYPES(X)						\
-	X(SPIN, spin, "SPINLOCKS")				\
-	X(READ, read, "RWLOCK READS")				\
-	X(WRITE, write, "RWLOCK WRITES")			\
-	X(MUTEX, mutex, "MUTEXES")				\
-	X(RWSEM_READ, rwsem_read, "RWSEM READS")		\
-	X(RWSEM_WRITE, rwsem_write, "RWSEM WRITES")
+/*
+ * Lock types, numbered as enum lockmeter_lock_type: (enum, name, short
+ * name, sleeping, title).  The name is the kernel's (/proc/lockmeter,
+ * --type, JSON, CSV, labels); the short one, of 6 columns at most, is for
+ * a TYPE column too narrow for the name.  A sleeping lock's holds split
+ * into on-CPU and blocked time, its waits may abort, and the kernel keeps
+ * per-task records of its holders.
+ */
+#define LM_TYPES(X)							\
+	X(SPIN, spin, "spin", false, "SPINLOCKS")			\
+	X(READ, read, "read", false, "RWLOCK READS")			\
+	X(WRITE, write, "write", false, "RWLOCK WRITES")		\
+	X(MUTEX, mutex, "mutex", true, "MUTEXES")			\
+	X(RWSEM_READ, rwsem_read, "rsem_r", true, "RWSEM READS")	\
+	X(RWSEM_WRITE, rwsem_write, "rsem_w", true, "RWSEM WRITES")	\
+	X(RT_MUTEX, rt_mutex, "rt_mtx", true, "RT MUTEXES")		\
+	X(PERCPU_RWSEM_READ, percpu_rwsem_read, "pcrw_r", true,		\
+	  "PERCPU RWSEM READS")						\
+	X(PERCPU_RWSEM_WRITE, percpu_rwsem_write, "pcrw_w", true,	\
+	  "PERCPU RWSEM WRITES")					\
+	X(SEMAPHORE, semaphore, "sem", true, "SEMAPHORES")
+
+/* the longest short name of LM_TYPES */
+#define LM_TYPE_SHORT_MAX	6
 
 enum lm_type {
 	LM_TYPE_NONE,
-#define X(e, n, t)	LM_TYPE_##e,
+#define X(e, n, s, z, t)	LM_TYPE_##e,
 	LM_TYPES(X)
 #undef X
 	LM_NR_TYPES
@@ -105,9 +121,9 @@ enum lm_loss {
  * chain (taken by the kernel when the hold or wait set the maximum of its
  * row on its CPU; netlink only, /proc/lockmeter has none).  pid, comm,
  * context, cpu and time are always there; the rest has presence bits.
- * The hold evidence of a mutex or rw_semaphore may add the longest
- * stretch of that hold the holder spent blocked, and the chain where it
- * blocked (from the outermost scheduler function in).
+ * The hold evidence of a sleeping lock (lm_type_sleeping()) may add the
+ * longest stretch of that hold the holder spent blocked, and the chain
+ * where it blocked (from the outermost scheduler function in).
  * comm and the frames are as the kernel sent them: any byte but NUL, to
  * be escaped by whoever prints them.
  */
@@ -320,6 +336,8 @@ const char *lm_type_name(uint32_t type);
 const char *lm_type_title(uint32_t type);
 int lm_type_parse(const char *name);
 bool lm_type_sleeping(uint32_t type);
+const char *lm_type_fit(uint32_t type, int width);
+void lm_type_list(char *buf, size_t len, const char *sep);
 const char *lm_class_name(uint32_t class);
 uint32_t lm_class_of(const char *lock);
 

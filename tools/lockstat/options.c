@@ -26,8 +26,8 @@ const char *const lm_view_help[] = {
 	"  --top N           the first N locks of each section, N sites under each",
 	"  -E, --entries N   the same (perf lock's names for it)",
 	"  --name SUBSTR     only rows whose lock or site name contains SUBSTR",
-	"  --type TYPE       only TYPE: spin read write mutex rwsem_read rwsem_write",
-	"                    (repeatable, or comma-separated)",
+	"  --type TYPE       only TYPE (repeatable, or comma-separated), one of:",
+	LM_HELP_TYPES "                    ",
 	"  --min-con PCT     only locks with CON >= PCT",
 	"  --min-util PCT    only locks with UTIL >= PCT",
 	"  --width N         the table (top: -b) in N columns, 0 no limit: columns",
@@ -207,6 +207,7 @@ static int lm_stacks_check(const struct lm_view_opts *o)
 static int lm_view_opt(struct lm_view_opts *o, int opt, const char *arg)
 {
 	struct lm_filter *f = &o->filter;
+	char types[256];
 
 	switch (opt) {
 	case 'r':
@@ -266,8 +267,8 @@ static int lm_view_opt(struct lm_view_opts *o, int opt, const char *arg)
 	case LM_OPT_TYPE:
 		if (!lm_parse_types(arg, &f->types))
 			return 0;
-		lm_err("--type: '%s': the types are spin, read, write, mutex, rwsem_read, rwsem_write",
-		       arg);
+		lm_type_list(types, sizeof(types), ", ");
+		lm_err("--type: '%s': the types are %s", arg, types);
 		return LM_EXIT_USAGE;
 	}
 	return 1;
@@ -385,6 +386,35 @@ int lm_opts_check(const struct lm_opts *o)
 	return 0;
 }
 
+/* the names of the lock types, blank-separated, in lines of @indent blanks and words */
+static void lm_help_types(FILE *f, int indent)
+{
+	int t, at = 0;
+
+	for (t = LM_TYPE_NONE + 1; t < LM_NR_TYPES; t++) {
+		const char *name = lm_type_name(t);
+		int len = (int)strlen(name);
+
+		if (at && at + 1 + len > LM_HELP_COLS) {
+			fputc('\n', f);
+			at = 0;
+		}
+		at += at ? fprintf(f, " %s", name) : fprintf(f, "%*s%s", indent, "", name);
+	}
+	fputc('\n', f);
+}
+
+/* lines of help; a line of LM_HELP_TYPES and blanks is the type names, so indented */
+static void lm_help_lines(FILE *f, const char *const *lines)
+{
+	for (; *lines; lines++) {
+		if (!strncmp(*lines, LM_HELP_TYPES, strlen(LM_HELP_TYPES)))
+			lm_help_types(f, (int)strlen(*lines + strlen(LM_HELP_TYPES)));
+		else
+			fprintf(f, "%s\n", *lines);
+	}
+}
+
 /*
  * A subcommand's help: "usage: lockstat CMD SYNOPSIS", then with @err a
  * hint, on stderr; else @msg, the shared sections in @parts
@@ -400,13 +430,13 @@ void lm_usage(int err, const char *cmd, const char *synopsis, const char *const 
 		fprintf(f, "Try 'lockstat %s -h' for the options.\n", cmd);
 		return;
 	}
-	lm_print_lines(f, msg);
+	lm_help_lines(f, msg);
 	if (parts & LM_USAGE_SOURCE)
-		lm_print_lines(f, lm_source_help);
+		lm_help_lines(f, lm_source_help);
 	if (parts & (LM_USAGE_VIEW | LM_USAGE_VIEW_TOP))
-		lm_print_lines(f, lm_view_help);
+		lm_help_lines(f, lm_view_help);
 	if (parts & LM_USAGE_VIEW)
-		lm_print_lines(f, lm_view_table_help);
+		lm_help_lines(f, lm_view_table_help);
 	fputc('\n', f);
 	lm_print_lines(f, lm_exit_help);
 }

@@ -61,6 +61,14 @@ struct lm_opts {
 	const char *output;	/* -o: where get and record save the snapshot */
 };
 
+/*
+ * A help line of LM_HELP_TYPES and blanks: lm_usage() prints the names of
+ * the lock types there, in lines of LM_HELP_COLS at most, each indented
+ * by those blanks
+ */
+#define LM_HELP_TYPES		"\001"
+#define LM_HELP_COLS		80
+
 /* the shared help sections lm_usage() prints after a subcommand's text */
 #define LM_USAGE_SOURCE		(1U << 0)
 #define LM_USAGE_VIEW		(1U << 1)

@@ -90,8 +90,9 @@ struct lm_top_layout {
 void lm_top_layout(struct lm_top_layout *lo, int width, const struct lm_key *sort);
 /* a column's width in @lo (TYPE narrows) */
 int lm_top_col_width(enum lm_key_id k, const struct lm_top_layout *lo);
-/* a TYPE cell in @lo: "rsem_r", "rsem_w" for the rw_semaphore sides when narrow */
-void lm_top_type_cell(char *cell, size_t len, const struct lm_top_layout *lo);
+/* the TYPE cell of @r in @lo: the type's short name where its name is wider */
+void lm_top_type_cell(char *cell, size_t len, const struct lm_row *r,
+		      const struct lm_top_layout *lo);
 /* the header line: "12:00:01 on 2 cpus interval 1.00s metered 1.00s ..." */
 void lm_top_summary(char *buf, size_t len, const struct lm_top_frame *f,
 		    const struct lm_top_state *st);

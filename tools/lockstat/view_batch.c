@@ -151,25 +151,18 @@ bool lm_top_left(enum lm_key_id k)
 	return k == LM_K_HOLDER || k == LM_K_TYPE || k == LM_K_NAME;
 }
 
-/* the narrow TYPE: 6 columns, the rw_semaphore sides abbreviated */
-#define LM_TYPE_NARROW_W	6
+/* the narrow TYPE: the short names' columns */
+#define LM_TYPE_NARROW_W	LM_TYPE_SHORT_MAX
 
 int lm_top_col_width(enum lm_key_id k, const struct lm_top_layout *lo)
 {
 	return k == LM_K_TYPE && lo->narrow ? LM_TYPE_NARROW_W : lm_top_width(k);
 }
 
-void lm_top_type_cell(char *cell, size_t len, const struct lm_top_layout *lo)
+void lm_top_type_cell(char *cell, size_t len, const struct lm_row *r,
+		      const struct lm_top_layout *lo)
 {
-	static const char *const abbr[][2] = {
-		{ "rwsem_read", "rsem_r" },
-		{ "rwsem_write", "rsem_w" },
-	};
-	size_t i;
-
-	for (i = 0; lo->narrow && i < ARRAY_SIZE(abbr); i++)
-		if (!strcmp(cell, abbr[i][0]))
-			snprintf(cell, len, "%s", abbr[i][1]);
+	snprintf(cell, len, "%s", lm_type_fit(r->type, lm_top_col_width(LM_K_TYPE, lo)));
 }
 
 /* HP99 and HOLDER only where NAME keeps the room of a lock and its site */
@@ -256,7 +249,7 @@ void lm_batch_text(FILE *out, const struct lm_top_frame *f, const struct lm_top_
 				continue;
 			lm_top_cell(cell, sizeof(cell), k, f->rows[i], f);
 			if (k == LM_K_TYPE)
-				lm_top_type_cell(cell, sizeof(cell), &lo);
+				lm_top_type_cell(cell, sizeof(cell), f->rows[i], &lo);
 			if (k == LM_K_NAME)
 				lm_batch_line(out, cell, lo.name_w);
 			else

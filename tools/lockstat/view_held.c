@@ -10,6 +10,7 @@
  *       lmt_held_holder+0x3a/0x60 [test_lockmeter]
  *     waiter 432 lmt/waiter waited 1.9s at lmt_held_waiter+0x1e (mutex)
  *
+ * TYPE is as wide as the widest type shown (rwsem_write's at least).
  * HELD and waited are so far, humanized as the table's times; CPU is the
  * CPU holding a spinning lock, or the CPU a sleeping lock's holder runs on
  * when its chain could not be read for that ("-" otherwise); the stack is
@@ -35,15 +36,26 @@
 /* the LOCK column: as wide as the widest name shown, within bounds */
 #define LM_HELD_LOCK_MIN	4
 #define LM_HELD_LOCK_MAX	40
+/* the TYPE column: rwsem_write's, or the widest type shown */
+#define LM_HELD_TYPE_MIN	11
 
-static int lm_held_lock_width(const struct lm_held_list *l)
+struct lm_held_widths {
+	int type;
+	int lock;
+};
+
+static void lm_held_widths(const struct lm_held_list *l, struct lm_held_widths *w)
 {
-	size_t i, w = LM_HELD_LOCK_MIN;
+	size_t i, lock = LM_HELD_LOCK_MIN, type = LM_HELD_TYPE_MIN;
 
-	for (i = 0; i < l->nr; i++)
-		if (strlen(l->v[i].lock) > w)
-			w = strlen(l->v[i].lock);
-	return w > LM_HELD_LOCK_MAX ? LM_HELD_LOCK_MAX : (int)w;
+	for (i = 0; i < l->nr; i++) {
+		if (strlen(l->v[i].lock) > lock)
+			lock = strlen(l->v[i].lock);
+		if (strlen(lm_type_name(l->v[i].type)) > type)
+			type = strlen(lm_type_name(l->v[i].type));
+	}
+	w->lock = lock > LM_HELD_LOCK_MAX ? LM_HELD_LOCK_MAX : (int)lock;
+	w->type = (int)type;
 }
 
 /* a name as the table shows it: a site without its /0xsize, escaped */
@@ -78,10 +90,10 @@ static void lm_held_waiter_line(FILE *f, const struct lm_waiter *w)
  */
 static bool lm_held_unrecorded(const struct lm_held *h)
 {
-	return h->type >= LM_TYPE_MUTEX && !h->pid && !h->comm[0];
+	return lm_type_sleeping(h->type) && !h->pid && !h->comm[0];
 }
 
-static void lm_held_line(FILE *f, const struct lm_held *h, int lock_w)
+static void lm_held_line(FILE *f, const struct lm_held *h, const struct lm_held_widths *w)
 {
 	char comm[4 * LM_COMM_MAX], dur[32], cpu[16], frame[4 * LM_FRAME_MAX];
 	char lock[4 * 1024], site[4 * 1024];
@@ -107,11 +119,11 @@ static void lm_held_line(FILE *f, const struct lm_held *h, int lock_w)
 		lm_held_name(site, sizeof(site), h->site, true);
 	else
 		snprintf(site, sizeof(site), "-");
-	fprintf(f, "%-11s %6s %7s %-16s %3s %-*s %s\n", lm_type_name(h->type), dur, pid, comm,
-		cpu, lock_w, lock, site);
+	fprintf(f, "%-*s %6s %7s %-16s %3s %-*s %s\n", w->type, lm_type_name(h->type), dur, pid,
+		comm, cpu, w->lock, lock, site);
 	if (h->nr_frames)
 		fputs("  stack:\n", f);
-	else if (has_cpu && h->type >= LM_TYPE_MUTEX)
+	else if (has_cpu && lm_type_sleeping(h->type))
 		fprintf(f, "  running on CPU %u: no stack while it runs\n", h->cpu);
 	for (i = 0; i < h->nr_frames; i++) {
 		lm_esc(frame, sizeof(frame), h->frame[i], "");
@@ -124,7 +136,7 @@ static void lm_held_line(FILE *f, const struct lm_held *h, int lock_w)
 /* the table; @on: whether metering is on (off: the kernel tracks nothing) */
 void lm_held_print(FILE *f, const struct lm_held_list *l, uint64_t over_ns, bool on)
 {
-	int lock_w = lm_held_lock_width(l);
+	struct lm_held_widths w;
 	char over[32];
 	size_t i;
 
@@ -144,10 +156,11 @@ void lm_held_print(FILE *f, const struct lm_held_list *l, uint64_t over_ns, bool
 			fputs("no lock held\n", f);
 		return;
 	}
-	fprintf(f, "%-11s %6s %7s %-16s %3s %-*s %s\n", "TYPE", "HELD", "PID", "COMM", "CPU",
-		lock_w, "LOCK", "SITE");
+	lm_held_widths(l, &w);
+	fprintf(f, "%-*s %6s %7s %-16s %3s %-*s %s\n", w.type, "TYPE", "HELD", "PID", "COMM",
+		"CPU", w.lock, "LOCK", "SITE");
 	for (i = 0; i < l->nr; i++)
-		lm_held_line(f, &l->v[i], lock_w);
+		lm_held_line(f, &l->v[i], &w);
 }
 
 static void lm_held_json_one(FILE *f, const struct lm_held *h)

@@ -11,9 +11,11 @@
  *    0.02%    0%   26ms(  51ms)    0us                        2  100%    0%    0%    ext3_delete_inode+0x34
  *
  * One section per lock type, *TOTAL* first, each lock followed by its call
- * sites indented by two.  Mutex and rwsem sections add ABORT, and the hold
- * split into ONCPU and BLOCKED MEAN(MAX).  Cells come from the key table
- * (model.c), so a column prints the same value its --sort key compares.
+ * sites indented by two.  The sections of sleeping locks (lm_type_sleeping())
+ * add ABORT, and the hold split into ONCPU and BLOCKED MEAN(MAX).  A title
+ * longer than its column (PERCPU RWSEM WRITES) keeps a blank before HOLD.
+ * Cells come from the key table (model.c), so a column prints the same
+ * value its --sort key compares.
  * A [heap] row has no lock name, only its site: it is a lock of its own,
  * named "[heap] site (N instances)", with no site line beneath.  A lock
  * in a slab object is named by its cache and offset, "dentry+0x58 (N
@@ -32,7 +34,7 @@
  *         worst wait 22ms by cp/4250 on CPU 0, owner rm/4242 at its start,
  *         acquired at 1234.501234s in:  (one line)
  *
- * and for a mutex or rw_semaphore whose holder blocked while holding it,
+ * and for a sleeping lock whose holder blocked while holding it,
  * under the hold's chain, the longest stretch it was blocked:
  *
  *           blocked 49.1ms of it in schedule_timeout <- msleep <- lmt_x <- ...
@@ -442,6 +444,29 @@ static void lm_table_evidences(FILE *f, const struct lm_view *v, const struct lm
 			lm_table_evidence(f, r, k);
 }
 
+/*
+ * @s at column @col of a line @at columns long, or a blank after what is
+ * there already (a long section title); the line's new length
+ */
+static int lm_head_at(FILE *f, int at, int col, const char *s)
+{
+	return at + fprintf(f, "%*s%s", col > at ? col - at : 1, "", s);
+}
+
+/* the first head line of a section: its title, HOLD and WAIT (and the hold's split) */
+static void lm_table_head(FILE *f, const struct lm_section *sec, bool sleeping)
+{
+	int at = fprintf(f, "%s", lm_type_title(sec->type));
+
+	at = lm_head_at(f, at, 18, "HOLD");
+	at = lm_head_at(f, at, 34, "WAIT");
+	if (sleeping) {
+		at = lm_head_at(f, at, 88, "ONCPU");
+		lm_head_at(f, at, 102, "BLOCKED");
+	}
+	fputc('\n', f);
+}
+
 /* the two head lines of a section on a narrow line: titles over the MEANs */
 static void lm_table_narrow_head(FILE *f, const struct lm_section *sec,
 				 const struct lm_tlayout *lo)
@@ -452,10 +477,9 @@ static void lm_table_narrow_head(FILE *f, const struct lm_section *sec,
 	for (i = 0; i < LM_NR_TCOLS; i++) {
 		if (!lo->show[i])
 			continue;
-		if (lm_tcols[i].title) {
-			/* over MEAN, or after what is there already */
-			at += fprintf(f, "%*s%s", x + 3 > at ? x + 3 - at : 1, "", lm_tcols[i].title);
-		}
+		/* over MEAN */
+		if (lm_tcols[i].title)
+			at = lm_head_at(f, at, x + 3, lm_tcols[i].title);
 		x += (int)strlen(lm_tcols[i].hdr);
 	}
 	fputc('\n', f);
@@ -480,12 +504,11 @@ static void lm_table_section(FILE *f, const struct lm_view *v, const struct lm_s
 	if (lo.narrow) {
 		lm_table_narrow_head(f, sec, &lo);
 	} else if (sleeping) {
-		fprintf(f, "%-18s%-16s%-54s%-14s%s\n", lm_type_title(sec->type), "HOLD", "WAIT",
-			"ONCPU", "BLOCKED");
+		lm_table_head(f, sec, true);
 		fprintf(f, "  UTIL  CON    MEAN(  MAX )   MEAN(  MAX )(%% CPU)     TOTAL NOWAIT SPIN RJECT  ABORT   MEAN(  MAX )   MEAN(  MAX )%s  NAME\n",
 			pct);
 	} else {
-		fprintf(f, "%-18s%-16s%s\n", lm_type_title(sec->type), "HOLD", "WAIT");
+		lm_table_head(f, sec, false);
 		fprintf(f, "  UTIL  CON    MEAN(  MAX )   MEAN(  MAX )(%% CPU)     TOTAL NOWAIT SPIN RJECT%s  NAME\n",
 			pct);
 	}

@@ -278,7 +278,7 @@ static void lm_draw_row(int y, const struct lm_row *r, const struct lm_top_frame
 			continue;
 		lm_top_cell(cell, sizeof(cell), k, r, f);
 		if (k == LM_K_TYPE)
-			lm_top_type_cell(cell, sizeof(cell), &lm_lo);
+			lm_top_type_cell(cell, sizeof(cell), r, &lm_lo);
 		x = lm_put(y, x, " ", base);
 		if (k == LM_K_NAME) {
 			x = lm_put(y, x, " ", base);
@@ -296,7 +296,7 @@ static void lm_draw_sort(int y, const struct lm_top_state *st)
 {
 	const struct lm_key *key = st->filter.key;
 	const char *name = st->filter.name;
-	char types[96] = "", cpu[16] = "all", filt[160] = "none", line[512];
+	char types[160] = "", cpu[16] = "all", filt[160] = "none", line[512];
 	size_t n = 0;
 	int t;
 
@@ -461,7 +461,7 @@ static void lm_draw_detail(int y, int lines, const struct lm_detail *d, const st
 	int i, room = lines - y - 1;
 
 	lm_top_cell(name, sizeof(name), LM_K_NAME, r, f);
-	snprintf(title, sizeof(title), " %.16s %.400s  (Enter: close)", lm_type_name(r->type), name);
+	snprintf(title, sizeof(title), " %s %.400s  (Enter: close)", lm_type_name(r->type), name);
 	lm_fill(y, lm_put(y, 0, title, A_REVERSE), A_REVERSE);
 	for (i = 0; i < d->nr && i < room; i++) {
 		if (i == room - 1 && d->nr > room) {

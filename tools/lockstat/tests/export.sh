@@ -83,7 +83,9 @@ import re, sys
 FIELDS = ("acquired nowait spin reject abort hold_total_ns hold_min_ns hold_max_ns "
           "wait_total_ns wait_min_ns wait_max_ns oncpu_total_ns oncpu_max_ns "
           "blocked_total_ns blocked_max_ns instances").split()
-TYPES = ("spin", "read", "write", "mutex", "rwsem_read", "rwsem_write")
+TYPES = ("spin", "read", "write", "mutex", "rwsem_read", "rwsem_write", "rt_mutex",
+         "percpu_rwsem_read", "percpu_rwsem_write", "semaphore")
+SLEEPING = set(TYPES[3:])
 SITE = re.compile(r"^(.+)\+0x[0-9a-f]+(?:/0x[0-9a-f]+)?(\[[^\]]*\])?$")
 
 def rows(path):
@@ -137,7 +139,7 @@ def expected(path):
     """(metric, type, lock, site) -> value"""
     out = {}
     for (t, lock, site), v in rows(path).items():
-        for name, val in series(v, TYPES.index(t) >= 3).items():
+        for name, val in series(v, t in SLEEPING).items():
             out[(name, t, lock, site)] = val
     return out
 
@@ -160,13 +162,13 @@ def scraped(path):
         out[key] = float(m.group(3))
     return out
 
-def same(snap, scrape):
+def same(snap, scrape, least=200):
     """the per-row series of @scrape are exactly those of @snap: returned"""
     want, got = expected(snap), scraped(scrape)
     assert set(want) == set(got), sorted(set(want) ^ set(got))[:5]
     bad = [(k, want[k], got[k]) for k in want if float(want[k]) != got[k]]
     assert not bad, bad[:5]
-    assert len(got) > 200, len(got)
+    assert len(got) > least, len(got)
     return got
 EOF
 
@@ -174,7 +176,9 @@ EOF
 "$LOCKSTAT" export "$snap" >"$tmp/demo.prom" 2>"$tmp/stderr" || fail "export of demo.snap" "$tmp/stderr"
 if command -v promtool >/dev/null 2>&1; then
 	for args in "$snap" "--exact-sites $snap" "--max-series 3 $snap" "--max-series 0 $snap" \
-		    "$FIXTURES/historic.snap" "$FIXTURES/norows.snap" "$FIXTURES/proc.txt"; do
+		    "$FIXTURES/historic.snap" "$FIXTURES/norows.snap" "$FIXTURES/proc.txt" \
+		    "$FIXTURES/types.snap" "--max-series 10 $FIXTURES/types.snap" \
+		    "$FIXTURES/proc-types.txt"; do
 		# shellcheck disable=SC2086
 		"$LOCKSTAT" export $args >"$tmp/p.prom" 2>&1
 		# promtool prints lint problems and exits non-zero on any
@@ -192,6 +196,22 @@ sys.path.insert(0, sys.argv[1])
 from expect import same
 same(sys.argv[2], sys.argv[3])
 ' "$tmp" "$snap" "$tmp/demo.prom"
+# every type's series, the four sleeping ones that came last too
+"$LOCKSTAT" export "$FIXTURES/types.snap" >"$tmp/types.prom" 2>&1
+"$LOCKSTAT" export "$FIXTURES/proc-types.txt" >"$tmp/proc-types.prom" 2>&1
+check "types.snap, proc-types.txt: every series of the ten types, its label and value" "$PYTHON" -c '
+import sys
+sys.path.insert(0, sys.argv[1])
+from expect import TYPES, SLEEPING, same
+got = same(sys.argv[2], sys.argv[3])
+assert {k[1] for k in got} == set(TYPES), sorted({k[1] for k in got})
+for t in TYPES:
+    aborted = {k for k in got if k[0] == "lockmeter_aborted_total" and k[1] == t}
+    assert bool(aborted) == (t in SLEEPING), t
+got = same(sys.argv[4], sys.argv[5], 40)
+assert {k[1] for k in got} == {"spin", "rt_mutex", "percpu_rwsem_read", "percpu_rwsem_write",
+                               "semaphore"}, got
+' "$tmp" "$FIXTURES/types.snap" "$tmp/types.prom" "$FIXTURES/proc-types.txt" "$tmp/proc-types.prom"
 "$LOCKSTAT" export --max-series 5 "$snap" >"$tmp/top5.prom" 2>&1
 check "--max-series 5: the five with the most hold time, the rest in other per type" "$PYTHON" -c '
 import sys
@@ -288,6 +308,11 @@ else
 	mkdir -p "$pcp/config.d" "$pcp/run" "$pcp/log"
 	# the recipe of lockstat(8): a .url file naming the textfile
 	echo "file://$tf/lockmeter.prom" >"$pcp/config.d/lockmeter.url"
+	# and a second source: the four sleeping types that came last
+	mkdir "$tmp/tf-types"
+	"$LOCKSTAT" export --textfile-dir "$tmp/tf-types" "$FIXTURES/proc-types.txt" 2>"$tmp/stderr" ||
+		fail "export --textfile-dir of proc-types.txt" "$tmp/stderr"
+	echo "file://$tmp/tf-types/lockmeter.prom" >"$pcp/config.d/lmtypes.url"
 	cat >"$pcp/pmcd.conf" <<EOF
 openmetrics	144	pipe	binary notready	$pcp_py $om -c $pcp/config.d -l $pcp/log/openmetrics.log
 [access]
@@ -321,6 +346,22 @@ text = open(sys.argv[1]).read()
 m = re.search(r"hold_seconds_total\n(?:.*\n)*?.*site:lmt_hold_static\[test_lockmeter\] type:spin\"\] value (\S+)", text)
 assert m and float(m.group(1)) == 0.029101662, m and m.group(1)
 ' "$tmp/pminfo"
+	pminfo -h "127.0.0.1:$port" -f openmetrics.lmtypes.lockmeter_acquisitions_total \
+		openmetrics.lmtypes.lockmeter_aborted_total >"$tmp/pminfo.types" 2>&1
+	check "pminfo: the newer types' instances, named by their type label" "$PYTHON" -c '
+import re, sys
+text = open(sys.argv[1]).read()
+def value(metric, lock, site, t):
+    m = re.search(r"%s\n(?:.*\n)*?.*\"\d+ lock:%s site:%s type:%s\"\] value (\S+)" %
+                  (metric, re.escape(lock), re.escape(site), t), text)
+    return m and float(m.group(1))
+acq = "lockmeter_acquisitions_total"
+assert value(acq, "lmt_rt_mutex[test_lockmeter]", "lmt_rt_holder[test_lockmeter]", "rt_mutex") == 120
+assert value(acq, "cgroup_threadgroup_rwsem", "cgroup_threadgroup_change_begin",
+             "percpu_rwsem_read") == 5000
+assert value(acq, "cgroup_threadgroup_rwsem", "cgroup_attach_lock", "percpu_rwsem_write") == 3
+assert value("lockmeter_aborted_total", "console_sem", "console_lock", "semaphore") == 3
+' "$tmp/pminfo.types"
 	kill "$pmcd_pid" 2>/dev/null
 	wait "$pmcd_pid" 2>/dev/null
 fi

@@ -1,26 +1,30 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Write a synthetic lockstat snapshot with N rows, for the benchmark.
+"""Write a synthetic lockstat snapshot with N rows, for the benchmark and tests.
 
     gen_snapshot.py [--rows N] [--seed S] [-o FILE]
 
-Names look like a real kernel's: static locks (tasklist_lock, rtnl_mutex,
-module-glued lmt_*[test_lockmeter]), static per-CPU locks
-(percpu:runqueues+0x0) with many sites each, and a majority of [heap] rows,
-one per site, each of which the reader turns into a lock of its own (the
-expensive case).  Every row is self-consistent (acquired = nowait + spin,
-min <= max <= total, oncpu + blocked = hold for sleeping locks), and
-(type, lock, site) is unique.  The key directory is full (keys_used =
-keys) and each type has its overflow row, named after its longest hold
+Names look like a real kernel's: static locks of each of the ten types
+(tasklist_lock, rtnl_mutex, console_sem, module-glued
+lmt_*[test_lockmeter]), static per-CPU locks (percpu:runqueues+0x0) with
+many sites each, and a majority of [heap] rows, one per site, each of
+which the reader turns into a lock of its own (the expensive case).
+Every row is self-consistent (acquired = nowait + spin, min <= max <=
+total, oncpu + blocked = hold for sleeping locks), and (type, lock, site)
+is unique.  The key directory is full (keys_used = keys) and each type
+has its overflow row, named after its longest hold
 ("*overflow*(worst:LOCK)" at that hold's site), as a kernel with one key
-directory for all CPUs writes them.  Deterministic for a given seed.
+directory for all CPUs writes them.  Deterministic for a given seed: the
+host tests' fixtures/types.snap is --rows 40 --seed 29.
 """
 import argparse
 import random
 import sys
 
-TYPES = ["spin", "read", "write", "mutex", "rwsem_read", "rwsem_write"]
-SLEEPING = {"mutex", "rwsem_read", "rwsem_write"}
+TYPES = ["spin", "read", "write", "mutex", "rwsem_read", "rwsem_write", "rt_mutex",
+         "percpu_rwsem_read", "percpu_rwsem_write", "semaphore"]
+SLEEPING = {"mutex", "rwsem_read", "rwsem_write", "rt_mutex", "percpu_rwsem_read",
+            "percpu_rwsem_write", "semaphore"}
 STATIC = {
     "spin": ["jiffies_lock", "percpu:runqueues+0x0", "percpu:timer_bases+0x0",
              "css_set_lock", "pgd_lock", "lmt_static_lock[test_lockmeter]"],
@@ -29,6 +33,11 @@ STATIC = {
     "mutex": ["rtnl_mutex", "cgroup_mutex", "module_mutex", "lmt_mutex[test_lockmeter]"],
     "rwsem_read": ["uts_sem", "namespace_sem", "cgroup_threadgroup_rwsem"],
     "rwsem_write": ["namespace_sem", "lmt_rwsem[test_lockmeter]", "shrinker_rwsem"],
+    "rt_mutex": ["lmt_rt_mutex[test_lockmeter]"],
+    "percpu_rwsem_read": ["cgroup_threadgroup_rwsem", "cpu_hotplug_lock", "file_rwsem"],
+    "percpu_rwsem_write": ["cgroup_threadgroup_rwsem", "cpu_hotplug_lock",
+                           "lmt_pcpu_rwsem[test_lockmeter]"],
+    "semaphore": ["console_sem", "lmt_sem[test_lockmeter]"],
 }
 FUNCS = ["d_alloc", "__wake_up_common_lock", "try_to_wake_up", "do_wait", "copy_process",
          "release_task", "pipe_write", "pipe_read", "lock_vma_under_rcu", "vm_mmap_pgoff",

@@ -155,6 +155,122 @@ golden "--json --type read --top 1" filter-read.json report --json --type read -
 golden "export: Prometheus text" demo.prom export "$fx/demo.snap"
 golden "export --max-series 4" export-top4.prom export --max-series 4 "$fx/demo.snap"
 
+# ---- the ten lock types: a section, a --type name, a label each ----
+# types.snap: gen_snapshot.py's rows of every type; proc-types.txt: a
+# /proc/lockmeter of the four sleeping types that came last
+all_types="spin read write mutex rwsem_read rwsem_write rt_mutex percpu_rwsem_read percpu_rwsem_write semaphore"
+new_types="rt_mutex percpu_rwsem_read percpu_rwsem_write semaphore"
+"$PYTHON" "$here/gen_snapshot.py" --rows 40 --seed 29 | cmp -s - "$fx/types.snap" &&
+	pass "types.snap is gen_snapshot.py --rows 40 --seed 29" ||
+	fail "types.snap is gen_snapshot.py --rows 40 --seed 29"
+golden "every type, a section each" types.txt report "$fx/types.snap"
+golden "every type: CSV" types.csv report --csv "$fx/types.snap"
+golden "a /proc/lockmeter of the four newer types" proc-types.txt report "$fx/proc-types.txt"
+"$LOCKSTAT" report "$fx/types.snap" >"$tmp/types.txt" 2>&1
+sed -n 's/^\([A-Z][A-Z ]*[A-Z]\) *HOLD .*/\1/p' "$tmp/types.txt" >"$tmp/titles"
+printf '%s\n' "SPINLOCKS" "RWLOCK READS" "RWLOCK WRITES" "MUTEXES" "RWSEM READS" "RWSEM WRITES" \
+	"RT MUTEXES" "PERCPU RWSEM READS" "PERCPU RWSEM WRITES" "SEMAPHORES" >"$tmp/titles.want"
+ok "report: the ten section titles, in the order of the types" diff -u "$tmp/titles.want" "$tmp/titles"
+[ "$(grep -Ec '^(RT MUTEXES|PERCPU RWSEM READS|PERCPU RWSEM WRITES|SEMAPHORES) +HOLD +WAIT +ONCPU +BLOCKED$' \
+	"$tmp/types.txt")" -eq 4 ] &&
+	grep -qx 'PERCPU RWSEM WRITES HOLD          WAIT  .*' "$tmp/types.txt" &&
+	pass "report: the four are sleeping sections; a long title keeps a blank before HOLD" ||
+	fail "report: the four are sleeping sections; a long title keeps a blank before HOLD" "$tmp/types.txt"
+for t in $new_types; do
+	"$LOCKSTAT" report --csv --type "$t" "$fx/types.snap" >"$tmp/t.csv" 2>&1
+	"$LOCKSTAT" report --type "$t" "$fx/types.snap" >"$tmp/t.txt" 2>&1
+	title=$(sed -n "$(($(echo $all_types | tr ' ' '\n' | grep -nx "$t" | cut -d: -f1)))p" "$tmp/titles.want")
+	if awk -F, -v t="$t" 'NR > 1 { n++; if ($2 != t) bad = 1 } END { exit bad || n < 3 }' "$tmp/t.csv" &&
+	   [ "$(sed -n 's/^\([A-Z][A-Z ]*[A-Z]\) *HOLD .*/\1/p' "$tmp/t.txt")" = "$title" ]; then
+		pass "--type $t: its rows only, in the section $title"
+	else
+		fail "--type $t: its rows only, in the section $title" "$tmp/t.txt"
+	fi
+done
+"$LOCKSTAT" report --csv --type semaphore,rt_mutex "$fx/proc-types.txt" >"$tmp/t.csv" 2>&1
+[ "$(cut -d, -f2 "$tmp/t.csv" | sed 1d | sort -u | tr '\n' ' ')" = "rt_mutex semaphore " ] &&
+	grep -qx 'lock,semaphore,\[heap\],xfs_buf_lock+0x3c/0x120,64,60,4,0,1,640000,.*' "$tmp/t.csv" &&
+	grep -qx 'total,rt_mutex,\*TOTAL\*,,120,100,20,5,2,3600000,1000,900000,2400000,2000,800000,600000,200000,3000000,850000,1,.*' \
+		"$tmp/t.csv" &&
+	pass "--type semaphore,rt_mutex of /proc text: the rows, every number, rejects and aborts" ||
+	fail "--type semaphore,rt_mutex of /proc text: the rows, every number, rejects and aborts" "$tmp/t.csv"
+want_err="lockstat: --type: 'bogus': the types are spin, read, write, mutex, rwsem_read, rwsem_write, rt_mutex, percpu_rwsem_read, percpu_rwsem_write, semaphore"
+for cmd in report hist top; do
+	case $cmd in
+	report) rc "$cmd --type bogus" 2 report --type bogus "$fx/types.snap" ;;
+	hist) rc "$cmd --type bogus" 2 hist --type bogus console_sem "$fx/types.snap" ;;
+	top) rc "$cmd --type bogus" 2 top -b --type bogus --replay "$fx/types.snap" ;;
+	esac
+	grep -qxF "$want_err" "$tmp/stderr" && pass "$cmd --type bogus: the error lists all ten types" ||
+		fail "$cmd --type bogus: the error lists all ten types" "$tmp/stderr"
+done
+rc "--type semaphore,,rt_mutex (an empty type)" 2 report --type semaphore,,rt_mutex "$fx/types.snap"
+for cmd in report hist; do
+	"$LOCKSTAT" $cmd -h >"$tmp/help" 2>&1
+	sed -n '/--type TYPE/,/^  -/p' "$tmp/help" | sed '$d' >"$tmp/help.type"
+	missing=""
+	for t in $all_types; do
+		grep -qw -- "$t" "$tmp/help.type" || missing="$missing $t"
+	done
+	[ -z "$missing" ] && [ "$(wc -l <"$tmp/help.type")" -eq 3 ] &&
+	   awk 'length > 80 { bad = 1 } END { exit bad }' "$tmp/help.type" &&
+		pass "$cmd -h: --type lists the ten types in 80 columns" ||
+		{ echo "missing:$missing" >>"$tmp/help.type"; fail "$cmd -h: --type lists the ten types" "$tmp/help.type"; }
+done
+"$LOCKSTAT" report --json "$fx/types.snap" >"$tmp/types.json" 2>&1
+ok "report --json: a section per type, its name and title" "$PYTHON" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = [(s["type"], s["title"]) for s in d["sections"]]
+want = list(zip(sys.argv[2].split(), open(sys.argv[3]).read().splitlines()))
+assert got == want, got
+' "$tmp/types.json" "$all_types" "$tmp/titles.want"
+# top: full names where they fit, the short ones where not
+"$LOCKSTAT" top -b -n 1 --width 140 --sort type --replay "$fx/types.snap" >"$tmp/top140" 2>&1
+"$LOCKSTAT" top -b -n 1 --width 80 --sort type --replay "$fx/types.snap" >"$tmp/top80" 2>&1
+cut140() { sed -n 's/.* - \([a-z_]*\) .*/\1/p' "$tmp/top140" | uniq | tr '\n' ' '; }
+[ "$(cut140)" = "spin read write mutex rwsem_read rwsem_write rt_mutex pcrw_r pcrw_w semaphore " ] &&
+	awk 'length > 140 { bad = 1 } END { exit bad }' "$tmp/top140" &&
+	pass "top -b, 140 columns: TYPE in full, percpu_rwsem_* as pcrw_r, pcrw_w" ||
+	fail "top -b, 140 columns: TYPE in full, percpu_rwsem_* as pcrw_r, pcrw_w" "$tmp/top140"
+[ "$(awk '/ TYPE +NAME$/ { on = 1; next } on && NF { print $7 }' "$tmp/top80" | uniq | tr '\n' ' ')" = \
+  "spin read write mutex rsem_r rsem_w rt_mtx pcrw_r pcrw_w sem " ] &&
+	awk 'length > 80 { bad = 1 } END { exit bad }' "$tmp/top80" &&
+	pass "top -b, 80 columns: TYPE in 6: rt_mtx, pcrw_r, pcrw_w, sem" ||
+	fail "top -b, 80 columns: TYPE in 6: rt_mtx, pcrw_r, pcrw_w, sem" "$tmp/top80"
+"$LOCKSTAT" top -b -n 1 --json --type percpu_rwsem_write --replay "$fx/types.snap" >"$tmp/top.json" 2>&1
+ok "top -b --json --type percpu_rwsem_write: its rows, the full name" "$PYTHON" -c '
+import json, sys
+f = json.loads(open(sys.argv[1]).readline())
+assert f["rows"] and {r["type"] for r in f["rows"]} == {"percpu_rwsem_write"}, f["rows"][:1]
+' "$tmp/top.json"
+# diff: matched by type too; the new rows of the newer types
+"$LOCKSTAT" diff --csv "$fx/proc.txt" "$fx/proc-types.txt" >"$tmp/d.csv" 2>&1
+for t in $new_types; do
+	grep -q "^new,$t," "$tmp/d.csv" || echo "no new $t row" >>"$tmp/d.why"
+done
+grep -q '^new,percpu_rwsem_write,cgroup_threadgroup_rwsem,cgroup_attach_lock,' "$tmp/d.csv" &&
+	grep -q '^new,percpu_rwsem_read,cgroup_threadgroup_rwsem,cgroup_threadgroup_change_begin,' "$tmp/d.csv" &&
+	[ ! -s "$tmp/d.why" ] && pass "diff: the newer types' rows are new, a lock's two sides apart" ||
+	fail "diff: the newer types' rows are new, a lock's two sides apart" "$tmp/d.csv"
+sed 's/^\(semaphore \+400 \+380 \+20 \+7 \+3 \+8000000 \+800 \+\)2000000 /\120000000 /' \
+	"$fx/proc-types.txt" >"$tmp/proc-types-b.txt"
+rc "diff --fail-over 100: console_sem's longest hold ten times" 9 diff --fail-over 100 \
+	"$fx/proc-types.txt" "$tmp/proc-types-b.txt"
+grep -q 'semaphore console_sem console_lock' "$tmp/stdout" &&
+	pass "diff: the semaphore's regression named with its type" ||
+	fail "diff: the semaphore's regression named with its type" "$tmp/stdout"
+# export: a label per type (export.sh checks every value)
+"$LOCKSTAT" export "$fx/proc-types.txt" >"$tmp/t.prom" 2>&1
+grep -qx 'lockmeter_acquisitions_total{type="rt_mutex",lock="lmt_rt_mutex\[test_lockmeter\]",site="lmt_rt_holder\[test_lockmeter\]"} 120' "$tmp/t.prom" &&
+	grep -qx 'lockmeter_rejected_total{type="rt_mutex",lock="lmt_rt_mutex\[test_lockmeter\]",site="lmt_rt_holder\[test_lockmeter\]"} 5' "$tmp/t.prom" &&
+	grep -qx 'lockmeter_aborted_total{type="semaphore",lock="console_sem",site="console_lock"} 3' "$tmp/t.prom" &&
+	grep -qx 'lockmeter_hold_blocked_seconds_total{type="percpu_rwsem_write",lock="cgroup_threadgroup_rwsem",site="cgroup_attach_lock"} 0.0435' "$tmp/t.prom" &&
+	grep -qx 'lockmeter_hold_oncpu_max_seconds{type="percpu_rwsem_read",lock="cgroup_threadgroup_rwsem",site="cgroup_threadgroup_change_begin"} 0.00004' "$tmp/t.prom" &&
+	! grep -q 'lockmeter_aborted_total{type="spin"' "$tmp/t.prom" &&
+	pass "export: the newer types' labels, and their sleeping-lock series" ||
+	fail "export: the newer types' labels, and their sleeping-lock series" "$tmp/t.prom"
+
 # ---- evidence: who held it, and where ----
 golden "--stacks: the evidence under each site" stacks.txt report --stacks "$fx/stacks.snap"
 golden "--stacks --name contend --type spin" stacks-contend.txt report --stacks --name contend \
@@ -371,9 +487,9 @@ rc "report: a missing file" 6 report "$tmp/does-not-exist.snap"
 grep -q "does-not-exist.snap" "$tmp/stderr" && pass "report: the message names the missing file" ||
 	fail "report: the message names the missing file" "$tmp/stderr"
 rc "report: a directory" 6 report "$fx"
-for f in bad-version bad-header bad-fields bad-number bad-type bad-impossible truncated-rows truncated-line \
-	 truncated-header empty-file not-a-snapshot bad-evidence truncated-evidence bad-blocked \
-	 truncated-blocked; do
+for f in bad-version bad-header bad-fields bad-number bad-type bad-type-number bad-impossible \
+	 truncated-rows truncated-line truncated-header empty-file not-a-snapshot bad-evidence \
+	 truncated-evidence bad-blocked truncated-blocked; do
 	rc "report: $f.snap is corrupt" 7 report "$fx/$f.snap"
 	if grep -Eq "^lockstat: .*/$f\.snap:[0-9]+: corrupt snapshot: " "$tmp/stderr" &&
 	   [ ! -s "$tmp/stdout" ]; then
@@ -382,6 +498,10 @@ for f in bad-version bad-header bad-fields bad-number bad-type bad-impossible tr
 		fail "report: $f.snap: file and line named, nothing printed" "$tmp/stderr"
 	fi
 done
+"$LOCKSTAT" report "$fx/bad-type-number.snap" >/dev/null 2>"$tmp/stderr"
+grep -q "bad-type-number.snap:26: corrupt snapshot: unknown lock type '11'$" "$tmp/stderr" &&
+	pass "report: a type number past the ten known: says which, and where" ||
+	fail "report: a type number past the ten known: says which, and where" "$tmp/stderr"
 # a first line that is not the header: what was found instead
 printf 'lockstat snapshot version 2\r\ncpus: 1\r\n' >"$tmp/crlf.snap"
 printf '\357\273\277lockstat snapshot version 2\ncpus: 1\n' >"$tmp/bom.snap"
@@ -776,6 +896,22 @@ assert not f[1]["since_start"] and f[1]["rows"] == [], f[1]
 	rc "get -o into a missing directory" 1 get -o "$tmp/no/such/dir.snap"
 	ls "$tmp" | grep -q '\.tmp\.' && fail "get: no temporary file left behind" ||
 		pass "get: no temporary file left behind"
+	# the newer types from /proc, and into a snapshot and back
+	LOCKSTAT_PROC="$fx/proc-types.txt" rc "print --source=proc: the newer types" 0 print --source=proc
+	"$LOCKSTAT" report "$fx/proc-types.txt" | grep -v "^System: " >"$tmp/a"
+	grep -v "^System: " "$tmp/stdout" >"$tmp/b"
+	ok "print --source=proc of the newer types is report of the same file" diff -u "$tmp/a" "$tmp/b"
+	grep -q "^RT MUTEXES " "$tmp/b" && grep -q "^SEMAPHORES " "$tmp/b" &&
+		pass "print --source=proc: the newer types' sections" ||
+		fail "print --source=proc: the newer types' sections" "$tmp/b"
+	LOCKSTAT_PROC="$fx/proc-types.txt" rc "get -o of the newer types" 0 get --source=proc \
+		-o "$tmp/types-got.snap"
+	"$LOCKSTAT" report --csv "$fx/proc-types.txt" >"$tmp/a"
+	"$LOCKSTAT" report --csv "$tmp/types-got.snap" >"$tmp/b" 2>&1
+	for t in $new_types; do
+		grep -q "^$t " "$tmp/types-got.snap" || echo "no $t row saved" >>"$tmp/b"
+	done
+	ok "get -o, then report: the newer types' rows, by name" diff -u "$tmp/a" "$tmp/b"
 	# the evidence keys of the /proc header: stacks_full a loss, captures a count
 	sed 's/^evicted: 0$/evicted: 0\nstacks_full: 2\ncaptures: 40/' "$fx/proc.txt" >"$tmp/proc-ev.txt"
 	LOCKSTAT_PROC="$tmp/proc-ev.txt" rc "print with stacks_full from /proc" 0 print

@@ -464,6 +464,19 @@ static void test_rows(void)
 		  "18 fields" },
 		{ "spin 3 2 1 0 0 10 1 5 4 4 4 0 0 0 0 1 a b c", LM_EXIT_CORRUPT, "20 fields" },
 		{ "spinlock 3 2 1 0 0 10 1 5 4 4 4 0 0 0 0 1 a b", LM_EXIT_CORRUPT, "unknown type" },
+		{ "rt_mutex 3 2 1 1 1 10 1 5 4 4 4 6 5 4 4 1 lmt_rt_mutex f+0x1/0x2", 0,
+		  "an rt_mutex row" },
+		{ "percpu_rwsem_read 3 2 1 0 0 10 1 5 4 4 4 6 5 4 4 1 file_rwsem f+0x1/0x2", 0,
+		  "a percpu_rwsem_read row" },
+		{ "percpu_rwsem_write 3 2 1 0 0 10 1 5 4 4 4 6 5 4 4 1 file_rwsem f+0x1/0x2", 0,
+		  "a percpu_rwsem_write row" },
+		{ "semaphore 3 2 1 2 1 10 1 5 4 4 4 6 5 4 4 9 [heap] f+0x1/0x2", 0, "a semaphore row" },
+		{ "percpu_rwsem 3 2 1 0 0 10 1 5 4 4 4 0 0 0 0 1 a b", LM_EXIT_CORRUPT,
+		  "percpu_rwsem, no side: unknown type" },
+		{ "11 3 2 1 0 0 10 1 5 4 4 4 0 0 0 0 1 a b", LM_EXIT_CORRUPT,
+		  "a type number past the known ones" },
+		{ "7 3 2 1 0 0 10 1 5 4 4 4 0 0 0 0 1 a b", LM_EXIT_CORRUPT,
+		  "a type number, even a known one's" },
 		{ "spin 3 2 1 0 0 1x 1 5 4 4 4 0 0 0 0 1 a b", LM_EXIT_CORRUPT, "not a number" },
 		{ "spin 3 2 1 0 0 -1 1 5 4 4 4 0 0 0 0 1 a b", LM_EXIT_CORRUPT, "negative" },
 		{ "spin 3 2 1 0 0 18446744073709551616 1 5 4 4 4 0 0 0 0 1 a b", LM_EXIT_CORRUPT,
@@ -518,6 +531,113 @@ static void test_options(void)
 	mask = 0;
 	tap_ok(lm_parse_types("spin,rw", &mask) && lm_parse_types(",", &mask),
 	       "options: bad types refused");
+}
+
+/* the type table: names, titles, short names, which sleep, and what is none of them */
+static void test_types(void)
+{
+	static const struct {
+		enum lm_type type;
+		const char *name;
+		const char *title;
+		const char *short_name;
+		bool sleeping;
+	} want[] = {
+		{ LM_TYPE_SPIN, "spin", "SPINLOCKS", "spin", false },
+		{ LM_TYPE_READ, "read", "RWLOCK READS", "read", false },
+		{ LM_TYPE_WRITE, "write", "RWLOCK WRITES", "write", false },
+		{ LM_TYPE_MUTEX, "mutex", "MUTEXES", "mutex", true },
+		{ LM_TYPE_RWSEM_READ, "rwsem_read", "RWSEM READS", "rsem_r", true },
+		{ LM_TYPE_RWSEM_WRITE, "rwsem_write", "RWSEM WRITES", "rsem_w", true },
+		{ LM_TYPE_RT_MUTEX, "rt_mutex", "RT MUTEXES", "rt_mtx", true },
+		{ LM_TYPE_PERCPU_RWSEM_READ, "percpu_rwsem_read", "PERCPU RWSEM READS", "pcrw_r", true },
+		{ LM_TYPE_PERCPU_RWSEM_WRITE, "percpu_rwsem_write", "PERCPU RWSEM WRITES", "pcrw_w",
+		  true },
+		{ LM_TYPE_SEMAPHORE, "semaphore", "SEMAPHORES", "sem", true },
+	};
+	char list[256];
+	unsigned int mask = 0;
+	size_t i;
+
+	tap_num(LM_NR_TYPES, 11, "types: ten, and none");
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		uint32_t t = want[i].type;
+
+		tap_ok(t == i + 1 && !strcmp(lm_type_name(t), want[i].name) &&
+		       !strcmp(lm_type_title(t), want[i].title) && lm_type_parse(want[i].name) == (int)t &&
+		       lm_type_sleeping(t) == want[i].sleeping &&
+		       !strcmp(lm_type_fit(t, 6), want[i].short_name) &&
+		       !strcmp(lm_type_fit(t, 18), want[i].name),
+		       "types: %u is %s, %s, %s in 6 columns%s", t, want[i].name, want[i].title,
+		       want[i].short_name, want[i].sleeping ? ", sleeping" : "");
+	}
+	tap_ok(!strcmp(lm_type_fit(LM_TYPE_PERCPU_RWSEM_READ, 11), "pcrw_r") &&
+	       !strcmp(lm_type_fit(LM_TYPE_SEMAPHORE, 11), "semaphore") &&
+	       !strcmp(lm_type_fit(LM_TYPE_RWSEM_WRITE, 11), "rwsem_write"),
+	       "types: in 11 columns, only the percpu_rwsem sides are short");
+	tap_ok(!lm_type_sleeping(LM_TYPE_NONE) && !lm_type_sleeping(LM_NR_TYPES) &&
+	       !lm_type_sleeping(UINT32_MAX) && !strcmp(lm_type_name(LM_NR_TYPES), "?") &&
+	       !strcmp(lm_type_title(LM_NR_TYPES), "?") && !strcmp(lm_type_fit(LM_NR_TYPES, 18), "?"),
+	       "types: a number past the known ones is no type, and does not sleep");
+	tap_ok(lm_type_parse("none") < 0 && lm_type_parse("rt-mutex") < 0 &&
+	       lm_type_parse("percpu_rwsem") < 0 && lm_type_parse("") < 0 && lm_type_parse("7") < 0,
+	       "types: none, near misses and numbers do not parse");
+	lm_type_list(list, sizeof(list), ", ");
+	tap_str(list, "spin, read, write, mutex, rwsem_read, rwsem_write, rt_mutex, "
+		"percpu_rwsem_read, percpu_rwsem_write, semaphore", "types: the list, in order");
+	lm_type_list(list, 12, " ");
+	tap_str(list, "spin read w", "types: the list cut at its buffer");
+	tap_ok(!lm_parse_types("rt_mutex,percpu_rwsem_read", &mask) &&
+	       !lm_parse_types("percpu_rwsem_write", &mask) && !lm_parse_types("semaphore", &mask) &&
+	       mask == ((1U << LM_TYPE_RT_MUTEX) | (1U << LM_TYPE_PERCPU_RWSEM_READ) |
+			(1U << LM_TYPE_PERCPU_RWSEM_WRITE) | (1U << LM_TYPE_SEMAPHORE)),
+	       "options: the newer types, repeated and comma-separated");
+}
+
+/* a section per type, the newer ones too, each filtered by its own --type */
+static void test_type_sections(void)
+{
+	struct lm_snapshot s;
+	struct lm_filter f;
+	struct lm_view v;
+	int t;
+
+	fixture(&s);
+	add(&s, LM_TYPE_RT_MUTEX, "lmt_rt_mutex", "rt_holder+0x1/0x2", 5, 1, 2, 500, 50, 200, 90,
+	    40, 50)->v[LM_F_ABORT] = 1;
+	add(&s, LM_TYPE_PERCPU_RWSEM_READ, "cgroup_threadgroup_rwsem", "begin+0x1/0x2", 40, 0, 0,
+	    400, 5, 50, 0, 0, 0);
+	add(&s, LM_TYPE_PERCPU_RWSEM_WRITE, "cgroup_threadgroup_rwsem", "attach+0x1/0x2", 1, 1, 0,
+	    9000, 9000, 9000, 700, 700, 700);
+	add(&s, LM_TYPE_SEMAPHORE, "console_sem", "console_lock+0x1/0x2", 7, 3, 4, 70, 5, 30, 60, 10,
+	    30);
+	add(&s, LM_TYPE_SEMAPHORE, "[heap]", "xfs_buf_lock+0x1/0x2", 2, 0, 0, 20, 10, 10, 0, 0, 0);
+	lm_filter_init(&f);
+	lm_view_build(&v, &s, &f);
+	tap_ok(v.sec[LM_TYPE_RT_MUTEX].nr_locks == 1 &&
+	       v.sec[LM_TYPE_RT_MUTEX].total.v[LM_F_REJECT] == 2 &&
+	       v.sec[LM_TYPE_RT_MUTEX].total.v[LM_F_ABORT] == 1 &&
+	       v.sec[LM_TYPE_PERCPU_RWSEM_READ].nr_locks == 1 &&
+	       v.sec[LM_TYPE_PERCPU_RWSEM_WRITE].nr_locks == 1 &&
+	       v.sec[LM_TYPE_SEMAPHORE].nr_locks == 2 &&
+	       v.sec[LM_TYPE_SEMAPHORE].total.v[LM_F_ACQUIRED] == 12,
+	       "sections: rt_mutex, both percpu_rwsem sides and semaphore, each its own");
+	tap_ok(find_lock(&v.sec[LM_TYPE_PERCPU_RWSEM_READ], "cgroup_threadgroup_rwsem", NULL) &&
+	       find_lock(&v.sec[LM_TYPE_PERCPU_RWSEM_WRITE], "cgroup_threadgroup_rwsem", NULL),
+	       "sections: one percpu_rw_semaphore's two sides are two locks");
+	lm_view_free(&v);
+	for (t = LM_TYPE_RT_MUTEX; t < LM_NR_TYPES; t++) {
+		int u, others = 0;
+
+		lm_filter_init(&f);
+		f.types = 1U << t;
+		lm_view_build(&v, &s, &f);
+		for (u = LM_TYPE_NONE + 1; u < LM_NR_TYPES; u++)
+			others += u != t && v.sec[u].nr_rows;
+		tap_ok(v.sec[t].nr_rows && !others, "sections: --type %s alone", lm_type_name(t));
+		lm_view_free(&v);
+	}
+	lm_snap_free(&s);
 }
 
 static void test_site_short(void)
@@ -1093,6 +1213,8 @@ int main(void)
 	test_rows();
 	test_header();
 	test_options();
+	test_types();
+	test_type_sections();
 	test_site_short();
 	test_rate();
 	test_count();

@@ -177,10 +177,42 @@ static void test_rows(void)
 	fprintf(stderr, "# expected: three messages on bad rows\n");
 	tap_ok(dump_one(&s, LOCKMETER_TYPE_SPIN, "a", "b", false, 0) == LM_EXIT_ERR && s.nr == 2,
 	       "dump: a row without its site is refused");
-	tap_ok(dump_one(&s, 9, "a", "b", true, 0) == LM_EXIT_ERR && s.nr == 2,
-	       "dump: an unknown type is refused");
+	tap_ok(dump_one(&s, LM_NR_TYPES, "a", "b", true, 0) == LM_EXIT_ERR && s.nr == 2,
+	       "dump: an unknown type (the first past the known ones) is refused");
 	tap_ok(dump_one(&s, LOCKMETER_TYPE_SPIN, "a", "b", true, LOCKMETER_R_HOLD_MAX) ==
 	       LM_EXIT_ERR && s.nr == 2, "dump: a 6-byte NLA_UINT is refused");
+	lm_snap_free(&s);
+}
+
+/* the sleeping types of the second batch: rt_mutex, percpu_rwsem, semaphore */
+static void test_rows_new_types(void)
+{
+	static const struct {
+		uint32_t type;
+		const char *name;
+		const char *lock;
+	} types[] = {
+		{ LOCKMETER_TYPE_RT_MUTEX, "rt_mutex", "lmt_rt_mutex[test_lockmeter]" },
+		{ LOCKMETER_TYPE_PERCPU_RWSEM_READ, "percpu_rwsem_read", "cgroup_threadgroup_rwsem" },
+		{ LOCKMETER_TYPE_PERCPU_RWSEM_WRITE, "percpu_rwsem_write", "cgroup_threadgroup_rwsem" },
+		{ LOCKMETER_TYPE_SEMAPHORE, "semaphore", "console_sem" },
+	};
+	struct lm_snapshot s;
+	const struct lm_row *r;
+	size_t i;
+
+	lm_snap_init(&s);
+	for (i = 0; i < ARRAY_SIZE(types); i++) {
+		if (!tap_ok(!dump_one(&s, types[i].type, types[i].lock, "f+0x1/0x2", true, 0) &&
+			    s.nr == i + 1, "dump: a %s row parses", types[i].name))
+			break;
+		r = &s.rows[i];
+		tap_ok(r->type == types[i].type && !strcmp(lm_type_name(r->type), types[i].name) &&
+		       lm_type_sleeping(r->type) && !strcmp(r->lock, types[i].lock) &&
+		       r->v[LM_F_BLOCKED_TOTAL] == (uint64_t)(LM_F_BLOCKED_TOTAL + 1) <<
+						   (LM_F_BLOCKED_TOTAL * 3),
+		       "dump: %s: its type, name and blocked time", types[i].name);
+	}
 	lm_snap_free(&s);
 }
 
@@ -571,7 +603,7 @@ enum held_bad {
 	HB_OK,
 	HB_NO_PID,
 	HB_NO_SITE,
-	HB_TYPE_9,
+	HB_TYPE_UNKNOWN,
 	HB_CLASS_7,
 	HB_HELD_2_BYTES,
 	HB_COMM_NO_NUL,
@@ -618,7 +650,9 @@ static void put_waiter(struct nl_msg *msg, const struct held_in *in, unsigned in
 	if (!(i & 1))
 		nla_put_string(msg, LOCKMETER_W_SITE, "lmt_held_waiter+0x1e/0x40[test_lockmeter]");
 	nla_put_u32(msg, LOCKMETER_W_TYPE, bad == HB_WAITER_TYPE_0 ? 0 :
-		    in->type == LOCKMETER_TYPE_RWSEM_WRITE ? LOCKMETER_TYPE_RWSEM_READ : in->type);
+		    in->type == LOCKMETER_TYPE_RWSEM_WRITE ? LOCKMETER_TYPE_RWSEM_READ :
+		    in->type == LOCKMETER_TYPE_PERCPU_RWSEM_WRITE ?
+		    LOCKMETER_TYPE_PERCPU_RWSEM_READ : in->type);
 	if (bad == HB_WAITED_2_BYTES)
 		nla_put(msg, LOCKMETER_W_WAITED_NS, 2, two);
 	else
@@ -638,7 +672,7 @@ static struct nl_msg *held_msg(const struct held_in *in, enum held_bad bad)
 	if (bad == HB_NOTHING)
 		return msg;
 	nest = nla_nest_start(msg, LOCKMETER_A_HELD);
-	nla_put_u32(msg, LOCKMETER_H_TYPE, bad == HB_TYPE_9 ? 9 : in->type);
+	nla_put_u32(msg, LOCKMETER_H_TYPE, bad == HB_TYPE_UNKNOWN ? LM_NR_TYPES : in->type);
 	nla_put_u32(msg, LOCKMETER_H_CLASS, bad == HB_CLASS_7 ? 7 : lm_class_of(in->lock));
 	nla_put_string(msg, LOCKMETER_H_LOCK, in->lock);
 	if (bad != HB_NO_SITE)
@@ -691,6 +725,22 @@ static const struct held_in held_fixture[] = {
 	{ LOCKMETER_TYPE_RWSEM_WRITE, "[heap]", "vm_mmap_pgoff+0x9a/0x190", 5300000000ULL, 77,
 	  "my prog\x01\xff", -1, 2, false, 3, 0 },
 };
+
+/* @n held locks of @in into @l, sorted: whether they all parse (a test: "held: @what parse") */
+static bool held_list(struct lm_held_list *l, const struct held_in *in, size_t n,
+		      const char *what)
+{
+	size_t i;
+	int ret = 0;
+
+	lm_held_init(l);
+	for (i = 0; i < n; i++)
+		ret |= held_feed(l, &in[i], HB_OK);
+	if (!tap_ok(!ret && l->nr == n, "held: %s parse", what))
+		return false;
+	lm_held_sort(l);
+	return true;
+}
 
 /* @f's contents against tests/golden/@name ($GOLDEN_DIR; UPDATE=1 rewrites it) */
 static void held_golden(FILE *f, const char *name)
@@ -753,16 +803,10 @@ static void test_held(void)
 	struct lm_held_list l;
 	const struct lm_held *h;
 	char buf[16384];
-	unsigned int i;
-	int ret = 0;
+	int ret;
 
-	lm_held_init(&l);
-	for (i = 0; i < ARRAY_SIZE(held_fixture); i++)
-		ret |= held_feed(&l, &held_fixture[i], HB_OK);
-	tap_ok(!ret && l.nr == 3, "held: three held locks parse");
-	if (ret || l.nr != 3)
+	if (!held_list(&l, held_fixture, ARRAY_SIZE(held_fixture), "three held locks"))
 		goto out;
-	lm_held_sort(&l);
 	tap_ok(l.v[0].held_ns == 5300000000ULL && l.v[1].held_ns == 2000412000ULL &&
 	       l.v[2].held_ns == 1234567, "held: sorted longest first (an 8-byte NLA_UINT first)");
 	tap_ok(l.has_truncated && l.truncated == 2, "held: the truncated count is kept");
@@ -831,6 +875,52 @@ out:
 	lm_held_free(&l);
 }
 
+/* holders and waiters of the second batch of sleeping types */
+static const struct held_in held_new_types[] = {
+	{ LOCKMETER_TYPE_PERCPU_RWSEM_WRITE, "cgroup_threadgroup_rwsem",
+	  "cgroup_attach_lock+0x2a/0x60", 3000000000ULL, 812, "systemd", -1, 2, false, 2, 0 },
+	{ LOCKMETER_TYPE_RT_MUTEX, "lmt_rt_mutex[test_lockmeter]",
+	  "lmt_rt_holder+0x1e/0x40[test_lockmeter]", 2500000000ULL, 433, "lmt/rt", 0, 0, false,
+	  1, 0 },
+	{ LOCKMETER_TYPE_SEMAPHORE, "console_sem", "console_lock+0x1b/0x80", 1250000000ULL, 99,
+	  "kworker/0:1", -1, 1, false, 0, 0 },
+};
+
+static void test_held_new_types(void)
+{
+	struct lm_held_list l;
+	char buf[16384];
+	bool shown;
+
+	if (!held_list(&l, held_new_types, ARRAY_SIZE(held_new_types),
+		       "percpu_rwsem_write, rt_mutex and semaphore holders"))
+		goto out;
+	tap_ok(l.v[0].type == LM_TYPE_PERCPU_RWSEM_WRITE && l.v[0].nr_waiters == 2 &&
+	       l.v[0].waiters[0].type == LM_TYPE_PERCPU_RWSEM_READ &&
+	       l.v[1].type == LM_TYPE_RT_MUTEX && l.v[1].waiters[0].type == LM_TYPE_RT_MUTEX &&
+	       l.v[2].type == LM_TYPE_SEMAPHORE, "held: the new types' holders and waiters");
+	held_render(&l, 0, true, false, NULL, buf, sizeof(buf));
+	shown = !strncmp(buf, "TYPE                 HELD     PID COMM ", 39) &&
+		strstr(buf, "\npercpu_rwsem_write   3.0s     812 systemd            - "
+			    "cgroup_threadgroup_rwsem     cgroup_attach_lock+0x2a\n") &&
+		strstr(buf, "waited 1.7s (percpu_rwsem_read)\n") &&
+		strstr(buf, "\nsemaphore            1.3s      99 kworker/0:1        - console_sem ");
+	tap_ok(shown, "held: TYPE as wide as percpu_rwsem_write, the full names");
+	tap_ok(strstr(buf, "\nrt_mutex             2.5s     433 lmt/rt             0 ") &&
+	       strstr(buf, "\n  running on CPU 0: no stack while it runs\n  waiter 500 ") &&
+	       strstr(buf, "(rt_mutex)\n"),
+	       "held: an rt_mutex's holder on a CPU is a sleeping lock's, its waiter's type");
+	if (!shown)
+		printf("# %s", buf);
+	held_render(&l, 0, true, true, NULL, buf, sizeof(buf));
+	tap_ok(strstr(buf, "{ \"type\": \"percpu_rwsem_write\", \"class\": \"static\", ") &&
+	       strstr(buf, "\"type\": \"percpu_rwsem_read\", \"waited_ns\": 1700000000 }") &&
+	       strstr(buf, "{ \"type\": \"semaphore\", ") && strstr(buf, "{ \"type\": \"rt_mutex\", "),
+	       "held: JSON names the new types");
+out:
+	lm_held_free(&l);
+}
+
 static void test_held_refused(void)
 {
 	static const struct {
@@ -839,7 +929,7 @@ static void test_held_refused(void)
 	} refused[] = {
 		{ HB_NO_PID, "a held lock without its holder's pid" },
 		{ HB_NO_SITE, "a held lock without its site" },
-		{ HB_TYPE_9, "an unknown lock type" },
+		{ HB_TYPE_UNKNOWN, "an unknown lock type" },
 		{ HB_CLASS_7, "an unknown lock class" },
 		{ HB_HELD_2_BYTES, "a 2-byte held time" },
 		{ HB_COMM_NO_NUL, "a comm without its NUL" },
@@ -1035,12 +1125,14 @@ int main(void)
 {
 	test_status();
 	test_rows();
+	test_rows_new_types();
 	test_row_impossible();
 	test_evidence();
 	test_status_evidence();
 	test_status_hist();
 	test_rows_hist();
 	test_held();
+	test_held_new_types();
 	test_held_refused();
 	test_ext_ack(true);
 	test_ext_ack(false);

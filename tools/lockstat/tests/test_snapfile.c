@@ -107,6 +107,67 @@ out:
 	lm_snap_free(&b);
 }
 
+/* the sleeping types that came last, written and read back; an old file still reads */
+static void test_new_types(void)
+{
+	/* a lock of each, from LM_TYPE_RT_MUTEX on */
+	static const char *const locks[] = {
+		"lmt_rt_mutex[test_lockmeter]", "cgroup_threadgroup_rwsem",
+		"cgroup_threadgroup_rwsem", "console_sem",
+	};
+	static const char old[] = V2 "rows: 2\n\n" ROW
+		"rwsem_write 3 2 1 0 1 10 1 5 4 4 4 6 5 4 4 1 namespace_sem f+0x1/0x2\n";
+	struct lm_snapshot a, b;
+	struct lm_perr e;
+	struct lm_row *r;
+	char *buf, line[32];
+	size_t i;
+	int ok;
+
+	lm_snap_init(&a);
+	lm_snap_init(&b);
+	lm_hdr_put_str(&a.h, LM_H_COMMAND, "get");
+	a.h.cpus = 2;
+	a.h.metered_ns = 1000;
+	lm_set(&a.h, LM_H_CPUS);
+	lm_set(&a.h, LM_H_METERED_NS);
+	for (i = 0; i < ARRAY_SIZE(locks); i++) {
+		r = lm_snap_add_row(&a);
+		r->type = LM_TYPE_RT_MUTEX + i;
+		r->lock = lm_snap_strdup(&a, locks[i]);
+		r->site = lm_snap_strdup(&a, "f+0x1/0x2");
+		r->class = lm_class_of(r->lock);
+		r->v[LM_F_NOWAIT] = 5 + i;
+		r->v[LM_F_SPIN] = 2;
+		r->v[LM_F_ACQUIRED] = 7 + i;
+		r->v[LM_F_REJECT] = i;
+		r->v[LM_F_ABORT] = 1;
+		r->v[LM_F_HOLD_TOTAL] = 100;
+		r->v[LM_F_ONCPU_TOTAL] = 40;
+		r->v[LM_F_BLOCKED_TOTAL] = 60;
+		r->v[LM_F_INSTANCES] = 1;
+	}
+	if (write_read(&a, &b, &buf, "newer types"))
+		goto out;
+	ok = b.nr == a.nr && LM_TYPE_RT_MUTEX + ARRAY_SIZE(locks) == LM_NR_TYPES;
+	for (i = 0; ok && i < a.nr; i++) {
+		/* a row's line starts with its type's name */
+		snprintf(line, sizeof(line), "\n%s ", lm_type_name(a.rows[i].type));
+		ok = b.rows[i].type == a.rows[i].type && !strcmp(b.rows[i].lock, locks[i]) &&
+		     !memcmp(a.rows[i].v, b.rows[i].v, sizeof(a.rows[i].v)) && strstr(buf, line);
+	}
+	tap_ok(ok, "newer types: rt_mutex, percpu_rwsem_read and _write, semaphore by name, "
+	       "every number kept");
+	free(buf);
+	lm_snap_free(&b);
+	lm_snap_init(&b);
+	tap_ok(!read_mem(old, strlen(old), &b, &e) && b.nr == 2 && b.rows[1].type == LM_TYPE_RWSEM_WRITE,
+	       "newer types: a file of the older types only still reads");
+out:
+	lm_snap_free(&a);
+	lm_snap_free(&b);
+}
+
 /* @n frames of the three @names, cycled, addresses from @base (0: none) */
 static void fill_chain(struct lm_snapshot *s, const char *const *names, unsigned int n,
 		       uint64_t base, const char **frame, uint64_t *addr)
@@ -370,6 +431,10 @@ static void test_damage(void)
 		{ HDR "rows: 1\n\n# legend\nspin 3 2 1 0 0 10 1 5 4 4 4 0 0 0 0 1 tasklist_lock\n", 7,
 		  "a row with 18 fields" },
 		{ HDR "rows: 1\n\n\n", 6, "an empty line among the rows" },
+		{ V2 "rows: 2\n\n" ROW "11 3 2 1 0 0 10 1 5 4 4 4 0 0 0 0 1 a b\n", 7,
+		  "a type number past the known ones" },
+		{ V2 "rows: 2\n\n" ROW "percpu_rwsem 3 2 1 0 0 10 1 5 4 4 4 0 0 0 0 1 a b\n", 7,
+		  "percpu_rwsem without its side" },
 		{ HDR "rows: 1\nstart: 12.5\n\n" ROW, 5, "a time without ns" },
 		{ HDR "rows: 1\n\nspin 0 18446744073709551615 1 0 0 10 1 5 4 4 4 0 0 0 0 1 a b\n", 6,
 		  "acquired = nowait + spin only past 2^64" },
@@ -586,6 +651,7 @@ static void test_class_line(void)
 int main(void)
 {
 	test_roundtrip();
+	test_new_types();
 	test_evidence_roundtrip();
 	test_evidence_compat();
 	test_class_line();

@@ -151,6 +151,12 @@ capture
 keys t
 check "t again: rwlock reads" "type: read"
 keys t t t t t
+check "t five times more: rt_mutex, after the rw_semaphore sides" "type: rt_mutex"
+keys t
+check "t again: percpu_rwsem_read" "type: percpu_rwsem_read"
+keys t t
+check "t twice more: semaphore, the last type" "type: semaphore"
+keys t
 check "t cycles back to all types" "type: all"
 
 keys g
