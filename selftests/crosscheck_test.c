@@ -76,6 +76,14 @@ static const struct xc_lock xc_rwlock = {
 static const struct xc_lock xc_rwsem = {
 	"rwsem_write", "lmt_rwsem", "lmt_rwsem_writer", "rwsem_writer 300 5", false, false,
 };
+/* hooked in place: lockmeter's hooks sit next to lockdep's annotations */
+static const struct xc_lock xc_rtmutex = {
+	"rt_mutex", "lmt_rtmutex", "lmt_rtmutex_hold", "rtmutex_hold 300 5", false, false,
+};
+/* each write waits for an RCU grace period: fewer of them */
+static const struct xc_lock xc_pcpu_write = {
+	"percpu_rwsem_write", "lmt_pcpu_rwsem", "lmt_pcpu_writer", "pcpu_write 30 5", false, false,
+};
 
 /* lockmeter's acquisitions and waits of @x, over its rows (one site). */
 struct xc_counts {
@@ -252,6 +260,16 @@ TEST_F(lock_stat, rwlock_write)
 TEST_F(lock_stat, rwsem_write)
 {
 	xc_against_lock_stat(_metadata, &xc_rwsem);
+}
+
+TEST_F(lock_stat, rt_mutex)
+{
+	xc_against_lock_stat(_metadata, &xc_rtmutex);
+}
+
+TEST_F(lock_stat, percpu_rwsem_write)
+{
+	xc_against_lock_stat(_metadata, &xc_pcpu_write);
 }
 
 /* ---- lock trace events ---- */

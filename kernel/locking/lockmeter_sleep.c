@@ -455,7 +455,13 @@ noinline void __lockfunc lm_sleep_waited(struct lm_task_held *h, const struct lm
 
 NOKPROBE_SYMBOL(lm_sleep_waited);
 
-/* ---- hooks in place (<linux/lockmeter.h>) ---- */
+/*
+ * ---- hooks in place (<linux/lockmeter.h>) ----
+ *
+ * In .spinlock.text with the lock operations, as lockdep's are not but
+ * ours must be: in_lock_functions() knows them, and a call chain taken
+ * at a release starts past them (lm_stack_skip()).
+ */
 
 /*
  * The current task begins to wait for @lock: note it in the task, where
@@ -473,7 +479,7 @@ static __always_inline void __lm_contended(void *lock, unsigned int type, unsign
 	lm_wait_begin(lock, ip, type, lm_ticks());
 }
 
-void lm_contended(void *lock, unsigned int type, unsigned long ip)
+void __lockfunc lm_contended(void *lock, unsigned int type, unsigned long ip)
 {
 	__lm_contended(lock, type, ip, 0);
 }
@@ -481,7 +487,7 @@ void lm_contended(void *lock, unsigned int type, unsigned long ip)
 NOKPROBE_SYMBOL(lm_contended);
 
 /* An rt_mutex: its owner, for the evidence of the wait. */
-void lm_contended_rt(void *lock, unsigned long ip)
+void __lockfunc lm_contended_rt(void *lock, unsigned long ip)
 {
 	struct task_struct *p;
 	u32 pid;
@@ -516,7 +522,7 @@ static struct lm_owner *lm_owner_pid(u32 pid, struct lm_owner *o)
  * A lock operation on @lock ended: acquired, after the wait
  * lm_contended() noted if there was one, or (@err) not, an abort.
  */
-void lm_acquired(void *lock, unsigned int type, unsigned long ip, int err)
+void __lockfunc lm_acquired(void *lock, unsigned int type, unsigned long ip, int err)
 {
 	struct lm_task *lt = &current->lockmeter;
 	struct lm_owner owner, *o = NULL;
@@ -535,7 +541,7 @@ void lm_acquired(void *lock, unsigned int type, unsigned long ip, int err)
 EXPORT_SYMBOL_GPL(lm_acquired);
 NOKPROBE_SYMBOL(lm_acquired);
 
-void lm_trylock(void *lock, unsigned int type, unsigned long ip, bool ok)
+void __lockfunc lm_trylock(void *lock, unsigned int type, unsigned long ip, bool ok)
 {
 	if (ok)
 		lm_sleep_acquired(lock, ip, type, 0, NULL);
@@ -545,7 +551,7 @@ void lm_trylock(void *lock, unsigned int type, unsigned long ip, bool ok)
 EXPORT_SYMBOL_GPL(lm_trylock);
 NOKPROBE_SYMBOL(lm_trylock);
 
-void lm_release_begin(struct lockmeter_rel *r)
+void __lockfunc lm_release_begin(struct lockmeter_rel *r)
 {
 	r->offcpu = lm_offcpu();
 	r->t = lm_ticks() ?: 1;
@@ -553,7 +559,7 @@ void lm_release_begin(struct lockmeter_rel *r)
 EXPORT_SYMBOL_GPL(lm_release_begin);
 NOKPROBE_SYMBOL(lm_release_begin);
 
-void lm_released(void *lock, unsigned int type, const struct lockmeter_rel *r)
+void __lockfunc lm_released(void *lock, unsigned int type, const struct lockmeter_rel *r)
 {
 	lm_sleep_release(lock, type, r->t, r->offcpu);
 }
@@ -565,7 +571,7 @@ NOKPROBE_SYMBOL(lm_released);
  * that will release it (percpu_rwsem_release(): a frozen filesystem's
  * sb_writers, an AIO write's): its hold ends here, as for lockdep.
  */
-void lm_handoff(void *lock, unsigned long ip)
+void __lockfunc lm_handoff(void *lock, unsigned long ip)
 {
 	struct lm_task *lt = &current->lockmeter;
 	struct lockmeter_rel r;
@@ -588,7 +594,7 @@ NOKPROBE_SYMBOL(lm_handoff);
  * recorded (its hold began elsewhere), and its release here is expected,
  * not unmatched (lm_task::untracked).  Outside task context: irqctx.
  */
-void lm_adopt(void *lock, unsigned long ip)
+void __lockfunc lm_adopt(void *lock, unsigned long ip)
 {
 	struct lm_task *lt = &current->lockmeter;
 	unsigned long flags;
