@@ -60,6 +60,12 @@ struct lm_task {
 	unsigned long wait_site;
 	u64 wait_since;
 	u32 wait_owner;		/* pid of the lock's owner then, 0 unknown */
+	/*
+	 * The metering period the wait began in: a wait the hooks in place
+	 * noted while metering was on and whose end they did not see (it
+	 * went off meanwhile) is stale, neither shown nor charged.
+	 */
+	u32 wait_epoch;
 };
 
 /*

@@ -927,6 +927,7 @@ static __always_inline void lm_wait_begin(void *lock, unsigned long site, u32 ty
 	lt->wait_site = site;
 	lt->wait_type = type;
 	lt->wait_since = t;
+	lt->wait_epoch = READ_ONCE(lm_epoch);
 	/* pairs with smp_rmb() in lm_held_waits(): the rest before the lock */
 	smp_wmb();
 	WRITE_ONCE(lt->wait_lock, (unsigned long)lock);

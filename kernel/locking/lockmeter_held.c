@@ -186,7 +186,8 @@ static void lm_held_waits(struct lm_held_snap *hs, struct task_struct *p, u64 no
 	unsigned long lock = READ_ONCE(lt->wait_lock);
 	struct lm_held_waiter *w;
 
-	if (!lock)
+	/* a wait whose end metering did not see (off meanwhile) is over */
+	if (!lock || READ_ONCE(lt->wait_epoch) != READ_ONCE(lm_epoch))
 		return;
 	if (hs->nr_waiters == LM_HELD_WAITERS) {
 		hs->truncated++;

@@ -529,8 +529,11 @@ void __lockfunc lm_acquired(void *lock, unsigned int type, unsigned long ip, int
 	u64 t_wait = 0;
 
 	if (in_task() && READ_ONCE(lt->wait_lock) == (unsigned long)lock) {
-		t_wait = lt->wait_since;
-		o = lm_owner_pid(lt->wait_owner, &owner);
+		/* a wait of an earlier period is stale: its start means nothing */
+		if (lt->wait_epoch == READ_ONCE(lm_epoch)) {
+			t_wait = lt->wait_since;
+			o = lm_owner_pid(lt->wait_owner, &owner);
+		}
 		lm_wait_end();
 	}
 	if (err)
