@@ -27,6 +27,9 @@
  *   bench N             N uncontended lock/unlock pairs: ns_per_pair
  *   bench_contended N   2 kthreads x N pairs on one lock: ns_per_pair
  *   bench_mutex N       N uncontended mutex_lock/unlock pairs: ns_per_pair
+ *   bench_rtmutex N, bench_sem N
+ *                       the same with rt_mutex_lock/unlock and down/up,
+ *                       hooked in place: ns_per_pair
  *   bench_clock N       N local_clock() reads: ns_per_pair is ns per read
  *   bench_irq N         N local_irq_save/restore pairs: ns_per_pair
  *   bench_full N        fill this CPU's table with lmt_many[], then N
@@ -95,6 +98,15 @@
  *   sem_trylock F       F down_trylock()s of lmt_sem_zero (count 0): rejects F,
  *                       then one down_timeout() of it for 10 ms:
  *                       aborted 1                    lmt_sem_tryfail(), lmt_sem_timeout()
+ *   pcpu_handoff H      percpu_down_write(lmt_pcpu_rwsem), busy H us, hand it
+ *                       over (percpu_rwsem_release(), as freeze_super()) to
+ *                       a kthread that takes it over and releases it:
+ *                       hold_*_ns (until the hand-over), held_before,
+ *                       held (records after it)                lmt_pcpu_handoff()
+ *   sem_wait_bg         a kthread "lmt/semwait" waits in down(lmt_sem_zero)
+ *                       (lmt_sem_waiter()); returns once it sleeps there
+ *   sem_post            up(lmt_sem_zero): the waiter takes the count, and
+ *                       the command returns when it has ended
  *
  * Evidence:
  *
@@ -614,6 +626,35 @@ static noinline void name(unsigned int n, unsigned int us)		\
 	}								\
 }
 
+/* the in-place hooks' pairs: an rt_mutex's and a semaphore's */
+static noinline u64 lmt_bench_rtmutex_loop(unsigned int n)
+{
+	u64 t0, t1;
+	unsigned int i;
+
+	t0 = local_clock();
+	for (i = 0; i < n; i++) {
+		rt_mutex_lock(&lmt_rtmutex);
+		rt_mutex_unlock(&lmt_rtmutex);
+	}
+	t1 = local_clock();
+	return t1 - t0;
+}
+
+static noinline u64 lmt_bench_sem_loop(unsigned int n)
+{
+	u64 t0, t1;
+	unsigned int i;
+
+	t0 = local_clock();
+	for (i = 0; i < n; i++) {
+		down(&lmt_sem);
+		up(&lmt_sem);
+	}
+	t1 = local_clock();
+	return t1 - t0;
+}
+
 /*
  * percpu_down_read() is inline and, as lockdep, names the caller of the
  * function it is inlined into: wrapped as cpus_read_lock() wraps it, the
@@ -654,6 +695,97 @@ static noinline unsigned int lmt_sem_tryfail(unsigned int f)
 			up(&lmt_sem_zero);	/* cannot happen: its count is 0 */
 	}
 	return failed;
+}
+
+/* The kthread that takes the semaphore over, and releases it. */
+static int lmt_pcpu_takeover(void *arg)
+{
+	percpu_rwsem_acquire(&lmt_pcpu_rwsem, false, _THIS_IP_);
+	percpu_up_write(&lmt_pcpu_rwsem);
+	complete(arg);
+	return 0;
+}
+
+static noinline int lmt_pcpu_handoff(unsigned int us)
+{
+	DECLARE_COMPLETION_ONSTACK(done);
+	struct task_struct *t;
+	u64 t0, t1;
+
+#ifdef CONFIG_LOCKMETER
+	lmt_res.held_before = lockmeter_current_held();
+#endif
+	percpu_down_write(&lmt_pcpu_rwsem);
+	t0 = local_clock();
+	lmt_delay(us);
+	t1 = local_clock();
+	percpu_rwsem_release(&lmt_pcpu_rwsem, _THIS_IP_);
+	lmt_account(t0, t1);
+#ifdef CONFIG_LOCKMETER
+	lmt_res.held = lockmeter_current_held();
+#endif
+	t = kthread_run(lmt_pcpu_takeover, &done, "lmt/takeover");
+	if (IS_ERR(t)) {
+		/* take it back and release it here */
+		percpu_rwsem_acquire(&lmt_pcpu_rwsem, false, _THIS_IP_);
+		percpu_up_write(&lmt_pcpu_rwsem);
+		return PTR_ERR(t);
+	}
+	wait_for_completion(&done);
+	return 0;
+}
+
+static struct {
+	struct completion started;
+	struct completion exited;
+	struct task_struct *task;
+} lmt_semwait;
+
+/* Waits for a count of lmt_sem_zero, which it keeps: the count stays 0. */
+static noinline int lmt_sem_waiter(void *arg)
+{
+	complete(&lmt_semwait.started);
+	down(&lmt_sem_zero);
+	complete(&lmt_semwait.exited);
+	return 0;
+}
+
+static int lmt_cmd_sem_bg(const unsigned int *a)
+{
+	struct task_struct *t;
+	int i;
+
+	if (!strcmp(lmt_res.cmd, "sem_post")) {
+		if (!lmt_semwait.task)
+			return -EINVAL;
+		up(&lmt_sem_zero);
+		wait_for_completion(&lmt_semwait.exited);
+		lmt_semwait.task = NULL;
+		return 0;
+	}
+	if (lmt_semwait.task)
+		return -EBUSY;
+	init_completion(&lmt_semwait.started);
+	init_completion(&lmt_semwait.exited);
+	t = kthread_run(lmt_sem_waiter, NULL, "lmt/semwait");
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	lmt_semwait.task = t;
+	wait_for_completion(&lmt_semwait.started);
+	/* until it sleeps in down(): bounded, not timed */
+	for (i = 0; i < 10000 && READ_ONCE(t->__state) != TASK_UNINTERRUPTIBLE; i++)
+		msleep(1);
+	return READ_ONCE(t->__state) == TASK_UNINTERRUPTIBLE ? 0 : -ETIMEDOUT;
+}
+
+static int lmt_cmd_pcpu_handoff(const unsigned int *a)
+{
+	if (!LMT_HOLD_US_OK(a[0]))
+		return -EINVAL;
+	lmt_res.has_hold = true;
+	lmt_res.has_held = true;
+	lmt_res.has_nonowner = true;
+	return lmt_pcpu_handoff(a[0]);
 }
 
 /* A wait for a count no one gives: it ends when the timeout expires. */
@@ -1491,6 +1623,12 @@ static int lmt_cmd_bench(const unsigned int *a)
 	} else if (!strcmp(lmt_res.cmd, "bench_mutex")) {
 		lmt_res.count = a[0];
 		elapsed = lmt_bench_mutex_loop(a[0]);
+	} else if (!strcmp(lmt_res.cmd, "bench_rtmutex")) {
+		lmt_res.count = a[0];
+		elapsed = lmt_bench_rtmutex_loop(a[0]);
+	} else if (!strcmp(lmt_res.cmd, "bench_sem")) {
+		lmt_res.count = a[0];
+		elapsed = lmt_bench_sem_loop(a[0]);
 	} else if (!strcmp(lmt_res.cmd, "bench_clock")) {
 		lmt_res.count = a[0];
 		elapsed = lmt_bench_clock_loop(a[0]);
@@ -1698,6 +1836,8 @@ static const struct lmt_cmd {
 	{ "bench_irq",		1, lmt_cmd_bench },
 	{ "bench_mutex",	1, lmt_cmd_bench },
 	{ "bench_mutex_threads", 2, lmt_cmd_bench },
+	{ "bench_rtmutex",	1, lmt_cmd_bench },
+	{ "bench_sem",		1, lmt_cmd_bench },
 	{ "bg_join",		0, lmt_cmd_bg_join },
 	{ "chain",		2, lmt_cmd_chain },
 	{ "contend",		3, lmt_cmd_threads },
@@ -1721,6 +1861,7 @@ static const struct lmt_cmd {
 	{ "nonowner",		2, lmt_cmd_nonowner },
 	{ "overflow",		1, lmt_cmd_overflow },
 	{ "overflow_long",	2, lmt_cmd_overflow_long },
+	{ "pcpu_handoff",	1, lmt_cmd_pcpu_handoff },
 	{ "pcpu_read",		2, lmt_cmd_hold },
 	{ "pcpu_write",		2, lmt_cmd_hold },
 	{ "readers",		3, lmt_cmd_threads },
@@ -1730,8 +1871,10 @@ static const struct lmt_cmd {
 	{ "rwsem_readers",	3, lmt_cmd_threads },
 	{ "rwsem_writer",	2, lmt_cmd_hold },
 	{ "sem_contend",	3, lmt_cmd_threads },
+	{ "sem_post",		0, lmt_cmd_sem_bg },
 	{ "sem_hold",		2, lmt_cmd_hold },
 	{ "sem_trylock",	1, lmt_cmd_trylock },
+	{ "sem_wait_bg",	0, lmt_cmd_sem_bg },
 	{ "slab",		1, lmt_cmd_slab },
 	{ "trylock",		1, lmt_cmd_trylock },
 	{ "writer",		2, lmt_cmd_hold },
@@ -1879,6 +2022,11 @@ static void __exit test_lockmeter_exit(void)
 {
 	proc_remove(lmt_proc);
 	lmt_bg_join();
+	/* a sem_wait_bg waiter still waiting: let it finish */
+	if (lmt_semwait.task) {
+		up(&lmt_sem_zero);
+		wait_for_completion(&lmt_semwait.exited);
+	}
 	kmem_cache_destroy(lmt_cache_b);
 	kmem_cache_destroy(lmt_cache_a);
 }

@@ -375,17 +375,24 @@ static inline long vmalloc_used_kb(void)
 	return kb;
 }
 
+/* Numeric "@key: value" line of file @path (a header key, a result). */
+static inline uint64_t lm_file_value(struct __test_metadata *_metadata,
+				     const char *path, const char *key)
+{
+	char *text = lm_read_file(path);
+	uint64_t v;
+
+	ASSERT_NE(NULL, text) TH_LOG("read %s: %s", path, strerror(errno));
+	v = lm_header_u64(_metadata, text, key);
+	free(text);
+	return v;
+}
+
 /* Numeric result @key of the last module command. */
 static inline uint64_t lm_mod_value(struct __test_metadata *_metadata,
 				    const char *key)
 {
-	char *text = lm_read_file(LM_MOD_PROC);
-	uint64_t v;
-
-	ASSERT_NE(NULL, text) TH_LOG("read %s: %s", LM_MOD_PROC, strerror(errno));
-	v = lm_header_u64(_metadata, text, key);
-	free(text);
-	return v;
+	return lm_file_value(_metadata, LM_MOD_PROC, key);
 }
 
 /*

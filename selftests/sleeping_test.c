@@ -347,13 +347,7 @@ TEST_F(sleep, rwsem_writer)
 
 static uint64_t unmatched_now(struct __test_metadata *_metadata)
 {
-	char *text = lm_read_file(LM_PROC);
-	uint64_t v;
-
-	ASSERT_NE(NULL, text) TH_LOG("read %s: %s", LM_PROC, strerror(errno));
-	v = lm_header_u64(_metadata, text, "unmatched");
-	free(text);
-	return v;
+	return lm_file_value(_metadata, LM_PROC, "unmatched");
 }
 
 /*

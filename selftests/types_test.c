@@ -23,6 +23,12 @@
 #define TRYLOCK_F		7
 
 /*
+ * Right after "on", releases of locks taken before it count as unmatched:
+ * wait this long before taking the counter as a baseline.
+ */
+#define SETTLE_US		100000
+
+/*
  * A holder that busy-waits stays on its CPU; only preemption turns part
  * of its hold into blocked time.  Half of the hold on a CPU is loose.
  */
@@ -188,6 +194,62 @@ TEST_F(types, semaphore_trylock_and_timeout)
 	EXPECT_EQ(1ULL, row->abort);
 	EXPECT_EQ(0ULL, row->acquired + row->reject);
 	EXPECT_EQ(0ULL, row->hold_total);
+}
+
+/*
+ * A write hold handed over to a kthread, as freeze_super() hands
+ * sb_writers over to the thaw: the task's hold ends at the hand-over
+ * (its record goes), and the kthread's release, finding no record, is
+ * expected: not unmatched.
+ */
+TEST_F(types, percpu_rwsem_handoff)
+{
+	const struct lm_row *row;
+	uint64_t unmatched, mod_max;
+
+	ASSERT_EQ(0, lm_ctl("reset"));
+	ASSERT_EQ(0, lm_ctl("on"));
+	usleep(SETTLE_US);
+	unmatched = lm_file_value(_metadata, LM_PROC, "unmatched");
+	lm_mod_cmd(_metadata, "pcpu_handoff %u", HOLD_US);
+	EXPECT_EQ(unmatched, lm_file_value(_metadata, LM_PROC, "unmatched"))
+		TH_LOG("the kthread's release of the handed-over semaphore was unmatched");
+	ASSERT_EQ(0, lm_ctl("off"));
+	EXPECT_EQ(lm_mod_value(_metadata, "held_before"), lm_mod_value(_metadata, "held"))
+		TH_LOG("the task kept a record of what it handed over");
+	mod_max = lm_mod_value(_metadata, "hold_max_ns");
+
+	lm_report_read(_metadata, &self->rep);
+	row = one_row(_metadata, &self->rep, "percpu_rwsem_write", "lmt_pcpu_rwsem",
+		      "lmt_pcpu_handoff");
+	EXPECT_EQ(1ULL, row->acquired);
+	EXPECT_LE(mod_max, row->hold_max);
+}
+
+/*
+ * A wait that spans a switch of metering: it began while metering was on,
+ * metering went off and on again, then it ended.  Its start belongs to an
+ * earlier period: the acquisition counts, without a wait (before, it was
+ * charged the whole time since the first period).
+ */
+TEST_F(types, wait_across_switch_is_not_charged)
+{
+	const struct lm_row *row;
+
+	ASSERT_EQ(0, lm_ctl("reset"));
+	ASSERT_EQ(0, lm_ctl("on"));
+	lm_mod_cmd(_metadata, "sem_wait_bg");
+	ASSERT_EQ(0, lm_ctl("off"));
+	ASSERT_EQ(0, lm_ctl("reset"));
+	ASSERT_EQ(0, lm_ctl("on"));
+	lm_mod_cmd(_metadata, "sem_post");
+	ASSERT_EQ(0, lm_ctl("off"));
+
+	lm_report_read(_metadata, &self->rep);
+	row = one_row(_metadata, &self->rep, "semaphore", "lmt_sem_zero", "lmt_sem_waiter");
+	EXPECT_EQ(1ULL, row->acquired);
+	EXPECT_EQ(0ULL, row->spin) TH_LOG("a wait of an earlier period was charged");
+	EXPECT_EQ(0ULL, row->wait_max);
 }
 
 TEST_HARNESS_MAIN

@@ -215,6 +215,7 @@ void lm_downgrade_write(struct rw_semaphore *sem, unsigned long ip);
  *						or without it (err, a signal, a
  *						kill, a timeout): an aborted wait
  *	lockmeter_trylock(lock, type, ip, ok)	a trylock: acquired or rejected
+ *	DEFINE_LOCKMETER_REL(r)			the release's stamp, on the stack
  *	lockmeter_release_begin(&r)		just before the release ...
  *	lockmeter_release_end(&r, lock, type)	... and just after it: the hold
  *						ends at the first, and is charged
@@ -235,6 +236,12 @@ struct lockmeter_rel {
 	u64 t;			/* 0: metering was off at the release */
 	u64 offcpu;
 };
+
+/*
+ * Not zeroed by CONFIG_INIT_STACK_ALL_ZERO: lockmeter_release_begin()
+ * sets what is read, and the off path stores one zero, not sixteen bytes.
+ */
+#define DEFINE_LOCKMETER_REL(name)	struct lockmeter_rel name __uninitialized
 
 void lm_contended(void *lock, unsigned int type, unsigned long ip);
 void lm_contended_rt(void *lock, unsigned long ip);

@@ -9,6 +9,8 @@
 #   pair       ns per uncontended spin_lock/spin_unlock (test module)
 #   contended  ns per pair, two kthreads on one spinlock (test module)
 #   mutex      ns per uncontended mutex_lock/mutex_unlock (test module)
+#   rtmutex    ns per uncontended rt_mutex_lock/rt_mutex_unlock, and
+#   sem        per down/up: the locks hooked in place (test module)
 #   clock      ns per local_clock(), of which metering reads two per pair
 #   irq        ns per local_irq_save/restore, of which it does two per pair
 #   pipe       ns per pipe round trip between two processes (workload)
@@ -65,7 +67,9 @@ module() {	# module STATE TEST:COMMAND...: module tests, one line each
 run() {		# run STATE
 	module "$1" "pair:bench $((200000 / scale))" \
 		"contended:bench_contended $((50000 / scale))" \
-		"mutex:bench_mutex $((100000 / scale))" "clock:bench_clock $((200000 / scale))" \
+		"mutex:bench_mutex $((100000 / scale))" \
+		"rtmutex:bench_rtmutex $((100000 / scale))" "sem:bench_sem $((100000 / scale))" \
+		"clock:bench_clock $((200000 / scale))" \
 		"irq:bench_irq $((200000 / scale))" || return 1
 	[ "$scope" = module ] && return 0
 	for t in "pipe $((20000 / scale))" "fork $((1000 / scale))"; do

@@ -98,6 +98,22 @@ class BenchReport(unittest.TestCase):
         self.assertRegex(out, r"on, spin pair, added cost at most 1/5 of lock_stat's +60 vs 500 \(0\.12\) +met")
         self.assertRegex(out, r'off, pipe rtt, within 1% of the baseline +\+1\.0% +met')
 
+    def test_optional_pairs(self):
+        # the in-place pairs: a column once every kernel has them, and off
+        # judged against the baseline; without them the report is as before
+        opt = lambda st, vals: log(st, vals, tests=['rtmutex', 'sem'])
+        base, lm, ls = self.logs()
+        rc, out, _ = self.run_report(base + opt('none', [120, 90]),
+                                     lm + opt('off', [121, 93]) + opt('on', [300, 250]),
+                                     ls + opt('lock_stat', [700, 600]), extra=['--icount'])
+        self.assertEqual(rc, 0)
+        self.assertRegex(out, r'instructions per op .*rt_mutex +sem pair')
+        self.assertRegex(out, r'off, rt_mutex, at most 2 instructions more +\+1 +met')
+        self.assertRegex(out, r'off, sem pair, at most 2 instructions more +\+3 +MISSED')
+        rc, out, _ = self.run_report(base, lm + opt('off', [121, 93]), ls, extra=['--icount'])
+        self.assertEqual(rc, 0)
+        self.assertNotIn('rt_mutex', out)
+
     def test_full_table(self):
         # on pair 160: adds 60 over the baseline's 100; full 210 adds 110
         rc, out, _ = self.icount()
