@@ -103,10 +103,10 @@
  *                       a kthread that takes it over and releases it:
  *                       hold_*_ns (until the hand-over), held_before,
  *                       held (records after it)                lmt_pcpu_handoff()
- *   sem_wait_bg         a kthread "lmt/semwait" waits in down(lmt_sem_zero)
- *                       (lmt_sem_waiter()); returns once it sleeps there
- *   sem_post            up(lmt_sem_zero): the waiter takes the count, and
- *                       the command returns when it has ended
+ *   sem_wait_bg         a kthread "lmt/semwait" waits in down(lmt_sem_wait),
+ *                       set to 0 (lmt_sem_waiter()); returns once it sleeps
+ *   sem_post            up(lmt_sem_wait): the waiter takes the count and
+ *                       gives it back; the command returns when it has ended
  *
  * Evidence:
  *
@@ -204,6 +204,7 @@ static DEFINE_RT_MUTEX(lmt_rtmutex);
 DEFINE_STATIC_PERCPU_RWSEM(lmt_pcpu_rwsem);
 static DEFINE_SEMAPHORE(lmt_sem, 1);
 static DEFINE_SEMAPHORE(lmt_sem_zero, 0);
+static struct semaphore lmt_sem_wait;
 
 /* Held together, so each needs a lockdep class of its own. */
 #define LMT_IRQ_HELD	32
@@ -440,19 +441,27 @@ static noinline void lmt_overflow_long(unsigned int m, unsigned int us)
 	lmt_res.count = m;
 }
 
-static noinline u64 lmt_bench_loop(unsigned int n)
-{
-	u64 t0, t1;
-	unsigned int i;
-
-	t0 = local_clock();
-	for (i = 0; i < n; i++) {
-		spin_lock(&lmt_bench_lock);
-		spin_unlock(&lmt_bench_lock);
-	}
-	t1 = local_clock();
-	return t1 - t0;
+/* @n uncontended pairs of @lock and @unlock: the time they took, ns */
+#define LMT_BENCH_FN(name, lock, unlock)				\
+static noinline u64 name(unsigned int n)				\
+{									\
+	u64 t0, t1;							\
+	unsigned int i;							\
+									\
+	t0 = local_clock();						\
+	for (i = 0; i < n; i++) {					\
+		lock;							\
+		unlock;							\
+	}								\
+	t1 = local_clock();						\
+	return t1 - t0;							\
 }
+
+LMT_BENCH_FN(lmt_bench_loop, spin_lock(&lmt_bench_lock), spin_unlock(&lmt_bench_lock))
+LMT_BENCH_FN(lmt_bench_mutex_loop, mutex_lock(&lmt_bench_mutex), mutex_unlock(&lmt_bench_mutex))
+/* the pairs of locks hooked in place: an rt_mutex's and a semaphore's */
+LMT_BENCH_FN(lmt_bench_rtmutex_loop, rt_mutex_lock(&lmt_rtmutex), rt_mutex_unlock(&lmt_rtmutex))
+LMT_BENCH_FN(lmt_bench_sem_loop, down(&lmt_sem), up(&lmt_sem))
 
 /* what metering costs per lock operation at least: a clock read ... */
 static noinline u64 lmt_bench_clock_loop(unsigned int n)
@@ -480,20 +489,6 @@ static noinline u64 lmt_bench_irq_loop(unsigned int n)
 		local_irq_save(flags);
 		barrier();
 		local_irq_restore(flags);
-	}
-	t1 = local_clock();
-	return t1 - t0;
-}
-
-static noinline u64 lmt_bench_mutex_loop(unsigned int n)
-{
-	u64 t0, t1;
-	unsigned int i;
-
-	t0 = local_clock();
-	for (i = 0; i < n; i++) {
-		mutex_lock(&lmt_bench_mutex);
-		mutex_unlock(&lmt_bench_mutex);
 	}
 	t1 = local_clock();
 	return t1 - t0;
@@ -626,35 +621,6 @@ static noinline void name(unsigned int n, unsigned int us)		\
 	}								\
 }
 
-/* the in-place hooks' pairs: an rt_mutex's and a semaphore's */
-static noinline u64 lmt_bench_rtmutex_loop(unsigned int n)
-{
-	u64 t0, t1;
-	unsigned int i;
-
-	t0 = local_clock();
-	for (i = 0; i < n; i++) {
-		rt_mutex_lock(&lmt_rtmutex);
-		rt_mutex_unlock(&lmt_rtmutex);
-	}
-	t1 = local_clock();
-	return t1 - t0;
-}
-
-static noinline u64 lmt_bench_sem_loop(unsigned int n)
-{
-	u64 t0, t1;
-	unsigned int i;
-
-	t0 = local_clock();
-	for (i = 0; i < n; i++) {
-		down(&lmt_sem);
-		up(&lmt_sem);
-	}
-	t1 = local_clock();
-	return t1 - t0;
-}
-
 /*
  * percpu_down_read() is inline and, as lockdep, names the caller of the
  * function it is inlined into: wrapped as cpus_read_lock() wraps it, the
@@ -741,51 +707,14 @@ static struct {
 	struct task_struct *task;
 } lmt_semwait;
 
-/* Waits for a count of lmt_sem_zero, which it keeps: the count stays 0. */
+/* Waits for the count sem_post gives lmt_sem_wait, and gives it back. */
 static noinline int lmt_sem_waiter(void *arg)
 {
 	complete(&lmt_semwait.started);
-	down(&lmt_sem_zero);
+	down(&lmt_sem_wait);
+	up(&lmt_sem_wait);
 	complete(&lmt_semwait.exited);
 	return 0;
-}
-
-static int lmt_cmd_sem_bg(const unsigned int *a)
-{
-	struct task_struct *t;
-	int i;
-
-	if (!strcmp(lmt_res.cmd, "sem_post")) {
-		if (!lmt_semwait.task)
-			return -EINVAL;
-		up(&lmt_sem_zero);
-		wait_for_completion(&lmt_semwait.exited);
-		lmt_semwait.task = NULL;
-		return 0;
-	}
-	if (lmt_semwait.task)
-		return -EBUSY;
-	init_completion(&lmt_semwait.started);
-	init_completion(&lmt_semwait.exited);
-	t = kthread_run(lmt_sem_waiter, NULL, "lmt/semwait");
-	if (IS_ERR(t))
-		return PTR_ERR(t);
-	lmt_semwait.task = t;
-	wait_for_completion(&lmt_semwait.started);
-	/* until it sleeps in down(): bounded, not timed */
-	for (i = 0; i < 10000 && READ_ONCE(t->__state) != TASK_UNINTERRUPTIBLE; i++)
-		msleep(1);
-	return READ_ONCE(t->__state) == TASK_UNINTERRUPTIBLE ? 0 : -ETIMEDOUT;
-}
-
-static int lmt_cmd_pcpu_handoff(const unsigned int *a)
-{
-	if (!LMT_HOLD_US_OK(a[0]))
-		return -EINVAL;
-	lmt_res.has_hold = true;
-	lmt_res.has_held = true;
-	lmt_res.has_nonowner = true;
-	return lmt_pcpu_handoff(a[0]);
 }
 
 /* A wait for a count no one gives: it ends when the timeout expires. */
@@ -1824,6 +1753,45 @@ static int lmt_cmd_slab(const unsigned int *a)
 	return ret ?: lmt_slab_run(lmt_cache_b, lmt_res.slab_off_b, a[0]);
 }
 
+static int lmt_cmd_sem_bg(const unsigned int *a)
+{
+	struct task_struct *t;
+	int i;
+
+	if (!strcmp(lmt_res.cmd, "sem_post")) {
+		if (!lmt_semwait.task)
+			return -EINVAL;
+		up(&lmt_sem_wait);
+		wait_for_completion(&lmt_semwait.exited);
+		lmt_semwait.task = NULL;
+		return 0;
+	}
+	if (lmt_semwait.task)
+		return -EBUSY;
+	sema_init(&lmt_sem_wait, 0);
+	init_completion(&lmt_semwait.started);
+	init_completion(&lmt_semwait.exited);
+	t = kthread_run(lmt_sem_waiter, NULL, "lmt/semwait");
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	lmt_semwait.task = t;
+	wait_for_completion(&lmt_semwait.started);
+	/* until it sleeps in down(): bounded, not timed */
+	for (i = 0; i < 10000 && READ_ONCE(t->__state) != TASK_UNINTERRUPTIBLE; i++)
+		msleep(1);
+	return READ_ONCE(t->__state) == TASK_UNINTERRUPTIBLE ? 0 : -ETIMEDOUT;
+}
+
+static int lmt_cmd_pcpu_handoff(const unsigned int *a)
+{
+	if (!LMT_HOLD_US_OK(a[0]))
+		return -EINVAL;
+	lmt_res.has_hold = true;
+	lmt_res.has_held = true;
+	lmt_res.has_nonowner = true;
+	return lmt_pcpu_handoff(a[0]);
+}
+
 static const struct lmt_cmd {
 	const char *name;
 	int nargs;
@@ -2024,7 +1992,7 @@ static void __exit test_lockmeter_exit(void)
 	lmt_bg_join();
 	/* a sem_wait_bg waiter still waiting: let it finish */
 	if (lmt_semwait.task) {
-		up(&lmt_sem_zero);
+		up(&lmt_sem_wait);
 		wait_for_completion(&lmt_semwait.exited);
 	}
 	kmem_cache_destroy(lmt_cache_b);

@@ -680,4 +680,18 @@ static inline void lm_row_check(struct __test_metadata *_metadata,
 	EXPECT_LE(r->blocked_max, r->blocked_total) TH_LOG("%s %s", r->lock, r->site);
 }
 
+/* The one @type row of @lock at module function @func, checked. */
+static inline const struct lm_row *lm_sole_row(struct __test_metadata *_metadata,
+					       const struct lm_report *rep, const char *type,
+					       const char *lock, const char *func)
+{
+	const struct lm_row *row = lm_find_row(rep, type, lock, func);
+
+	ASSERT_NE(NULL, row) TH_LOG("no %s row for %s at %s", type, lock, func);
+	EXPECT_EQ(1U, lm_count_rows(rep, type, lock, func))
+		TH_LOG("%s %s at %s: one call site must be one row", type, lock, func);
+	lm_row_check(_metadata, row);
+	return row;
+}
+
 #endif /* LOCKMETER_LIB_H */

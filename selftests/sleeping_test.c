@@ -102,20 +102,6 @@ static bool pct_at_least(uint64_t part, uint64_t whole, unsigned int pct)
 	return part * 100 >= whole * pct;
 }
 
-/* The one @type row of @lock at module function @func, checked. */
-static const struct lm_row *sole_row(struct __test_metadata *_metadata,
-				     const struct lm_report *rep, const char *type,
-				     const char *lock, const char *func)
-{
-	const struct lm_row *row = lm_find_row(rep, type, lock, func);
-
-	ASSERT_NE(NULL, row) TH_LOG("no %s row for %s at %s", type, lock, func);
-	EXPECT_EQ(1U, lm_count_rows(rep, type, lock, func))
-		TH_LOG("%s %s at %s: one call site must be one row", type, lock, func);
-	lm_row_check(_metadata, row);
-	return row;
-}
-
 /* A busy holder's hold is mostly on-CPU time. */
 static void busy_hold_check(struct __test_metadata *_metadata,
 			    const struct lm_row *row)
@@ -156,7 +142,7 @@ TEST_F(sleep, mutex_sleep)
 	mod_total = lm_mod_value(_metadata, "hold_total_ns");
 
 	lm_report_read(_metadata, &self->rep);
-	row = sole_row(_metadata, &self->rep, "mutex", "lmt_sleep_mutex", "lmt_mutex_sleep");
+	row = lm_sole_row(_metadata, &self->rep, "mutex", "lmt_sleep_mutex", "lmt_mutex_sleep");
 	EXPECT_EQ(n, row->acquired);
 	EXPECT_EQ(0ULL, row->spin) TH_LOG("nothing else takes lmt_sleep_mutex");
 	EXPECT_EQ(0ULL, row->reject + row->abort);
@@ -181,7 +167,7 @@ TEST_F(sleep, mutex_contend)
 	mod_max = lm_mod_value(_metadata, "hold_max_ns");
 
 	lm_report_read(_metadata, &self->rep);
-	row = sole_row(_metadata, &self->rep, "mutex", "lmt_contended_mutex",
+	row = lm_sole_row(_metadata, &self->rep, "mutex", "lmt_contended_mutex",
 		       "lmt_mutex_contend");
 	EXPECT_EQ(total, row->acquired);
 	EXPECT_LT(0ULL, row->spin) TH_LOG("two CPUs, one mutex, never contended");
@@ -201,14 +187,14 @@ TEST_F(sleep, mutex_trylock)
 	EXPECT_EQ((uint64_t)MTRYLOCK_F, lm_mod_value(_metadata, "rejects"));
 
 	lm_report_read(_metadata, &self->rep);
-	fail = sole_row(_metadata, &self->rep, "mutex", "lmt_try_mutex",
+	fail = lm_sole_row(_metadata, &self->rep, "mutex", "lmt_try_mutex",
 			"lmt_mutex_trylock_fail");
 	EXPECT_EQ((uint64_t)MTRYLOCK_F, fail->reject);
 	EXPECT_EQ(0ULL, fail->acquired);
 	EXPECT_EQ(0ULL, fail->abort);
 	EXPECT_EQ(0ULL, fail->hold_max);
 
-	hold = sole_row(_metadata, &self->rep, "mutex", "lmt_try_mutex",
+	hold = lm_sole_row(_metadata, &self->rep, "mutex", "lmt_try_mutex",
 			"lmt_mutex_trylock_hold");
 	EXPECT_EQ(1ULL, hold->acquired);
 	EXPECT_EQ(0ULL, hold->reject + hold->abort);
@@ -291,13 +277,13 @@ TEST_F_TIMEOUT(sleep, mutex_abort, 60)
 		TH_LOG("the wait ended without the signal: the holder timed out");
 
 	lm_report_read(_metadata, &self->rep);
-	row = sole_row(_metadata, &self->rep, "mutex", "lmt_abort_mutex", "lmt_mutex_abort");
+	row = lm_sole_row(_metadata, &self->rep, "mutex", "lmt_abort_mutex", "lmt_mutex_abort");
 	EXPECT_EQ(1ULL, row->abort);
 	EXPECT_EQ(0ULL, row->acquired);
 	EXPECT_EQ(0ULL, row->reject);
 
 	/* The holder's acquisition is counted apart, at its own site. */
-	row = sole_row(_metadata, &self->rep, "mutex", "lmt_abort_mutex",
+	row = lm_sole_row(_metadata, &self->rep, "mutex", "lmt_abort_mutex",
 		       "lmt_abort_holder_fn");
 	EXPECT_EQ(1ULL, row->acquired);
 	EXPECT_EQ(0ULL, row->abort);
@@ -317,7 +303,7 @@ TEST_F(sleep, rwsem_readers)
 		TH_LOG("the readers never overlapped: nothing to test");
 
 	lm_report_read(_metadata, &self->rep);
-	row = sole_row(_metadata, &self->rep, "rwsem_read", "lmt_rwsem", "lmt_rwsem_reader");
+	row = lm_sole_row(_metadata, &self->rep, "rwsem_read", "lmt_rwsem", "lmt_rwsem_reader");
 	EXPECT_EQ(total, row->acquired);
 	EXPECT_EQ(0ULL, row->spin) TH_LOG("readers must not wait for readers");
 	EXPECT_EQ(0ULL, row->reject + row->abort);
@@ -335,7 +321,7 @@ TEST_F(sleep, rwsem_writer)
 	mod_max = lm_mod_value(_metadata, "hold_max_ns");
 
 	lm_report_read(_metadata, &self->rep);
-	row = sole_row(_metadata, &self->rep, "rwsem_write", "lmt_rwsem", "lmt_rwsem_writer");
+	row = lm_sole_row(_metadata, &self->rep, "rwsem_write", "lmt_rwsem", "lmt_rwsem_writer");
 	EXPECT_EQ((uint64_t)RWRITER_N, row->acquired);
 	EXPECT_EQ(0ULL, row->spin) TH_LOG("nothing else takes lmt_rwsem meanwhile");
 	EXPECT_EQ(0ULL, row->reject + row->abort);
@@ -371,12 +357,12 @@ TEST_F(sleep, downgrade)
 	EXPECT_EQ(before, after) TH_LOG("unmatched releases during the downgrades");
 
 	lm_report_read(_metadata, &self->rep);
-	row = sole_row(_metadata, &self->rep, "rwsem_write", "lmt_rwsem", "lmt_downgrade");
+	row = lm_sole_row(_metadata, &self->rep, "rwsem_write", "lmt_rwsem", "lmt_downgrade");
 	EXPECT_EQ(n, row->acquired);
 	EXPECT_EQ(0ULL, row->spin);
 	EXPECT_LT(0ULL, row->hold_min);
 
-	row = sole_row(_metadata, &self->rep, "rwsem_read", "lmt_rwsem", "lmt_downgrade");
+	row = lm_sole_row(_metadata, &self->rep, "rwsem_read", "lmt_rwsem", "lmt_downgrade");
 	EXPECT_EQ(n, row->acquired);
 	EXPECT_EQ(n, row->nowait) TH_LOG("the read hold starts at the downgrade, no wait");
 	EXPECT_EQ(0ULL, row->spin);
@@ -517,7 +503,7 @@ TEST_F(sleep, irq_context_leaves_task_records_alone)
 		EXPECT_FALSE(strstr(row->lock, "lmt_hirq_") || strstr(row->lock, "lmt_sirq_"))
 			TH_LOG("%s %s was metered in an interrupt", row->type, row->lock);
 	}
-	row = sole_row(_metadata, &self->rep, "mutex", "lmt_irq_churn", "lmt_irq_sleeping");
+	row = lm_sole_row(_metadata, &self->rep, "mutex", "lmt_irq_churn", "lmt_irq_sleeping");
 	EXPECT_EQ(churns, row->acquired) TH_LOG("records of the task's own mutex were lost");
 	row = lm_find_row(&self->rep, "mutex", "lmt_irq_held", "lmt_irq_sleeping");
 	ASSERT_NE(NULL, row);
@@ -548,7 +534,7 @@ TEST_F(sleep, mutex_migrate_split)
 	ASSERT_EQ(n, lm_mod_value(_metadata, "count"));
 
 	lm_report_read(_metadata, &self->rep);
-	row = sole_row(_metadata, &self->rep, "mutex", "lmt_migrate_mutex",
+	row = lm_sole_row(_metadata, &self->rep, "mutex", "lmt_migrate_mutex",
 		       "lmt_mutex_migrate");
 	EXPECT_EQ(n, row->acquired);
 	EXPECT_LE(row->blocked_max, row->hold_max);

@@ -50,20 +50,6 @@ FIXTURE_TEARDOWN(types)
 	lm_report_free(&self->rep);
 }
 
-/* The one @type row of @lock at module function @func, checked. */
-static const struct lm_row *one_row(struct __test_metadata *_metadata,
-				    const struct lm_report *rep, const char *type,
-				    const char *lock, const char *func)
-{
-	const struct lm_row *row = lm_find_row(rep, type, lock, func);
-
-	ASSERT_NE(NULL, row) TH_LOG("no %s row for %s at %s", type, lock, func);
-	EXPECT_EQ(1U, lm_count_rows(rep, type, lock, func))
-		TH_LOG("%s %s at %s: one call site must be one row", type, lock, func);
-	lm_row_check(_metadata, row);
-	return row;
-}
-
 /*
  * "@cmd HOLD_N HOLD_US": HOLD_N uncontended holds of @lock at @func, each
  * as long as the module measured it or longer, mostly on a CPU, and no
@@ -82,7 +68,7 @@ static void holds_check(struct __test_metadata *_metadata, struct lm_report *rep
 	mod_total = lm_mod_value(_metadata, "hold_total_ns");
 
 	lm_report_read(_metadata, rep);
-	row = one_row(_metadata, rep, type, lock, func);
+	row = lm_sole_row(_metadata, rep, type, lock, func);
 	EXPECT_EQ((uint64_t)HOLD_N, row->acquired);
 	EXPECT_EQ(0ULL, row->spin) TH_LOG("nothing else takes %s", lock);
 	EXPECT_EQ(0ULL, row->reject + row->abort);
@@ -135,7 +121,7 @@ static void contend_check(struct __test_metadata *_metadata, struct lm_report *r
 	mod_max = lm_mod_value(_metadata, "hold_max_ns");
 
 	lm_report_read(_metadata, rep);
-	row = one_row(_metadata, rep, type, lock, "lmt_sleep_contend");
+	row = lm_sole_row(_metadata, rep, type, lock, "lmt_sleep_contend");
 	EXPECT_EQ(total, row->acquired);
 	EXPECT_LT(0ULL, row->spin) TH_LOG("two CPUs, one %s, never contended", type);
 	EXPECT_LT(0ULL, row->wait_max);
@@ -161,13 +147,13 @@ TEST_F(types, rt_mutex_trylock)
 	EXPECT_EQ((uint64_t)TRYLOCK_F, lm_mod_value(_metadata, "rejects"));
 
 	lm_report_read(_metadata, &self->rep);
-	row = one_row(_metadata, &self->rep, "rt_mutex", "lmt_rtmutex", "lmt_rtmutex_tryfail");
+	row = lm_sole_row(_metadata, &self->rep, "rt_mutex", "lmt_rtmutex", "lmt_rtmutex_tryfail");
 	EXPECT_EQ((uint64_t)TRYLOCK_F, row->reject);
 	EXPECT_EQ(0ULL, row->acquired + row->abort);
 	EXPECT_EQ(0ULL, row->hold_max);
 
 	/* the hold the trylocks failed on, at its own site */
-	row = one_row(_metadata, &self->rep, "rt_mutex", "lmt_rtmutex", "lmt_cmd_trylock");
+	row = lm_sole_row(_metadata, &self->rep, "rt_mutex", "lmt_rtmutex", "lmt_cmd_trylock");
 	EXPECT_EQ(1ULL, row->acquired);
 	EXPECT_EQ(0ULL, row->reject + row->abort);
 }
@@ -186,11 +172,11 @@ TEST_F(types, semaphore_trylock_and_timeout)
 	EXPECT_EQ(1ULL, lm_mod_value(_metadata, "aborted"));
 
 	lm_report_read(_metadata, &self->rep);
-	row = one_row(_metadata, &self->rep, "semaphore", "lmt_sem_zero", "lmt_sem_tryfail");
+	row = lm_sole_row(_metadata, &self->rep, "semaphore", "lmt_sem_zero", "lmt_sem_tryfail");
 	EXPECT_EQ((uint64_t)TRYLOCK_F, row->reject);
 	EXPECT_EQ(0ULL, row->acquired + row->abort);
 
-	row = one_row(_metadata, &self->rep, "semaphore", "lmt_sem_zero", "lmt_sem_timeout");
+	row = lm_sole_row(_metadata, &self->rep, "semaphore", "lmt_sem_zero", "lmt_sem_timeout");
 	EXPECT_EQ(1ULL, row->abort);
 	EXPECT_EQ(0ULL, row->acquired + row->reject);
 	EXPECT_EQ(0ULL, row->hold_total);
@@ -220,7 +206,7 @@ TEST_F(types, percpu_rwsem_handoff)
 	mod_max = lm_mod_value(_metadata, "hold_max_ns");
 
 	lm_report_read(_metadata, &self->rep);
-	row = one_row(_metadata, &self->rep, "percpu_rwsem_write", "lmt_pcpu_rwsem",
+	row = lm_sole_row(_metadata, &self->rep, "percpu_rwsem_write", "lmt_pcpu_rwsem",
 		      "lmt_pcpu_handoff");
 	EXPECT_EQ(1ULL, row->acquired);
 	EXPECT_LE(mod_max, row->hold_max);
@@ -246,7 +232,7 @@ TEST_F(types, wait_across_switch_is_not_charged)
 	ASSERT_EQ(0, lm_ctl("off"));
 
 	lm_report_read(_metadata, &self->rep);
-	row = one_row(_metadata, &self->rep, "semaphore", "lmt_sem_zero", "lmt_sem_waiter");
+	row = lm_sole_row(_metadata, &self->rep, "semaphore", "lmt_sem_wait", "lmt_sem_waiter");
 	EXPECT_EQ(1ULL, row->acquired);
 	EXPECT_EQ(0ULL, row->spin) TH_LOG("a wait of an earlier period was charged");
 	EXPECT_EQ(0ULL, row->wait_max);
