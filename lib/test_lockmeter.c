@@ -103,8 +103,9 @@
  *                       a kthread that takes it over and releases it:
  *                       hold_*_ns (until the hand-over), held_before,
  *                       held (records after it)                lmt_pcpu_handoff()
- *   sem_wait_bg         a kthread "lmt/semwait" waits in down(lmt_sem_wait),
- *                       set to 0 (lmt_sem_waiter()); returns once it sleeps
+ *   sem_wait_bg         down(lmt_sem_wait), its one count, then a kthread
+ *                       "lmt/semwait" waits in down() of it too
+ *                       (lmt_sem_waiter()); returns once it sleeps there
  *   sem_post            up(lmt_sem_wait): the waiter takes the count and
  *                       gives it back; the command returns when it has ended
  *
@@ -204,7 +205,7 @@ static DEFINE_RT_MUTEX(lmt_rtmutex);
 DEFINE_STATIC_PERCPU_RWSEM(lmt_pcpu_rwsem);
 static DEFINE_SEMAPHORE(lmt_sem, 1);
 static DEFINE_SEMAPHORE(lmt_sem_zero, 0);
-static struct semaphore lmt_sem_wait;
+static DEFINE_SEMAPHORE(lmt_sem_wait, 1);
 
 /* Held together, so each needs a lockdep class of its own. */
 #define LMT_IRQ_HELD	32
@@ -443,7 +444,7 @@ static noinline void lmt_overflow_long(unsigned int m, unsigned int us)
 
 /* @n uncontended pairs of @lock and @unlock: the time they took, ns */
 #define LMT_BENCH_FN(name, lock, unlock)				\
-static noinline u64 name(unsigned int n)				\
+static noinline void name(unsigned int n, u64 *ns)			\
 {									\
 	u64 t0, t1;							\
 	unsigned int i;							\
@@ -454,7 +455,7 @@ static noinline u64 name(unsigned int n)				\
 		unlock;							\
 	}								\
 	t1 = local_clock();						\
-	return t1 - t0;							\
+	*ns = t1 - t0;							\
 }
 
 LMT_BENCH_FN(lmt_bench_loop, spin_lock(&lmt_bench_lock), spin_unlock(&lmt_bench_lock))
@@ -1065,7 +1066,7 @@ static int lmt_thread_fn(void *arg)
 		lmt_reader(t);
 		break;
 	case LMT_BENCH:
-		t->elapsed = lmt_bench_loop(t->n);
+		lmt_bench_loop(t->n, &t->elapsed);
 		break;
 	case LMT_MUTEX:
 		lmt_mutex_contend(t);
@@ -1387,7 +1388,7 @@ static int lmt_bench_thread(void *arg)
 {
 	struct lmt_bench_run *run = arg;
 
-	run->elapsed = lmt_bench_mutex_loop(run->n);
+	lmt_bench_mutex_loop(run->n, &run->elapsed);
 	kthread_complete_and_exit(&run->done, 0);
 }
 
@@ -1548,16 +1549,16 @@ static int lmt_cmd_bench(const unsigned int *a)
 	lmt_res.has_bench = true;
 	if (!strcmp(lmt_res.cmd, "bench")) {
 		lmt_res.count = a[0];
-		elapsed = lmt_bench_loop(a[0]);
+		lmt_bench_loop(a[0], &elapsed);
 	} else if (!strcmp(lmt_res.cmd, "bench_mutex")) {
 		lmt_res.count = a[0];
-		elapsed = lmt_bench_mutex_loop(a[0]);
+		lmt_bench_mutex_loop(a[0], &elapsed);
 	} else if (!strcmp(lmt_res.cmd, "bench_rtmutex")) {
 		lmt_res.count = a[0];
-		elapsed = lmt_bench_rtmutex_loop(a[0]);
+		lmt_bench_rtmutex_loop(a[0], &elapsed);
 	} else if (!strcmp(lmt_res.cmd, "bench_sem")) {
 		lmt_res.count = a[0];
-		elapsed = lmt_bench_sem_loop(a[0]);
+		lmt_bench_sem_loop(a[0], &elapsed);
 	} else if (!strcmp(lmt_res.cmd, "bench_clock")) {
 		lmt_res.count = a[0];
 		elapsed = lmt_bench_clock_loop(a[0]);
@@ -1768,17 +1769,19 @@ static int lmt_cmd_sem_bg(const unsigned int *a)
 	}
 	if (lmt_semwait.task)
 		return -EBUSY;
-	sema_init(&lmt_sem_wait, 0);
+	down(&lmt_sem_wait);
 	init_completion(&lmt_semwait.started);
 	init_completion(&lmt_semwait.exited);
 	t = kthread_run(lmt_sem_waiter, NULL, "lmt/semwait");
-	if (IS_ERR(t))
+	if (IS_ERR(t)) {
+		up(&lmt_sem_wait);
 		return PTR_ERR(t);
+	}
 	lmt_semwait.task = t;
 	wait_for_completion(&lmt_semwait.started);
 	/* until it sleeps in down(): bounded, not timed */
 	for (i = 0; i < 10000 && READ_ONCE(t->__state) != TASK_UNINTERRUPTIBLE; i++)
-		msleep(1);
+		usleep_range(1000, 2000);
 	return READ_ONCE(t->__state) == TASK_UNINTERRUPTIBLE ? 0 : -ETIMEDOUT;
 }
 
