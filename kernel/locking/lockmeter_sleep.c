@@ -570,6 +570,19 @@ EXPORT_SYMBOL_GPL(lm_released);
 NOKPROBE_SYMBOL(lm_released);
 
 /*
+ * The current task is about to release @lock: the hold ends, and is
+ * charged, now.  For a release inlined into every caller of a shared lock
+ * (percpu_up_read()): the bookkeeping runs while the lock is still held,
+ * which only a writer waiting for the readers to drain can notice.
+ */
+void __lockfunc lm_release_now(void *lock, unsigned int type)
+{
+	lm_sleep_release(lock, type, lm_ticks(), lm_offcpu());
+}
+EXPORT_SYMBOL_GPL(lm_release_now);
+NOKPROBE_SYMBOL(lm_release_now);
+
+/*
  * The current task hands @lock, which it holds, over to another context
  * that will release it (percpu_rwsem_release(): a frozen filesystem's
  * sb_writers, an AIO write's): its hold ends here, as for lockdep.
