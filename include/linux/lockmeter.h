@@ -225,7 +225,8 @@ void lm_downgrade_write(struct rw_semaphore *sem, unsigned long ip);
  *						lock still held (a shared lock's
  *						release inlined everywhere, where
  *						the two above would cost six
- *						instructions while off, not one)
+ *						instructions while off, not the
+ *						NOP and a jump over the call)
  *	lockmeter_handoff(lock, ip)		the task hands a held lock over
  *						to another context, which is to
  *						release it (lockdep's release
