@@ -89,21 +89,49 @@ FIXTURE_TEARDOWN(hold)
 	lm_report_free(&self->rep);
 }
 
+/* Whether @row exceeds the module's holds by no more than the slack. */
+static bool within_slack(const struct lm_row *row, uint64_t n, uint64_t mod_min,
+			 uint64_t mod_max, uint64_t mod_total)
+{
+	return row->hold_max <= mod_max + HOLD_SLACK_MAX_NS &&
+	       row->hold_min <= mod_min + HOLD_SLACK_MAX_NS &&
+	       row->hold_total <= mod_total + n * HOLD_SLACK_PER_HOLD_NS;
+}
+
+/*
+ * A vCPU its host descheduled between lockmeter's clock read and the
+ * module's (under multi-threaded TCG, its thread is a host thread like
+ * any other) puts the stall in one hold, beyond any slack.  So the run is
+ * made again, up to HOLD_RUNS times, while the upper bounds fail; a
+ * metering bug would fail them in every run.  The lower bounds hold in
+ * every run whatever the host does.
+ */
+#define HOLD_RUNS	5
+
 TEST_F(hold, counts_and_times)
 {
 	uint64_t n = variant->n, mod_min, mod_max, mod_total;
 	const struct lm_row *row;
+	int run;
 
-	lm_metered(_metadata, "%s %u %u", variant->cmd, variant->n, variant->hold_us);
-	ASSERT_EQ(n, lm_mod_value(_metadata, "count"));
-	mod_min = lm_mod_value(_metadata, "hold_min_ns");
-	mod_max = lm_mod_value(_metadata, "hold_max_ns");
-	mod_total = lm_mod_value(_metadata, "hold_total_ns");
-	ASSERT_LT(0ULL, mod_min) TH_LOG("the module measured an empty hold");
+	for (run = 1;; run++) {
+		lm_metered(_metadata, "%s %u %u", variant->cmd, variant->n, variant->hold_us);
+		ASSERT_EQ(n, lm_mod_value(_metadata, "count"));
+		mod_min = lm_mod_value(_metadata, "hold_min_ns");
+		mod_max = lm_mod_value(_metadata, "hold_max_ns");
+		mod_total = lm_mod_value(_metadata, "hold_total_ns");
+		ASSERT_LT(0ULL, mod_min) TH_LOG("the module measured an empty hold");
 
-	lm_report_read(_metadata, &self->rep);
-	row = lm_find_row(&self->rep, "spin", variant->lock, variant->func);
-	ASSERT_NE(NULL, row) TH_LOG("no spin row for %s at %s", variant->lock, variant->func);
+		lm_report_read(_metadata, &self->rep);
+		row = lm_find_row(&self->rep, "spin", variant->lock, variant->func);
+		ASSERT_NE(NULL, row) TH_LOG("no spin row for %s at %s", variant->lock,
+					    variant->func);
+		if (run == HOLD_RUNS || within_slack(row, n, mod_min, mod_max, mod_total))
+			break;
+		TH_LOG("run %d: hold max %" PRIu64 " ns, the module's %" PRIu64
+		       " ns: a stalled vCPU? again", run, row->hold_max, mod_max);
+		lm_report_free(&self->rep);
+	}
 	EXPECT_EQ(1U, lm_count_rows(&self->rep, "spin", variant->lock, variant->func))
 		TH_LOG("one call site, merged over CPUs, must be one row");
 	lm_row_check(_metadata, row);
