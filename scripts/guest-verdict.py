@@ -51,6 +51,8 @@ PROBLEMS = [
     (re.compile(r'Call Trace:'), 'kernel stack trace'),
 ]
 RESULT = re.compile(r'^(not ok|ok) (\d+) ([^#]*?)\s*(?:#\s*(.*))?$')
+# A line of KTAP itself (indented, a directive, a result, a plan, a header)
+KTAP_LINE = re.compile(r'^(\s|#|ok |not ok |KTAP version |\d+\.\.\d+$)')
 
 
 def console_log(path):
@@ -104,14 +106,18 @@ def kunit(kern, tally, errors):
     plan = None
     suites = 0
     started = False
-    for i, line in enumerate(kern):
+    for line in kern:
         if not started:
-            if line == 'KTAP version 1' and i + 1 < len(kern) and \
-               re.match(r'^1\.\.\d+$', kern[i + 1]):
-                started = True
+            started = line == 'KTAP version 1'
             continue
         if plan is None:
-            plan = int(kern[i].split('..')[1]) if re.match(r'^1\.\.\d+$', line) else None
+            # Another CPU's printk may land between the header and the
+            # plan (a scale boot's 8 vCPUs did: "used greatest stack
+            # depth"); any other KTAP line first means no plan.
+            if re.match(r'^1\.\.\d+$', line):
+                plan = int(line.split('..')[1])
+            elif KTAP_LINE.match(line):
+                started = False
             continue
         indent = len(line) - len(line.lstrip(' '))
         m = RESULT.match(line.strip())

@@ -364,6 +364,21 @@ class Verdict(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertIn('no KUnit results', out)
 
+    def test_kunit_header_with_other_cpus_line_between(self):
+        # CI's scale boot (8 vCPUs): a kworker's stack-depth note came
+        # between KUnit's "KTAP version 1" and its plan
+        noisy = BOOT.replace('[    0.837400] 1..1\n',
+                             '[    0.837390] kworker/u32:1 (98) used greatest stack depth: '
+                             '14192 bytes left\n[    0.837400] 1..1\n')
+        rc, out = run((KSFT, noisy))
+        self.assertEqual(rc, 0, out)
+        self.assertIn('5 passed, 0 failed, 1 skipped', out)
+        # a KTAP line where the plan belongs is no plan
+        bad = BOOT.replace('[    0.837400] 1..1\n', '[    0.837400] ok 1 x\n')
+        rc, out = run((KSFT, bad))
+        self.assertEqual(rc, 1)
+        self.assertIn('no KUnit results', out)
+
     def test_missing_log(self):
         p = subprocess.run([sys.executable, VERDICT, '--mode', 'check', '/nonexistent.log'],
                            capture_output=True, text=True, check=False)
