@@ -54,6 +54,9 @@
  *   mutex_abort MS      a kthread holds lmt_abort_mutex for up to MS ms; the
  *                       writer waits in mutex_lock_interruptible() until a
  *                       signal interrupts it: aborted 1             lmt_mutex_abort()
+ *   rwsem_abort MS      the same with lmt_abort_rwsem: the kthread holds the
+ *                       write side, the reader waits in
+ *                       down_read_interruptible()                   lmt_rwsem_abort()
  *   rwsem_readers R N H R kthreads on distinct CPUs, each N x
  *                       down_read(lmt_rwsem), busy H us             lmt_rwsem_reader()
  *   rwsem_writer N H    N x down_write(lmt_rwsem), busy H us        lmt_rwsem_writer()
@@ -187,6 +190,7 @@ static DEFINE_MUTEX(lmt_sleep_mutex);
 static DEFINE_MUTEX(lmt_contended_mutex);
 static DEFINE_MUTEX(lmt_try_mutex);
 static DEFINE_MUTEX(lmt_abort_mutex);
+static DECLARE_RWSEM(lmt_abort_rwsem);
 static DEFINE_MUTEX(lmt_fork_mutex);
 static DEFINE_MUTEX(lmt_bench_mutex);
 static DECLARE_RWSEM(lmt_rwsem);
@@ -733,40 +737,79 @@ struct lmt_abort_holder {
 	struct completion release;
 	struct completion done;
 	unsigned int ms;
+	bool rwsem;		/* lmt_abort_rwsem's write side, not lmt_abort_mutex */
 };
 
 static int lmt_abort_holder_fn(void *arg)
 {
 	struct lmt_abort_holder *h = arg;
 
-	mutex_lock(&lmt_abort_mutex);
+	if (h->rwsem)
+		down_write(&lmt_abort_rwsem);
+	else
+		mutex_lock(&lmt_abort_mutex);
 	complete(&h->held);
 	wait_for_completion_timeout(&h->release, msecs_to_jiffies(h->ms));
-	mutex_unlock(&lmt_abort_mutex);
+	if (h->rwsem)
+		up_write(&lmt_abort_rwsem);
+	else
+		mutex_unlock(&lmt_abort_mutex);
 	complete(&h->done);
 	return 0;
+}
+
+/* Start the holder of @h; 0 once it holds its lock. */
+static int lmt_abort_start(struct lmt_abort_holder *h)
+{
+	struct task_struct *t;
+
+	init_completion(&h->held);
+	init_completion(&h->release);
+	init_completion(&h->done);
+	t = kthread_run(lmt_abort_holder_fn, h, "lmt/abort");
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	wait_for_completion(&h->held);
+	return 0;
+}
+
+/* The wait ended with @ret: let the holder go. */
+static void lmt_abort_end(struct lmt_abort_holder *h, int ret)
+{
+	lmt_res.aborted = ret == -EINTR;
+	complete(&h->release);
+	wait_for_completion(&h->done);
 }
 
 /* Wait for a mutex another task holds until a signal ends the wait. */
 static noinline int lmt_mutex_abort(unsigned int ms)
 {
 	struct lmt_abort_holder h = { .ms = ms };
-	struct task_struct *t;
 	int ret;
 
-	init_completion(&h.held);
-	init_completion(&h.release);
-	init_completion(&h.done);
-	t = kthread_run(lmt_abort_holder_fn, &h, "lmt/abort");
-	if (IS_ERR(t))
-		return PTR_ERR(t);
-	wait_for_completion(&h.held);
+	ret = lmt_abort_start(&h);
+	if (ret)
+		return ret;
 	ret = mutex_lock_interruptible(&lmt_abort_mutex);
 	if (!ret)
 		mutex_unlock(&lmt_abort_mutex);	/* the holder timed out first */
-	lmt_res.aborted = ret == -EINTR;
-	complete(&h.release);
-	wait_for_completion(&h.done);
+	lmt_abort_end(&h, ret);
+	return 0;
+}
+
+/* The same for an rw_semaphore's reader, while a writer holds it. */
+static noinline int lmt_rwsem_abort(unsigned int ms)
+{
+	struct lmt_abort_holder h = { .ms = ms, .rwsem = true };
+	int ret;
+
+	ret = lmt_abort_start(&h);
+	if (ret)
+		return ret;
+	ret = down_read_interruptible(&lmt_abort_rwsem);
+	if (!ret)
+		up_read(&lmt_abort_rwsem);	/* the holder timed out first */
+	lmt_abort_end(&h, ret);
 	return 0;
 }
 
@@ -1602,6 +1645,14 @@ static int lmt_cmd_mutex_abort(const unsigned int *a)
 	return lmt_mutex_abort(a[0]);
 }
 
+static int lmt_cmd_rwsem_abort(const unsigned int *a)
+{
+	if (!a[0] || a[0] > 60000)
+		return -EINVAL;
+	lmt_res.has_aborted = true;
+	return lmt_rwsem_abort(a[0]);
+}
+
 static int lmt_cmd_downgrade(const unsigned int *a)
 {
 	if (!LMT_HOLD_US_OK(a[1]))
@@ -1822,6 +1873,7 @@ static const struct lmt_cmd {
 	{ "hold_irqsave",	2, lmt_cmd_hold },
 	{ "irq_sleeping",	1, lmt_cmd_irq_sleeping },
 	{ "mutex_abort",	1, lmt_cmd_mutex_abort },
+	{ "rwsem_abort",	1, lmt_cmd_rwsem_abort },
 	{ "mutex_contend",	3, lmt_cmd_threads },
 	{ "mutex_hold_bg",	2, lmt_cmd_hold_bg },
 	{ "mutex_migrate",	2, lmt_cmd_mutex_migrate },

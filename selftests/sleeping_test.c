@@ -246,19 +246,26 @@ static int signal_waiter(pid_t pid)
 	return kill(pid, SIGUSR1) ? 1 : 0;
 }
 
-TEST_F_TIMEOUT(sleep, mutex_abort, 60)
+/*
+ * A wait for @type's @lock, held by another task, that a signal ends in
+ * the module's @cmd (at @site): an abort, counted apart from the holder's
+ * acquisition at its own site.
+ */
+static void abort_check(struct __test_metadata *_metadata, pid_t *child,
+			struct lm_report *rep, const char *cmd, const char *type,
+			const char *lock, const char *site)
 {
 	const struct lm_row *row;
-	char cmd[32];
+	char line[32];
 	int ret;
 
-	snprintf(cmd, sizeof(cmd), "mutex_abort %u", ABORT_MS);
+	snprintf(line, sizeof(line), "%s %u", cmd, ABORT_MS);
 	ASSERT_EQ(0, catch_signal(SIGUSR1));
 	ASSERT_EQ(0, lm_ctl("reset"));
 	ASSERT_EQ(0, lm_ctl("on"));
-	self->child = fork();
-	ASSERT_LE(0, self->child);
-	if (!self->child)
+	*child = fork();
+	ASSERT_LE(0, *child);
+	if (!*child)
 		_exit(signal_waiter(getppid()));
 
 	/*
@@ -266,27 +273,40 @@ TEST_F_TIMEOUT(sleep, mutex_abort, 60)
 	 * write succeeds; should the signal cut it short, the results are
 	 * there all the same.
 	 */
-	ret = lm_mod_write(cmd);
-	ASSERT_TRUE(!ret || ret == -EINTR) TH_LOG("'%s': %s", cmd, strerror(-ret));
+	ret = lm_mod_write(line);
+	ASSERT_TRUE(!ret || ret == -EINTR) TH_LOG("'%s': %s", line, strerror(-ret));
 	ASSERT_EQ(0, lm_ctl("off"));
-	EXPECT_EQ(0, lm_wait_child(self->child)) TH_LOG("the signalling child failed");
-	self->child = 0;
+	EXPECT_EQ(0, lm_wait_child(*child)) TH_LOG("the signalling child failed");
+	*child = 0;
 	EXPECT_EQ(SIGUSR1, got_signal);
-	lm_mod_done(_metadata, cmd);
+	lm_mod_done(_metadata, line);
 	EXPECT_EQ(1ULL, lm_mod_value(_metadata, "aborted"))
 		TH_LOG("the wait ended without the signal: the holder timed out");
 
-	lm_report_read(_metadata, &self->rep);
-	row = lm_sole_row(_metadata, &self->rep, "mutex", "lmt_abort_mutex", "lmt_mutex_abort");
+	lm_report_read(_metadata, rep);
+	row = lm_sole_row(_metadata, rep, type, lock, site);
 	EXPECT_EQ(1ULL, row->abort);
 	EXPECT_EQ(0ULL, row->acquired);
 	EXPECT_EQ(0ULL, row->reject);
 
 	/* The holder's acquisition is counted apart, at its own site. */
-	row = lm_sole_row(_metadata, &self->rep, "mutex", "lmt_abort_mutex",
-		       "lmt_abort_holder_fn");
+	row = lm_sole_row(_metadata, rep, strcmp(type, "mutex") ? "rwsem_write" : type,
+			  lock, "lmt_abort_holder_fn");
 	EXPECT_EQ(1ULL, row->acquired);
 	EXPECT_EQ(0ULL, row->abort);
+}
+
+TEST_F_TIMEOUT(sleep, mutex_abort, 60)
+{
+	abort_check(_metadata, &self->child, &self->rep, "mutex_abort", "mutex",
+		    "lmt_abort_mutex", "lmt_mutex_abort");
+}
+
+/* down_read_interruptible() while a writer holds the rw_semaphore */
+TEST_F_TIMEOUT(sleep, rwsem_abort, 60)
+{
+	abort_check(_metadata, &self->child, &self->rep, "rwsem_abort", "rwsem_read",
+		    "lmt_abort_rwsem", "lmt_rwsem_abort");
 }
 
 TEST_F(sleep, rwsem_readers)

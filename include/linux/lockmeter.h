@@ -3,16 +3,19 @@
  * lockmeter hooks.  The spinning lock operations hook in two places: the
  * out-of-line lock operations in kernel/locking/spinlock.c, and the unlock
  * operations in <linux/spinlock_api_smp.h> and <linux/rwlock_api_smp.h>,
- * which stay inlined into their callers as without lockmeter.  The mutex
- * and rw_semaphore entry points hook in kernel/locking/mutex.c and rwsem.c.
- * Each hooked operation does
+ * which stay inlined into their callers as without lockmeter.  Each
+ * hooked spinning operation does
  *
  *	if (lockmeter_active())
  *		return lm_<op>(lock, _RET_IP_);
  *
  * so that with metering off the only cost is one static-branch NOP, and
  * the metered variant (which takes and releases the lock itself, with the
- * bookkeeping around it) lives out of line in kernel/locking/lockmeter_*.c.
+ * bookkeeping around it) lives out of line in kernel/locking/lockmeter_spin.c.
+ *
+ * The sleeping locks (mutex, rw_semaphore, rt_mutex, percpu_rw_semaphore,
+ * semaphore) call hooks in place instead, from inside their own lock
+ * operations (below): their code is upstream's, untouched.
  *
  * This header is included by <linux/spinlock_api_smp.h>: it may include
  * only what that header can, so it knows task_struct by name alone.
@@ -171,34 +174,6 @@ void lm_spin_lock_nest_lock(raw_spinlock_t *lock, struct lockdep_map *nest,
 			    unsigned long ip);
 void lm_write_lock_nested(rwlock_t *lock, int subclass, unsigned long ip);
 
-struct mutex;
-struct rw_semaphore;
-struct ww_mutex;
-struct ww_acquire_ctx;
-
-/* Sleeping locks: lockmeter_mutex.c and lockmeter_rwsem.c. */
-int lm_mutex_lock(struct mutex *lock, unsigned int state, unsigned int subclass,
-		  struct lockdep_map *nest, unsigned long ip);
-void lm_mutex_lock_io(struct mutex *lock, unsigned int subclass, unsigned long ip);
-int lm_mutex_trylock(struct mutex *lock, unsigned long ip);
-void lm_mutex_unlock(struct mutex *lock, unsigned long ip);
-int lm_atomic_dec_and_mutex_lock(atomic_t *cnt, struct mutex *lock,
-				 unsigned long ip);
-int lm_ww_mutex_lock(struct ww_mutex *ww, struct ww_acquire_ctx *ctx,
-		     unsigned int state, unsigned long ip);
-int lm_ww_mutex_trylock(struct ww_mutex *ww, struct ww_acquire_ctx *ctx,
-			unsigned long ip);
-
-int lm_down_read(struct rw_semaphore *sem, int state, int subclass,
-		 unsigned long ip);
-int lm_down_write(struct rw_semaphore *sem, int state, int subclass,
-		  struct lockdep_map *nest, unsigned long ip);
-int lm_down_read_trylock(struct rw_semaphore *sem, unsigned long ip);
-int lm_down_write_trylock(struct rw_semaphore *sem, unsigned long ip);
-void lm_up_read(struct rw_semaphore *sem, unsigned long ip);
-void lm_up_write(struct rw_semaphore *sem, unsigned long ip);
-void lm_downgrade_write(struct rw_semaphore *sem, unsigned long ip);
-
 /*
  * Hooks in place, for sleeping locks: called from inside the lock
  * operations, next to lockdep's annotations, with @type one of
@@ -215,6 +190,17 @@ void lm_downgrade_write(struct rw_semaphore *sem, unsigned long ip);
  *						or without it (err, a signal, a
  *						kill, a timeout): an aborted wait
  *	lockmeter_trylock(lock, type, ip, ok)	a trylock: acquired or rejected
+ *	lockmeter_unmetered(lock)		the operation that may have begun
+ *						a wait is not metered (its lock is
+ *						released by another task): the
+ *						wait ends, uncharged
+ *	lm_release_via(lock, type, release, ip)	behind lockmeter_active(), in
+ *						place of the release: the hold
+ *						ends, release(lock, ip) releases
+ *						it, the hold is charged, with the
+ *						lock free; a tail call, so that
+ *						while off the operation pays the
+ *						NOP alone and keeps no frame
  *	DEFINE_LOCKMETER_REL(r)			the release's stamp, on the stack
  *	lockmeter_release_begin(&r)		just before the release ...
  *	lockmeter_release_end(&r, lock, type)	... and just after it: the hold
@@ -252,40 +238,66 @@ struct lockmeter_rel {
 
 void lm_contended(void *lock, unsigned int type, unsigned long ip);
 void lm_contended_rt(void *lock, unsigned long ip);
+void lm_contended_task(void *lock, unsigned int type, unsigned long ip,
+		       struct task_struct *owner);
+void lm_unmetered(void *lock);
 void lm_acquired(void *lock, unsigned int type, unsigned long ip, int err);
 void lm_trylock(void *lock, unsigned int type, unsigned long ip, bool ok);
 void lm_release_begin(struct lockmeter_rel *r);
 void lm_released(void *lock, unsigned int type, const struct lockmeter_rel *r);
 void lm_release_now(void *lock, unsigned int type);
+void lm_release_via(void *lock, unsigned int type,
+		    void (*release)(void *lock, unsigned long ip), unsigned long ip);
 void lm_handoff(void *lock, unsigned long ip);
 void lm_adopt(void *lock, unsigned long ip);
 
-static __always_inline void lockmeter_contended(void *lock, unsigned int type,
-						unsigned long ip)
-{
-	if (lockmeter_active())
-		lm_contended(lock, type, ip);
-}
+/*
+ * The hooks that take an @ip are macros: GCC reads _RET_IP_ for an inline
+ * function's argument before the static branch, an instruction on the
+ * path that runs while metering is off; in a macro it is read on the
+ * metered branch only.
+ */
+#define lockmeter_contended(lock, type, ip)				\
+	do {								\
+		if (lockmeter_active())					\
+			lm_contended(lock, type, ip);			\
+	} while (0)
 
 /* An rt_mutex (struct rt_mutex_base): the wait's evidence names its owner. */
-static __always_inline void lockmeter_contended_rt(void *lock, unsigned long ip)
-{
-	if (lockmeter_active())
-		lm_contended_rt(lock, ip);
-}
+#define lockmeter_contended_rt(lock, ip)				\
+	do {								\
+		if (lockmeter_active())					\
+			lm_contended_rt(lock, ip);			\
+	} while (0)
 
-static __always_inline void lockmeter_acquired(void *lock, unsigned int type,
-					       unsigned long ip, int err)
-{
-	if (lockmeter_active())
-		lm_acquired(lock, type, ip, err);
-}
+#define lockmeter_acquired(lock, type, ip, err)				\
+	do {								\
+		if (lockmeter_active())					\
+			lm_acquired(lock, type, ip, err);		\
+	} while (0)
 
-static __always_inline void lockmeter_trylock(void *lock, unsigned int type,
-					      unsigned long ip, bool ok)
+#define lockmeter_trylock(lock, type, ip, ok)				\
+	do {								\
+		if (lockmeter_active())					\
+			lm_trylock(lock, type, ip, ok);			\
+	} while (0)
+
+#define lockmeter_handoff(lock, ip)					\
+	do {								\
+		if (lockmeter_active())					\
+			lm_handoff(lock, ip);				\
+	} while (0)
+
+#define lockmeter_adopt(lock, ip)					\
+	do {								\
+		if (lockmeter_active())					\
+			lm_adopt(lock, ip);				\
+	} while (0)
+
+static __always_inline void lockmeter_unmetered(void *lock)
 {
 	if (lockmeter_active())
-		lm_trylock(lock, type, ip, ok);
+		lm_unmetered(lock);
 }
 
 static __always_inline void lockmeter_release_begin(struct lockmeter_rel *r)
@@ -306,18 +318,6 @@ static __always_inline void lockmeter_release(void *lock, unsigned int type)
 {
 	if (lockmeter_active())
 		lm_release_now(lock, type);
-}
-
-static __always_inline void lockmeter_handoff(void *lock, unsigned long ip)
-{
-	if (lockmeter_active())
-		lm_handoff(lock, ip);
-}
-
-static __always_inline void lockmeter_adopt(void *lock, unsigned long ip)
-{
-	if (lockmeter_active())
-		lm_adopt(lock, ip);
 }
 
 /* For tests: sleeping locks the current task holds, as metered. */

@@ -59,7 +59,7 @@ struct lm_task {
 	unsigned long wait_lock;
 	unsigned long wait_site;
 	u64 wait_since;
-	u32 wait_owner;		/* pid of the lock's owner then, 0 unknown */
+	u32 wait_owner;		/* the lock's owner then: pid, 0 unknown; flag */
 	/*
 	 * The metering period the wait began in: a wait the hooks in place
 	 * noted while metering was on and whose end they did not see (it

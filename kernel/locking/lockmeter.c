@@ -8,9 +8,8 @@
  *   that take the lock trylock-first to detect contention, keep the locks
  *   each CPU holds on a small per-CPU stack, and charge each hold to its
  *   CPU's counters of the row its key has in the key directory, shared
- *   by all CPUs (struct lm_dir in lockmeter.h).  The mutex
- *   and rw_semaphore entry points do the same with the metered variants
- *   in lockmeter_mutex.c and lockmeter_rwsem.c, whose records live with
+ *   by all CPUs (struct lm_dir in lockmeter.h).  The sleeping locks
+ *   call hooks in place (<linux/lockmeter.h>); their records live with
  *   the task (lockmeter_sleep.c), so that a hold can be split into time
  *   on a CPU and time blocked.
  *

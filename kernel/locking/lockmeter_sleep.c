@@ -447,10 +447,10 @@ NOKPROBE_SYMBOL(lm_sleep_release_deep);
  */
 noinline void __lockfunc lm_sleep_waited(struct lm_task_held *h, const struct lm_owner *owner)
 {
-	if (owner)
-		h->owner = *owner;
-	else
+	if (!owner)
 		h->owner.pid = 0;
+	else if (owner != &h->owner)	/* not named in place (lm_wait_owner()) */
+		h->owner = *owner;
 }
 
 NOKPROBE_SYMBOL(lm_sleep_waited);
@@ -464,49 +464,97 @@ NOKPROBE_SYMBOL(lm_sleep_waited);
  */
 
 /*
+ * lm_task::wait_owner: the owner's pid (below PID_MAX_LIMIT, 2^22), and
+ * this bit when its name is noted already, in the record the acquisition
+ * will fill (held[depth]): the owner may exit before the waiter runs
+ * again, and its name be gone by then.
+ */
+#define LM_WAIT_OWNER_NAMED	BIT(31)
+
+/*
  * The current task begins to wait for @lock: note it in the task, where
  * lm_acquired() finds it wherever it is called from, and readers of the
- * locks held now see it.  @owner_pid is the lock's owner, if known.
+ * locks held now see it.  @owner is the lock's owner, if known (the
+ * caller holds rcu_read_lock()).  Until its acquisition the task takes
+ * no other lock it records, so held[depth] is the record that will be
+ * filled.
  */
 static __always_inline void __lm_contended(void *lock, unsigned int type, unsigned long ip,
-					   u32 owner_pid)
+					   struct task_struct *owner)
 {
 	struct lm_task *lt = &current->lockmeter;
+	u32 pid = owner ? READ_ONCE(owner->pid) : 0;
 
 	if (!in_task())
 		return;
-	lt->wait_owner = owner_pid;
+	if (pid && lt->held && lt->depth < CONFIG_LOCKMETER_TASK_DEPTH) {
+		lm_owner_of(owner, &lt->held[lt->depth].owner);
+		pid |= LM_WAIT_OWNER_NAMED;
+	}
+	lt->wait_owner = pid;
 	lm_wait_begin(lock, ip, type, lm_ticks());
 }
 
 void __lockfunc lm_contended(void *lock, unsigned int type, unsigned long ip)
 {
-	__lm_contended(lock, type, ip, 0);
+	__lm_contended(lock, type, ip, NULL);
 }
 
 NOKPROBE_SYMBOL(lm_contended);
 
+/*
+ * As lm_contended(), for a lock whose owner only its own file can read
+ * (an rw_semaphore's writer): the caller, behind lockmeter_active(),
+ * names @owner (NULL: none known) and holds rcu_read_lock(), which keeps
+ * its task_struct.
+ */
+void __lockfunc lm_contended_task(void *lock, unsigned int type, unsigned long ip,
+				  struct task_struct *owner)
+{
+	__lm_contended(lock, type, ip, owner);
+}
+
+NOKPROBE_SYMBOL(lm_contended_task);
+
 /* An rt_mutex: its owner, for the evidence of the wait. */
 void __lockfunc lm_contended_rt(void *lock, unsigned long ip)
 {
-	struct task_struct *p;
-	u32 pid;
-
 	/* RCU keeps the owner's task_struct, as for the mutex's owner */
 	rcu_read_lock();
-	p = rt_mutex_owner(lock);
-	pid = p ? READ_ONCE(p->pid) : 0;
+	lm_contended_task(lock, LM_rt_mutex, ip, rt_mutex_owner(lock));
 	rcu_read_unlock();
-	__lm_contended(lock, LM_rt_mutex, ip, pid);
 }
 
 NOKPROBE_SYMBOL(lm_contended_rt);
 
-/* The owner whose pid @pid is, for the evidence of a wait (NULL: none). */
-static struct lm_owner *lm_owner_pid(u32 pid, struct lm_owner *o)
+/*
+ * The operation that may have begun a wait for @lock is not metered
+ * (down_read_non_owner(): another task releases the lock): the wait ends,
+ * neither charged nor left for lockstat held to show.
+ */
+void __lockfunc lm_unmetered(void *lock)
 {
+	struct lm_task *lt = &current->lockmeter;
+
+	if (in_task() && READ_ONCE(lt->wait_lock) == (unsigned long)lock)
+		lm_wait_end();
+}
+
+NOKPROBE_SYMBOL(lm_unmetered);
+
+/*
+ * Whom the current task's wait was for (NULL: unknown): named at the
+ * start of the wait, or else looked up by pid now, into @o.
+ */
+static struct lm_owner *lm_wait_owner(struct lm_task *lt, struct lm_owner *o)
+{
+	u32 pid = lt->wait_owner & ~LM_WAIT_OWNER_NAMED;
+
 	if (!pid)
 		return NULL;
+	if ((lt->wait_owner & LM_WAIT_OWNER_NAMED) && lt->held &&
+	    lt->depth < CONFIG_LOCKMETER_TASK_DEPTH)
+		return &lt->held[lt->depth].owner;
 	rcu_read_lock();
 	lm_owner_of(find_task_by_pid_ns(pid, &init_pid_ns), o);
 	rcu_read_unlock();
@@ -518,11 +566,9 @@ static struct lm_owner *lm_owner_pid(u32 pid, struct lm_owner *o)
 	return o;
 }
 
-/*
- * A lock operation on @lock ended: acquired, after the wait
- * lm_contended() noted if there was one, or (@err) not, an abort.
- */
-void __lockfunc lm_acquired(void *lock, unsigned int type, unsigned long ip, int err)
+/* lm_acquired() after a wait, or without the lock: out of its fast path. */
+static noinline void __lockfunc lm_acquired_slow(void *lock, unsigned int type,
+						 unsigned long ip, int err)
 {
 	struct lm_task *lt = &current->lockmeter;
 	struct lm_owner owner, *o = NULL;
@@ -532,7 +578,7 @@ void __lockfunc lm_acquired(void *lock, unsigned int type, unsigned long ip, int
 		/* a wait of an earlier period is stale: its start means nothing */
 		if (lt->wait_epoch == READ_ONCE(lm_epoch)) {
 			t_wait = lt->wait_since;
-			o = lm_owner_pid(lt->wait_owner, &owner);
+			o = lm_wait_owner(lt, &owner);
 		}
 		lm_wait_end();
 	}
@@ -541,15 +587,38 @@ void __lockfunc lm_acquired(void *lock, unsigned int type, unsigned long ip, int
 	else
 		lm_sleep_acquired(lock, ip, type, t_wait, o);
 }
+
+NOKPROBE_SYMBOL(lm_acquired_slow);
+
+/*
+ * A lock operation on @lock ended: acquired, after the wait
+ * lm_contended() noted if there was one, or (@err) not, an abort.  The
+ * uncontended acquisition, the common case, goes straight to its record.
+ */
+void __lockfunc lm_acquired(void *lock, unsigned int type, unsigned long ip, int err)
+{
+	if (unlikely(err || READ_ONCE(current->lockmeter.wait_lock) == (unsigned long)lock)) {
+		lm_acquired_slow(lock, type, ip, err);
+		return;
+	}
+	lm_sleep_acquired(lock, ip, type, 0, NULL);
+}
 EXPORT_SYMBOL_GPL(lm_acquired);
 NOKPROBE_SYMBOL(lm_acquired);
 
+/*
+ * A read trylock of an rw_semaphore with interrupts off may be released
+ * by up_read_non_owner() from irq_work (BPF's mmap_read_trylock()): such
+ * a hold is counted, not recorded, as lm_sleep_untracked() says.
+ */
 void __lockfunc lm_trylock(void *lock, unsigned int type, unsigned long ip, bool ok)
 {
-	if (ok)
-		lm_sleep_acquired(lock, ip, type, 0, NULL);
-	else
+	if (!ok)
 		lm_reject(lock, ip, type);
+	else if (unlikely(type == LM_rwsem_read && irqs_disabled()))
+		lm_sleep_untracked();
+	else
+		lm_sleep_acquired(lock, ip, type, 0, NULL);
 }
 EXPORT_SYMBOL_GPL(lm_trylock);
 NOKPROBE_SYMBOL(lm_trylock);
@@ -568,6 +637,25 @@ void __lockfunc lm_released(void *lock, unsigned int type, const struct lockmete
 }
 EXPORT_SYMBOL_GPL(lm_released);
 NOKPROBE_SYMBOL(lm_released);
+
+/*
+ * The current task releases @lock: the hold ends here, @release (the lock
+ * operation's own release, a static function of its file) releases it,
+ * and the hold is charged after, with the lock free.  One call, made in
+ * place of the release behind lockmeter_active(): the release operation
+ * keeps no frame for it while metering is off, and pays one call for it
+ * while on.
+ */
+void __lockfunc lm_release_via(void *lock, unsigned int type,
+			       void (*release)(void *lock, unsigned long ip), unsigned long ip)
+{
+	u64 offcpu = lm_offcpu(), t = lm_ticks();
+
+	release(lock, ip);
+	lm_sleep_release(lock, type, t, offcpu);
+}
+EXPORT_SYMBOL_GPL(lm_release_via);
+NOKPROBE_SYMBOL(lm_release_via);
 
 /*
  * The current task is about to release @lock: the hold ends, and is
