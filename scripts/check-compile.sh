@@ -11,9 +11,11 @@
 #          LOCKMETER_HIST, cross-compiled with Debian's
 #          gcc-aarch64-linux-gnu: arm64 inlines its spinlock operations
 #          (ARCH_INLINE_*), which CONFIG_LOCKMETER undoes, and has no TSC;
-#   off    x86_64's defconfig without lockmeter: the hooks in the patched
+#   off    x86_64's defconfig without lockmeter, at -Os as make bench's
+#          baseline (-O2 folded away a call -Os kept): the hooks in the patched
 #          headers must compile away, as make bench's baseline kernel
-#          needs them to.
+#          needs them to, calls included: no object may want an lm_* or
+#          lockmeter_* symbol, which only lockmeter's own files define.
 #
 # Writes one TAP result to TAP.
 set -u
@@ -35,12 +37,12 @@ arm64)
 	want="CONFIG_LOCKMETER=y|# CONFIG_LOCKMETER_HIST is not set"
 	;;
 off)
-	what="x86_64 defconfig, LOCKMETER=n: kernel/locking, sched/core, fork, mm/memory, fs/pipe compile without warnings"
+	what="x86_64 defconfig -Os, LOCKMETER=n: kernel/locking, sched/core, fork, mm/memory, fs/pipe compile without warnings or calls into lockmeter"
 	objs="$objs mm/memory.o fs/pipe.o"
 	set -- ARCH=x86_64 CC="ccache gcc"
 	cc=gcc pkg=gcc
-	edits="-d LOCKMETER"
-	want="# CONFIG_LOCKMETER is not set|# CONFIG_LOCK_STAT is not set"
+	edits="-d LOCKMETER -d CC_OPTIMIZE_FOR_PERFORMANCE -e CC_OPTIMIZE_FOR_SIZE"
+	want="# CONFIG_LOCKMETER is not set|# CONFIG_LOCK_STAT is not set|CONFIG_CC_OPTIMIZE_FOR_SIZE=y"
 	;;
 *)
 	echo "check-compile: unknown variant '$variant' (arm64, off)" >&2
@@ -76,4 +78,17 @@ IFS=$old_ifs
 kmake "$@" -j"${JOBS:-$(nproc)}" $objs > "$log" 2>&1 || result "not ok"
 # -s keeps the log to what the compiler says: any warning is a failure
 grep -q 'warning:' "$log" && result "not ok"
+# off: every hook must compile away, calls included (a kernel without
+# lockmeter links none of its code): no object built may want an lm_*
+# or lockmeter_* symbol
+if [ "$variant" = off ]; then
+	for o in "$kobj"/kernel/locking/*.o "$kobj"/kernel/sched/core.o \
+		 "$kobj"/kernel/fork.o "$kobj"/mm/memory.o "$kobj"/fs/pipe.o; do
+		nm -u "$o" | sed -n "s#^ *U \(lm_.*\|lockmeter_.*\)#${o#"$kobj"/} wants \1#p"
+	done > "$kobj/undefined.txt"
+	if [ -s "$kobj/undefined.txt" ]; then
+		cat "$kobj/undefined.txt" >> "$log"
+		result "not ok"
+	fi
+fi
 result ok
