@@ -37,6 +37,18 @@ MODROOT_LD := $(BUILD)/modroot-lockdep
 INITRD_LD  := $(BUILD)/initramfs-lockdep.cpio.gz
 BZIMAGE_LD := $(KOBJ_LD)/arch/x86/boot/bzImage
 FRAGS_LD   := $(FRAGMENTS) config/lockdep.config
+# The PREEMPT_RT kernel: spinlock_t and rwlock_t are rtmutexes there,
+# metered as sleeping locks (config/rt.config, with lockdep).  make check
+# boots it for KUnit and locktorture of every lock type it has
+# (RT_TORTURE) while metering flips, then the kselftests RT_TESTS.
+KOBJ_RT    := $(BUILD)/obj-rt
+MODROOT_RT := $(BUILD)/modroot-rt
+INITRD_RT  := $(BUILD)/initramfs-rt.cpio.gz
+BZIMAGE_RT := $(KOBJ_RT)/arch/x86/boot/bzImage
+FRAGS_RT   := $(FRAGMENTS) config/rt.config
+BOOT_LOG_RT := $(BUILD)/torture-rt.log
+RT_TORTURE := spin_lock,rw_lock,raw_spin_lock,mutex_lock,rwsem_lock,ww_mutex_lock,rtmutex_lock,percpu_rwsem_lock
+RT_TESTS   ?= lockmeter:nl_fuzz
 # The distro-sized kernel: x86_64_defconfig + config/distro.config
 # (PREEMPT_DYNAMIC, PARAVIRT_SPINLOCKS, NR_CPUS=64, modules, histograms
 # off), built and booted by make check only when its sources changed
@@ -76,6 +88,7 @@ endif
 .PHONY: all deps tree install-kernel-tree kernel selftests lockstat initramfs check \
 	host-check check-compile guest-check demo bench bench-quick shell patch checkpatch clean help \
 	kernel-lockdep initramfs-lockdep check-lockdep kernel-distro initramfs-distro \
+	kernel-rt initramfs-rt check-rt \
 	check-distro check-scale deb deb-kernel deb-lockstat deb-config deb-guest \
 	deb-test deb-check scenarios check-scenarios keyflip
 
@@ -91,6 +104,7 @@ help:
 	@echo 'make patch            write build/lockmeter-6.12.patch (everything, one patch)'
 	@echo 'make checkpatch       scripts/checkpatch.pl --strict on kernel files and patches'
 	@echo 'make check-lockdep    only the lockdep kernel boots: kselftests, locktorture, fuzzer'
+	@echo 'make check-rt         only the PREEMPT_RT kernel boot: KUnit, locktorture, fuzzer'
 	@echo 'make check-distro     only the distro-sized kernel (x86_64_defconfig): build, boot, kselftests,'
 	@echo '                      and its scale boot'
 	@echo 'make check-scale      only the scale boot: the distro-sized kernel on 8 vCPUs under stress-ng'
@@ -120,6 +134,9 @@ kernel: tree
 # After "kernel": the two builds share the tree, not their objects.
 kernel-lockdep: tree kernel
 	$(Q)scripts/build-kernel.sh $(KSRC) $(KOBJ_LD) $(MODROOT_LD) $(FRAGS_LD)
+
+kernel-rt: tree kernel
+	$(Q)scripts/build-kernel.sh $(KSRC) $(KOBJ_RT) $(MODROOT_RT) $(FRAGS_RT)
 
 # After "kernel" too: x86_64_defconfig, not tinyconfig, under the fragment.
 kernel-distro: tree kernel
@@ -156,6 +173,11 @@ initramfs: selftests lockstat scenarios
 initramfs-lockdep: selftests lockstat kernel-lockdep
 	@echo '  CPIO    $(INITRD_LD)'
 	$(Q)scripts/mkinitramfs.sh $(INITRD_LD) $(BUILD)/initramfs-lockdep $(MODROOT_LD) \
+		$(KSFT_DIR) $(LOCKSTAT)
+
+initramfs-rt: selftests lockstat kernel-rt
+	@echo '  CPIO    $(INITRD_RT)'
+	$(Q)scripts/mkinitramfs.sh $(INITRD_RT) $(BUILD)/initramfs-rt $(MODROOT_RT) \
 		$(KSFT_DIR) $(LOCKSTAT)
 
 # With Debian's stress-ng, for the scale boot: dynamic, mkinitramfs.sh
@@ -226,6 +248,12 @@ define boot_lockdep
 		$(CMDLINE)
 endef
 
+define boot_rt
+	echo '  QEMU    torture, PREEMPT_RT kernel, lockmeter=on: log in $(BOOT_LOG_RT)'; \
+	scripts/run-guest.sh $(BZIMAGE_RT) $(INITRD_RT) $(BOOT_LOG_RT) $(TIMEOUT) torture \
+		lockmeter=on lmtorture=$(RT_TORTURE) lmtests=$(RT_TESTS) $(CMDLINE)
+endef
+
 # The journal scenario's disk: a fresh ext4 image for every boot.
 define boot_scenarios
 	echo '  QEMU    scenarios (fifo munmap journal): log in $(BUILD)/check-scenarios.log'; \
@@ -276,7 +304,8 @@ check-compile: tree
 	$(Q)scripts/check-compile.sh arm64 $(KSRC) $(BUILD)/obj-arm64 $(BUILD)/arm64.tap
 	$(Q)scripts/check-compile.sh off $(KSRC) $(BUILD)/obj-off $(BUILD)/off.tap
 
-guest-check: host-check check-compile initramfs initramfs-lockdep deb-test $(DISTRO_STEP)
+guest-check: host-check check-compile initramfs initramfs-lockdep initramfs-rt deb-test \
+		$(DISTRO_STEP)
 	@echo '  QEMU    check: -smp $(SMP), log in $(BUILD)/check.log (timeout $(TIMEOUT)s)'
 	$(Q)scripts/run-guest.sh $(BZIMAGE) $(INITRD) $(BUILD)/check.log $(TIMEOUT) check $(CMDLINE); \
 	echo '  QEMU    check, lockmeter=on from boot: log in $(BUILD)/check-boot-on.log'; \
@@ -284,12 +313,14 @@ guest-check: host-check check-compile initramfs initramfs-lockdep deb-test $(DIS
 		lockmeter=on $(CMDLINE); \
 	$(boot_scenarios); \
 	$(boot_lockdep); \
+	$(boot_rt); \
 	$(boot_deb); \
 	$(boot_distro); \
 	$(boot_scale); \
 	scripts/guest-verdict.py --mode check --cpus $(SMP) --tap $(BUILD)/host.tap \
 		--tap $(BUILD)/lockstat.tap --tap $(BUILD)/fuzz.tap --tap $(BUILD)/arm64.tap --tap $(BUILD)/off.tap \
-		$(DEB_TAPS) $(DISTRO_TAPS) $(BOOT_LOGS) $(BOOT_LOGS_LD) $(BOOT_LOG_DEB) $(DISTRO_LOG) \
+		$(DEB_TAPS) $(DISTRO_TAPS) $(BOOT_LOGS) $(BOOT_LOGS_LD) $(BOOT_LOG_RT) $(BOOT_LOG_DEB) \
+		$(DISTRO_LOG) \
 		$(SCALE_LOG) && \
 	scripts/distro-check.sh passed $(BUILD)
 
@@ -346,6 +377,11 @@ deb-test: deb-guest selftests lockstat
 deb-check: deb-test
 	$(Q)$(boot_deb); \
 	scripts/guest-verdict.py --mode check --cpus $(SMP) $(DEB_TAPS) $(BOOT_LOG_DEB)
+
+# Only the PREEMPT_RT kernel's boot.
+check-rt: initramfs-rt
+	$(Q)$(boot_rt); \
+	scripts/guest-verdict.py --mode check --cpus $(SMP) $(BOOT_LOG_RT)
 
 # Only the two lockdep-kernel boots, for work on the safety tests.
 check-lockdep: initramfs-lockdep

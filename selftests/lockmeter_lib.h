@@ -446,12 +446,16 @@ static inline int lm_split(char *line, char **field, int max)
 	return n;
 }
 
-/* mutex, rw_semaphore, rt_mutex, percpu_rw_semaphore, semaphore: may sleep. */
+/*
+ * mutex, rw_semaphore, rt_mutex, percpu_rw_semaphore, semaphore, and on
+ * PREEMPT_RT spinlock_t and rwlock_t: may sleep.
+ */
 static inline bool lm_sleeping_type(const char *type)
 {
 	static const char *const sleeping[] = {
 		"mutex", "rwsem_read", "rwsem_write", "rt_mutex",
 		"percpu_rwsem_read", "percpu_rwsem_write", "semaphore",
+		"rt_spin", "rt_read", "rt_write",
 	};
 	size_t i;
 

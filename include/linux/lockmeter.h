@@ -14,8 +14,10 @@
  * bookkeeping around it) lives out of line in kernel/locking/lockmeter_spin.c.
  *
  * The sleeping locks (mutex, rw_semaphore, rt_mutex, percpu_rw_semaphore,
- * semaphore) call hooks in place instead, from inside their own lock
- * operations (below): their code is upstream's, untouched.
+ * semaphore, and on PREEMPT_RT spinlock_t and rwlock_t, which are
+ * rtmutexes there) call hooks in place instead, from inside their own
+ * lock operations (below): their code is upstream's, untouched.  On
+ * PREEMPT_RT the spinning operations above are raw_spinlock_t's alone.
  *
  * This header is included by <linux/spinlock_api_smp.h>: it may include
  * only what that header can, so it knows task_struct by name alone.
@@ -32,6 +34,7 @@
 
 struct lm_task;
 struct lockdep_map;
+struct rt_mutex_base;
 
 /* The scheduler's side: lockmeter_sleep.c. */
 void lm_sched_out(struct lm_task *lt);
@@ -184,6 +187,11 @@ void lm_write_lock_nested(rwlock_t *lock, int subclass, unsigned long ip);
  *						task begins to wait (in the slow
  *						path, where lock_contended() or
  *						trace_contention_begin() is)
+ *	lockmeter_contended_rt(rtm, type, ip)	... for a lock built on an
+ *						rtmutex; a wait already begun for
+ *						the same lock goes on (a writer of
+ *						an rwbase waits for the rtmutex,
+ *						then for the readers to leave)
  *	lockmeter_acquired(lock, type, ip, err)	the operation ended: with the
  *						lock (err 0), after a wait if
  *						lockmeter_contended() began one;
@@ -237,7 +245,7 @@ struct lockmeter_rel {
 #define DEFINE_LOCKMETER_REL(name)	struct lockmeter_rel name __uninitialized
 
 void lm_contended(void *lock, unsigned int type, unsigned long ip);
-void lm_contended_rt(void *lock, unsigned long ip);
+void lm_contended_rt(struct rt_mutex_base *rtm, unsigned int type, unsigned long ip);
 void lm_contended_task(void *lock, unsigned int type, unsigned long ip,
 		       struct task_struct *owner);
 void lm_unmetered(void *lock);
@@ -263,11 +271,16 @@ void lm_adopt(void *lock, unsigned long ip);
 			lm_contended(lock, type, ip);			\
 	} while (0)
 
-/* An rt_mutex (struct rt_mutex_base): the wait's evidence names its owner. */
-#define lockmeter_contended_rt(lock, ip)				\
+/*
+ * A lock of @type built on the struct rt_mutex_base @rtm (an rt_mutex;
+ * on PREEMPT_RT also a mutex, a spinlock_t, an rwlock_t and an
+ * rw_semaphore's writer side): the wait's evidence names the rtmutex's
+ * owner, and the wait is for the lock @rtm is the base of.
+ */
+#define lockmeter_contended_rt(rtm, type, ip)				\
 	do {								\
 		if (lockmeter_active())					\
-			lm_contended_rt(lock, ip);			\
+			lm_contended_rt(rtm, type, ip);			\
 	} while (0)
 
 #define lockmeter_acquired(lock, type, ip, err)				\

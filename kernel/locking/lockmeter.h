@@ -897,14 +897,30 @@ static __always_inline void lm_sleep_charge(const struct lm_task_held *h, u32 ty
 }
 
 /*
- * Sleeping locks are metered in task context only (lockmeter_sleep.c);
- * in_task() also rules out NMIs.  Elsewhere they count as irqctx.
+ * Whether the current context may edit current's records of sleeping
+ * locks: task context, which rules out NMIs too.  On PREEMPT_RT softirqs
+ * run in task context as well: in their threads, or where a task enables
+ * bottom halves, never on the way out of an interrupt (invoke_softirq()
+ * only wakes ksoftirqd there), so a softirq never breaks into a task's
+ * edit of its records, and its sleeping locks (spinlock_t) are metered
+ * as any task's.  Threaded interrupt handlers are tasks on any kernel.
+ */
+static __always_inline bool lm_task_ctx(void)
+{
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		return !(in_nmi() | in_hardirq());
+	return in_task();
+}
+
+/*
+ * Sleeping locks are metered in task context only (lockmeter_sleep.c,
+ * lm_task_ctx()).  Elsewhere they count as irqctx.
  */
 static __always_inline bool lm_sleep_gate(void)
 {
 	struct lm_cpu *c;
 
-	if (likely(in_task()))
+	if (likely(lm_task_ctx()))
 		return this_cpu_read(lm_live_cpu);
 	c = lm_gate();
 	if (c)

@@ -32,6 +32,7 @@
 #include <linux/jump_label.h>
 #include <linux/kprobes.h>
 #include <linux/lockmeter.h>
+#include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -40,6 +41,7 @@
 #include <linux/spinlock.h>
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
+#include <linux/rwsem.h>
 
 #include "lockmeter.h"
 #include "rtmutex_common.h"
@@ -384,7 +386,7 @@ noinline void __lockfunc lm_sleep_untracked(void)
 	if (!c)
 		return;
 	c->loss.irqctx++;
-	if (in_task() && lt->untracked < U8_MAX)
+	if (lm_task_ctx() && lt->untracked < U8_MAX)
 		lt->untracked++;
 }
 
@@ -485,7 +487,15 @@ static __always_inline void __lm_contended(void *lock, unsigned int type, unsign
 	struct lm_task *lt = &current->lockmeter;
 	u32 pid = owner ? READ_ONCE(owner->pid) : 0;
 
-	if (!in_task())
+	if (!lm_task_ctx())
+		return;
+	/*
+	 * A wait for the same lock goes on: an rwbase writer that waited for
+	 * its rtmutex waits for the readers next.  Only a wait of an earlier
+	 * metering period, which no acquisition ended, starts afresh.
+	 */
+	if (READ_ONCE(lt->wait_lock) == (unsigned long)lock &&
+	    lt->wait_epoch == READ_ONCE(lm_epoch))
 		return;
 	if (pid && lt->held && lt->depth < CONFIG_LOCKMETER_TASK_DEPTH) {
 		lm_owner_of(owner, &lt->held[lt->depth].owner);
@@ -516,12 +526,39 @@ void __lockfunc lm_contended_task(void *lock, unsigned int type, unsigned long i
 
 NOKPROBE_SYMBOL(lm_contended_task);
 
-/* An rt_mutex: its owner, for the evidence of the wait. */
-void __lockfunc lm_contended_rt(void *lock, unsigned long ip)
+#ifdef CONFIG_PREEMPT_RT
+/* The locks whose address is their rtmutex's: see lm_rt_lock() */
+static_assert(offsetof(struct mutex, rtmutex) == 0);
+static_assert(offsetof(spinlock_t, lock) == 0);
+#endif
+static_assert(offsetof(struct rt_mutex, rtmutex) == 0);
+
+/*
+ * The lock of @type whose struct rt_mutex_base is @rtm, which its row is
+ * keyed by and its acquisition names: the rtmutex itself but for the
+ * locks on PREEMPT_RT whose rtmutex is inside an rwbase.
+ */
+static void *lm_rt_lock(struct rt_mutex_base *rtm, unsigned int type)
+{
+#ifdef CONFIG_PREEMPT_RT
+	if (type == LM_rwsem_read || type == LM_rwsem_write)
+		return container_of(rtm, struct rw_semaphore, rwbase.rtmutex);
+	if (type == LM_rt_read || type == LM_rt_write)
+		return container_of(rtm, rwlock_t, rwbase.rtmutex);
+#endif
+	return rtm;
+}
+
+/*
+ * A lock built on an rtmutex: its owner, for the evidence of the wait
+ * (for a reader of an rwbase, the writer; none if readers hold it).
+ */
+void __lockfunc lm_contended_rt(struct rt_mutex_base *rtm, unsigned int type,
+				unsigned long ip)
 {
 	/* RCU keeps the owner's task_struct, as for the mutex's owner */
 	rcu_read_lock();
-	lm_contended_task(lock, LM_rt_mutex, ip, rt_mutex_owner(lock));
+	lm_contended_task(lm_rt_lock(rtm, type), type, ip, rt_mutex_owner(rtm));
 	rcu_read_unlock();
 }
 
@@ -536,7 +573,7 @@ void __lockfunc lm_unmetered(void *lock)
 {
 	struct lm_task *lt = &current->lockmeter;
 
-	if (in_task() && READ_ONCE(lt->wait_lock) == (unsigned long)lock)
+	if (lm_task_ctx() && READ_ONCE(lt->wait_lock) == (unsigned long)lock)
 		lm_wait_end();
 }
 
@@ -574,7 +611,7 @@ static noinline void __lockfunc lm_acquired_slow(void *lock, unsigned int type,
 	struct lm_owner owner, *o = NULL;
 	u64 t_wait = 0;
 
-	if (in_task() && READ_ONCE(lt->wait_lock) == (unsigned long)lock) {
+	if (lm_task_ctx() && READ_ONCE(lt->wait_lock) == (unsigned long)lock) {
 		/* a wait of an earlier period is stale: its start means nothing */
 		if (lt->wait_epoch == READ_ONCE(lm_epoch)) {
 			t_wait = lt->wait_since;
@@ -684,7 +721,7 @@ void __lockfunc lm_handoff(void *lock, unsigned long ip)
 
 	lm_release_begin(&r);
 	/* the row is the record's: a read or a write hold */
-	if (in_task() && lt->held)
+	if (lm_task_ctx() && lt->held)
 		for (i = (int)lt->depth - 1; i >= 0 && type == LM_NONE; i--)
 			if (lt->held[i].lock == (unsigned long)lock)
 				type = lt->held[i].type;
@@ -703,7 +740,7 @@ void __lockfunc lm_adopt(void *lock, unsigned long ip)
 	struct lm_task *lt = &current->lockmeter;
 	unsigned long flags;
 
-	if (in_task()) {
+	if (lm_task_ctx()) {
 		if (lt->untracked < U8_MAX)
 			lt->untracked++;
 		return;

@@ -1056,6 +1056,8 @@ LM_BUILD_UNLOCK(spin_unlock_bh, spin, raw_spinlock, false,
 		__local_bh_enable_ip(ip, SOFTIRQ_LOCK_OFFSET));
 EXPORT_SYMBOL(lm_spin_unlock_bh);
 
+/* On PREEMPT_RT rwlock_t is an rtmutex-based lock (spinlock_rt.c) */
+#ifndef CONFIG_PREEMPT_RT
 LM_BUILD_OPS(read, rwlock);
 
 LM_BUILD_UNLOCK(read_unlock, read, rwlock, false, preempt_enable());
@@ -1081,6 +1083,7 @@ EXPORT_SYMBOL(lm_write_unlock_irqrestore);
 LM_BUILD_UNLOCK(write_unlock_bh, write, rwlock, false,
 		__local_bh_enable_ip(ip, SOFTIRQ_LOCK_OFFSET));
 EXPORT_SYMBOL(lm_write_unlock_bh);
+#endif /* !CONFIG_PREEMPT_RT */
 
 int __lockfunc lm_spin_trylock_bh(raw_spinlock_t *lock, unsigned long ip)
 {
@@ -1131,6 +1134,7 @@ void __lockfunc lm_spin_lock_nest_lock(raw_spinlock_t *lock, struct lockdep_map 
 
 NOKPROBE_SYMBOL(lm_spin_lock_nest_lock);
 
+#ifndef CONFIG_PREEMPT_RT
 void __lockfunc lm_write_lock_nested(rwlock_t *lock, int subclass, unsigned long ip)
 {
 	preempt_disable();
@@ -1139,3 +1143,4 @@ void __lockfunc lm_write_lock_nested(rwlock_t *lock, int subclass, unsigned long
 }
 
 NOKPROBE_SYMBOL(lm_write_lock_nested);
+#endif

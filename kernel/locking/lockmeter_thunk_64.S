@@ -52,7 +52,9 @@ EXPORT_SYMBOL(\func\()_thunk)
 
 LM_UNLOCK_THUNK lm_spin_unlock
 LM_UNLOCK_THUNK lm_spin_unlock_irq
+#ifndef CONFIG_PREEMPT_RT	/* rwlock_t is an rtmutex there */
 LM_UNLOCK_THUNK lm_read_unlock
 LM_UNLOCK_THUNK lm_read_unlock_irq
 LM_UNLOCK_THUNK lm_write_unlock
 LM_UNLOCK_THUNK lm_write_unlock_irq
+#endif

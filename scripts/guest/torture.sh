@@ -106,11 +106,18 @@ plug_loop() {
 	done
 }
 
+# On PREEMPT_RT spinlock_t and rwlock_t are rtmutexes, with types of their own.
+case $(uname -v) in
+*PREEMPT_RT*) RT=1 ;;
+*) RT= ;;
+esac
+
 # The lockmeter row types a locktorture type must produce.
 want_rows() {
 	case $1 in
-	*spin_lock*) echo spin ;;
-	rw_lock*) echo read write ;;
+	raw_spin_lock*) echo spin ;;
+	spin_lock*) if [ -n "$RT" ]; then echo rt_spin; else echo spin; fi ;;
+	rw_lock*) if [ -n "$RT" ]; then echo rt_read rt_write; else echo read write; fi ;;
 	mutex_lock|ww_mutex_lock) echo mutex ;;
 	rwsem_lock) echo rwsem_read rwsem_write ;;
 	rtmutex_lock) echo rt_mutex ;;

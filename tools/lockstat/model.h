@@ -36,7 +36,10 @@
 	  "PERCPU RWSEM READS")						\
 	X(PERCPU_RWSEM_WRITE, percpu_rwsem_write, "pcrw_w", true,	\
 	  "PERCPU RWSEM WRITES")					\
-	X(SEMAPHORE, semaphore, "sem", true, "SEMAPHORES")
+	X(SEMAPHORE, semaphore, "sem", true, "SEMAPHORES")		\
+	X(RT_SPIN, rt_spin, "rtspin", true, "RT SPINLOCKS")		\
+	X(RT_READ, rt_read, "rt_r", true, "RT RWLOCK READS")		\
+	X(RT_WRITE, rt_write, "rt_w", true, "RT RWLOCK WRITES")
 
 /* the longest short name of LM_TYPES */
 #define LM_TYPE_SHORT_MAX	6

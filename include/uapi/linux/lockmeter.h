@@ -12,9 +12,9 @@
 /**
  * enum lockmeter_lock_type - Lock types, as in the first column of
  *   /proc/lockmeter.
- * @LOCKMETER_TYPE_SPIN: raw_spinlock_t and spinlock_t
- * @LOCKMETER_TYPE_READ: rwlock_t, read side
- * @LOCKMETER_TYPE_WRITE: rwlock_t, write side
+ * @LOCKMETER_TYPE_SPIN: raw_spinlock_t, and spinlock_t but on PREEMPT_RT
+ * @LOCKMETER_TYPE_READ: rwlock_t, read side (not on PREEMPT_RT)
+ * @LOCKMETER_TYPE_WRITE: rwlock_t, write side (not on PREEMPT_RT)
  * @LOCKMETER_TYPE_MUTEX: struct mutex
  * @LOCKMETER_TYPE_RWSEM_READ: struct rw_semaphore, read side
  * @LOCKMETER_TYPE_RWSEM_WRITE: struct rw_semaphore, write side
@@ -23,6 +23,10 @@
  * @LOCKMETER_TYPE_PERCPU_RWSEM_READ: struct percpu_rw_semaphore, read side
  * @LOCKMETER_TYPE_PERCPU_RWSEM_WRITE: struct percpu_rw_semaphore, write side
  * @LOCKMETER_TYPE_SEMAPHORE: struct semaphore (counting)
+ * @LOCKMETER_TYPE_RT_SPIN: spinlock_t on PREEMPT_RT: an rtmutex, whose holder
+ *   may be preempted and block
+ * @LOCKMETER_TYPE_RT_READ: rwlock_t on PREEMPT_RT, read side
+ * @LOCKMETER_TYPE_RT_WRITE: rwlock_t on PREEMPT_RT, write side
  */
 enum lockmeter_lock_type {
 	LOCKMETER_TYPE_SPIN = 1,
@@ -35,6 +39,9 @@ enum lockmeter_lock_type {
 	LOCKMETER_TYPE_PERCPU_RWSEM_READ,
 	LOCKMETER_TYPE_PERCPU_RWSEM_WRITE,
 	LOCKMETER_TYPE_SEMAPHORE,
+	LOCKMETER_TYPE_RT_SPIN,
+	LOCKMETER_TYPE_RT_READ,
+	LOCKMETER_TYPE_RT_WRITE,
 };
 
 /**

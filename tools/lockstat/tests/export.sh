@@ -84,7 +84,8 @@ FIELDS = ("acquired nowait spin reject abort hold_total_ns hold_min_ns hold_max_
           "wait_total_ns wait_min_ns wait_max_ns oncpu_total_ns oncpu_max_ns "
           "blocked_total_ns blocked_max_ns instances").split()
 TYPES = ("spin", "read", "write", "mutex", "rwsem_read", "rwsem_write", "rt_mutex",
-         "percpu_rwsem_read", "percpu_rwsem_write", "semaphore")
+         "percpu_rwsem_read", "percpu_rwsem_write", "semaphore", "rt_spin", "rt_read",
+         "rt_write")
 SLEEPING = set(TYPES[3:])
 SITE = re.compile(r"^(.+)\+0x[0-9a-f]+(?:/0x[0-9a-f]+)?(\[[^\]]*\])?$")
 
@@ -178,7 +179,7 @@ if command -v promtool >/dev/null 2>&1; then
 	for args in "$snap" "--exact-sites $snap" "--max-series 3 $snap" "--max-series 0 $snap" \
 		    "$FIXTURES/historic.snap" "$FIXTURES/norows.snap" "$FIXTURES/proc.txt" \
 		    "$FIXTURES/types.snap" "--max-series 10 $FIXTURES/types.snap" \
-		    "$FIXTURES/proc-types.txt"; do
+		    "$FIXTURES/proc-types.txt" "$FIXTURES/proc-rt.txt"; do
 		# shellcheck disable=SC2086
 		"$LOCKSTAT" export $args >"$tmp/p.prom" 2>&1
 		# promtool prints lint problems and exits non-zero on any
@@ -196,10 +197,11 @@ sys.path.insert(0, sys.argv[1])
 from expect import same
 same(sys.argv[2], sys.argv[3])
 ' "$tmp" "$snap" "$tmp/demo.prom"
-# every type's series, the four sleeping ones that came last too
+# every type's series, the sleeping ones that came later and PREEMPT_RT's too
 "$LOCKSTAT" export "$FIXTURES/types.snap" >"$tmp/types.prom" 2>&1
 "$LOCKSTAT" export "$FIXTURES/proc-types.txt" >"$tmp/proc-types.prom" 2>&1
-check "types.snap, proc-types.txt: every series of the ten types, its label and value" "$PYTHON" -c '
+"$LOCKSTAT" export "$FIXTURES/proc-rt.txt" >"$tmp/proc-rt.prom" 2>&1
+check "types.snap, proc-types.txt, proc-rt.txt: every series of the thirteen types, its label and value" "$PYTHON" -c '
 import sys
 sys.path.insert(0, sys.argv[1])
 from expect import TYPES, SLEEPING, same
@@ -211,7 +213,12 @@ for t in TYPES:
 got = same(sys.argv[4], sys.argv[5], 40)
 assert {k[1] for k in got} == {"spin", "rt_mutex", "percpu_rwsem_read", "percpu_rwsem_write",
                                "semaphore"}, got
-' "$tmp" "$FIXTURES/types.snap" "$tmp/types.prom" "$FIXTURES/proc-types.txt" "$tmp/proc-types.prom"
+got = same(sys.argv[6], sys.argv[7], 40)
+assert {k[1] for k in got} == {"spin", "rt_spin", "rt_read", "rt_write"}, got
+for t in ("rt_spin", "rt_read", "rt_write"):
+    assert ("lockmeter_hold_blocked_seconds_total", t) in {k[:2] for k in got}, t
+' "$tmp" "$FIXTURES/types.snap" "$tmp/types.prom" "$FIXTURES/proc-types.txt" "$tmp/proc-types.prom" \
+	"$FIXTURES/proc-rt.txt" "$tmp/proc-rt.prom"
 "$LOCKSTAT" export --max-series 5 "$snap" >"$tmp/top5.prom" 2>&1
 check "--max-series 5: the five with the most hold time, the rest in other per type" "$PYTHON" -c '
 import sys

@@ -4,8 +4,8 @@
 
     gen_snapshot.py [--rows N] [--seed S] [-o FILE]
 
-Names look like a real kernel's: static locks of each of the ten types
-(tasklist_lock, rtnl_mutex, console_sem, module-glued
+Names look like a real kernel's: static locks of each of the thirteen
+types (tasklist_lock, rtnl_mutex, console_sem, module-glued
 lmt_*[test_lockmeter]), static per-CPU locks (percpu:runqueues+0x0) with
 many sites each, and a majority of [heap] rows, one per site, each of
 which the reader turns into a lock of its own (the expensive case).
@@ -22,9 +22,10 @@ import random
 import sys
 
 TYPES = ["spin", "read", "write", "mutex", "rwsem_read", "rwsem_write", "rt_mutex",
-         "percpu_rwsem_read", "percpu_rwsem_write", "semaphore"]
+         "percpu_rwsem_read", "percpu_rwsem_write", "semaphore", "rt_spin", "rt_read",
+         "rt_write"]
 SLEEPING = {"mutex", "rwsem_read", "rwsem_write", "rt_mutex", "percpu_rwsem_read",
-            "percpu_rwsem_write", "semaphore"}
+            "percpu_rwsem_write", "semaphore", "rt_spin", "rt_read", "rt_write"}
 STATIC = {
     "spin": ["jiffies_lock", "percpu:runqueues+0x0", "percpu:timer_bases+0x0",
              "css_set_lock", "pgd_lock", "lmt_static_lock[test_lockmeter]"],
@@ -38,6 +39,10 @@ STATIC = {
     "percpu_rwsem_write": ["cgroup_threadgroup_rwsem", "cpu_hotplug_lock",
                            "lmt_pcpu_rwsem[test_lockmeter]"],
     "semaphore": ["console_sem", "lmt_sem[test_lockmeter]"],
+    # PREEMPT_RT's spinlock_t and rwlock_t
+    "rt_spin": ["css_set_lock", "inode_hash_lock", "mmlist_lock"],
+    "rt_read": ["tasklist_lock", "binfmt_lock"],
+    "rt_write": ["tasklist_lock", "file_systems_lock"],
 }
 FUNCS = ["d_alloc", "__wake_up_common_lock", "try_to_wake_up", "do_wait", "copy_process",
          "release_task", "pipe_write", "pipe_read", "lock_vma_under_rcu", "vm_mmap_pgoff",

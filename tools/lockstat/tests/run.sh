@@ -155,11 +155,13 @@ golden "--json --type read --top 1" filter-read.json report --json --type read -
 golden "export: Prometheus text" demo.prom export "$fx/demo.snap"
 golden "export --max-series 4" export-top4.prom export --max-series 4 "$fx/demo.snap"
 
-# ---- the ten lock types: a section, a --type name, a label each ----
+# ---- the thirteen lock types: a section, a --type name, a label each ----
 # types.snap: gen_snapshot.py's rows of every type; proc-types.txt: a
-# /proc/lockmeter of the four sleeping types that came last
-all_types="spin read write mutex rwsem_read rwsem_write rt_mutex percpu_rwsem_read percpu_rwsem_write semaphore"
+# /proc/lockmeter of the four sleeping types that came next; proc-rt.txt:
+# one of a PREEMPT_RT kernel, whose spinlock_t and rwlock_t sleep
+all_types="spin read write mutex rwsem_read rwsem_write rt_mutex percpu_rwsem_read percpu_rwsem_write semaphore rt_spin rt_read rt_write"
 new_types="rt_mutex percpu_rwsem_read percpu_rwsem_write semaphore"
+rt_types="rt_spin rt_read rt_write"
 "$PYTHON" "$here/gen_snapshot.py" --rows 40 --seed 29 | cmp -s - "$fx/types.snap" &&
 	pass "types.snap is gen_snapshot.py --rows 40 --seed 29" ||
 	fail "types.snap is gen_snapshot.py --rows 40 --seed 29"
@@ -169,14 +171,15 @@ golden "a /proc/lockmeter of the four newer types" proc-types.txt report "$fx/pr
 "$LOCKSTAT" report "$fx/types.snap" >"$tmp/types.txt" 2>&1
 sed -n 's/^\([A-Z][A-Z ]*[A-Z]\) *HOLD .*/\1/p' "$tmp/types.txt" >"$tmp/titles"
 printf '%s\n' "SPINLOCKS" "RWLOCK READS" "RWLOCK WRITES" "MUTEXES" "RWSEM READS" "RWSEM WRITES" \
-	"RT MUTEXES" "PERCPU RWSEM READS" "PERCPU RWSEM WRITES" "SEMAPHORES" >"$tmp/titles.want"
-ok "report: the ten section titles, in the order of the types" diff -u "$tmp/titles.want" "$tmp/titles"
-[ "$(grep -Ec '^(RT MUTEXES|PERCPU RWSEM READS|PERCPU RWSEM WRITES|SEMAPHORES) +HOLD +WAIT +ONCPU +BLOCKED$' \
-	"$tmp/types.txt")" -eq 4 ] &&
+	"RT MUTEXES" "PERCPU RWSEM READS" "PERCPU RWSEM WRITES" "SEMAPHORES" "RT SPINLOCKS" \
+	"RT RWLOCK READS" "RT RWLOCK WRITES" >"$tmp/titles.want"
+ok "report: the thirteen section titles, in the order of the types" diff -u "$tmp/titles.want" "$tmp/titles"
+sleeping_titles="RT MUTEXES|PERCPU RWSEM READS|PERCPU RWSEM WRITES|SEMAPHORES|RT SPINLOCKS|RT RWLOCK READS|RT RWLOCK WRITES"
+[ "$(grep -Ec "^($sleeping_titles) +HOLD +WAIT +ONCPU +BLOCKED\$" "$tmp/types.txt")" -eq 7 ] &&
 	grep -qx 'PERCPU RWSEM WRITES HOLD          WAIT  .*' "$tmp/types.txt" &&
-	pass "report: the four are sleeping sections; a long title keeps a blank before HOLD" ||
-	fail "report: the four are sleeping sections; a long title keeps a blank before HOLD" "$tmp/types.txt"
-for t in $new_types; do
+	pass "report: the seven newer are sleeping sections; a long title keeps a blank before HOLD" ||
+	fail "report: the seven newer are sleeping sections; a long title keeps a blank before HOLD" "$tmp/types.txt"
+for t in $new_types $rt_types; do
 	"$LOCKSTAT" report --csv --type "$t" "$fx/types.snap" >"$tmp/t.csv" 2>&1
 	"$LOCKSTAT" report --type "$t" "$fx/types.snap" >"$tmp/t.txt" 2>&1
 	title=$(sed -n "$(($(echo $all_types | tr ' ' '\n' | grep -nx "$t" | cut -d: -f1)))p" "$tmp/titles.want")
@@ -194,15 +197,15 @@ done
 		"$tmp/t.csv" &&
 	pass "--type semaphore,rt_mutex of /proc text: the rows, every number, rejects and aborts" ||
 	fail "--type semaphore,rt_mutex of /proc text: the rows, every number, rejects and aborts" "$tmp/t.csv"
-want_err="lockstat: --type: 'bogus': the types are spin, read, write, mutex, rwsem_read, rwsem_write, rt_mutex, percpu_rwsem_read, percpu_rwsem_write, semaphore"
+want_err="lockstat: --type: 'bogus': the types are spin, read, write, mutex, rwsem_read, rwsem_write, rt_mutex, percpu_rwsem_read, percpu_rwsem_write, semaphore, rt_spin, rt_read, rt_write"
 for cmd in report hist top; do
 	case $cmd in
 	report) rc "$cmd --type bogus" 2 report --type bogus "$fx/types.snap" ;;
 	hist) rc "$cmd --type bogus" 2 hist --type bogus console_sem "$fx/types.snap" ;;
 	top) rc "$cmd --type bogus" 2 top -b --type bogus --replay "$fx/types.snap" ;;
 	esac
-	grep -qxF "$want_err" "$tmp/stderr" && pass "$cmd --type bogus: the error lists all ten types" ||
-		fail "$cmd --type bogus: the error lists all ten types" "$tmp/stderr"
+	grep -qxF "$want_err" "$tmp/stderr" && pass "$cmd --type bogus: the error lists all thirteen types" ||
+		fail "$cmd --type bogus: the error lists all thirteen types" "$tmp/stderr"
 done
 rc "--type semaphore,,rt_mutex (an empty type)" 2 report --type semaphore,,rt_mutex "$fx/types.snap"
 for cmd in report hist; do
@@ -212,10 +215,10 @@ for cmd in report hist; do
 	for t in $all_types; do
 		grep -qw -- "$t" "$tmp/help.type" || missing="$missing $t"
 	done
-	[ -z "$missing" ] && [ "$(wc -l <"$tmp/help.type")" -eq 3 ] &&
+	[ -z "$missing" ] && [ "$(wc -l <"$tmp/help.type")" -eq 4 ] &&
 	   awk 'length > 80 { bad = 1 } END { exit bad }' "$tmp/help.type" &&
-		pass "$cmd -h: --type lists the ten types in 80 columns" ||
-		{ echo "missing:$missing" >>"$tmp/help.type"; fail "$cmd -h: --type lists the ten types" "$tmp/help.type"; }
+		pass "$cmd -h: --type lists the thirteen types in 80 columns" ||
+		{ echo "missing:$missing" >>"$tmp/help.type"; fail "$cmd -h: --type lists the thirteen types" "$tmp/help.type"; }
 done
 "$LOCKSTAT" report --json "$fx/types.snap" >"$tmp/types.json" 2>&1
 ok "report --json: a section per type, its name and title" "$PYTHON" -c '
@@ -229,15 +232,15 @@ assert got == want, got
 "$LOCKSTAT" top -b -n 1 --width 140 --sort type --replay "$fx/types.snap" >"$tmp/top140" 2>&1
 "$LOCKSTAT" top -b -n 1 --width 80 --sort type --replay "$fx/types.snap" >"$tmp/top80" 2>&1
 cut140() { sed -n 's/.* - \([a-z_]*\) .*/\1/p' "$tmp/top140" | uniq | tr '\n' ' '; }
-[ "$(cut140)" = "spin read write mutex rwsem_read rwsem_write rt_mutex pcrw_r pcrw_w semaphore " ] &&
+[ "$(cut140)" = "spin read write mutex rwsem_read rwsem_write rt_mutex pcrw_r pcrw_w semaphore rt_spin rt_read rt_write " ] &&
 	awk 'length > 140 { bad = 1 } END { exit bad }' "$tmp/top140" &&
 	pass "top -b, 140 columns: TYPE in full, percpu_rwsem_* as pcrw_r, pcrw_w" ||
 	fail "top -b, 140 columns: TYPE in full, percpu_rwsem_* as pcrw_r, pcrw_w" "$tmp/top140"
 [ "$(awk '/ TYPE +NAME$/ { on = 1; next } on && NF { print $7 }' "$tmp/top80" | uniq | tr '\n' ' ')" = \
-  "spin read write mutex rsem_r rsem_w rt_mtx pcrw_r pcrw_w sem " ] &&
+  "spin read write mutex rsem_r rsem_w rt_mtx pcrw_r pcrw_w sem rtspin rt_r rt_w " ] &&
 	awk 'length > 80 { bad = 1 } END { exit bad }' "$tmp/top80" &&
-	pass "top -b, 80 columns: TYPE in 6: rt_mtx, pcrw_r, pcrw_w, sem" ||
-	fail "top -b, 80 columns: TYPE in 6: rt_mtx, pcrw_r, pcrw_w, sem" "$tmp/top80"
+	pass "top -b, 80 columns: TYPE in 6: rt_mtx, pcrw_r, pcrw_w, sem, rtspin, rt_r, rt_w" ||
+	fail "top -b, 80 columns: TYPE in 6: rt_mtx, pcrw_r, pcrw_w, sem, rtspin, rt_r, rt_w" "$tmp/top80"
 "$LOCKSTAT" top -b -n 1 --json --type percpu_rwsem_write --replay "$fx/types.snap" >"$tmp/top.json" 2>&1
 ok "top -b --json --type percpu_rwsem_write: its rows, the full name" "$PYTHON" -c '
 import json, sys
@@ -270,6 +273,36 @@ grep -qx 'lockmeter_acquisitions_total{type="rt_mutex",lock="lmt_rt_mutex\[test_
 	! grep -q 'lockmeter_aborted_total{type="spin"' "$tmp/t.prom" &&
 	pass "export: the newer types' labels, and their sleeping-lock series" ||
 	fail "export: the newer types' labels, and their sleeping-lock series" "$tmp/t.prom"
+# PREEMPT_RT: spinlock_t and rwlock_t are sleeping locks of types of their
+# own, apart from spin (raw_spinlock_t)
+golden "a /proc/lockmeter of a PREEMPT_RT kernel" proc-rt.txt report "$fx/proc-rt.txt"
+"$LOCKSTAT" report "$fx/proc-rt.txt" >"$tmp/rt.txt" 2>&1
+sed -n 's/^\([A-Z][A-Z ]*[A-Z]\) *HOLD .*/\1/p' "$tmp/rt.txt" | tr '\n' ',' >"$tmp/rt.titles"
+awk '/^RT SPINLOCKS / { on = 1 } on && /^_/ { exit } on' "$tmp/rt.txt" >"$tmp/rt.sec"
+[ "$(cat "$tmp/rt.titles")" = "SPINLOCKS,RT SPINLOCKS,RT RWLOCK READS,RT RWLOCK WRITES," ] &&
+	grep -qx 'RT SPINLOCKS  *HOLD  *WAIT  *ONCPU  *BLOCKED' "$tmp/rt.sec" &&
+	grep -q ' RJECT  ABORT   MEAN(  MAX )   MEAN(  MAX )  NAME$' "$tmp/rt.sec" &&
+	grep -Eq ' 806 94\.3%  5\.0% 0\.74%  +0  9\.0us\( 900us\)  3\.0us\( 1\.8ms\)  css_set_lock$' \
+		"$tmp/rt.sec" &&
+	grep -q '  \[heap\] d_alloc+0x4c (9 instances)$' "$tmp/rt.sec" &&
+	! awk '/^SPINLOCKS / { on = 1 } on && /^_/ { exit } on' "$tmp/rt.txt" | grep -q css_set_lock &&
+	pass "report: rt_spin rows in RT SPINLOCKS, a sleeping section, raw spinlocks apart" ||
+	fail "report: rt_spin rows in RT SPINLOCKS, a sleeping section, raw spinlocks apart" "$tmp/rt.txt"
+"$LOCKSTAT" report --type rt_spin "$fx/proc-rt.txt" >"$tmp/rt.txt" 2>&1
+"$LOCKSTAT" report --csv --type rt_spin "$fx/proc-rt.txt" >"$tmp/rt.csv" 2>&1
+[ "$(sed -n 's/^\([A-Z][A-Z ]*[A-Z]\) *HOLD .*/\1/p' "$tmp/rt.txt")" = "RT SPINLOCKS" ] &&
+	[ "$(cut -d, -f2 "$tmp/rt.csv" | sed 1d | sort -u)" = rt_spin ] &&
+	grep -qx 'site,rt_spin,css_set_lock,cgroup_post_fork+0x5c/0x2a0,800,760,40,6,0,9600000,300,2500000,4000000,2000,600000,7200000,900000,2400000,1800000,1,.*' \
+		"$tmp/rt.csv" &&
+	pass "--type rt_spin of /proc text: RT SPINLOCKS alone, every number" ||
+	fail "--type rt_spin of /proc text: RT SPINLOCKS alone, every number" "$tmp/rt.csv"
+"$LOCKSTAT" export "$fx/proc-rt.txt" >"$tmp/rt.prom" 2>&1
+grep -qx 'lockmeter_hold_blocked_seconds_total{type="rt_spin",lock="css_set_lock",site="cgroup_post_fork"} 0.0024' "$tmp/rt.prom" &&
+	grep -qx 'lockmeter_rejected_total{type="rt_write",lock="tasklist_lock",site="copy_process"} 2' "$tmp/rt.prom" &&
+	grep -qx 'lockmeter_hold_oncpu_max_seconds{type="rt_read",lock="tasklist_lock",site="do_wait"} 0.0004' "$tmp/rt.prom" &&
+	! grep -q 'lockmeter_aborted_total{type="spin"' "$tmp/rt.prom" &&
+	pass "export: rt_spin, rt_read and rt_write labels, and their sleeping-lock series" ||
+	fail "export: rt_spin, rt_read and rt_write labels, and their sleeping-lock series" "$tmp/rt.prom"
 
 # ---- evidence: who held it, and where ----
 golden "--stacks: the evidence under each site" stacks.txt report --stacks "$fx/stacks.snap"
@@ -499,9 +532,9 @@ for f in bad-version bad-header bad-fields bad-number bad-type bad-type-number b
 	fi
 done
 "$LOCKSTAT" report "$fx/bad-type-number.snap" >/dev/null 2>"$tmp/stderr"
-grep -q "bad-type-number.snap:26: corrupt snapshot: unknown lock type '11'$" "$tmp/stderr" &&
-	pass "report: a type number past the ten known: says which, and where" ||
-	fail "report: a type number past the ten known: says which, and where" "$tmp/stderr"
+grep -q "bad-type-number.snap:26: corrupt snapshot: unknown lock type '14'$" "$tmp/stderr" &&
+	pass "report: a type number past the thirteen known: says which, and where" ||
+	fail "report: a type number past the thirteen known: says which, and where" "$tmp/stderr"
 # a first line that is not the header: what was found instead
 printf 'lockstat snapshot version 2\r\ncpus: 1\r\n' >"$tmp/crlf.snap"
 printf '\357\273\277lockstat snapshot version 2\ncpus: 1\n' >"$tmp/bom.snap"
@@ -912,6 +945,14 @@ assert not f[1]["since_start"] and f[1]["rows"] == [], f[1]
 		grep -q "^$t " "$tmp/types-got.snap" || echo "no $t row saved" >>"$tmp/b"
 	done
 	ok "get -o, then report: the newer types' rows, by name" diff -u "$tmp/a" "$tmp/b"
+	LOCKSTAT_PROC="$fx/proc-rt.txt" rc "get -o of a PREEMPT_RT kernel's types" 0 get --source=proc \
+		-o "$tmp/rt-got.snap"
+	"$LOCKSTAT" report --csv "$fx/proc-rt.txt" >"$tmp/a"
+	"$LOCKSTAT" report --csv "$tmp/rt-got.snap" >"$tmp/b" 2>&1
+	for t in $rt_types; do
+		grep -q "^$t " "$tmp/rt-got.snap" || echo "no $t row saved" >>"$tmp/b"
+	done
+	ok "get -o, then report: the PREEMPT_RT types' rows, by name" diff -u "$tmp/a" "$tmp/b"
 	# the evidence keys of the /proc header: stacks_full a loss, captures a count
 	sed 's/^evicted: 0$/evicted: 0\nstacks_full: 2\ncaptures: 40/' "$fx/proc.txt" >"$tmp/proc-ev.txt"
 	LOCKSTAT_PROC="$tmp/proc-ev.txt" rc "print with stacks_full from /proc" 0 print

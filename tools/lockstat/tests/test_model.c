@@ -471,9 +471,15 @@ static void test_rows(void)
 		{ "percpu_rwsem_write 3 2 1 0 0 10 1 5 4 4 4 6 5 4 4 1 file_rwsem f+0x1/0x2", 0,
 		  "a percpu_rwsem_write row" },
 		{ "semaphore 3 2 1 2 1 10 1 5 4 4 4 6 5 4 4 9 [heap] f+0x1/0x2", 0, "a semaphore row" },
+		{ "rt_spin 3 2 1 0 1 10 1 5 4 4 4 6 5 4 4 1 tasklist_lock f+0x1/0x2", 0,
+		  "an rt_spin row" },
+		{ "rt_read 3 2 1 0 0 10 1 5 4 4 4 6 5 4 4 1 tasklist_lock f+0x1/0x2", 0,
+		  "an rt_read row" },
+		{ "rt_write 3 2 1 0 0 10 1 5 4 4 4 6 5 4 4 1 tasklist_lock f+0x1/0x2", 0,
+		  "an rt_write row" },
 		{ "percpu_rwsem 3 2 1 0 0 10 1 5 4 4 4 0 0 0 0 1 a b", LM_EXIT_CORRUPT,
 		  "percpu_rwsem, no side: unknown type" },
-		{ "11 3 2 1 0 0 10 1 5 4 4 4 0 0 0 0 1 a b", LM_EXIT_CORRUPT,
+		{ "14 3 2 1 0 0 10 1 5 4 4 4 0 0 0 0 1 a b", LM_EXIT_CORRUPT,
 		  "a type number past the known ones" },
 		{ "7 3 2 1 0 0 10 1 5 4 4 4 0 0 0 0 1 a b", LM_EXIT_CORRUPT,
 		  "a type number, even a known one's" },
@@ -554,12 +560,15 @@ static void test_types(void)
 		{ LM_TYPE_PERCPU_RWSEM_WRITE, "percpu_rwsem_write", "PERCPU RWSEM WRITES", "pcrw_w",
 		  true },
 		{ LM_TYPE_SEMAPHORE, "semaphore", "SEMAPHORES", "sem", true },
+		{ LM_TYPE_RT_SPIN, "rt_spin", "RT SPINLOCKS", "rtspin", true },
+		{ LM_TYPE_RT_READ, "rt_read", "RT RWLOCK READS", "rt_r", true },
+		{ LM_TYPE_RT_WRITE, "rt_write", "RT RWLOCK WRITES", "rt_w", true },
 	};
 	char list[256];
 	unsigned int mask = 0;
 	size_t i;
 
-	tap_num(LM_NR_TYPES, 11, "types: ten, and none");
+	tap_num(LM_NR_TYPES, 14, "types: thirteen, and none");
 	for (i = 0; i < ARRAY_SIZE(want); i++) {
 		uint32_t t = want[i].type;
 
@@ -573,6 +582,7 @@ static void test_types(void)
 	}
 	tap_ok(!strcmp(lm_type_fit(LM_TYPE_PERCPU_RWSEM_READ, 11), "pcrw_r") &&
 	       !strcmp(lm_type_fit(LM_TYPE_SEMAPHORE, 11), "semaphore") &&
+	       !strcmp(lm_type_fit(LM_TYPE_RT_WRITE, 11), "rt_write") &&
 	       !strcmp(lm_type_fit(LM_TYPE_RWSEM_WRITE, 11), "rwsem_write"),
 	       "types: in 11 columns, only the percpu_rwsem sides are short");
 	tap_ok(!lm_type_sleeping(LM_TYPE_NONE) && !lm_type_sleeping(LM_NR_TYPES) &&
@@ -580,11 +590,13 @@ static void test_types(void)
 	       !strcmp(lm_type_title(LM_NR_TYPES), "?") && !strcmp(lm_type_fit(LM_NR_TYPES, 18), "?"),
 	       "types: a number past the known ones is no type, and does not sleep");
 	tap_ok(lm_type_parse("none") < 0 && lm_type_parse("rt-mutex") < 0 &&
-	       lm_type_parse("percpu_rwsem") < 0 && lm_type_parse("") < 0 && lm_type_parse("7") < 0,
+	       lm_type_parse("percpu_rwsem") < 0 && lm_type_parse("rt_spinlock") < 0 &&
+	       lm_type_parse("rtspin") < 0 && lm_type_parse("") < 0 && lm_type_parse("7") < 0,
 	       "types: none, near misses and numbers do not parse");
 	lm_type_list(list, sizeof(list), ", ");
 	tap_str(list, "spin, read, write, mutex, rwsem_read, rwsem_write, rt_mutex, "
-		"percpu_rwsem_read, percpu_rwsem_write, semaphore", "types: the list, in order");
+		"percpu_rwsem_read, percpu_rwsem_write, semaphore, rt_spin, rt_read, rt_write",
+		"types: the list, in order");
 	lm_type_list(list, 12, " ");
 	tap_str(list, "spin read w", "types: the list cut at its buffer");
 	tap_ok(!lm_parse_types("rt_mutex,percpu_rwsem_read", &mask) &&
@@ -592,6 +604,11 @@ static void test_types(void)
 	       mask == ((1U << LM_TYPE_RT_MUTEX) | (1U << LM_TYPE_PERCPU_RWSEM_READ) |
 			(1U << LM_TYPE_PERCPU_RWSEM_WRITE) | (1U << LM_TYPE_SEMAPHORE)),
 	       "options: the newer types, repeated and comma-separated");
+	mask = 0;
+	tap_ok(!lm_parse_types("rt_spin", &mask) && !lm_parse_types("rt_read,rt_write", &mask) &&
+	       mask == ((1U << LM_TYPE_RT_SPIN) | (1U << LM_TYPE_RT_READ) |
+			(1U << LM_TYPE_RT_WRITE)),
+	       "options: the PREEMPT_RT types, repeated and comma-separated");
 }
 
 /* a section per type, the newer ones too, each filtered by its own --type */
@@ -600,6 +617,7 @@ static void test_type_sections(void)
 	struct lm_snapshot s;
 	struct lm_filter f;
 	struct lm_view v;
+	struct lm_row *r;
 	int t;
 
 	fixture(&s);
@@ -612,6 +630,16 @@ static void test_type_sections(void)
 	add(&s, LM_TYPE_SEMAPHORE, "console_sem", "console_lock+0x1/0x2", 7, 3, 4, 70, 5, 30, 60, 10,
 	    30);
 	add(&s, LM_TYPE_SEMAPHORE, "[heap]", "xfs_buf_lock+0x1/0x2", 2, 0, 0, 20, 10, 10, 0, 0, 0);
+	/* PREEMPT_RT: spinlock_t and rwlock_t sleep, raw_spinlock_t stays spin */
+	r = add(&s, LM_TYPE_RT_SPIN, "tasklist_lock", "do_exit+0x1/0x2", 6, 2, 1, 800, 20, 300,
+		120, 40, 80);
+	r->v[LM_F_ABORT] = 1;
+	r->v[LM_F_ONCPU_TOTAL] = 500;
+	r->v[LM_F_BLOCKED_TOTAL] = 300;
+	add(&s, LM_TYPE_RT_READ, "css_set_lock", "cgroup_fork+0x1/0x2", 9, 0, 0, 90, 5, 20, 0, 0,
+	    0);
+	add(&s, LM_TYPE_RT_WRITE, "css_set_lock", "cgroup_exit+0x1/0x2", 2, 1, 0, 60, 20, 30, 15,
+	    15, 15);
 	lm_filter_init(&f);
 	lm_view_build(&v, &s, &f);
 	tap_ok(v.sec[LM_TYPE_RT_MUTEX].nr_locks == 1 &&
@@ -625,6 +653,14 @@ static void test_type_sections(void)
 	tap_ok(find_lock(&v.sec[LM_TYPE_PERCPU_RWSEM_READ], "cgroup_threadgroup_rwsem", NULL) &&
 	       find_lock(&v.sec[LM_TYPE_PERCPU_RWSEM_WRITE], "cgroup_threadgroup_rwsem", NULL),
 	       "sections: one percpu_rw_semaphore's two sides are two locks");
+	tap_ok(v.sec[LM_TYPE_RT_SPIN].nr_locks == 1 &&
+	       !find_lock(&v.sec[LM_TYPE_SPIN], "tasklist_lock", NULL) &&
+	       v.sec[LM_TYPE_RT_SPIN].total.v[LM_F_REJECT] == 1 &&
+	       v.sec[LM_TYPE_RT_SPIN].total.v[LM_F_ABORT] == 1 &&
+	       v.sec[LM_TYPE_RT_SPIN].total.v[LM_F_BLOCKED_TOTAL] == 300 &&
+	       find_lock(&v.sec[LM_TYPE_RT_READ], "css_set_lock", NULL) &&
+	       find_lock(&v.sec[LM_TYPE_RT_WRITE], "css_set_lock", NULL),
+	       "sections: rt_spin apart from spin, an RT rwlock's two sides two locks");
 	lm_view_free(&v);
 	for (t = LM_TYPE_RT_MUTEX; t < LM_NR_TYPES; t++) {
 		int u, others = 0;

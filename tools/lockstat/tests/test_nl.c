@@ -184,7 +184,10 @@ static void test_rows(void)
 	lm_snap_free(&s);
 }
 
-/* the sleeping types of the second batch: rt_mutex, percpu_rwsem, semaphore */
+/*
+ * the sleeping types of the second batch: rt_mutex, percpu_rwsem, semaphore;
+ * and PREEMPT_RT's spinlock_t and rwlock_t
+ */
 static void test_rows_new_types(void)
 {
 	static const struct {
@@ -196,6 +199,9 @@ static void test_rows_new_types(void)
 		{ LOCKMETER_TYPE_PERCPU_RWSEM_READ, "percpu_rwsem_read", "cgroup_threadgroup_rwsem" },
 		{ LOCKMETER_TYPE_PERCPU_RWSEM_WRITE, "percpu_rwsem_write", "cgroup_threadgroup_rwsem" },
 		{ LOCKMETER_TYPE_SEMAPHORE, "semaphore", "console_sem" },
+		{ LOCKMETER_TYPE_RT_SPIN, "rt_spin", "css_set_lock" },
+		{ LOCKMETER_TYPE_RT_READ, "rt_read", "tasklist_lock" },
+		{ LOCKMETER_TYPE_RT_WRITE, "rt_write", "tasklist_lock" },
 	};
 	struct lm_snapshot s;
 	const struct lm_row *r;
@@ -652,7 +658,8 @@ static void put_waiter(struct nl_msg *msg, const struct held_in *in, unsigned in
 	nla_put_u32(msg, LOCKMETER_W_TYPE, bad == HB_WAITER_TYPE_0 ? 0 :
 		    in->type == LOCKMETER_TYPE_RWSEM_WRITE ? LOCKMETER_TYPE_RWSEM_READ :
 		    in->type == LOCKMETER_TYPE_PERCPU_RWSEM_WRITE ?
-		    LOCKMETER_TYPE_PERCPU_RWSEM_READ : in->type);
+		    LOCKMETER_TYPE_PERCPU_RWSEM_READ :
+		    in->type == LOCKMETER_TYPE_RT_WRITE ? LOCKMETER_TYPE_RT_READ : in->type);
 	if (bad == HB_WAITED_2_BYTES)
 		nla_put(msg, LOCKMETER_W_WAITED_NS, 2, two);
 	else
@@ -921,6 +928,48 @@ out:
 	lm_held_free(&l);
 }
 
+/* holders and waiters of PREEMPT_RT's spinlock_t and rwlock_t */
+static const struct held_in held_rt_types[] = {
+	{ LOCKMETER_TYPE_RT_WRITE, "tasklist_lock", "copy_process+0x9d4/0x1e90", 2000000000ULL,
+	  1201, "bash", -1, 2, false, 2, 0 },
+	{ LOCKMETER_TYPE_RT_SPIN, "css_set_lock", "cgroup_post_fork+0x5c/0x2a0", 1100000000ULL,
+	  77, "kworker/1:2", 1, 0, false, 1, 0 },
+};
+
+static void test_held_rt_types(void)
+{
+	struct lm_held_list l;
+	char buf[16384];
+	bool shown;
+
+	if (!held_list(&l, held_rt_types, ARRAY_SIZE(held_rt_types),
+		       "rt_write and rt_spin holders"))
+		goto out;
+	tap_ok(l.v[0].type == LM_TYPE_RT_WRITE && l.v[0].nr_waiters == 2 &&
+	       l.v[0].waiters[0].type == LM_TYPE_RT_READ && l.v[1].type == LM_TYPE_RT_SPIN &&
+	       l.v[1].nr_waiters == 1 && l.v[1].waiters[0].type == LM_TYPE_RT_SPIN,
+	       "held: the PREEMPT_RT types' holders and waiters");
+	held_render(&l, 0, true, false, NULL, buf, sizeof(buf));
+	shown = !strncmp(buf, "TYPE          HELD     PID COMM ", 32) &&
+		strstr(buf, "\nrt_write      2.0s    1201 bash               - tasklist_lock "
+			    "copy_process+0x9d4\n") &&
+		strstr(buf, "waited 1.7s (rt_read)\n") &&
+		strstr(buf, "\nrt_spin       1.1s      77 kworker/1:2        1 css_set_lock  "
+			    "cgroup_post_fork+0x5c\n") &&
+		strstr(buf, "\n  running on CPU 1: no stack while it runs\n  waiter 500 ") &&
+		strstr(buf, "(rt_spin)\n");
+	tap_ok(shown, "held: rt_write's waiters read; an rt_spin's holder on a CPU, a sleeper's");
+	if (!shown)
+		printf("# %s", buf);
+	held_render(&l, 0, true, true, NULL, buf, sizeof(buf));
+	tap_ok(strstr(buf, "{ \"type\": \"rt_write\", \"class\": \"static\", ") &&
+	       strstr(buf, "\"type\": \"rt_read\", \"waited_ns\": 1700000000 }") &&
+	       strstr(buf, "{ \"type\": \"rt_spin\", "),
+	       "held: JSON names the PREEMPT_RT types");
+out:
+	lm_held_free(&l);
+}
+
 static void test_held_refused(void)
 {
 	static const struct {
@@ -1133,6 +1182,7 @@ int main(void)
 	test_rows_hist();
 	test_held();
 	test_held_new_types();
+	test_held_rt_types();
 	test_held_refused();
 	test_ext_ack(true);
 	test_ext_ack(false);

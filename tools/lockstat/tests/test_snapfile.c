@@ -113,7 +113,8 @@ static void test_new_types(void)
 	/* a lock of each, from LM_TYPE_RT_MUTEX on */
 	static const char *const locks[] = {
 		"lmt_rt_mutex[test_lockmeter]", "cgroup_threadgroup_rwsem",
-		"cgroup_threadgroup_rwsem", "console_sem",
+		"cgroup_threadgroup_rwsem", "console_sem", "tasklist_lock", "css_set_lock",
+		"css_set_lock",
 	};
 	static const char old[] = V2 "rows: 2\n\n" ROW
 		"rwsem_write 3 2 1 0 1 10 1 5 4 4 4 6 5 4 4 1 namespace_sem f+0x1/0x2\n";
@@ -156,8 +157,8 @@ static void test_new_types(void)
 		ok = b.rows[i].type == a.rows[i].type && !strcmp(b.rows[i].lock, locks[i]) &&
 		     !memcmp(a.rows[i].v, b.rows[i].v, sizeof(a.rows[i].v)) && strstr(buf, line);
 	}
-	tap_ok(ok, "newer types: rt_mutex, percpu_rwsem_read and _write, semaphore by name, "
-	       "every number kept");
+	tap_ok(ok, "newer types: rt_mutex, percpu_rwsem_read and _write, semaphore, rt_spin, "
+	       "rt_read and rt_write by name, every number kept");
 	free(buf);
 	lm_snap_free(&b);
 	lm_snap_init(&b);
@@ -431,7 +432,7 @@ static void test_damage(void)
 		{ HDR "rows: 1\n\n# legend\nspin 3 2 1 0 0 10 1 5 4 4 4 0 0 0 0 1 tasklist_lock\n", 7,
 		  "a row with 18 fields" },
 		{ HDR "rows: 1\n\n\n", 6, "an empty line among the rows" },
-		{ V2 "rows: 2\n\n" ROW "11 3 2 1 0 0 10 1 5 4 4 4 0 0 0 0 1 a b\n", 7,
+		{ V2 "rows: 2\n\n" ROW "14 3 2 1 0 0 10 1 5 4 4 4 0 0 0 0 1 a b\n", 7,
 		  "a type number past the known ones" },
 		{ V2 "rows: 2\n\n" ROW "percpu_rwsem 3 2 1 0 0 10 1 5 4 4 4 0 0 0 0 1 a b\n", 7,
 		  "percpu_rwsem without its side" },

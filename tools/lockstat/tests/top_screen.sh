@@ -155,7 +155,11 @@ check "t five times more: rt_mutex, after the rw_semaphore sides" "type: rt_mute
 keys t
 check "t again: percpu_rwsem_read" "type: percpu_rwsem_read"
 keys t t
-check "t twice more: semaphore, the last type" "type: semaphore"
+check "t twice more: semaphore, the last of the types that are not PREEMPT_RT's" "type: semaphore"
+keys t
+check "t again: rt_spin, spinlock_t on PREEMPT_RT" "type: rt_spin"
+keys t t
+check "t twice more: rt_write, the last type" "type: rt_write"
 keys t
 check "t cycles back to all types" "type: all"
 
