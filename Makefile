@@ -40,7 +40,11 @@ FRAGS_LD   := $(FRAGMENTS) config/lockdep.config
 # The PREEMPT_RT kernel: spinlock_t and rwlock_t are rtmutexes there,
 # metered as sleeping locks (config/rt.config, with lockdep).  make check
 # boots it for KUnit and locktorture of every lock type it has
-# (RT_TORTURE) while metering flips, then the kselftests RT_TESTS.
+# (RT_TORTURE) while metering flips, then the kselftests RT_TESTS: those
+# of the rt_mutex, percpu_rw_semaphore and semaphore rows, of the task
+# records, of snapshots, and the fuzzer.  The others expect the spinning
+# spinlock_t of other kernels (rows of type spin; test_lockmeter.ko's
+# holds with preemption off), not yet PREEMPT_RT's.
 KOBJ_RT    := $(BUILD)/obj-rt
 MODROOT_RT := $(BUILD)/modroot-rt
 INITRD_RT  := $(BUILD)/initramfs-rt.cpio.gz
@@ -48,7 +52,7 @@ BZIMAGE_RT := $(KOBJ_RT)/arch/x86/boot/bzImage
 FRAGS_RT   := $(FRAGMENTS) config/rt.config
 BOOT_LOG_RT := $(BUILD)/torture-rt.log
 RT_TORTURE := spin_lock,rw_lock,raw_spin_lock,mutex_lock,rwsem_lock,ww_mutex_lock,rtmutex_lock,percpu_rwsem_lock
-RT_TESTS   ?= lockmeter:nl_fuzz
+RT_TESTS   ?= lockmeter:types_test,lockmeter:task_test,lockmeter:snapshot_test,lockmeter:nl_fuzz
 # The distro-sized kernel: x86_64_defconfig + config/distro.config
 # (PREEMPT_DYNAMIC, PARAVIRT_SPINLOCKS, NR_CPUS=64, modules, histograms
 # off), built and booted by make check only when its sources changed
@@ -104,7 +108,7 @@ help:
 	@echo 'make patch            write build/lockmeter-6.12.patch (everything, one patch)'
 	@echo 'make checkpatch       scripts/checkpatch.pl --strict on kernel files and patches'
 	@echo 'make check-lockdep    only the lockdep kernel boots: kselftests, locktorture, fuzzer'
-	@echo 'make check-rt         only the PREEMPT_RT kernel boot: KUnit, locktorture, fuzzer'
+	@echo 'make check-rt         only the PREEMPT_RT kernel boot: KUnit, locktorture, kselftests'
 	@echo 'make check-distro     only the distro-sized kernel (x86_64_defconfig): build, boot, kselftests,'
 	@echo '                      and its scale boot'
 	@echo 'make check-scale      only the scale boot: the distro-sized kernel on 8 vCPUs under stress-ng'

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The table of "make bench": the medians of each kernel, and ratios.
 
-Usage: bench-report.py [--icount] baseline=LOG lockmeter=LOG lockstat=LOG [wide=LOG]
+Usage: bench-report.py [--icount] baseline=LOG lockmeter=LOG lockstat=LOG [wide=LOG] [rt=LOG]
 
 Reads the "LM-BENCH: state=S test=T value=V unit=ns" lines that
 scripts/guest/bench.sh printed in each guest's log (the test channel of
@@ -19,6 +19,8 @@ metering on and off, against lock_stat, a full table, machine size (wide=,
 the lockmeter kernel booted with more CPUs, module tests only) and
 memory (the mem_* keys of /proc/lockmeter; "not reported" when the kernel
 has none).  Each target is met or MISSED; the last line counts them.
+rt= is the lockmeter kernel with PREEMPT_RT: its rows are shown, off and
+on (its spin pair is a spinlock_t, an rtmutex there), with no target.
 Exits 1 when a log lacks a figure, 0 otherwise, whatever was missed.
 """
 import importlib.util
@@ -250,7 +252,7 @@ def main():
     icount = '--icount' in sys.argv[1:]
     args = dict(a.split('=', 1) for a in sys.argv[1:] if '=' in a)
     if not {'baseline', 'lockmeter', 'lockstat'} <= set(args) <= \
-            {'baseline', 'lockmeter', 'lockstat', 'wide'}:
+            {'baseline', 'lockmeter', 'lockstat', 'wide', 'rt'}:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2
     logs = {k: Log(p) for k, p in args.items()}
@@ -271,7 +273,7 @@ def main():
                 if all((k, s, t) in data for k, s, _ in ROWS)]
     tests = TESTS + optional
 
-    lm, wide = logs['lockmeter'], logs.get('wide')
+    lm, wide, rt = logs['lockmeter'], logs.get('wide'), logs.get('rt')
     base = ROWS[0]
     w = 25
     if icount:
@@ -287,6 +289,10 @@ def main():
         for state in ('off', 'on'):
             rows.append(('lockmeter, %s, %s CPUs' % (state, wide.cpus or '?'),
                          lambda t, s=state: wide.vals.get((s, t))))
+    if rt:
+        for state in ('off', 'on'):
+            rows.append(('lockmeter PREEMPT_RT, %s' % state,
+                         lambda t, s=state: rt.vals.get((s, t))))
     print()
     print('%-*s' % (w, unit) + ''.join('%12s' % HEAD[t] for t in tests))
     for label, get in rows:

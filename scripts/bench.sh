@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # bench.sh KSRC: the guest side of "make bench".  Builds three kernels
-# from the same tree KSRC: a baseline without lockmeter, lockmeter with
+# (and a fourth, below) from the same tree KSRC: a baseline without
+# lockmeter, lockmeter with
 # its Kconfig defaults (not make check's kernel, which adds the KUnit
 # suites and the histograms; bench-quick measures that one), and one
 # with upstream CONFIG_LOCK_STAT, boots each in the same QEMU guest with lmguest=bench
@@ -11,7 +12,9 @@
 # same from boot to boot), and as is, in wall time under TCG (secondary).
 # Then the lockmeter kernel once more under icount with WIDE_SMP CPUs,
 # the module's tests only (lmbench=module): the per-pair figures must not
-# depend on the machine's size.  Writes build/bench/report.txt: the
+# depend on the machine's size.  Then the lockmeter kernel with
+# PREEMPT_RT (config/bench-rt.config) under icount: its pairs, where the
+# spin pair is a spinlock_t, an rtmutex there.  Writes build/bench/report.txt: the
 # medians, their ratios to the baseline and the targets, for both
 # (scripts/bench-report.py).
 #
@@ -53,9 +56,19 @@ QEMU_EXTRA="-icount shift=0,sleep=off" SMP=$wide "$top/scripts/run-guest.sh" \
 	"$lm_kobj/arch/x86/boot/bzImage" "$out/lockmeter.cpio.gz" "$out/wide-icount.log" "$tmo" \
 	bench lmbench=module || true
 "$top/scripts/guest-verdict.py" --mode bench --cpus "$wide" "$out/wide-icount.log"
+rt_kobj=$out/rt/obj
+"$top/scripts/build-kernel.sh" "$ksrc" "$rt_kobj" "$out/rt/modroot" \
+	"$top/config/qemu-6.12.config" "$top/config/bench-lockmeter.config" "$top/config/bench-rt.config"
+"$top/scripts/mkinitramfs.sh" "$out/rt.cpio.gz" "$out/rt.stage" "$out/rt/modroot" \
+	/nonexistent "$out/workload"
+echo "  QEMU    bench on the PREEMPT_RT lockmeter kernel, icount: log in $out/rt-icount.log"
+QEMU_EXTRA="-icount shift=0,sleep=off" SMP=$smp "$top/scripts/run-guest.sh" \
+	"$rt_kobj/arch/x86/boot/bzImage" "$out/rt.cpio.gz" "$out/rt-icount.log" "$tmo" bench || true
+"$top/scripts/guest-verdict.py" --mode bench --cpus "$smp" "$out/rt-icount.log"
 # shellcheck disable=SC2086
 {
-	"$top/scripts/bench-report.py" --icount $ilogs wide="$out/wide-icount.log"
+	"$top/scripts/bench-report.py" --icount $ilogs wide="$out/wide-icount.log" \
+		rt="$out/rt-icount.log"
 	echo
 	"$top/scripts/bench-report.py" $logs
 } > "$out/report.txt"

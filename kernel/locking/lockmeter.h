@@ -701,6 +701,20 @@ static __always_inline u64 lm_ticks(void)
 	return local_clock_noinstr();
 }
 
+void lm_stamp_local(u64 *t);
+
+/*
+ * Stamp *@t with lm_ticks(), the local_clock() case out of line: a hot
+ * path that stamps last then keeps no register across a call for it.
+ */
+static __always_inline void lm_stamp_into(u64 *t)
+{
+	if (likely(lm_clock_is_tsc()))
+		*t = lm_tsc();
+	else
+		lm_stamp_local(t);
+}
+
 static inline u64 lm_ticks_to_ns(u64 t)
 {
 #ifdef CONFIG_X86_TSC
@@ -848,7 +862,6 @@ struct lm_task_held {
 
 static_assert(!IS_ENABLED(CONFIG_64BIT) || sizeof(struct lm_task_held) == 80 + 8 * LM_STACK_DEPTH);
 
-bool lm_task_room(struct lm_task *lt, u32 epoch);
 void lm_sleep_release_deep(struct lm_task *lt, unsigned long lock, u32 type,
 			   u64 t_rel, u64 offcpu_rel);
 
@@ -958,27 +971,22 @@ unsigned int lm_stack_walk(unsigned long *ip, bool blocked);
 u64 lm_stack_take(struct lm_cpu *c, const struct lm_evidence *ev, const unsigned long *ip,
 		  unsigned int nr, int busy);
 
-/*
- * Current acquired @lock at @site.  @t_wait is when the wait began if the
- * first attempt failed (lm_ticks()), else 0, and @owner whom it waited
- * for (or NULL).  The record is the task's alone, edited with preemption
- * off; interrupts do not touch it.
- */
-static __always_inline void lm_sleep_acquired(void *lock, unsigned long site, u32 type,
-					      u64 t_wait, const struct lm_owner *owner)
-{
-	struct lm_task *lt = &current->lockmeter;
-	struct lm_task_held *h;
-	u32 epoch;
+void lm_sleep_acquired_room(void *lock, unsigned long site, u32 type, u64 t_wait,
+			    const struct lm_owner *owner);
 
-	if (!lm_sleep_gate())
-		return;
-	preempt_disable_notrace();
-	epoch = READ_ONCE(lm_epoch);
-	if (unlikely(!lt->held || lt->depth >= CONFIG_LOCKMETER_TASK_DEPTH) &&
-	    !lm_task_room(lt, epoch))
-		goto out;
-	h = &lt->held[lt->depth++];
+/*
+ * Fill the next record of @lt, which has room, and stamp it last.  No
+ * value outlives a call here (the owner is kept before the stamp, the
+ * stamp's slow clock is a call that ends it), so that the caller keeps
+ * no registers for them: the uncontended acquisition pushes and pops
+ * nothing.
+ */
+static __always_inline void __lm_sleep_fill(struct lm_task *lt, void *lock, unsigned long site,
+					    u32 type, u32 epoch, u64 t_wait,
+					    const struct lm_owner *owner)
+{
+	struct lm_task_held *h = &lt->held[lt->depth++];
+
 	h->lock = (unsigned long)lock;
 	h->site = site;
 	h->type = type;
@@ -986,10 +994,30 @@ static __always_inline void lm_sleep_acquired(void *lock, unsigned long site, u3
 	h->t_wait = t_wait;
 	h->blk = 0;
 	h->offcpu_acq = lt->offcpu;
-	h->t_acq = lm_ticks();
 	if (unlikely(t_wait))
 		lm_sleep_waited(h, owner);
-out:
+	lm_stamp_into(&h->t_acq);
+}
+
+/*
+ * Current acquired @lock at @site.  @t_wait is when the wait began if the
+ * first attempt failed (lm_ticks()), else 0, and @owner whom it waited
+ * for (or NULL).  The record is the task's alone, edited with preemption
+ * off; interrupts do not touch it.  A task with no room for it (no block
+ * yet, or all its records in use) takes lm_sleep_acquired_room().
+ */
+static __always_inline void lm_sleep_acquired(void *lock, unsigned long site, u32 type,
+					      u64 t_wait, const struct lm_owner *owner)
+{
+	struct lm_task *lt = &current->lockmeter;
+
+	if (!lm_sleep_gate())
+		return;
+	preempt_disable_notrace();
+	if (likely(lt->held && lt->depth < CONFIG_LOCKMETER_TASK_DEPTH))
+		__lm_sleep_fill(lt, lock, site, type, READ_ONCE(lm_epoch), t_wait, owner);
+	else
+		lm_sleep_acquired_room(lock, site, type, t_wait, owner);
 	preempt_enable_notrace();
 }
 

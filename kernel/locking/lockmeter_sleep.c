@@ -331,7 +331,7 @@ static void lm_task_remove(struct lm_task *lt, unsigned int i)
  * records of earlier periods out, else its oldest.  False when the pool
  * is empty.  Preemption is off.
  */
-noinline bool lm_task_room(struct lm_task *lt, u32 epoch)
+static bool lm_task_room(struct lm_task *lt, u32 epoch)
 {
 	if (!READ_ONCE(lt->held)) {
 		struct lm_task_held *held = lm_pool_get();
@@ -355,6 +355,22 @@ noinline bool lm_task_room(struct lm_task *lt, u32 epoch)
 }
 
 NOKPROBE_SYMBOL(lm_task_room);
+
+/*
+ * lm_sleep_acquired() for a task with no room for the record: made, then
+ * the record filled, out of the uncontended path.  Preemption is off.
+ */
+noinline void __lockfunc lm_sleep_acquired_room(void *lock, unsigned long site, u32 type,
+						u64 t_wait, const struct lm_owner *owner)
+{
+	struct lm_task *lt = &current->lockmeter;
+	u32 epoch = READ_ONCE(lm_epoch);
+
+	if (lm_task_room(lt, epoch))
+		__lm_sleep_fill(lt, lock, site, type, epoch, t_wait, owner);
+}
+
+NOKPROBE_SYMBOL(lm_sleep_acquired_room);
 
 /* lm_sleep_charge() when the cache missed; interrupts are off. */
 noinline void __lockfunc lm_sleep_charge_miss(struct lm_cpu *c, struct lm_cached *e,

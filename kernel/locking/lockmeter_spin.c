@@ -713,21 +713,13 @@ NOKPROBE_SYMBOL(lm_charge_slow);
  * saved for the common case.
  */
 
-/* Stamp *@t with lm_ticks(); the local_clock() case out of line. */
-static noinline void lm_stamp_local(u64 *t)
+/* lm_stamp_into()'s local_clock() case, out of line. */
+noinline void lm_stamp_local(u64 *t)
 {
 	*t = local_clock_noinstr();
 }
 
 NOKPROBE_SYMBOL(lm_stamp_local);
-
-static __always_inline void lm_stamp_into(u64 *t)
-{
-	if (likely(lm_clock_is_tsc()))
-		*t = lm_tsc();
-	else
-		lm_stamp_local(t);
-}
 
 /*
  * Enter the bookkeeping: interrupts off unless @irqs_off says they are,
