@@ -24,7 +24,6 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 ksrc=$1
 out=$top/build/bench
-lm_kobj=$out/lockmeter/obj
 smp=${SMP:-2}
 wide=${WIDE_SMP:-8}
 tmo=${TIMEOUT:-1200}
@@ -33,38 +32,43 @@ mkdir -p "$out"
 echo "  CC      $out/workload (static)"
 gcc -static -O2 -Wall -Wextra -Werror -o "$out/workload" "$top/scripts/bench/workload.c"
 
+# build_bench NAME FRAGMENT...: the kernel of variant NAME, on top of the
+# QEMU config, and its initramfs
+build_bench() {
+	v=$1
+	shift
+	"$top/scripts/build-kernel.sh" "$ksrc" "$out/$v/obj" "$out/$v/modroot" \
+		"$top/config/qemu-6.12.config" "$@"
+	"$top/scripts/mkinitramfs.sh" "$out/$v.cpio.gz" "$out/$v.stage" "$out/$v/modroot" \
+		/nonexistent "$out/workload"
+}
+
+# boot_bench NAME LOG CPUS QEMU_EXTRA [GUEST ARG...]: variant NAME's
+# kernel runs the guest's bench, judged by guest-verdict.py
+boot_bench() {
+	v=$1 log=$2 cpus=$3 extra=$4
+	shift 4
+	QEMU_EXTRA="$extra" SMP=$cpus "$top/scripts/run-guest.sh" \
+		"$out/$v/obj/arch/x86/boot/bzImage" "$out/$v.cpio.gz" "$log" "$tmo" bench "$@" || true
+	"$top/scripts/guest-verdict.py" --mode bench --cpus "$cpus" "$log"
+}
+
+icount="-icount shift=0,sleep=off"
 logs="" ilogs=""
 for v in baseline lockmeter lockstat; do
-	kobj=$out/$v/obj modroot=$out/$v/modroot
-	"$top/scripts/build-kernel.sh" "$ksrc" "$kobj" "$modroot" \
-		"$top/config/qemu-6.12.config" "$top/config/bench-$v.config"
-	"$top/scripts/mkinitramfs.sh" "$out/$v.cpio.gz" "$out/$v.stage" "$modroot" \
-		/nonexistent "$out/workload"
+	build_bench "$v" "$top/config/bench-$v.config"
 	echo "  QEMU    bench on the $v kernel, icount: log in $out/$v-icount.log"
-	QEMU_EXTRA="-icount shift=0,sleep=off" SMP=$smp "$top/scripts/run-guest.sh" \
-		"$kobj/arch/x86/boot/bzImage" "$out/$v.cpio.gz" "$out/$v-icount.log" "$tmo" bench || true
-	"$top/scripts/guest-verdict.py" --mode bench --cpus "$smp" "$out/$v-icount.log"
+	boot_bench "$v" "$out/$v-icount.log" "$smp" "$icount"
 	echo "  QEMU    bench on the $v kernel, wall time: log in $out/$v.log"
-	SMP=$smp "$top/scripts/run-guest.sh" "$kobj/arch/x86/boot/bzImage" "$out/$v.cpio.gz" \
-		"$out/$v.log" "$tmo" bench || true
-	"$top/scripts/guest-verdict.py" --mode bench --cpus "$smp" "$out/$v.log"
+	boot_bench "$v" "$out/$v.log" "$smp" ""
 	logs="$logs $v=$out/$v.log"
 	ilogs="$ilogs $v=$out/$v-icount.log"
 done
 echo "  QEMU    bench on the lockmeter kernel, $wide CPUs, icount: log in $out/wide-icount.log"
-QEMU_EXTRA="-icount shift=0,sleep=off" SMP=$wide "$top/scripts/run-guest.sh" \
-	"$lm_kobj/arch/x86/boot/bzImage" "$out/lockmeter.cpio.gz" "$out/wide-icount.log" "$tmo" \
-	bench lmbench=module || true
-"$top/scripts/guest-verdict.py" --mode bench --cpus "$wide" "$out/wide-icount.log"
-rt_kobj=$out/rt/obj
-"$top/scripts/build-kernel.sh" "$ksrc" "$rt_kobj" "$out/rt/modroot" \
-	"$top/config/qemu-6.12.config" "$top/config/bench-lockmeter.config" "$top/config/bench-rt.config"
-"$top/scripts/mkinitramfs.sh" "$out/rt.cpio.gz" "$out/rt.stage" "$out/rt/modroot" \
-	/nonexistent "$out/workload"
+boot_bench lockmeter "$out/wide-icount.log" "$wide" "$icount" lmbench=module
+build_bench rt "$top/config/bench-lockmeter.config" "$top/config/bench-rt.config"
 echo "  QEMU    bench on the PREEMPT_RT lockmeter kernel, icount: log in $out/rt-icount.log"
-QEMU_EXTRA="-icount shift=0,sleep=off" SMP=$smp "$top/scripts/run-guest.sh" \
-	"$rt_kobj/arch/x86/boot/bzImage" "$out/rt.cpio.gz" "$out/rt-icount.log" "$tmo" bench || true
-"$top/scripts/guest-verdict.py" --mode bench --cpus "$smp" "$out/rt-icount.log"
+boot_bench rt "$out/rt-icount.log" "$smp" "$icount"
 # shellcheck disable=SC2086
 {
 	"$top/scripts/bench-report.py" --icount $ilogs wide="$out/wide-icount.log" \

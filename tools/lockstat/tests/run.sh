@@ -937,22 +937,18 @@ assert not f[1]["since_start"] and f[1]["rows"] == [], f[1]
 	grep -q "^RT MUTEXES " "$tmp/b" && grep -q "^SEMAPHORES " "$tmp/b" &&
 		pass "print --source=proc: the newer types' sections" ||
 		fail "print --source=proc: the newer types' sections" "$tmp/b"
-	LOCKSTAT_PROC="$fx/proc-types.txt" rc "get -o of the newer types" 0 get --source=proc \
-		-o "$tmp/types-got.snap"
-	"$LOCKSTAT" report --csv "$fx/proc-types.txt" >"$tmp/a"
-	"$LOCKSTAT" report --csv "$tmp/types-got.snap" >"$tmp/b" 2>&1
-	for t in $new_types; do
-		grep -q "^$t " "$tmp/types-got.snap" || echo "no $t row saved" >>"$tmp/b"
-	done
-	ok "get -o, then report: the newer types' rows, by name" diff -u "$tmp/a" "$tmp/b"
-	LOCKSTAT_PROC="$fx/proc-rt.txt" rc "get -o of a PREEMPT_RT kernel's types" 0 get --source=proc \
-		-o "$tmp/rt-got.snap"
-	"$LOCKSTAT" report --csv "$fx/proc-rt.txt" >"$tmp/a"
-	"$LOCKSTAT" report --csv "$tmp/rt-got.snap" >"$tmp/b" 2>&1
-	for t in $rt_types; do
-		grep -q "^$t " "$tmp/rt-got.snap" || echo "no $t row saved" >>"$tmp/b"
-	done
-	ok "get -o, then report: the PREEMPT_RT types' rows, by name" diff -u "$tmp/a" "$tmp/b"
+	# get -o of /proc file $1, then report: the rows of types $3, by name
+	get_roundtrip() {
+		LOCKSTAT_PROC="$fx/$1" rc "get -o of $2" 0 get --source=proc -o "$tmp/got.snap"
+		"$LOCKSTAT" report --csv "$fx/$1" >"$tmp/a"
+		"$LOCKSTAT" report --csv "$tmp/got.snap" >"$tmp/b" 2>&1
+		for t in $3; do
+			grep -q "^$t " "$tmp/got.snap" || echo "no $t row saved" >>"$tmp/b"
+		done
+		ok "get -o, then report: $2's rows, by name" diff -u "$tmp/a" "$tmp/b"
+	}
+	get_roundtrip proc-types.txt "the newer types" "$new_types"
+	get_roundtrip proc-rt.txt "a PREEMPT_RT kernel's types" "$rt_types"
 	# the evidence keys of the /proc header: stacks_full a loss, captures a count
 	sed 's/^evicted: 0$/evicted: 0\nstacks_full: 2\ncaptures: 40/' "$fx/proc.txt" >"$tmp/proc-ev.txt"
 	LOCKSTAT_PROC="$tmp/proc-ev.txt" rc "print with stacks_full from /proc" 0 print
