@@ -415,13 +415,22 @@ static noinline void lmt_overflow(unsigned int m)
 {
 	unsigned int i;
 
-	/* one CPU, so one table sees all m keys */
-	preempt_disable();
+	/*
+	 * One CPU, so one table sees all m keys: with preemption off, but on
+	 * PREEMPT_RT, where spinlock_t may sleep, with migration off.
+	 */
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		migrate_disable();
+	else
+		preempt_disable();
 	for (i = 0; i < m; i++) {
 		spin_lock(&lmt_many[i]);
 		spin_unlock(&lmt_many[i]);
 	}
-	preempt_enable();
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		migrate_enable();
+	else
+		preempt_enable();
 	lmt_res.count = m;
 }
 
