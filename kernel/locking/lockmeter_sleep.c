@@ -566,15 +566,28 @@ static void *lm_rt_lock(struct rt_mutex_base *rtm, unsigned int type)
 }
 
 /*
- * A lock built on an rtmutex: its owner, for the evidence of the wait
- * (for a reader of an rwbase, the writer; none if readers hold it).
+ * A lock built on an rtmutex whose fast acquisition failed: a wait, for
+ * the rtmutex's owner (for a reader of an rwbase, the writer), unless
+ *
+ *  - there is none: the lock is free, and the slow path takes it at once.
+ *    With CONFIG_DEBUG_RT_MUTEXES (lockdep selects it) an rtlock's fast
+ *    path always fails, and every acquisition of a spinlock_t or of an
+ *    rwlock_t's rtmutex on PREEMPT_RT would count as contended.  A wait
+ *    whose owner left just before this look is missed (a statistic);
+ *  - it is the current task: an rwbase writer, holding the rtmutex,
+ *    waits for the readers to leave.  A wait, for no one named.
  */
 void __lockfunc lm_contended_rt(struct rt_mutex_base *rtm, unsigned int type,
 				unsigned long ip)
 {
+	struct task_struct *owner;
+
 	/* RCU keeps the owner's task_struct, as for the mutex's owner */
 	rcu_read_lock();
-	lm_contended_task(lm_rt_lock(rtm, type), type, ip, rt_mutex_owner(rtm));
+	owner = rt_mutex_owner(rtm);
+	if (owner)
+		lm_contended_task(lm_rt_lock(rtm, type), type, ip,
+				  owner == current ? NULL : owner);
 	rcu_read_unlock();
 }
 
