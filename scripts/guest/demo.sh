@@ -14,7 +14,8 @@ if [ ! -e /proc/lockmeter ]; then
 	exit 1
 fi
 # A little of everything: fork/exec, pipes, tmpfs files, directory walks,
-# and a mutex held across a sleep by the test module.
+# a mutex held across a sleep by the test module, and its locks of the
+# other sleeping types.
 cat > /tmp/workload <<'W'
 i=0
 while [ $i -lt 200 ]; do
@@ -26,6 +27,12 @@ dd if=/dev/zero of=/tmp/big bs=64k count=64 2>/dev/null
 cat /tmp/f.* | wc -l > /dev/null
 rm -f /tmp/f.* /tmp/big
 [ -w /proc/test_lockmeter ] && echo "mutex_sleep 3 20" > /proc/test_lockmeter
+# the other sleeping lock types: an rt_mutex and a counting semaphore two
+# kthreads contend for, a percpu_rw_semaphore read and written
+for c in "rtmutex_contend 2 20 200" "sem_contend 2 20 200" "pcpu_read 20 100" \
+	"pcpu_write 5 300"; do
+	[ -w /proc/test_lockmeter ] && echo "$c" > /proc/test_lockmeter
+done
 true
 W
 insmod /lib/modules/$(uname -r)/kernel/lib/test_lockmeter.ko 2>/dev/null
