@@ -1,23 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * lockmeter hooks.  The spinning lock operations hook in two places: the
- * out-of-line lock operations in kernel/locking/spinlock.c, and the unlock
- * operations in <linux/spinlock_api_smp.h> and <linux/rwlock_api_smp.h>,
- * which stay inlined into their callers as without lockmeter.  Each
- * hooked spinning operation does
+ * lockmeter hooks, called in place from inside the lock operations, next
+ * to lockdep's annotations, each behind a static branch: with metering
+ * off the only cost is the NOP.
  *
- *	if (lockmeter_active())
- *		return lm_<op>(lock, _RET_IP_);
- *
- * so that with metering off the only cost is one static-branch NOP, and
- * the metered variant (which takes and releases the lock itself, with the
- * bookkeeping around it) lives out of line in kernel/locking/lockmeter_spin.c.
+ * The spinning locks (raw_spinlock_t, and spinlock_t and rwlock_t but on
+ * PREEMPT_RT) hook where their operations in <linux/spinlock_api_smp.h>
+ * and <linux/rwlock_api_smp.h> take the lock (LOCK_CONTENDED()) and
+ * release it (do_raw_*_unlock()): preemption, interrupts, bottom halves
+ * and lockdep stay the operation's own.  The lock operations are out of
+ * line in kernel/locking/spinlock.c (CONFIG_LOCKMETER selects no
+ * INLINE_*_LOCK), so _RET_IP_ there is the caller; the unlocks stay
+ * inlined into their callers as without lockmeter.
  *
  * The sleeping locks (mutex, rw_semaphore, rt_mutex, percpu_rw_semaphore,
  * semaphore, and on PREEMPT_RT spinlock_t and rwlock_t, which are
- * rtmutexes there) call hooks in place instead, from inside their own
- * lock operations (below): their code is upstream's, untouched.  On
- * PREEMPT_RT the spinning operations above are raw_spinlock_t's alone.
+ * rtmutexes there) hook in their own lock operations likewise (below).
  *
  * This header is included by <linux/spinlock_api_smp.h>: it may include
  * only what that header can, so it knows task_struct by name alone.
@@ -59,20 +57,19 @@ static __always_inline bool lockmeter_active(void)
 #define __lockmeter_inline	__always_inline
 
 /*
- * How an unlock inlined into its caller calls the metered variant @fn
- * (one of the lm_*_unlock and lm_*_unlock_irq below) for @lock.  On
- * x86_64, through a thunk that keeps every register but %rdi
- * (kernel/locking/lockmeter_thunk_64.S), the way preempt_enable() calls
- * preempt_schedule_thunk: a plain call, even on the path not taken,
- * makes the compiler keep the caller's live values in callee-saved
- * registers, pushed and popped on every call of the caller, and that
- * was most of what metering cost while switched off.  The lock goes in
- * as a memory operand, loaded into %rdi only on the metered path, so
- * that its address need not outlive the lock operation in a register;
- * the thunk passes the unlock's own site as @ip.  Without frame
- * pointers, no ASM_CALL_CONSTRAINT: it would make GCC build a frame.
- * kernel/locking/spinlock.c, whose unlocks are functions of their own,
- * defines LOCKMETER_UNLOCK_DIRECT: a direct (tail) call costs less there.
+ * How an unlock inlined into its caller calls @fn (one of the lm_*_drop
+ * below) for @lock.  On x86_64, through a thunk that keeps every
+ * register but %rdi (kernel/locking/lockmeter_thunk_64.S), the way
+ * preempt_enable() calls preempt_schedule_thunk: a plain call, even on
+ * the path not taken, makes the compiler keep the caller's live values
+ * in callee-saved registers, pushed and popped on every call of the
+ * caller, and that was most of what metering cost while switched off.
+ * The lock goes in as a memory operand, loaded into %rdi only on the
+ * metered path, so that its address need not outlive the lock operation
+ * in a register.  Without frame pointers, no ASM_CALL_CONSTRAINT: it
+ * would make GCC build a frame.  kernel/locking/spinlock.c, whose unlocks
+ * are functions of their own, defines LOCKMETER_UNLOCK_DIRECT: a direct
+ * call costs less there.
  */
 #if defined(CONFIG_X86_64) && !defined(LOCKMETER_UNLOCK_DIRECT)
 #include <asm/asm.h>
@@ -89,8 +86,21 @@ do {									\
 #else
 #define lm_unlock_call(fn, lock)	__lm_unlock_call(fn, lock)
 #endif
+/* the thunk keeps @flags where they are */
+#define lm_unlock_call_flags(fn, lock, flags)				\
+do {									\
+	(void)(flags);							\
+	lm_unlock_call(fn, lock);					\
+} while (0)
 #else
-#define lm_unlock_call(fn, lock)	fn(lock, _RET_IP_)
+#define lm_unlock_call(fn, lock)	fn(lock)
+/* @fn returns @flags: no register is saved to keep them across the call */
+#define lm_unlock_call_flags(fn, lock, flags)				\
+do {									\
+	unsigned long *__lm_flags = &(flags);				\
+									\
+	*__lm_flags = fn(lock, *__lm_flags);				\
+} while (0)
 #endif
 
 /*
@@ -125,7 +135,8 @@ static __always_inline bool lockmeter_active(void)
 #define __lockmeter_inline	inline
 
 /* behind lockmeter_active(), constant false: compiled away */
-#define lm_unlock_call(fn, lock)	fn(lock, _RET_IP_)
+#define lm_unlock_call(fn, lock)		fn(lock)
+#define lm_unlock_call_flags(fn, lock, flags)	((void)(flags), fn(lock, 0))
 
 #define lockmeter_sched_out(p)	((void)(p))
 #define lockmeter_sched_in(p)	((void)(p))
@@ -138,44 +149,88 @@ static __always_inline bool lockmeter_active(void)
  * calls compile away and nothing needs to define them.
  */
 
-/* Metered variants: lockmeter_spin.c; @ip is the caller of the lock op. */
-void lm_spin_lock(raw_spinlock_t *lock, unsigned long ip);
-void lm_spin_lock_irq(raw_spinlock_t *lock, unsigned long ip);
-unsigned long lm_spin_lock_irqsave(raw_spinlock_t *lock, unsigned long ip);
-void lm_spin_lock_bh(raw_spinlock_t *lock, unsigned long ip);
-int lm_spin_trylock(raw_spinlock_t *lock, unsigned long ip);
-void lm_spin_unlock(raw_spinlock_t *lock, unsigned long ip);
-void lm_spin_unlock_irq(raw_spinlock_t *lock, unsigned long ip);
-void lm_spin_unlock_irqrestore(raw_spinlock_t *lock, unsigned long flags, unsigned long ip);
-void lm_spin_unlock_bh(raw_spinlock_t *lock, unsigned long ip);
+/*
+ * The spinning locks' hooks: lockmeter_spin.c.  @ip is the caller of the
+ * lock operation.  The _irq variants run with interrupts off (a drop
+ * checks, should the caller have enabled them); a drop_irq returns the
+ * @flags it is given (see lockmeter_unlock_irqrestore()).
+ */
+void lm_spin_take(raw_spinlock_t *lock, unsigned long ip);
+void lm_spin_take_irq(raw_spinlock_t *lock, unsigned long ip);
+void lm_spin_drop(raw_spinlock_t *lock);
+unsigned long lm_spin_drop_irq(raw_spinlock_t *lock, unsigned long flags);
+void lm_read_take(rwlock_t *lock, unsigned long ip);
+void lm_read_take_irq(rwlock_t *lock, unsigned long ip);
+void lm_read_drop(rwlock_t *lock);
+unsigned long lm_read_drop_irq(rwlock_t *lock, unsigned long flags);
+void lm_write_take(rwlock_t *lock, unsigned long ip);
+void lm_write_take_irq(rwlock_t *lock, unsigned long ip);
+void lm_write_drop(rwlock_t *lock);
+unsigned long lm_write_drop_irq(rwlock_t *lock, unsigned long flags);
+void lm_took(void *lock, unsigned int type, unsigned long ip);
+void lm_reject(void *lock, unsigned long site, u32 type);
 
-void lm_read_lock(rwlock_t *lock, unsigned long ip);
-void lm_read_lock_irq(rwlock_t *lock, unsigned long ip);
-unsigned long lm_read_lock_irqsave(rwlock_t *lock, unsigned long ip);
-void lm_read_lock_bh(rwlock_t *lock, unsigned long ip);
-int lm_read_trylock(rwlock_t *lock, unsigned long ip);
-void lm_read_unlock(rwlock_t *lock, unsigned long ip);
-void lm_read_unlock_irq(rwlock_t *lock, unsigned long ip);
-void lm_read_unlock_irqrestore(rwlock_t *lock, unsigned long flags, unsigned long ip);
-void lm_read_unlock_bh(rwlock_t *lock, unsigned long ip);
+/*
+ * LOCK_CONTENDED() of a spinning lock operation, metered: @take
+ * (lm_<op>_take, or lm_<op>_take_irq where interrupts are off) takes
+ * @_lock, timing a wait if the first attempt fails, with
+ * LOCK_CONTENDED()'s lock_stat annotations, and records the hold.
+ */
+#define LOCKMETER_CONTENDED(_lock, try, lock, take)			\
+do {									\
+	typeof(_lock) __lm_lock = (_lock);				\
+									\
+	if (lockmeter_active())						\
+		take(__lm_lock, _RET_IP_);				\
+	else								\
+		LOCK_CONTENDED(__lm_lock, try, lock);			\
+} while (0)
 
-void lm_write_lock(rwlock_t *lock, unsigned long ip);
-void lm_write_lock_irq(rwlock_t *lock, unsigned long ip);
-unsigned long lm_write_lock_irqsave(rwlock_t *lock, unsigned long ip);
-void lm_write_lock_bh(rwlock_t *lock, unsigned long ip);
-int lm_write_trylock(rwlock_t *lock, unsigned long ip);
-void lm_write_unlock(rwlock_t *lock, unsigned long ip);
-void lm_write_unlock_irq(rwlock_t *lock, unsigned long ip);
-void lm_write_unlock_irqrestore(rwlock_t *lock, unsigned long flags, unsigned long ip);
-void lm_write_unlock_bh(rwlock_t *lock, unsigned long ip);
+/*
+ * do_raw_<op>_unlock() of a spinning unlock, metered: @drop (lm_<op>_drop)
+ * stamps the end of the hold, releases the lock with @unlock and charges
+ * the hold.
+ */
+#define lockmeter_unlock(lock, unlock, drop)				\
+do {									\
+	typeof(lock) __lm_lock = (lock);				\
+									\
+	if (lockmeter_active())						\
+		lm_unlock_call(drop, __lm_lock);			\
+	else								\
+		unlock(__lm_lock);					\
+} while (0)
 
-int lm_spin_trylock_bh(raw_spinlock_t *lock, unsigned long ip);
-void lm_spin_lock_nested(raw_spinlock_t *lock, int subclass, unsigned long ip);
-unsigned long lm_spin_lock_irqsave_nested(raw_spinlock_t *lock, int subclass,
-					  unsigned long ip);
-void lm_spin_lock_nest_lock(raw_spinlock_t *lock, struct lockdep_map *nest,
-			    unsigned long ip);
-void lm_write_lock_nested(rwlock_t *lock, int subclass, unsigned long ip);
+/*
+ * ... of an unlock_irqrestore: @drop (lm_<op>_drop_irq) runs with
+ * interrupts off, and returns the @flags it is given, so that an unlock
+ * that calls it directly (spinlock.c's, or on another architecture) keeps
+ * them in no saved register for local_irq_restore(): while metering is
+ * off, such an unlock then builds no frame for the call.
+ */
+#define lockmeter_unlock_irqrestore(lock, unlock, drop, flags)		\
+do {									\
+	typeof(lock) __lm_lock = (lock);				\
+									\
+	if (lockmeter_active())						\
+		lm_unlock_call_flags(drop, __lm_lock, flags);		\
+	else								\
+		unlock(__lm_lock);					\
+} while (0)
+
+/* A spinning trylock of @type got @lock ... */
+#define lockmeter_took(lock, type, ip)					\
+do {									\
+	if (lockmeter_active())						\
+		lm_took(lock, type, ip);				\
+} while (0)
+
+/* ... or did not. */
+#define lockmeter_rejected(lock, type, ip)				\
+do {									\
+	if (lockmeter_active())						\
+		lm_reject(lock, ip, type);				\
+} while (0)
 
 /*
  * Hooks in place, for sleeping locks: called from inside the lock
@@ -209,18 +264,12 @@ void lm_write_lock_nested(rwlock_t *lock, int subclass, unsigned long ip);
  *						lock free; a tail call, so that
  *						while off the operation pays the
  *						NOP alone and keeps no frame
- *	DEFINE_LOCKMETER_REL(r)			the release's stamp, on the stack
- *	lockmeter_release_begin(&r)		just before the release ...
- *	lockmeter_release_end(&r, lock, type)	... and just after it: the hold
- *						ends at the first, and is charged
- *						at the second, with the lock free
  *	lockmeter_release(lock, type)		just before the release: the hold
  *						ends and is charged there, the
  *						lock still held (a shared lock's
  *						release inlined everywhere, where
- *						the two above would cost six
- *						instructions while off, not the
- *						NOP and a jump over the call)
+ *						lm_release_via() would need the
+ *						release out of line)
  *	lockmeter_handoff(lock, ip)		the task hands a held lock over
  *						to another context, which is to
  *						release it (lockdep's release
@@ -233,17 +282,6 @@ void lm_write_lock_nested(rwlock_t *lock, int subclass, unsigned long ip);
  * its inline caller.  Task context only: elsewhere the hooks count the
  * event as irqctx and record nothing.
  */
-struct lockmeter_rel {
-	u64 t;			/* 0: metering was off at the release */
-	u64 offcpu;
-};
-
-/*
- * Not zeroed by CONFIG_INIT_STACK_ALL_ZERO: lockmeter_release_begin()
- * sets what is read, and the off path stores one zero, not sixteen bytes.
- */
-#define DEFINE_LOCKMETER_REL(name)	struct lockmeter_rel name __uninitialized
-
 void lm_contended(void *lock, unsigned int type, unsigned long ip);
 void lm_contended_rt(struct rt_mutex_base *rtm, unsigned int type, unsigned long ip);
 void lm_contended_task(void *lock, unsigned int type, unsigned long ip,
@@ -251,8 +289,6 @@ void lm_contended_task(void *lock, unsigned int type, unsigned long ip,
 void lm_unmetered(void *lock);
 void lm_acquired(void *lock, unsigned int type, unsigned long ip, int err);
 void lm_trylock(void *lock, unsigned int type, unsigned long ip, bool ok);
-void lm_release_begin(struct lockmeter_rel *r);
-void lm_released(void *lock, unsigned int type, const struct lockmeter_rel *r);
 void lm_release_now(void *lock, unsigned int type);
 void lm_release_via(void *lock, unsigned int type,
 		    void (*release)(void *lock, unsigned long ip), unsigned long ip);
@@ -311,24 +347,6 @@ static __always_inline void lockmeter_unmetered(void *lock)
 {
 	if (lockmeter_active())
 		lm_unmetered(lock);
-}
-
-static __always_inline void lockmeter_release_begin(struct lockmeter_rel *r)
-{
-	r->t = 0;
-	if (lockmeter_active())
-		lm_release_begin(r);
-}
-
-static __always_inline void lockmeter_release_end(struct lockmeter_rel *r, void *lock,
-						  unsigned int type)
-{
-	/*
-	 * Without lockmeter, not left to the stamp's 0: at -Os GCC kept the
-	 * call, and the kernel did not link.
-	 */
-	if (IS_ENABLED(CONFIG_LOCKMETER) && unlikely(r->t))
-		lm_released(lock, type, r);
 }
 
 static __always_inline void lockmeter_release(void *lock, unsigned int type)

@@ -746,7 +746,6 @@ static __always_inline u64 lm_offcpu(void)
 	return READ_ONCE(current->lockmeter.offcpu);
 }
 
-void lm_reject(void *lock, unsigned long site, u32 type);
 void lm_sleep_abort(void *lock, unsigned long site, u32 type);
 struct lm_slot *lm_cache_fill(struct lm_cpu *c, struct lm_cached *e,
 			      unsigned long lock, unsigned long site, u32 type);

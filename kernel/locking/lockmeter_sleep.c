@@ -689,21 +689,6 @@ void __lockfunc lm_trylock(void *lock, unsigned int type, unsigned long ip, bool
 EXPORT_SYMBOL_GPL(lm_trylock);
 NOKPROBE_SYMBOL(lm_trylock);
 
-void __lockfunc lm_release_begin(struct lockmeter_rel *r)
-{
-	r->offcpu = lm_offcpu();
-	r->t = lm_ticks() ?: 1;
-}
-EXPORT_SYMBOL_GPL(lm_release_begin);
-NOKPROBE_SYMBOL(lm_release_begin);
-
-void __lockfunc lm_released(void *lock, unsigned int type, const struct lockmeter_rel *r)
-{
-	lm_sleep_release(lock, type, r->t, r->offcpu);
-}
-EXPORT_SYMBOL_GPL(lm_released);
-NOKPROBE_SYMBOL(lm_released);
-
 /*
  * The current task releases @lock: the hold ends here, @release (the lock
  * operation's own release, a static function of its file) releases it,
@@ -743,18 +728,17 @@ NOKPROBE_SYMBOL(lm_release_now);
  */
 void __lockfunc lm_handoff(void *lock, unsigned long ip)
 {
+	u64 offcpu = lm_offcpu(), t = lm_ticks();
 	struct lm_task *lt = &current->lockmeter;
-	struct lockmeter_rel r;
 	u32 type = LM_NONE;
 	int i;
 
-	lm_release_begin(&r);
 	/* the row is the record's: a read or a write hold */
 	if (lm_task_ctx() && lt->held)
 		for (i = (int)lt->depth - 1; i >= 0 && type == LM_NONE; i--)
 			if (lt->held[i].lock == (unsigned long)lock)
 				type = lt->held[i].type;
-	lm_released(lock, type, &r);
+	lm_sleep_release(lock, type, t, offcpu);
 }
 EXPORT_SYMBOL_GPL(lm_handoff);
 NOKPROBE_SYMBOL(lm_handoff);

@@ -1,36 +1,39 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lockmeter's hot path: the metered variants of the spinning lock
- * operations, the per-CPU held stack, and the charge of a hold to its
- * statistics slot.  Everything called with interrupts off is in this file
- * or inlined from lockmeter.h, and nothing here is traced or probed.
+ * lockmeter's hot path: the hooks of the spinning lock operations, the
+ * per-CPU held stack, and the charge of a hold to its statistics slot.
+ * Everything called with interrupts off is in this file or inlined from
+ * lockmeter.h, and nothing here is traced or probed.
  *
- * kernel/locking/spinlock.c (lock operations) and the unlock operations
- * inlined from <linux/spinlock_api_smp.h> and <linux/rwlock_api_smp.h>
- * branch here when metering is on.  Each variant does exactly what the
- * unmetered operation does (same preemption, interrupt and bottom-half
- * state, same lockdep and lock_stat calls), so an acquire and a release
- * may mix metered and unmetered paths while the static key flips.  On top
- * of that:
+ * The spinning lock operations of <linux/spinlock_api_smp.h> and
+ * <linux/rwlock_api_smp.h> call here, when metering is on, at the two
+ * points where the lock itself changes hands: in place of
+ * LOCK_CONTENDED() (LOCKMETER_CONTENDED()) and of do_raw_<op>_unlock()
+ * (lockmeter_unlock()).  Preemption, interrupts, bottom halves and
+ * lockdep are the operation's own, before and after, so an acquire and a
+ * release may mix metered and unmetered paths while the static key flips.
  *
- *   acquire:  trylock first; if it fails, stamp the start of the wait and
- *             take the lock the blocking way (as LOCK_CONTENDED does), then
- *             push {lock, site, t_wait} and stamp the acquisition last, so
- *             that the push is not part of the hold;
- *   release:  stamp, release, then pop the record and charge the hold
+ *   take:     trylock first; if it fails, stamp the start of the wait and
+ *             take the lock the blocking way (as LOCK_CONTENDED() does),
+ *             then push {lock, site, t_wait} and stamp the acquisition
+ *             last, so that the push is not part of the hold;
+ *   drop:     stamp, release, then pop the record and charge the hold
  *             to the (lock, site) slot, found through a per-CPU cache,
  *             before preemption/interrupts/bottom halves come back on;
- *   trylock:  a failure is charged to the site as a reject.
+ *   trylock:  a success is pushed as a take without a wait, a failure
+ *             charged to the site as a reject.
  *
  *        spin_lock(l)                      spin_unlock(l)
  *             |                                  |
  *       _raw_spin_lock()                  __raw_spin_unlock() (inline)
+ *        preempt_disable(), lockdep        lockdep
  *        [static key] --off--> upstream    [static key] --off--> upstream
  *             | on                               | on
- *       lm_spin_lock()                    lm_spin_unlock()
+ *       lm_spin_take()                    lm_spin_drop()
  *        trylock? -no-> t_wait, lock       t_rel = lm_ticks()
  *        push; t_acq = lm_ticks()          unlock
  *                                          pop, charge t_rel - t_acq
+ *                                         preempt_enable()
  *
  * Cost (make bench, instructions under QEMU -icount): see
  * Documentation/locking/lockmeter.rst.  The uncontended path reads the
@@ -883,35 +886,35 @@ void lm_sleep_abort(void *lock, unsigned long site, u32 type)
 
 NOKPROBE_SYMBOL(lm_sleep_abort);
 
-/* ---- the metered variants ---- */
+/* ---- the hooks of the spinning lock operations ---- */
 
 /*
- * The unlock_irq and unlock_irqrestore variants release a lock taken with
- * interrupts off, and their callers keep them off until then; should one
- * not, the bookkeeping disables them itself.
+ * A drop_irq releases a lock taken with interrupts off, and its caller
+ * keeps them off until then; should one not, the bookkeeping disables
+ * them itself.
  */
 static __always_inline bool lm_irqs_off(void)
 {
 	return raw_irqs_disabled();
 }
 
-/* lockdep annotations per lock kind, as the unmetered operations use them */
-#define lm_dep_acquire_spin(l, s, t, ip)	spin_acquire(&(l)->dep_map, s, t, ip)
-#define lm_dep_acquire_read(l, s, t, ip)	rwlock_acquire_read(&(l)->dep_map, s, t, ip)
-#define lm_dep_acquire_write(l, s, t, ip)	rwlock_acquire(&(l)->dep_map, s, t, ip)
-#define lm_dep_release_spin(l, ip)		spin_release(&(l)->dep_map, ip)
-#define lm_dep_release_read(l, ip)		rwlock_release(&(l)->dep_map, ip)
-#define lm_dep_release_write(l, ip)		rwlock_release(&(l)->dep_map, ip)
-
 /*
- * @irqs_off: the variant runs with interrupts off at that point (it
- * disabled them, or re-enables them itself after the release), so the
- * bookkeeping need not disable them again.
+ * Of each spinning lock type @op, on @locktype##_t:
+ *
+ *   lm_<op>_take(), _take_irq()	LOCK_CONTENDED(), metered: trylock; on
+ *				failure lock_contended(), the wait timed
+ *				around the blocking do_raw_<op>_lock();
+ *				lock_acquired(); push the hold.  The _irq
+ *				variant runs with interrupts off.
+ *   lm_<op>_drop(), _drop_irq()	do_raw_<op>_unlock(), metered: stamp,
+ *				release, charge (LM_BUILD_DROP*() below).
+ *
+ * What the operation does around these (preemption, interrupts, bottom
+ * halves, lockdep's acquire and release) it does itself, metered or not.
  */
-#define LM_BUILD_OPS(op, locktype)					\
-/* The first attempt failed: time the wait for the lock, then as below. */ \
+#define LM_BUILD_TAKE(op, locktype)					\
 static noinline void __lockfunc lm_##op##_wait(typeof(locktype##_t) *lock,	\
-				    unsigned long ip, bool irqs_off)	\
+					       unsigned long ip, bool irqs_off) \
 {									\
 	u64 t_wait;							\
 									\
@@ -923,8 +926,8 @@ static noinline void __lockfunc lm_##op##_wait(typeof(locktype##_t) *lock,	\
 }									\
 NOKPROBE_SYMBOL(lm_##op##_wait);					\
 									\
-static __always_inline void lm_##op##_take(typeof(locktype##_t) *lock,	\
-					   unsigned long ip, bool irqs_off) \
+static __always_inline void __lm_##op##_take(typeof(locktype##_t) *lock,	\
+					     unsigned long ip, bool irqs_off) \
 {									\
 	if (unlikely(!do_raw_##op##_trylock(lock))) {			\
 		lm_##op##_wait(lock, ip, irqs_off);			\
@@ -934,205 +937,88 @@ static __always_inline void lm_##op##_take(typeof(locktype##_t) *lock,	\
 	lm_acquire(lock, ip, LM_##op, 0, irqs_off);			\
 }									\
 									\
-static __always_inline void __lm_##op##_drop(typeof(locktype##_t) *lock, \
-					     unsigned long ip, bool irqs_off, \
-					     u64 now)			\
+void __lockfunc lm_##op##_take(typeof(locktype##_t) *lock, unsigned long ip)	\
 {									\
-	lm_dep_release_##op(lock, ip);					\
+	__lm_##op##_take(lock, ip, false);				\
+}									\
+NOKPROBE_SYMBOL(lm_##op##_take);					\
+									\
+void __lockfunc lm_##op##_take_irq(typeof(locktype##_t) *lock, unsigned long ip) \
+{									\
+	__lm_##op##_take(lock, ip, true);				\
+}									\
+NOKPROBE_SYMBOL(lm_##op##_take_irq);					\
+									\
+static __always_inline void __lm_##op##_drop(typeof(locktype##_t) *lock,	\
+					     bool irqs_off, u64 now)	\
+{									\
 	do_raw_##op##_unlock(lock);					\
 	lm_release(lock, LM_##op, now, irqs_off);			\
 }									\
 									\
 /* The release with local_clock() for a clock: out of line. */		\
 static noinline void __lockfunc lm_##op##_drop_local(typeof(locktype##_t) *lock,	\
-					  unsigned long ip, bool irqs_off) \
+						     bool irqs_off)	\
 {									\
-	__lm_##op##_drop(lock, ip, irqs_off, local_clock_noinstr());	\
+	__lm_##op##_drop(lock, irqs_off, local_clock_noinstr());	\
 }									\
 NOKPROBE_SYMBOL(lm_##op##_drop_local);					\
 									\
-static __always_inline void lm_##op##_drop(typeof(locktype##_t) *lock,	\
-					   unsigned long ip, bool irqs_off) \
+static __always_inline void lm_##op##_drop_at(typeof(locktype##_t) *lock,	\
+					      bool irqs_off)		\
 {									\
 	if (likely(lm_clock_is_tsc()))					\
-		__lm_##op##_drop(lock, ip, irqs_off, lm_tsc());		\
+		__lm_##op##_drop(lock, irqs_off, lm_tsc());		\
 	else								\
-		lm_##op##_drop_local(lock, ip, irqs_off);		\
-}									\
-									\
-void __lockfunc lm_##op##_lock(typeof(locktype##_t) *lock, unsigned long ip)	\
-{									\
-	preempt_disable();						\
-	lm_dep_acquire_##op(lock, 0, 0, ip);				\
-	lm_##op##_take(lock, ip, false);				\
-}									\
-NOKPROBE_SYMBOL(lm_##op##_lock);					\
-									\
-void __lockfunc lm_##op##_lock_irq(typeof(locktype##_t) *lock, unsigned long ip)	\
-{									\
-	local_irq_disable();						\
-	preempt_disable();						\
-	lm_dep_acquire_##op(lock, 0, 0, ip);				\
-	lm_##op##_take(lock, ip, true);					\
-}									\
-NOKPROBE_SYMBOL(lm_##op##_lock_irq);					\
-									\
-unsigned long __lockfunc lm_##op##_lock_irqsave(typeof(locktype##_t) *lock, unsigned long ip) \
-{									\
-	unsigned long flags;						\
-									\
-	local_irq_save(flags);						\
-	preempt_disable();						\
-	lm_dep_acquire_##op(lock, 0, 0, ip);				\
-	lm_##op##_take(lock, ip, true);					\
-	return flags;							\
-}									\
-NOKPROBE_SYMBOL(lm_##op##_lock_irqsave);				\
-									\
-void __lockfunc lm_##op##_lock_bh(typeof(locktype##_t) *lock, unsigned long ip)	\
-{									\
-	__local_bh_disable_ip(ip, SOFTIRQ_LOCK_OFFSET);			\
-	lm_dep_acquire_##op(lock, 0, 0, ip);				\
-	lm_##op##_take(lock, ip, false);				\
-}									\
-NOKPROBE_SYMBOL(lm_##op##_lock_bh);					\
-									\
-int __lockfunc lm_##op##_trylock(typeof(locktype##_t) *lock, unsigned long ip)	\
-{									\
-	preempt_disable();						\
-	if (do_raw_##op##_trylock(lock)) {				\
-		lm_dep_acquire_##op(lock, 0, 1, ip);			\
-		lm_acquire(lock, ip, LM_##op, 0, false);		\
-		return 1;						\
-	}								\
-	preempt_enable();						\
-	lm_reject(lock, ip, LM_##op);					\
-	return 0;							\
-}									\
-NOKPROBE_SYMBOL(lm_##op##_trylock)
+		lm_##op##_drop_local(lock, irqs_off);			\
+}
 
 /*
- * The unlocks: what the inline unlock of @name calls when metering is on,
- * exported as the unlocks are inlined into modules too.  @irqs_off is
- * whether interrupts are off at the release (see lm_irqs_off()), @after
- * what the unmetered unlock does after the release.
+ * The drops, exported: the unlocks are inlined into modules too.  Of an
+ * unlock with interrupts on or off; of an unlock_irqrestore, with them
+ * off, returning @flags (see lockmeter_unlock_irqrestore()).
  */
-#define LM_BUILD_UNLOCK(name, op, locktype, irqs_off, after)		\
-void __lockfunc lm_##name(typeof(locktype##_t) *lock, unsigned long ip)		\
+#define LM_BUILD_DROP(op, locktype)					\
+void __lockfunc lm_##op##_drop(typeof(locktype##_t) *lock)		\
 {									\
-	lm_##op##_drop(lock, ip, irqs_off);				\
-	after;								\
+	lm_##op##_drop_at(lock, false);					\
 }									\
-NOKPROBE_SYMBOL(lm_##name)
+NOKPROBE_SYMBOL(lm_##op##_drop)
 
-#define LM_BUILD_UNLOCK_IRQRESTORE(name, op, locktype)			\
-void __lockfunc lm_##name(typeof(locktype##_t) *lock, unsigned long flags,	\
-	       unsigned long ip)					\
+#define LM_BUILD_DROP_IRQ(op, locktype)					\
+unsigned long __lockfunc lm_##op##_drop_irq(typeof(locktype##_t) *lock,	\
+					    unsigned long flags)	\
 {									\
-	lm_##op##_drop(lock, ip, lm_irqs_off());			\
-	local_irq_restore(flags);					\
-	preempt_enable();						\
+	lm_##op##_drop_at(lock, lm_irqs_off());				\
+	return flags;							\
 }									\
-NOKPROBE_SYMBOL(lm_##name)
+NOKPROBE_SYMBOL(lm_##op##_drop_irq)
 
-LM_BUILD_OPS(spin, raw_spinlock);
-
-LM_BUILD_UNLOCK(spin_unlock, spin, raw_spinlock, false, preempt_enable());
-EXPORT_SYMBOL(lm_spin_unlock);
-LM_BUILD_UNLOCK(spin_unlock_irq, spin, raw_spinlock, lm_irqs_off(),
-		local_irq_enable(); preempt_enable());
-EXPORT_SYMBOL(lm_spin_unlock_irq);
-LM_BUILD_UNLOCK_IRQRESTORE(spin_unlock_irqrestore, spin, raw_spinlock);
-EXPORT_SYMBOL(lm_spin_unlock_irqrestore);
-LM_BUILD_UNLOCK(spin_unlock_bh, spin, raw_spinlock, false,
-		__local_bh_enable_ip(ip, SOFTIRQ_LOCK_OFFSET));
-EXPORT_SYMBOL(lm_spin_unlock_bh);
+LM_BUILD_TAKE(spin, raw_spinlock);
+LM_BUILD_DROP(spin, raw_spinlock);
+EXPORT_SYMBOL(lm_spin_drop);
+LM_BUILD_DROP_IRQ(spin, raw_spinlock);
+EXPORT_SYMBOL(lm_spin_drop_irq);
 
 /* On PREEMPT_RT rwlock_t is an rtmutex-based lock (spinlock_rt.c) */
 #ifndef CONFIG_PREEMPT_RT
-LM_BUILD_OPS(read, rwlock);
+LM_BUILD_TAKE(read, rwlock);
+LM_BUILD_DROP(read, rwlock);
+EXPORT_SYMBOL(lm_read_drop);
+LM_BUILD_DROP_IRQ(read, rwlock);
+EXPORT_SYMBOL(lm_read_drop_irq);
 
-LM_BUILD_UNLOCK(read_unlock, read, rwlock, false, preempt_enable());
-EXPORT_SYMBOL(lm_read_unlock);
-LM_BUILD_UNLOCK(read_unlock_irq, read, rwlock, lm_irqs_off(),
-		local_irq_enable(); preempt_enable());
-EXPORT_SYMBOL(lm_read_unlock_irq);
-LM_BUILD_UNLOCK_IRQRESTORE(read_unlock_irqrestore, read, rwlock);
-EXPORT_SYMBOL(lm_read_unlock_irqrestore);
-LM_BUILD_UNLOCK(read_unlock_bh, read, rwlock, false,
-		__local_bh_enable_ip(ip, SOFTIRQ_LOCK_OFFSET));
-EXPORT_SYMBOL(lm_read_unlock_bh);
-
-LM_BUILD_OPS(write, rwlock);
-
-LM_BUILD_UNLOCK(write_unlock, write, rwlock, false, preempt_enable());
-EXPORT_SYMBOL(lm_write_unlock);
-LM_BUILD_UNLOCK(write_unlock_irq, write, rwlock, lm_irqs_off(),
-		local_irq_enable(); preempt_enable());
-EXPORT_SYMBOL(lm_write_unlock_irq);
-LM_BUILD_UNLOCK_IRQRESTORE(write_unlock_irqrestore, write, rwlock);
-EXPORT_SYMBOL(lm_write_unlock_irqrestore);
-LM_BUILD_UNLOCK(write_unlock_bh, write, rwlock, false,
-		__local_bh_enable_ip(ip, SOFTIRQ_LOCK_OFFSET));
-EXPORT_SYMBOL(lm_write_unlock_bh);
-#endif /* !CONFIG_PREEMPT_RT */
-
-int __lockfunc lm_spin_trylock_bh(raw_spinlock_t *lock, unsigned long ip)
-{
-	__local_bh_disable_ip(ip, SOFTIRQ_LOCK_OFFSET);
-	if (do_raw_spin_trylock(lock)) {
-		spin_acquire(&lock->dep_map, 0, 1, ip);
-		lm_acquire(lock, ip, LM_spin, 0, false);
-		return 1;
-	}
-	__local_bh_enable_ip(ip, SOFTIRQ_LOCK_OFFSET);
-	lm_reject(lock, ip, LM_spin);
-	return 0;
-}
-
-NOKPROBE_SYMBOL(lm_spin_trylock_bh);
-
-/* The lockdep-only variants: same as above with a subclass or nest lock. */
-void __lockfunc lm_spin_lock_nested(raw_spinlock_t *lock, int subclass, unsigned long ip)
-{
-	preempt_disable();
-	spin_acquire(&lock->dep_map, subclass, 0, ip);
-	lm_spin_take(lock, ip, false);
-}
-
-NOKPROBE_SYMBOL(lm_spin_lock_nested);
-
-unsigned long __lockfunc lm_spin_lock_irqsave_nested(raw_spinlock_t *lock, int subclass,
-						     unsigned long ip)
-{
-	unsigned long flags;
-
-	local_irq_save(flags);
-	preempt_disable();
-	spin_acquire(&lock->dep_map, subclass, 0, ip);
-	lm_spin_take(lock, ip, true);
-	return flags;
-}
-
-NOKPROBE_SYMBOL(lm_spin_lock_irqsave_nested);
-
-void __lockfunc lm_spin_lock_nest_lock(raw_spinlock_t *lock, struct lockdep_map *nest,
-				       unsigned long ip)
-{
-	preempt_disable();
-	spin_acquire_nest(&lock->dep_map, 0, 0, nest, ip);
-	lm_spin_take(lock, ip, false);
-}
-
-NOKPROBE_SYMBOL(lm_spin_lock_nest_lock);
-
-#ifndef CONFIG_PREEMPT_RT
-void __lockfunc lm_write_lock_nested(rwlock_t *lock, int subclass, unsigned long ip)
-{
-	preempt_disable();
-	rwlock_acquire(&lock->dep_map, subclass, 0, ip);
-	lm_write_take(lock, ip, false);
-}
-
-NOKPROBE_SYMBOL(lm_write_lock_nested);
+LM_BUILD_TAKE(write, rwlock);
+LM_BUILD_DROP(write, rwlock);
+EXPORT_SYMBOL(lm_write_drop);
+LM_BUILD_DROP_IRQ(write, rwlock);
+EXPORT_SYMBOL(lm_write_drop_irq);
 #endif
+
+/* A trylock of @lock, of spinning @type, succeeded at @ip. */
+void __lockfunc lm_took(void *lock, unsigned int type, unsigned long ip)
+{
+	lm_acquire(lock, ip, type, 0, false);
+}
+
+NOKPROBE_SYMBOL(lm_took);

@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * lockmeter: the x86_64 entries through which an unlock inlined into its
- * caller calls its metered variant when metering is on (lm_unlock_call()
- * in <linux/lockmeter.h>).  Each keeps every register but %rdi, which
+ * caller calls its hook when metering is on (lm_unlock_call() in
+ * <linux/lockmeter.h>).  Each keeps every register but %rdi, which
  * the caller loads with the lock and knows to be lost, as
  * preempt_schedule_thunk does for preempt_enable(): the compiler then
  * sees no call in the inlined unlock, so the caller's registers and
  * stack frame are the same as without lockmeter, and metering switched
  * off costs the static-branch NOP (and at most a jump over the call).
- * The metered variant gets the lock in %rdi and the site of the unlock
- * (the return address of this call) in %rsi.
+ * The hook gets the lock in %rdi.
  *
  * Cost, metering on: eight pushes and pops, the lea and the extra call,
  * about 20 instructions per inlined unlock; the pushes come before the
@@ -33,7 +32,6 @@ SYM_FUNC_START(\func\()_thunk)
 	pushq	%r9
 	pushq	%r10
 	pushq	%r11
-	movq	8*8+FRAME_OFFSET(%rsp), %rsi
 	call	\func
 	popq	%r11
 	popq	%r10
@@ -50,11 +48,11 @@ _ASM_NOKPROBE(\func\()_thunk)
 EXPORT_SYMBOL(\func\()_thunk)
 .endm
 
-LM_UNLOCK_THUNK lm_spin_unlock
-LM_UNLOCK_THUNK lm_spin_unlock_irq
+LM_UNLOCK_THUNK lm_spin_drop
+LM_UNLOCK_THUNK lm_spin_drop_irq
 #ifndef CONFIG_PREEMPT_RT	/* rwlock_t is an rtmutex there */
-LM_UNLOCK_THUNK lm_read_unlock
-LM_UNLOCK_THUNK lm_read_unlock_irq
-LM_UNLOCK_THUNK lm_write_unlock
-LM_UNLOCK_THUNK lm_write_unlock_irq
+LM_UNLOCK_THUNK lm_read_drop
+LM_UNLOCK_THUNK lm_read_drop_irq
+LM_UNLOCK_THUNK lm_write_drop
+LM_UNLOCK_THUNK lm_write_drop_irq
 #endif
