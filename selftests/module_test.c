@@ -143,7 +143,7 @@ static size_t slab_rows(const struct lm_report *rep, const char *lock,
 	size_t i, n = 0;
 
 	for (i = 0; i < rep->nr_rows; i++) {
-		if (strcmp(rep->rows[i].type, "spin") || strcmp(rep->rows[i].lock, lock) ||
+		if (strcmp(rep->rows[i].type, lm_type("spin")) || strcmp(rep->rows[i].lock, lock) ||
 		    !lm_site_in(rep->rows[i].site, "lmt_slab_take"))
 			continue;
 		*row = &rep->rows[i];

@@ -64,7 +64,7 @@ TEST_F_TIMEOUT(overflow, nothing_lost_worst_named, 120)
 
 		if (!strncmp(row->lock, "*overflow*", 10))
 			continue;
-		if (strcmp(row->type, "spin") || !lm_site_in(row->site, "lmt_overflow")) {
+		if (strcmp(row->type, lm_type("spin")) || !lm_site_in(row->site, "lmt_overflow")) {
 			others++;
 			continue;
 		}
@@ -79,7 +79,7 @@ TEST_F_TIMEOUT(overflow, nothing_lost_worst_named, 120)
 	EXPECT_GE(keys, sum + others) TH_LOG("%" PRIu64 " + %" PRIu64 " rows in %" PRIu64,
 					     sum, others, keys);
 
-	ov = lm_overflow_row(rep, "spin");
+	ov = lm_overflow_row(rep, lm_type("spin"));
 	ASSERT_NE(NULL, ov) TH_LOG("no spin *overflow* row with table_full set");
 	EXPECT_LE(m - sum, ov->acquired) TH_LOG("%" PRIu64 " in rows, %" PRIu64 " in overflow",
 						sum, ov->acquired);
