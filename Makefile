@@ -40,11 +40,13 @@ FRAGS_LD   := $(FRAGMENTS) config/lockdep.config
 # The PREEMPT_RT kernel: spinlock_t and rwlock_t are rtmutexes there,
 # metered as sleeping locks (config/rt.config, with lockdep).  make check
 # boots it for KUnit and locktorture of every lock type it has
-# (RT_TORTURE) while metering flips, then the kselftests RT_TESTS: those
-# of the rt_mutex, percpu_rw_semaphore and semaphore rows, of the task
-# records, of snapshots, and the fuzzer.  The others expect the spinning
-# spinlock_t of other kernels (rows of type spin; test_lockmeter.ko's
-# holds with preemption off), not yet PREEMPT_RT's.
+# (RT_TORTURE) while metering flips, then the kselftests RT_TESTS: all
+# of them.  They name the rows of spinlock_t and rwlock_t as PREEMPT_RT
+# meters them (rt_spin, rt_read, rt_write: lm_type() in
+# selftests/lockmeter_lib.h) and expect what a sleeping spinlock_t does
+# there (an owner, a raw wait_lock inside, migration off while held,
+# softirqs in tasks); the check of the qspinlock slow path, which
+# PREEMPT_RT's spinlock_t never takes, skips.
 KOBJ_RT    := $(BUILD)/obj-rt
 MODROOT_RT := $(BUILD)/modroot-rt
 INITRD_RT  := $(BUILD)/initramfs-rt.cpio.gz
@@ -52,7 +54,7 @@ BZIMAGE_RT := $(KOBJ_RT)/arch/x86/boot/bzImage
 FRAGS_RT   := $(FRAGMENTS) config/rt.config
 BOOT_LOG_RT := $(BUILD)/torture-rt.log
 RT_TORTURE := spin_lock,rw_lock,raw_spin_lock,mutex_lock,rwsem_lock,ww_mutex_lock,rtmutex_lock,percpu_rwsem_lock
-RT_TESTS   ?= lockmeter:types_test,lockmeter:task_test,lockmeter:snapshot_test,lockmeter:nl_fuzz
+RT_TESTS   ?= lockmeter:crosscheck_test,lockmeter:proc_test,lockmeter:metering_test,lockmeter:sleeping_test,lockmeter:overflow_test,lockmeter:snapshot_test,lockmeter:netlink_test,lockmeter:pipe_test,lockmeter:bench_test,lockmeter:module_test,lockmeter:nl_fuzz,lockmeter:task_test,lockmeter:types_test,lockmeter:lockstat_test.sh
 # The distro-sized kernel: x86_64_defconfig + config/distro.config
 # (PREEMPT_DYNAMIC, PARAVIRT_SPINLOCKS, NR_CPUS=64, modules, histograms
 # off), built and booted by make check only when its sources changed

@@ -71,7 +71,8 @@
  *                       - 1 records, then churn lmt_irq_churn while a
  *                       hardirq and a softirq hrtimer each run N times,
  *                       each time two nested rwsem trylocks + releases:
- *                       count (churns), irq_ops, held (records then),
+ *                       count (churns), irq_ops, sirq_ops (the softirq
+ *                       timer's share), held (records then),
  *                       held_before (records at the start)         lmt_irq_sleeping()
  *   mutex_migrate N M   N x mutex_lock(lmt_migrate_mutex), move to the
  *                       next CPU, msleep(M ms)                       lmt_mutex_migrate()
@@ -229,6 +230,7 @@ struct lmt_result {
 	u64 rejects;
 	u64 aborted;
 	u64 irq_ops;
+	u64 sirq_ops;
 	u64 fill;
 	u64 sleep_min;
 	u64 sleep_max;
@@ -921,13 +923,25 @@ static noinline int lmt_irq_sleeping(unsigned int n)
 		cond_resched();
 	}
 	lmt_irq_stop(&lmt_hirq);
-	lmt_irq_stop(&lmt_sirq);
-	lmt_res.irq_ops = atomic_read(&lmt_hirq.ops) + atomic_read(&lmt_sirq.ops);
+	/*
+	 * On PREEMPT_RT softirqs run in tasks and their sleeping locks are
+	 * metered there.  Cancelling a soft timer whose callback runs takes
+	 * the softirq_expiry_lock, a spinlock_t, with bottom halves off,
+	 * and may run the callback in this task: three records more than
+	 * its table has room for while lmt_irq_held[] is held.  So there,
+	 * the soft timer stops once they are released.
+	 */
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+		lmt_irq_stop(&lmt_sirq);
 #ifdef CONFIG_LOCKMETER
 	lmt_res.held = lockmeter_current_held();
 #endif
 	while (i--)
 		mutex_unlock(&lmt_irq_held[i]);
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		lmt_irq_stop(&lmt_sirq);
+	lmt_res.sirq_ops = atomic_read(&lmt_sirq.ops);
+	lmt_res.irq_ops = atomic_read(&lmt_hirq.ops) + lmt_res.sirq_ops;
 	return ret;
 }
 
@@ -1973,8 +1987,9 @@ static int lmt_show(struct seq_file *m, void *v)
 	if (lmt_res.has_held)
 		seq_printf(m, "held: %d\n", lmt_res.held);
 	if (lmt_res.has_irq)
-		seq_printf(m, "irq_ops: %llu\ntask_depth: %d\nheld_before: %d\n",
-			   lmt_res.irq_ops, lmt_res.task_depth, lmt_res.held_before);
+		seq_printf(m, "irq_ops: %llu\nsirq_ops: %llu\ntask_depth: %d\nheld_before: %d\n",
+			   lmt_res.irq_ops, lmt_res.sirq_ops, lmt_res.task_depth,
+			   lmt_res.held_before);
 	if (lmt_res.has_readers)
 		seq_printf(m, "max_readers: %d\n", lmt_res.max_readers);
 	if (lmt_res.has_bench)

@@ -109,7 +109,7 @@ static void xc_lockmeter(struct __test_metadata *_metadata,
 	for (i = 0; i < rep.nr_rows; i++) {
 		const struct lm_row *r = &rep.rows[i];
 
-		if (strcmp(r->type, x->type) || !lm_lock_named(r->lock, x->lock))
+		if (strcmp(r->type, lm_type(x->type)) || !lm_lock_named(r->lock, x->lock))
 			continue;
 		EXPECT_TRUE(lm_site_in(r->site, x->site))
 			TH_LOG("%s taken at %s, not in %s", x->lock, r->site, x->site);
@@ -569,6 +569,8 @@ TEST_F(native, contended_spin_takes_qspinlock_slowpath)
 	uint64_t before, after = 0;
 	int round;
 
+	if (lm_preempt_rt())
+		SKIP(return, "PREEMPT_RT: spinlock_t is an rtmutex, not a qspinlock");
 	if (access(LOCK_EVENTS, F_OK))
 		mount("debugfs", DEBUGFS, "debugfs", 0, NULL);
 	if (access(LOCK_EVENTS "/lock_pending", F_OK))

@@ -465,6 +465,41 @@ static inline bool lm_sleeping_type(const char *type)
 	return false;
 }
 
+/*
+ * Whether this is a PREEMPT_RT kernel: its version string says so, as
+ * uname -v shows it ("#1 SMP PREEMPT_RT ...").
+ */
+static inline bool lm_preempt_rt(void)
+{
+	static int rt = -1;
+	struct utsname u;
+
+	if (rt < 0)
+		rt = !uname(&u) && strstr(u.version, "PREEMPT_RT");
+	return rt;
+}
+
+/*
+ * The row type of a spinlock_t ("spin") or rwlock_t ("read", "write")
+ * on this kernel.  On PREEMPT_RT those are rtmutexes, metered as the
+ * sleeping types rt_spin, rt_read and rt_write; raw_spinlock_t stays
+ * spin there, so a raw spinlock's row is named "spin" as it is.  Any
+ * other type is returned unchanged.
+ */
+static inline const char *lm_type(const char *type)
+{
+	static const char *const rt[][2] = {
+		{ "spin", "rt_spin" }, { "read", "rt_read" }, { "write", "rt_write" },
+	};
+	size_t i;
+
+	if (lm_preempt_rt())
+		for (i = 0; i < ARRAY_SIZE(rt); i++)
+			if (!strcmp(type, rt[i][0]))
+				return rt[i][1];
+	return type;
+}
+
 static inline bool lm_known_type(const char *type)
 {
 	return !strcmp(type, "spin") || !strcmp(type, "read") ||

@@ -17,6 +17,13 @@ MODPROC=/proc/$MOD
 T=$(mktemp -d /tmp/lockstat_test.XXXXXX) || exit 1
 trap 'rm -rf "$T"; echo off > /proc/lockmeter 2>/dev/null' EXIT
 
+# The row type of the module's spinlock_t and its table section: on
+# PREEMPT_RT spinlock_t is an rtmutex, metered as the sleeping type rt_spin.
+case $(uname -v) in
+*PREEMPT_RT*) SPIN=rt_spin SPINLOCKS='RT SPINLOCKS' ;;
+*) SPIN=spin SPINLOCKS=SPINLOCKS ;;
+esac
+
 n=0 fails=0
 ok() {	# ok NAME COND-EXIT-STATUS
 	n=$((n + 1))
@@ -47,7 +54,7 @@ ok "status: exit 0, from netlink" $(( rc | $? ))
 # 2: record puts the module's long hold first.  Under single-threaded TCG
 # any lock may be held ~100 ms while its vCPU waits for its turn, so the
 # hold is 300 ms.
-lockstat record --type spin --csv -- \
+lockstat record --type $SPIN --csv -- \
 	sh -c "echo 'hold 2 300000' > $MODPROC" > "$T/rec.csv" 2>"$T/rec.err"
 rc=$?
 first_lock=$(awk -F, '$1 == "lock" { print $3; exit }' "$T/rec.csv")
@@ -60,7 +67,7 @@ r=$?
 ok "record: the 300 ms hold is the first spin lock, at lmt_hold" $r
 
 # 3: the table form has it first too, in the SPINLOCKS section
-lockstat record --type spin -- sh -c "echo 'hold 1 300000' > $MODPROC" > "$T/rec.txt" 2>&1
+lockstat record --type $SPIN -- sh -c "echo 'hold 1 300000' > $MODPROC" > "$T/rec.txt" 2>&1
 awk '/\*TOTAL\*/ { getline; print; exit }' "$T/rec.txt" | grep -q "lmt_static_lock\[$MOD\]"
 r=$?
 [ $r -ne 0 ] && head -20 "$T/rec.txt" | diag
@@ -136,7 +143,7 @@ r=$(( rc | $? ))
 ok "top -b: the contended lock in an interval, with a rate and waiters" $r
 
 # 10: the text frames: a header per frame, the column line, the lock
-lockstat top -b -n 2 -d 0.2 --type spin > "$T/top.txt" 2>&1
+lockstat top -b -n 2 -d 0.2 --type $SPIN > "$T/top.txt" 2>&1
 rc=$?
 [ "$(grep -c '^lockstat top - ' "$T/top.txt")" -eq 2 ] &&
 	grep -q '^ ACQ/s   UTIL' "$T/top.txt" && grep -q "since start" "$T/top.txt"
@@ -162,9 +169,9 @@ ok "unprivileged top: exit 3" $(( rc != 3 ))
 # 13: record -o: a save that fails after CMD ran still prints the table
 # (CMD removes the directory lockstat checked and saves into)
 mkdir "$T/gone"
-lockstat record --type spin -o "$T/gone/rec.snap" -- rm -rf "$T/gone" > "$T/rec13.txt" 2> "$T/rec13.err"
+lockstat record --type $SPIN -o "$T/gone/rec.snap" -- rm -rf "$T/gone" > "$T/rec13.txt" 2> "$T/rec13.err"
 rc=$?
-[ $rc -eq 1 ] && grep -q '^SPINLOCKS' "$T/rec13.txt" && grep -q 'gone/rec.snap' "$T/rec13.err"
+[ $rc -eq 1 ] && grep -q "^$SPINLOCKS" "$T/rec13.txt" && grep -q 'gone/rec.snap' "$T/rec13.err"
 r=$?
 [ $r -ne 0 ] && { echo "exit $rc"; head -5 "$T/rec13.txt"; cat "$T/rec13.err"; } | diag
 ok "record -o: the save failed after CMD, the table is printed, exit 1" $r
@@ -192,9 +199,9 @@ mkdir "$T/tf"
 lockstat export --max-series 1000000 --textfile-dir "$T/tf" 2> "$T/exp.err"
 rc=$?
 site="lmt_hold[$MOD]" lock="lmt_static_lock[$MOD]"
-acq=$(series lockmeter_acquisitions_total spin "$lock" "$site")
-hold=$(ns "$(series lockmeter_hold_seconds_total spin "$lock" "$site")")
-hmax=$(ns "$(series lockmeter_hold_max_seconds spin "$lock" "$site")")
+acq=$(series lockmeter_acquisitions_total $SPIN "$lock" "$site")
+hold=$(ns "$(series lockmeter_hold_seconds_total $SPIN "$lock" "$site")")
+hmax=$(ns "$(series lockmeter_hold_max_seconds $SPIN "$lock" "$site")")
 mtotal=$(modval "$T/mod.hold" hold_total_ns) mmax=$(modval "$T/mod.hold" hold_max_ns)
 # (the module's own clock reads are inside the hold: lockmeter's can only
 # be longer; udelay() itself may be a little short of 2 ms)
@@ -207,9 +214,9 @@ ok "export: 25 holds of lmt_static_lock at lmt_hold, hold times at least the mod
 
 # 15: trylocks: one acquisition, 7 rejects, at their own sites
 lock="lmt_try_lock[$MOD]"
-got1=$(series lockmeter_acquisitions_total spin "$lock" "lmt_trylock_hold[$MOD]")
-rej=$(series lockmeter_rejected_total spin "$lock" "lmt_trylock_fail[$MOD]")
-con=$(series lockmeter_contended_total spin "$lock" "lmt_trylock_fail[$MOD]")
+got1=$(series lockmeter_acquisitions_total $SPIN "$lock" "lmt_trylock_hold[$MOD]")
+rej=$(series lockmeter_rejected_total $SPIN "$lock" "lmt_trylock_fail[$MOD]")
+con=$(series lockmeter_contended_total $SPIN "$lock" "lmt_trylock_fail[$MOD]")
 [ "$got1" = 1 ] && [ "$rej" = 7 ] && [ "$con" = 7 ]
 r=$?
 [ $r -ne 0 ] && { echo "acquired $got1 rejected $rej contended $con"; grep -F "$lock" "$T/tf/lockmeter.prom"; } | diag
@@ -427,7 +434,9 @@ lockstat print --percentiles --json > "$T/pct.json" 2> "$T/pct.err"
 rc=$(( rc | $? ))
 sed -n 's/.*"hist_bounds_ns": \[ \(.*\) \].*/\1/p' "$T/pct.json" | tr -d ' ' | tr , '\n' > "$T/bounds"
 echo "module: $hcount holds, min ${hmin}ns, max ${hmax}ns; $(wc -l < "$T/bounds") buckets" | diag
-lockstat hist lmt_hist_lock > "$T/hist.txt" 2> "$T/hist.err"
+# (--type: on PREEMPT_RT the wait_lock of the lock's rtmutex, a raw
+# spinlock at the same address, has rows of type spin under its name)
+lockstat hist --type $SPIN lmt_hist_lock > "$T/hist.txt" 2> "$T/hist.err"
 rc=$(( rc | $? ))
 # the HOLD section's bucket lines: FROM_NS TO_NS FROM TO COUNT SHARE CUM [BAR]
 awk '/^HOLD:/ { h = 1; next } /^WAIT:/ { h = 0 } h && $1 ~ /^[0-9]+$/' "$T/hist.txt" > "$T/hold.lines"
@@ -468,7 +477,7 @@ ok "print --percentiles --json: hold p50 in the typical hold's buckets, p99.9 <=
 
 # 32: hist of a get snapshot is hist of the kernel (metering off), and no
 # such lock is exit 8
-lockstat get -o "$T/hist.snap" && lockstat hist lmt_hist_lock "$T/hist.snap" > "$T/hist2.txt" 2>&1
+lockstat get -o "$T/hist.snap" && lockstat hist --type $SPIN lmt_hist_lock "$T/hist.snap" > "$T/hist2.txt" 2>&1
 rc=$?
 cmp -s "$T/hist.txt" "$T/hist2.txt"
 r=$(( rc | $? ))
@@ -481,8 +490,8 @@ ok "hist of a get snapshot is hist of the kernel; no such lock: exit 8" $r
 lockstat record --hist lmt_hist_lock -- sh -c "echo 'hist_holds 100 20 2' > $MODPROC" \
 	> "$T/rec-hist.txt" 2>&1
 rc=$?
-[ "$rc" -eq 0 ] && grep -q '^SPINLOCKS' "$T/rec-hist.txt" &&
-	grep -q "^lmt_hist_lock\[$MOD\] (spin): 1 site$" "$T/rec-hist.txt" &&
+[ "$rc" -eq 0 ] && grep -q "^$SPINLOCKS" "$T/rec-hist.txt" &&
+	grep -q "^lmt_hist_lock\[$MOD\] ($SPIN): 1 site$" "$T/rec-hist.txt" &&
 	grep -q '^HOLD: 101 holds' "$T/rec-hist.txt"
 r=$?
 [ $r -ne 0 ] && { echo "exit $rc"; grep -A8 '^lmt_hist_lock' "$T/rec-hist.txt"; tail -5 "$T/rec-hist.txt"; } | diag
@@ -527,9 +536,9 @@ lockstat diff --fail-over 50 --csv "$T/a.snap" "$T/b.snap" > "$T/diff.csv" 2> "$
 drc=$?
 lockstat diff "$T/a.snap" "$T/b.snap" > "$T/diff.txt" 2>&1
 ma=$(modval "$T/mod.a" hold_total_ns) mb=$(modval "$T/mod.b" hold_total_ns)
-awk -F, -v ma="${ma:-0}" -v mb="${mb:-0}" '
+awk -F, -v ma="${ma:-0}" -v mb="${mb:-0}" -v spin="$SPIN" '
 	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-	$1 == "matched" && $2 == "spin" && $3 ~ /^lmt_static_lock/ && $4 ~ /^lmt_hold(\+|\[|$)/ {
+	$1 == "matched" && $2 == spin && $3 ~ /^lmt_static_lock/ && $4 ~ /^lmt_hold(\+|\[|$)/ {
 		a = $col["a_hold_mean_ns"]; b = $col["b_hold_mean_ns"]; over = $col["over"]; found = 1 }
 	END {
 		printf "hold mean %s -> %s ns (module %s -> %s ns), over %s\n", a, b, ma / 20, mb / 20, over

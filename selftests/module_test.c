@@ -47,7 +47,11 @@ FIXTURE_TEARDOWN(mod)
 	EXPECT_TRUE(lm_mod_ready(_metadata));
 }
 
-/* The site of lmt_init_lock's row, as the report names it now. */
+/*
+ * The site of lmt_init_lock's row, as the report names it now: the row
+ * of the spinlock_t itself (on PREEMPT_RT the raw spinlock inside it,
+ * its rtmutex's wait_lock, has rows of its own at the rtmutex's sites).
+ */
 static void init_site(struct __test_metadata *_metadata, struct lm_report *rep,
 		      char *site, size_t len)
 {
@@ -57,7 +61,8 @@ static void init_site(struct __test_metadata *_metadata, struct lm_report *rep,
 	lm_report_free(rep);
 	lm_report_read(_metadata, rep);
 	for (i = 0; i < rep->nr_rows; i++)
-		if (lm_lock_is(rep->rows[i].lock, "lmt_init_lock"))
+		if (!strcmp(rep->rows[i].type, lm_type("spin")) &&
+		    lm_lock_named(rep->rows[i].lock, "lmt_init_lock"))
 			row = &rep->rows[i];
 	ASSERT_NE(NULL, row) TH_LOG("no row for the lock taken in module init");
 	snprintf(site, len, "%s", row->site);
@@ -143,7 +148,7 @@ static size_t slab_rows(const struct lm_report *rep, const char *lock,
 	size_t i, n = 0;
 
 	for (i = 0; i < rep->nr_rows; i++) {
-		if (strcmp(rep->rows[i].type, "spin") || strcmp(rep->rows[i].lock, lock) ||
+		if (strcmp(rep->rows[i].type, lm_type("spin")) || strcmp(rep->rows[i].lock, lock) ||
 		    !lm_site_in(rep->rows[i].site, "lmt_slab_take"))
 			continue;
 		*row = &rep->rows[i];

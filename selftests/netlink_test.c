@@ -22,6 +22,17 @@
 #define NOBODY		65534
 #define NL_BUF		(64 * 1024)
 
+/*
+ * The LOCKMETER_TYPE_* of the module's spinlock_t rows, as lm_type()
+ * names them.  On PREEMPT_RT a spinlock_t is an rtmutex, and the raw
+ * spinlock at its start, its wait_lock, has rows of type spin under the
+ * same name: a row is known by its lock and its type.
+ */
+static __u32 nl_spin_type(void)
+{
+	return lm_preempt_rt() ? LOCKMETER_TYPE_RT_SPIN : LOCKMETER_TYPE_SPIN;
+}
+
 /* A request: one genl header and up to two attributes. */
 struct nl_attr_req {
 	__u16 type;
@@ -48,6 +59,7 @@ struct nl_reply {
 	char *buf;		/* receive buffer, NL_BUF bytes */
 	char last[16384];	/* a copy of the last data message */
 	const char *want_lock;	/* keep the row of this lock (lm_lock_named()) ... */
+	__u32 want_type;	/* ... of this LOCKMETER_TYPE_* (0: any; stats rows) ... */
 	char row[16384];	/* ... here, its nest */
 	bool have_row;
 	bool check_chains;	/* nl_chains_check() each row: */
@@ -152,7 +164,10 @@ static void nl_count_row(struct nl_reply *r, const struct nlattr *row_attr)
 	     *(__u32 *)((char *)row[LOCKMETER_R_CPU] + NLA_HDRLEN) != (__u32)r->want_cpu))
 		r->bad_cpu++;
 	if (r->want_lock && row[LOCKMETER_R_LOCK] && row_attr->nla_len <= sizeof(r->row) &&
-	    lm_lock_named((char *)row[LOCKMETER_R_LOCK] + NLA_HDRLEN, r->want_lock)) {
+	    lm_lock_named((char *)row[LOCKMETER_R_LOCK] + NLA_HDRLEN, r->want_lock) &&
+	    (!r->want_type || (row[LOCKMETER_R_TYPE] &&
+			       *(__u32 *)((char *)row[LOCKMETER_R_TYPE] + NLA_HDRLEN) ==
+			       r->want_type))) {
 		memcpy(r->row, row_attr, row_attr->nla_len);
 		r->have_row = true;
 	}
@@ -256,12 +271,14 @@ out:
 static int nl_do(__u16 family, const struct nl_req *req, struct nl_reply *r)
 {
 	const char *want_lock = r->want_lock;
+	__u32 want_type = r->want_type;
 	bool check_chains = r->check_chains;
 	int fd = nl_open(), ret;
 	unsigned int i;
 
 	memset(r, 0, sizeof(*r));
 	r->want_lock = want_lock;
+	r->want_type = want_type;
 	r->check_chains = check_chains;
 	r->want_cpu = -1;
 	for (i = 0; i < 2; i++)
@@ -519,6 +536,17 @@ TEST_F_TIMEOUT(nl, close_mid_dump_leaks_nothing, 180)
 
 #define NL_FRAMES	16
 
+/* Attribute @type, a uint, of the row kept in @r: 0 if absent. */
+static __u64 nl_row_uint(const struct nl_reply *r, int type)
+{
+	const struct nlattr *row = (const struct nlattr *)r->row;
+	struct nlattr *tb[LOCKMETER_R_MAX + 1];
+
+	nl_parse_attrs((struct nlattr *)((char *)row + NLA_HDRLEN), row->nla_len - NLA_HDRLEN,
+		       tb, LOCKMETER_R_MAX);
+	return tb[type] ? nla_uint(tb[type]) : 0;
+}
+
 struct nl_ev {
 	bool set;
 	__u32 pid, ctx, cpu, owner_pid;
@@ -732,6 +760,7 @@ TEST_F(nl, worst_hold_names_holder_and_chain)
 	lm_metered(_metadata, "chain 9 4000");
 	pid = lm_mod_value(_metadata, "pid");
 	self->r.want_lock = "lmt_chain_lock";
+	self->r.want_type = nl_spin_type();
 	old = nl_kptr_restrict(0);
 	ASSERT_EQ(0, nl_do(self->family, &dump, &self->r));
 	ASSERT_EQ(0, self->r.error);
@@ -772,7 +801,7 @@ TEST_F(nl, worst_hold_names_holder_and_chain)
  */
 static void nl_wait_evidence(struct __test_metadata *_metadata, __u16 family,
 			     struct nl_reply *r, const char *cmd, const char *lock,
-			     struct nl_ev *e)
+			     __u32 type, struct nl_ev *e)
 {
 	static const struct nl_req dump = {
 		.cmd = LOCKMETER_CMD_STATS_GET, .flags = NLM_F_DUMP,
@@ -780,6 +809,7 @@ static void nl_wait_evidence(struct __test_metadata *_metadata, __u16 family,
 	int i;
 
 	r->want_lock = lock;
+	r->want_type = type;
 	for (i = 0; i < 20; i++) {
 		lm_metered(_metadata, "%s", cmd);
 		free(r->buf);
@@ -803,7 +833,7 @@ TEST_F(nl, worst_wait_names_waiter_and_owner)
 
 	lm_setup(_metadata);
 	nl_wait_evidence(_metadata, self->family, &self->r, "mutex_contend 2 20 2000",
-			 "lmt_contended_mutex", &e);
+			 "lmt_contended_mutex", LOCKMETER_TYPE_MUTEX, &e);
 	EXPECT_EQ(0, strncmp(e.comm, "lmt/", 4));
 	EXPECT_NE(0U, e.owner_pid);
 	EXPECT_NE(e.pid, e.owner_pid);
@@ -811,9 +841,16 @@ TEST_F(nl, worst_wait_names_waiter_and_owner)
 	EXPECT_EQ(0, nl_ev_frame(&e, "lmt_mutex_contend", 0));
 
 	nl_wait_evidence(_metadata, self->family, &self->r, "contend 2 50 200",
-			 "lmt_contended_lock", &e);
+			 "lmt_contended_lock", nl_spin_type(), &e);
 	EXPECT_EQ(0, strncmp(e.comm, "lmt/", 4));
-	EXPECT_EQ(0U, e.owner_pid);
+	if (lm_preempt_rt()) {
+		/* an rtmutex there: its owner is named as a mutex's */
+		EXPECT_NE(0U, e.owner_pid);
+		EXPECT_NE(e.pid, e.owner_pid);
+		EXPECT_EQ(0, strncmp(e.owner_comm, "lmt/", 4));
+	} else {
+		EXPECT_EQ(0U, e.owner_pid);
+	}
 	EXPECT_EQ(0, nl_ev_frame(&e, "lmt_contend", 0));
 	ASSERT_EQ(0, lm_ctl("reset"));
 }
@@ -838,6 +875,7 @@ TEST_F(nl, worst_hold_names_where_holder_blocked)
 	sleep_min = lm_mod_value(_metadata, "sleep_min_ns");
 	sleep_max = lm_mod_value(_metadata, "sleep_max_ns");
 	self->r.want_lock = "lmt_sleep_mutex";
+	self->r.want_type = LOCKMETER_TYPE_MUTEX;
 	old = nl_kptr_restrict(0);
 	ASSERT_EQ(0, nl_do(self->family, &dump, &self->r));
 	nl_kptr_restrict(old);
@@ -858,16 +896,26 @@ TEST_F(nl, worst_hold_names_where_holder_blocked)
 	EXPECT_EQ(-1, nl_frame_in(e.blk_frame, e.blk_frames, "lm_sched_in", 0));
 	EXPECT_EQ(-1, nl_frame_in(e.blk_frame, e.blk_frames, "__schedule", 0));
 	EXPECT_EQ(e.blk_frames, e.blk_addrs);
-	/* a spinning lock's holder never blocks */
+	/*
+	 * A spinning lock's holder never blocks.  On PREEMPT_RT a spinlock_t
+	 * is a sleeping lock whose holder may be preempted (by an interrupt
+	 * thread, say), but this one busy-waits through its 100 us holds: it
+	 * blocks, if at all, for a sliver of the hold.
+	 */
 	self->r.want_lock = "lmt_static_lock";
+	self->r.want_type = nl_spin_type();
 	lm_metered(_metadata, "hold 5 100");
 	free(self->r.buf);
 	ASSERT_EQ(0, nl_do(self->family, &dump, &self->r));
 	ASSERT_TRUE(self->r.have_row);
 	nl_ev_get(&self->r, LOCKMETER_R_HOLD_EVIDENCE, &e);
 	ASSERT_TRUE(e.set);
-	EXPECT_EQ(0ULL, e.blocked);
-	EXPECT_EQ(0U, e.blk_frames);
+	if (lm_preempt_rt()) {
+		EXPECT_GT(nl_row_uint(&self->r, LOCKMETER_R_HOLD_MAX) / 2, e.blocked);
+	} else {
+		EXPECT_EQ(0ULL, e.blocked);
+		EXPECT_EQ(0U, e.blk_frames);
+	}
 	ASSERT_EQ(0, lm_ctl("reset"));
 }
 
@@ -1109,16 +1157,6 @@ static unsigned int nl_row_hist(const struct nl_reply *r, int type, __u64 *v)
 			tb[type]->nla_len - NLA_HDRLEN, LOCKMETER_HI_COUNT, v, NL_HIST);
 }
 
-static __u64 nl_row_uint(const struct nl_reply *r, int type)
-{
-	const struct nlattr *row = (const struct nlattr *)r->row;
-	struct nlattr *tb[LOCKMETER_R_MAX + 1];
-
-	nl_parse_attrs((struct nlattr *)((char *)row + NLA_HDRLEN), row->nla_len - NLA_HDRLEN,
-		       tb, LOCKMETER_R_MAX);
-	return tb[type] ? nla_uint(tb[type]) : 0;
-}
-
 /* The bucket whose bounds hold @ns. */
 static unsigned int nl_bucket_of(const __u64 *bound, unsigned int nr, __u64 ns)
 {
@@ -1161,6 +1199,7 @@ TEST_F(nl, histograms_count_every_hold_in_its_bucket)
 	mod_min = lm_mod_value(_metadata, "hold_min_ns");
 	mod_max = lm_mod_value(_metadata, "hold_max_ns");
 	self->r.want_lock = "lmt_hist_lock";
+	self->r.want_type = nl_spin_type();
 	free(self->r.buf);
 	ASSERT_EQ(0, nl_do(self->family, &dump, &self->r));
 	ASSERT_TRUE(self->r.have_row);
@@ -1194,7 +1233,7 @@ TEST_F(nl, histograms_count_every_hold_in_its_bucket)
 
 	/* waits: the contended lock's buckets sum to the waits */
 	nl_wait_evidence(_metadata, self->family, &self->r, "contend 2 50 200",
-			 "lmt_contended_lock", &(struct nl_ev){ });
+			 "lmt_contended_lock", nl_spin_type(), &(struct nl_ev){ });
 	nh = nl_row_hist(&self->r, LOCKMETER_R_WAIT_HIST, hist);
 	ASSERT_EQ(nb, nh);
 	for (sum = 0, i = 0; i < nh; i++)
@@ -1205,6 +1244,7 @@ TEST_F(nl, histograms_count_every_hold_in_its_bucket)
 	/* reset: no row, so no histogram, is left */
 	ASSERT_EQ(0, lm_ctl("reset"));
 	self->r.want_lock = "lmt_hist_lock";
+	self->r.want_type = nl_spin_type();
 	free(self->r.buf);
 	ASSERT_EQ(0, nl_do(self->family, &dump, &self->r));
 	EXPECT_FALSE(self->r.have_row);

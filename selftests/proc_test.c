@@ -303,7 +303,7 @@ static void make_rows(struct __test_metadata *_metadata, bool mod)
 	lm_report_read(_metadata, &rep);
 	ASSERT_LT(0U, rep.nr_rows) TH_LOG("no rows after metering");
 	if (mod)
-		ASSERT_NE(NULL, lm_find_row(&rep, "spin", "lmt_static_lock", "lmt_hold"));
+		ASSERT_NE(NULL, lm_find_row(&rep, lm_type("spin"), "lmt_static_lock", "lmt_hold"));
 	lm_report_free(&rep);
 }
 
@@ -414,7 +414,7 @@ TEST_F(ctl, hist_file_matches_rows)
 		EXPECT_EQ(hold ? r->acquired : r->spin, sum)
 			TH_LOG("%s %s %s %s", f[0], f[1], r->lock, r->site);
 		/* 200 holds of 20 us and one of 50 ms: alone in the top bucket */
-		if (hold && self->mod && lm_row_is(r, "spin", "lmt_hist_lock", "lmt_hist_hold")) {
+		if (hold && self->mod && lm_row_is(r, lm_type("spin"), "lmt_hist_lock", "lmt_hist_hold")) {
 			EXPECT_EQ(201ULL, sum);
 			EXPECT_EQ(1ULL, top);
 		}
@@ -461,7 +461,7 @@ TEST_F(ctl, control_words)
 		if (!s->reset || !self->mod)
 			continue;
 		lm_report_read(_metadata, &rep);
-		EXPECT_EQ(NULL, lm_find_row(&rep, "spin", "lmt_static_lock", "lmt_hold"))
+		EXPECT_EQ(NULL, lm_find_row(&rep, lm_type("spin"), "lmt_static_lock", "lmt_hold"))
 			TH_LOG("lmt_hold row survived '%.*s'", len, s->word);
 		lm_report_free(&rep);
 	}
@@ -561,7 +561,7 @@ TEST_F(ctl, keys_resize)
 	if (self->mod) {
 		lm_metered(_metadata, "hold 3 10");
 		lm_report_read(_metadata, &rep);
-		EXPECT_NE(NULL, lm_find_row(&rep, "spin", "lmt_static_lock", "lmt_hold"));
+		EXPECT_NE(NULL, lm_find_row(&rep, lm_type("spin"), "lmt_static_lock", "lmt_hold"));
 		EXPECT_LT(0ULL, lm_header_u64(_metadata, rep.text, "keys_used"));
 		lm_report_free(&rep);
 	}
