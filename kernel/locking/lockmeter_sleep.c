@@ -697,13 +697,40 @@ NOKPROBE_SYMBOL(lm_trylock);
  * keeps no frame for it while metering is off, and pays one call for it
  * while on.
  */
+static __always_inline void __lm_release_via(void *lock, unsigned int type,
+					     void (*release)(void *lock, unsigned long ip),
+					     unsigned long ip, u64 t)
+{
+	u64 offcpu = lm_offcpu();
+
+	/* one register across the call, not the TSC's two halves */
+	OPTIMIZER_HIDE_VAR(t);
+	release(lock, ip);
+	lm_sleep_release(lock, type, t, offcpu);
+}
+
+/*
+ * ... with local_clock() for a clock, out of line: its call would make
+ * the common case keep @release and @ip across it, in two more saved
+ * registers and a stack slot.
+ */
+static noinline void __lockfunc lm_release_via_local(void *lock, unsigned int type,
+						     void (*release)(void *lock,
+								     unsigned long ip),
+						     unsigned long ip)
+{
+	__lm_release_via(lock, type, release, ip, local_clock_noinstr());
+}
+NOKPROBE_SYMBOL(lm_release_via_local);
+
 void __lockfunc lm_release_via(void *lock, unsigned int type,
 			       void (*release)(void *lock, unsigned long ip), unsigned long ip)
 {
-	u64 offcpu = lm_offcpu(), t = lm_ticks();
-
-	release(lock, ip);
-	lm_sleep_release(lock, type, t, offcpu);
+	if (unlikely(!lm_clock_is_tsc())) {
+		lm_release_via_local(lock, type, release, ip);
+		return;
+	}
+	__lm_release_via(lock, type, release, ip, lm_tsc());
 }
 EXPORT_SYMBOL_GPL(lm_release_via);
 NOKPROBE_SYMBOL(lm_release_via);
