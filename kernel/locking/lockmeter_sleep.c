@@ -721,6 +721,7 @@ static noinline void __lockfunc lm_release_via_local(void *lock, unsigned int ty
 {
 	__lm_release_via(lock, type, release, ip, local_clock_noinstr());
 }
+
 NOKPROBE_SYMBOL(lm_release_via_local);
 
 void __lockfunc lm_release_via(void *lock, unsigned int type,
