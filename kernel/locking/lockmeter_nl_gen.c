@@ -25,8 +25,15 @@ static const struct nla_policy lockmeter_held_get_nl_policy[LOCKMETER_A_OVER + 1
 	[LOCKMETER_A_OVER] = { .type = NLA_UINT, },
 };
 
+/* LOCKMETER_CMD_WATCH_SET - do */
+static const struct nla_policy lockmeter_watch_set_nl_policy[LOCKMETER_A_WATCH_WAIT_NS + 1] = {
+	[LOCKMETER_A_WATCH_TYPE] = NLA_POLICY_RANGE(NLA_U32, 1, 13),
+	[LOCKMETER_A_WATCH_HOLD_NS] = { .type = NLA_UINT, },
+	[LOCKMETER_A_WATCH_WAIT_NS] = { .type = NLA_UINT, },
+};
+
 /* Ops table for lockmeter */
-const struct genl_split_ops lockmeter_nl_ops[4] = {
+const struct genl_split_ops lockmeter_nl_ops[5] = {
 	{
 		.cmd	= LOCKMETER_CMD_STATUS_GET,
 		.doit	= lockmeter_nl_status_get_doit,
@@ -57,4 +64,15 @@ const struct genl_split_ops lockmeter_nl_ops[4] = {
 		.maxattr	= LOCKMETER_A_OVER,
 		.flags		= GENL_ADMIN_PERM | GENL_CMD_CAP_DUMP,
 	},
+	{
+		.cmd		= LOCKMETER_CMD_WATCH_SET,
+		.doit		= lockmeter_nl_watch_set_doit,
+		.policy		= lockmeter_watch_set_nl_policy,
+		.maxattr	= LOCKMETER_A_WATCH_WAIT_NS,
+		.flags		= GENL_ADMIN_PERM | GENL_CMD_CAP_DO,
+	},
+};
+
+static const struct genl_multicast_group lockmeter_nl_mcgrps[] = {
+	[LOCKMETER_NLGRP_ALERTS] = { "alerts", },
 };

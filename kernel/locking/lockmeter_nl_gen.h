@@ -12,7 +12,7 @@
 #include <uapi/linux/lockmeter.h>
 
 /* Ops table for lockmeter */
-extern const struct genl_split_ops lockmeter_nl_ops[4];
+extern const struct genl_split_ops lockmeter_nl_ops[5];
 
 int lockmeter_nl_stats_get_start(struct netlink_callback *cb);
 int lockmeter_nl_held_get_start(struct netlink_callback *cb);
@@ -25,5 +25,10 @@ int lockmeter_nl_stats_get_dumpit(struct sk_buff *skb,
 int lockmeter_nl_control_doit(struct sk_buff *skb, struct genl_info *info);
 int lockmeter_nl_held_get_dumpit(struct sk_buff *skb,
 				 struct netlink_callback *cb);
+int lockmeter_nl_watch_set_doit(struct sk_buff *skb, struct genl_info *info);
+
+enum {
+	LOCKMETER_NLGRP_ALERTS,
+};
 
 #endif /* _LINUX_LOCKMETER_GEN_H */
