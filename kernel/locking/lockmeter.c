@@ -132,7 +132,7 @@ static void lm_each_ipi(void *data)
  * CPU hotplug held off so that none comes or goes meanwhile.  Nothing to
  * do before the state is allocated.
  */
-static void lm_for_every_cpu(void (*fn)(struct lm_cpu *c, void *arg), void *arg)
+void lm_for_every_cpu(void (*fn)(struct lm_cpu *c, void *arg), void *arg)
 {
 	struct lm_each e = { .fn = fn, .arg = arg };
 	unsigned int cpu;
@@ -453,6 +453,8 @@ static int __lockmeter_on(void)
 	 * unmatched.
 	 */
 	lm_for_every_cpu(lm_clear_held, NULL);
+	/* the clock of the holds is chosen by now: thresholds in its ticks */
+	lm_watch_recalc();
 	WRITE_ONCE(lm_epoch, lm_epoch + 1);
 	static_branch_enable(&lockmeter_key);
 	lm_t_on = local_clock();
@@ -495,6 +497,7 @@ static void __lockmeter_reset(void)
 	/* no row holds a time: the moment to give up a TSC found unstable */
 	if (lm_allocated)
 		lm_clock_recheck();
+	lm_watch_reset();
 	/* no row names an unloaded module's symbol any more */
 	lm_gone_free();
 	lm_init_texts_free();

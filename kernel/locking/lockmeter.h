@@ -36,6 +36,7 @@
 #include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/irq_work.h>
 #include <linux/jump_label.h>
 #include <linux/lockmeter_task.h>
 #ifdef CONFIG_X86_TSC
@@ -190,6 +191,8 @@ struct lm_stat {
 	u64 blocked_total;	/* ... and blocked (hold - on CPU) */
 	u64 blocked_max;
 	u64 inst;		/* buckets of hash_64(lock) seen (heap rows) */
+	u64 alerts;		/* holds and waits over a threshold ... */
+	u64 alerts_dropped;	/* ... not queued to be sent */
 	/*
 	 * Evidence and histograms only where a row has them (NULL where it
 	 * has none), in the snapshot's stores: most of a row's bytes would
@@ -259,6 +262,8 @@ static inline void lm_stat_add(const struct lm_stat *src, struct lm_stat *dst)
 	dst->blocked_total += src->blocked_total;
 	dst->blocked_max = max(dst->blocked_max, src->blocked_max);
 	dst->inst |= src->inst;
+	dst->alerts += src->alerts;
+	dst->alerts_dropped += src->alerts_dropped;
 	/* @src's histograms, which are @src's alone, may become @dst's */
 	if (src->hist && dst->hist)
 		lm_hist_add(src->hist, dst->hist);
@@ -304,8 +309,14 @@ struct lm_slot {
 	u64 hold_total;
 	u64 hold_min;
 	u64 hold_max;
+	/*
+	 * A hold longer than this takes the slow path: @hold_max, or the
+	 * hold threshold of the row's type if lower (lm_watch_trip()), so
+	 * that a threshold costs the fast path nothing.  Lowered on every
+	 * CPU when a threshold is set (lockmeter_watch.c).
+	 */
+	u64 hold_trip;
 	u64 wait_total;
-	u64 wait_min;
 	u64 wait_max;
 	/* second line */
 	u64 reject;		/* failed trylocks */
@@ -313,7 +324,10 @@ struct lm_slot {
 	u64 oncpu_max;
 	u64 blocked_max;	/* ... and blocked */
 	u64 inst;		/* heap rows: buckets of hash_64(lock) seen */
+	u64 wait_min;
 	u32 abort;		/* sleeping locks: waits ended by a signal */
+	u32 alerts;		/* holds and waits over a threshold ... */
+	u32 alerts_dropped;	/* ... not queued: the queue was full */
 #ifdef CONFIG_LOCKMETER_HIST
 	/*
 	 * The rest: the histograms, one increment per hold or wait, in 16
@@ -442,6 +456,9 @@ struct lm_loss {
 	u64 notask;		/* task record pool empty: acquisition not metered */
 	u64 stacks_full;	/* evidence whose chain found the store full */
 	u64 hist_lost;		/* histogram bucket wraps the spill table had no room for */
+	/* not losses, but counted the same way: lockstat watch */
+	u64 alerts;		/* holds and waits over a threshold */
+	u64 alerts_dropped;	/* ... not queued: this CPU's queue was full */
 };
 
 /*
@@ -618,6 +635,15 @@ struct lm_store {
 	size_t bytes;		/* all chunks' sizes, for the header */
 };
 
+/* The thresholds and counters as readers get them: ns, 0 none. */
+struct lm_watch_state {
+	u64 hold_ns[LM_NR_TYPES];
+	u64 wait_ns[LM_NR_TYPES];
+	u64 sent;		/* alerts sent to the alerts group */
+	u64 unsent;		/* ... not: rate limit, no memory, no listener */
+	u64 held;		/* sleeping locks found held over a threshold */
+};
+
 struct lm_snapshot {
 	struct lm_stat *rows;	/* merged over CPUs, sorted by key */
 	size_t nr;
@@ -639,6 +665,7 @@ struct lm_snapshot {
 	unsigned long mem_tables;
 	unsigned long mem_task;
 	unsigned long mem_keys;		/* of mem_tables: the key directory */
+	struct lm_watch_state watch;	/* thresholds, alerts sent and not */
 };
 
 enum lm_ctl {
@@ -812,12 +839,13 @@ void lm_charge_slow(struct lm_cpu *c, struct lm_slot *s, u64 hold, u64 t_wait, u
 /*
  * Charge one acquisition's hold and wait (ticks) to @s of @c.  A slot's
  * minima start at U64_MAX (lm_slot_init()), so the first sample sets
- * them.  The common case, a hold that waited for nothing and sets no new
- * maximum, is done here; the rest, with the evidence of a new maximum
+ * them.  The common case, a hold that waited for nothing, sets no new
+ * maximum and crosses no threshold, is done here, with one compare for
+ * the two (@s->hold_trip); the rest, with the evidence of a new maximum
  * (the task, the chain where the lock was released, and for a sleeping
- * lock its record @th: whom it waited for, where it blocked), out of
- * line, as the last thing the caller does before leaving, after the
- * lock itself was released.  The
+ * lock its record @th: whom it waited for, where it blocked) and the
+ * alert of a threshold crossed, out of line, as the last thing the
+ * caller does before leaving, after the lock itself was released.  The
  * acquisition's lock and site, for the key an overflow row keeps, are
  * @th's, or for a spinning lock those of the record just popped, at
  * @c->top until the charge is done.
@@ -825,7 +853,7 @@ void lm_charge_slow(struct lm_cpu *c, struct lm_slot *s, u64 hold, u64 t_wait, u
 static __always_inline void lm_charge(struct lm_cpu *c, struct lm_slot *s, u64 hold,
 				      u64 t_wait, u64 t_acq, const struct lm_task_held *th)
 {
-	if (unlikely(hold > s->hold_max || t_wait)) {
+	if (unlikely(hold > s->hold_trip || t_wait)) {
 		lm_charge_slow(c, s, hold, t_wait, t_acq, th);
 		return;
 	}
@@ -1087,6 +1115,7 @@ struct lm_held_row {
 	struct lm_key key;	/* classified, as the table keys it */
 	unsigned long lock;	/* the address, matching waiters */
 	u64 ns;			/* held so far */
+	u64 since;		/* lm_ticks() when acquired: the hold, with @lock and @pid */
 	/*
 	 * The holder (spinning: what its CPU runs; sleeping, 0 and no comm:
 	 * not recorded), and the CPU holding a spinning lock or running a
@@ -1148,5 +1177,96 @@ const char *lm_lock_name(struct lm_names *n, const struct lm_key *k,
 			 char *buf, size_t len);
 const char *lm_site_name(struct lm_names *n, const struct lm_key *k,
 			 char *buf, size_t len);
+
+/* ---- alerts: holds and waits over a threshold (lockmeter_watch.c) ---- */
+
+/*
+ * The thresholds, in lm_ticks() by lock type, U64_MAX where none is set;
+ * [LM_NONE], for a row whose type is not published yet, is the least.
+ * Set under lm_ctl_mutex; read by the charge's slow path, and only while
+ * @lm_watching (some threshold is set).
+ */
+extern u64 lm_watch_hold[LM_NR_TYPES];
+extern u64 lm_watch_wait[LM_NR_TYPES];
+extern bool lm_watching;
+
+#define LM_WATCH_MIN_NS		NSEC_PER_USEC
+#define LM_WATCH_MAX_NS		(1000ULL * NSEC_PER_SEC)
+
+/*
+ * An alert queued by the CPU that charged it: the key (classified), the
+ * task, CPU, context, end and length (@ev: t and ticks), the threshold
+ * crossed (ticks), the chain where it was charged, and for a sleeping
+ * lock's hold its longest blocked stretch and chain, for its wait the
+ * owner waited for.
+ */
+struct lm_alert_rec {
+	struct lm_key key;
+	struct lm_ev ev;
+	u64 thr;
+	u64 blk;
+	u32 kind;		/* enum lockmeter_alert_kind */
+	u32 nr;			/* frames in @ip */
+	u32 blk_nr;		/* frames in @blk_ip */
+	struct lm_owner owner;
+	unsigned long ip[LM_STACK_DEPTH];
+	unsigned long blk_ip[LM_STACK_DEPTH];
+};
+
+/*
+ * A CPU's queue of alerts to send: @head is written by its CPU alone
+ * (interrupts off), @tail by the sender alone; both only grow, and
+ * @head - @tail alerts are queued.  @kick, raised with each alert,
+ * schedules the sender.  Allocated for every possible CPU when a
+ * threshold is first set, never freed.
+ */
+#define LM_ALERT_RING	64
+
+struct lm_alert_ring {
+	unsigned int head;
+	unsigned int tail;
+	struct irq_work kick;
+	struct lm_alert_rec rec[LM_ALERT_RING];
+};
+
+DECLARE_PER_CPU_READ_MOSTLY(struct lm_alert_ring *, lm_alert_rings);
+
+
+/* What to set: a threshold in ns, 0 to clear, or LM_WATCH_KEEP. */
+#define LM_WATCH_KEEP	U64_MAX
+
+int lockmeter_watch_set(u32 type, u64 hold_ns, u64 wait_ns);
+void lm_watch_read(struct lm_watch_state *st);
+void lm_watch_recalc(void);
+void lm_watch_reset(void);
+void lm_for_every_cpu(void (*fn)(struct lm_cpu *c, void *arg), void *arg);
+
+/* One alert as sent (lockmeter_nl.c): the evidence's times in ns. */
+struct lm_alert_msg {
+	u32 kind;
+	const struct lm_key *key;
+	u64 ns;
+	u64 thr_ns;
+	struct lm_stat_ev ev;
+	const struct lm_held_waiter *waiters;
+	size_t nr_waiters;
+	u64 seq;
+	u64 dropped;
+};
+
+#if IS_ENABLED(CONFIG_NET)
+bool lm_nl_alert_listened(void);
+int lm_nl_alert_send(const struct lm_alert_msg *a);
+#else
+static inline bool lm_nl_alert_listened(void)
+{
+	return false;
+}
+
+static inline int lm_nl_alert_send(const struct lm_alert_msg *a)
+{
+	return -ESRCH;
+}
+#endif
 
 #endif /* _KERNEL_LOCKING_LOCKMETER_H */

@@ -101,8 +101,10 @@ static struct lm_held_row *lm_held_add(struct lm_held_snap *hs, unsigned long lo
 	if (ns < over)
 		return NULL;
 	r = lm_held_row_new(hs, ns);
-	if (r)
+	if (r) {
 		lm_held_key(r, lock, site, type);
+		r->since = t_acq;
+	}
 	return r;
 }
 

@@ -5,7 +5,8 @@
  * open() for reading takes a snapshot of every CPU's table, merges equal
  * keys, sorts the rows by longest hold and resolves per-CPU lock names
  * once (lockmeter_names.c); read() walks that snapshot; release() frees
- * it.  Writing "on", "off", "reset" or "0" (= reset) controls metering.
+ * it.  Writing "on", "off", "reset" or "0" (= reset) controls metering;
+ * "watch hold 5ms" and the like set thresholds (lockmeter_watch.c).
  * Both need CAP_SYS_ADMIN (and the file is 0600), as the netlink stats
  * dump and control do.
  *
@@ -19,7 +20,9 @@
  */
 #include <linux/capability.h>
 #include <linux/cpumask.h>
+#include <linux/ctype.h>
 #include <linux/init.h>
+#include <linux/overflow.h>
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
 #include <linux/uaccess.h>
@@ -46,6 +49,22 @@ struct lm_proc {
 };
 
 #define LOCKMETER_HIST_VERSION	1
+
+/* Header line @key: the thresholds @ns set, "type=ns" each, or "-". */
+static void lm_show_watch(struct seq_file *m, const char *key, const u64 *ns)
+{
+	bool any = false;
+	unsigned int t;
+
+	seq_printf(m, "%s:", key);
+	for (t = LM_NONE + 1; t < LM_NR_TYPES; t++) {
+		if (!ns[t])
+			continue;
+		seq_printf(m, " %s=%llu", lm_types[t].name, ns[t]);
+		any = true;
+	}
+	seq_puts(m, any ? "\n" : " -\n");
+}
 
 static void lm_show_header(struct seq_file *m, struct lm_proc *p)
 {
@@ -82,6 +101,11 @@ static void lm_show_header(struct seq_file *m, struct lm_proc *p)
 	seq_printf(m, "captures: %llu\n", s->captures);
 	seq_printf(m, "hist_buckets: %u\n", LM_SLOT_HIST_NR);
 	seq_printf(m, "hist_lost: %llu\n", s->loss.hist_lost);
+	lm_show_watch(m, "watch_hold_ns", s->watch.hold_ns);
+	lm_show_watch(m, "watch_wait_ns", s->watch.wait_ns);
+	seq_printf(m, "alerts: %llu\n", s->loss.alerts + s->watch.held);
+	seq_printf(m, "alerts_sent: %llu\n", s->watch.sent);
+	seq_printf(m, "alerts_dropped: %llu\n", s->loss.alerts_dropped + s->watch.unsent);
 	seq_puts(m, "\n# type acquired nowait spin reject abort hold_total_ns hold_min_ns hold_max_ns wait_total_ns wait_min_ns wait_max_ns oncpu_total_ns oncpu_max_ns blocked_total_ns blocked_max_ns instances lock site\n");
 }
 
@@ -231,6 +255,76 @@ static int lm_proc_release(struct inode *inode, struct file *file)
 	return seq_release_private(inode, file);
 }
 
+/*
+ * A duration: digits and a unit, ns, us, ms or s (none: ns), into *@ns;
+ * -EINVAL if it is none.
+ */
+static int lm_parse_ns(char *str, u64 *ns)
+{
+	static const struct {
+		const char *unit;
+		u64 mul;
+	} units[] = {
+		{ "", 1 }, { "ns", 1 }, { "us", NSEC_PER_USEC },
+		{ "ms", NSEC_PER_MSEC }, { "s", NSEC_PER_SEC },
+	};
+	char *end = str, unit;
+	unsigned int i;
+	u64 v;
+	int ret;
+
+	while (isdigit(*end))
+		end++;
+	if (end == str)
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
+		if (strcmp(end, units[i].unit))
+			continue;
+		unit = *end;
+		*end = '\0';
+		ret = kstrtoull(str, 10, &v);
+		*end = unit;
+		if (ret || check_mul_overflow(v, units[i].mul, ns))
+			return -EINVAL;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/*
+ * After "watch ": "off" (every threshold cleared), or "hold" or "wait",
+ * a lock type or none (every type), and a duration (0: clear).
+ */
+static int lm_proc_watch(char *arg)
+{
+	char *kind = strsep(&arg, " "), *word, *dur;
+	bool hold = !strcmp(kind, "hold");
+	u32 type = LM_NONE;
+	u64 ns;
+	int ret;
+
+	if (!strcmp(kind, "off") && !arg)
+		return lockmeter_watch_set(LM_NONE, 0, 0);
+	if (!arg || (!hold && strcmp(kind, "wait")))
+		return -EINVAL;
+	dur = strsep(&arg, " ");
+	if (arg) {
+		word = dur;
+		dur = strsep(&arg, " ");
+		if (arg)
+			return -EINVAL;
+		for (type = LM_NONE + 1; type < LM_NR_TYPES; type++)
+			if (!strcmp(word, lm_types[type].name))
+				break;
+		if (type == LM_NR_TYPES)
+			return -EINVAL;
+	}
+	if (lm_parse_ns(dur, &ns))
+		return -EINVAL;
+	ret = lockmeter_watch_set(type, hold ? ns : LM_WATCH_KEEP, hold ? LM_WATCH_KEEP : ns);
+	return ret == -ERANGE ? -EINVAL : ret;
+}
+
 static ssize_t lm_proc_write(struct file *file, const char __user *ubuf,
 			     size_t count, loff_t *ppos)
 {
@@ -243,7 +337,7 @@ static ssize_t lm_proc_write(struct file *file, const char __user *ubuf,
 		{ "reset", LM_CTL_RESET },
 		{ "0", LM_CTL_RESET },
 	};
-	char buf[24];
+	char buf[64];
 	size_t len = count;
 	unsigned long nr;
 	unsigned int i;
@@ -269,6 +363,11 @@ static ssize_t lm_proc_write(struct file *file, const char __user *ubuf,
 		if (kstrtoul(buf + 5, 10, &nr))
 			return -EINVAL;
 		ret = lockmeter_set_keys(nr);
+		return ret ? ret : count;
+	}
+	/* "watch hold|wait [TYPE] DURATION", "watch off": lockstat watch */
+	if (len > 6 && !memcmp(buf, "watch ", 6)) {
+		ret = lm_proc_watch(buf + 6);
 		return ret ? ret : count;
 	}
 	return -EINVAL;

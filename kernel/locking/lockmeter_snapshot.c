@@ -253,6 +253,7 @@ struct lm_raw {
 	u64 wait_total, wait_min, wait_max;
 	u64 oncpu_total, oncpu_max, blocked_max;
 	u64 inst;
+	u64 alerts, alerts_dropped;
 	u64 hold_hist[LM_HIST_NR];
 	u64 wait_hist[LM_HIST_NR];
 };
@@ -302,6 +303,8 @@ static void lm_raw_add(const struct lm_cpu *pc, const struct lm_slot *s, struct 
 	r->oncpu_max = max(r->oncpu_max, READ_ONCE(s->oncpu_max));
 	r->blocked_max = max(r->blocked_max, READ_ONCE(s->blocked_max));
 	r->inst |= READ_ONCE(s->inst);
+	r->alerts += READ_ONCE(s->alerts);
+	r->alerts_dropped += READ_ONCE(s->alerts_dropped);
 }
 
 /*
@@ -377,6 +380,8 @@ static void lm_raw_stat(struct lm_raw *r, struct lm_stat *row, struct lm_stat_hi
 	row->oncpu_max = lm_ticks_to_ns(r->oncpu_max);
 	row->blocked_max = lm_ticks_to_ns(r->blocked_max);
 	row->inst = r->inst;
+	row->alerts = r->alerts;
+	row->alerts_dropped = r->alerts_dropped;
 }
 
 /*
@@ -767,6 +772,8 @@ int lm_snapshot(struct lm_snapshot *snap, int cpu, bool rows)
 		snap->loss.notask += READ_ONCE(pc->loss.notask);
 		snap->loss.stacks_full += READ_ONCE(pc->loss.stacks_full);
 		snap->loss.hist_lost += READ_ONCE(pc->loss.hist_lost);
+		snap->loss.alerts += READ_ONCE(pc->loss.alerts);
+		snap->loss.alerts_dropped += READ_ONCE(pc->loss.alerts_dropped);
 		snap->captures += READ_ONCE(pc->captures);
 		snap->cache_fills += READ_ONCE(pc->fills);
 		/* every event of an overflow row found no row */
@@ -785,6 +792,7 @@ int lm_snapshot(struct lm_snapshot *snap, int cpu, bool rows)
 	snap->on = lm_on;
 	snap->metered_ns = lm_metered + (lm_on ? local_clock() - lm_t_on : 0);
 	snap->resets = lm_resets;
+	lm_watch_read(&snap->watch);
 	return 0;
 }
 

@@ -48,6 +48,7 @@
 #include <kunit/visibility.h>
 #include <linux/bottom_half.h>
 #include <linux/cpumask.h>
+#include <linux/irq_work.h>
 #include <linux/kprobes.h>
 #include <linux/lockmeter.h>
 #include <linux/pgtable.h>
@@ -506,8 +507,8 @@ static __always_inline void lm_ev_put(struct lm_evidence *ev, u32 seq)
 	smp_store_release(&ev->seq, seq + 2);
 }
 
-/* Fill @ev with the current task on @c, @t, the @ticks explained and chain @stack. */
-static void lm_ev_take(struct lm_cpu *c, struct lm_ev *ev, u64 t, u64 ticks, u64 stack)
+/* Fill @ev with the current task and CPU, @t and the @ticks explained. */
+static void lm_ev_task(struct lm_ev *ev, u64 t, u64 ticks)
 {
 	struct task_struct *p = current;
 
@@ -524,8 +525,14 @@ static void lm_ev_take(struct lm_cpu *c, struct lm_ev *ev, u64 t, u64 ticks, u64
 	else
 		ev->ctx = LOCKMETER_CTX_TASK;
 	ev->cpu = raw_smp_processor_id();
-	ev->stack = stack;
 	ev->set = 1;
+}
+
+/* Fill @ev with the current task on @c, @t, the @ticks explained and chain @stack. */
+static void lm_ev_take(struct lm_cpu *c, struct lm_ev *ev, u64 t, u64 ticks, u64 stack)
+{
+	lm_ev_task(ev, t, ticks);
+	ev->stack = stack;
 	c->captures++;
 }
 
@@ -633,6 +640,84 @@ static __always_inline int lm_stack_index(u64 ref)
 }
 
 /*
+ * An alert: a hold or wait (@kind) of @ticks, longer than @thr, ended at
+ * @t_end, charged to slot @s of @c.  It goes into this CPU's queue, with
+ * the task, the chain and for a sleeping lock (record @th) where its
+ * holder blocked or whom it waited for, for lockmeter_watch.c to send;
+ * when the queue is full it is counted as dropped, and costs no walk.
+ * The key is the row's from the directory, or for an overflow row the
+ * acquisition's, classified (see lm_ovf_key()).  Interrupts are off.
+ */
+static noinline void __lockfunc lm_watch_raise(struct lm_cpu *c, struct lm_slot *s, u32 kind,
+					       u32 type, u64 ticks, u64 thr, u64 t_end,
+					       const struct lm_task_held *th)
+{
+	struct lm_alert_ring *r = this_cpu_read(lm_alert_rings);
+	struct lm_alert_rec *a;
+	unsigned int head;
+
+	s->alerts++;
+	c->loss.alerts++;
+	if (unlikely(!r))
+		goto drop;
+	head = r->head;
+	/* pairs with smp_store_release() in lm_watch_take(): sent before reused */
+	if (head - smp_load_acquire(&r->tail) >= LM_ALERT_RING)
+		goto drop;
+	a = &r->rec[head % LM_ALERT_RING];
+	a->kind = kind;
+	a->thr = thr;
+	if (c->dir && s >= c->slot && s < c->slot + c->dir->nr &&
+	    READ_ONCE(c->dir->key[s - c->slot].type))
+		a->key = c->dir->key[s - c->slot];
+	else
+		lm_ovf_key(c, &a->key, th, type);
+	lm_ev_task(&a->ev, t_end, ticks);
+	a->nr = lm_stack_walk(a->ip, false);
+	a->blk = 0;
+	a->blk_nr = 0;
+	a->owner.pid = 0;
+	if (th && kind == LOCKMETER_ALERT_HOLD && th->blk) {
+		a->blk = th->blk;
+		a->blk_nr = min_t(u32, th->blk_nr, LM_STACK_DEPTH);
+		memcpy(a->blk_ip, th->blk_ip, a->blk_nr * sizeof(*a->blk_ip));
+	}
+	if (th && kind == LOCKMETER_ALERT_WAIT)
+		a->owner = th->owner;
+	/* pairs with smp_load_acquire() in lm_watch_take(): the alert first */
+	smp_store_release(&r->head, head + 1);
+	irq_work_queue(&r->kick);
+	return;
+drop:
+	s->alerts_dropped++;
+	c->loss.alerts_dropped++;
+}
+NOKPROBE_SYMBOL(lm_watch_raise);
+
+/*
+ * The thresholds of a charge's type, while some threshold is set: the
+ * slot's trip (see struct lm_slot) and an alert for a hold or wait over
+ * one.  The type is @th's, or that of the spinning record just popped.
+ */
+static __always_inline void lm_watch_check(struct lm_cpu *c, struct lm_slot *s, u64 hold,
+					   u64 wait, bool waited, u64 t_acq,
+					   const struct lm_task_held *th)
+{
+	u32 type = th ? th->type : c->top->type;
+	u64 thr;
+
+	if (unlikely(type >= LM_NR_TYPES))
+		return;
+	thr = READ_ONCE(lm_watch_hold[type]);
+	s->hold_trip = min(s->hold_max, thr);
+	if (hold > thr)
+		lm_watch_raise(c, s, LOCKMETER_ALERT_HOLD, type, hold, thr, t_acq + hold, th);
+	thr = READ_ONCE(lm_watch_wait[type]);
+	if (waited && wait > thr)
+		lm_watch_raise(c, s, LOCKMETER_ALERT_WAIT, type, wait, thr, t_acq, th);
+}
+
+/*
  * lm_charge() for a hold that waited or sets a new maximum: the charge,
  * and evidence for each new maximum.  Both chains, the hold's and the
  * wait's, are the current one, one walk for the two: the caller has
@@ -674,6 +759,9 @@ noinline void __lockfunc lm_charge_slow(struct lm_cpu *c, struct lm_slot *s, u64
 			new_wait = ev && wait > READ_ONCE(ev->wait.ticks);
 		}
 	}
+	s->hold_trip = s->hold_max;
+	if (unlikely(READ_ONCE(lm_watching)) && c)
+		lm_watch_check(c, s, hold, wait, t_wait, t_acq, th);
 	if (!new_hold && !new_wait)
 		return;
 	/*

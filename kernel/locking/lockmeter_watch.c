@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lockmeter: alerts, told the moment they happen (lockstat watch).
+ *
+ * A hold threshold and a wait threshold per lock type, off by default,
+ * set over netlink (LOCKMETER_CMD_WATCH_SET) or /proc/lockmeter ("watch
+ * hold 5ms").  A hold or wait longer than its type's threshold is an
+ * alert: the CPU that charges it queues it, with the task and the call
+ * chain, in its own preallocated queue (struct lm_alert_ring) and raises
+ * an irq_work; the work below sends it to the "alerts" multicast group of
+ * the lockmeter family.  Nothing is sent, named or allocated in the lock
+ * path.
+ *
+ * Cost: none on a charge's fast path, threshold set or not.  The fast
+ * path already compares each hold with its row's longest; a row's trip
+ * (struct lm_slot) is that longest, or the threshold when lower, so one
+ * compare still decides both.  Setting a threshold lowers every row's
+ * trip, on each CPU in an IPI.  A hold over the trip, and every wait,
+ * takes the slow path, which compares with the thresholds.
+ *
+ * While a hold threshold of a sleeping lock type is set, the work also
+ * looks for sleeping locks held longer than it right now, what
+ * "lockstat held" lists, and sends each such hold once, while it lasts,
+ * with the holder's chain and the tasks waiting: the hung-task report,
+ * seconds in, with the holder named.
+ *
+ * Nothing is lost silently.  Every alert is counted (the rows' alerts and
+ * the header's), and sent, or counted as dropped: its CPU's queue was
+ * full (a flood: further alerts cost a compare, no chain walk), more than
+ * LM_WATCH_RATE a second were sent (the queues then wait for the next
+ * second), there was no memory for the message, or nobody listened.
+ */
+#include <linux/atomic.h>
+#include <linux/cpumask.h>
+#include <linux/irq_work.h>
+#include <linux/jiffies.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/workqueue.h>
+
+#include "lockmeter.h"
+
+u64 lm_watch_hold[LM_NR_TYPES] __read_mostly = { [0 ... LM_NR_TYPES - 1] = U64_MAX };
+u64 lm_watch_wait[LM_NR_TYPES] __read_mostly = { [0 ... LM_NR_TYPES - 1] = U64_MAX };
+bool lm_watching __read_mostly;
+DEFINE_PER_CPU_READ_MOSTLY(struct lm_alert_ring *, lm_alert_rings);
+
+/* The thresholds as set, ns (0: none); under lm_ctl_mutex. */
+static u64 lm_watch_hold_ns[LM_NR_TYPES];
+static u64 lm_watch_wait_ns[LM_NR_TYPES];
+
+/* Alerts sent, not sent, and held locks found, since the last reset. */
+static atomic64_t lm_watch_sent;
+static atomic64_t lm_watch_unsent;
+static atomic64_t lm_watch_held;
+
+/* At most this many alerts a second are sent; the rest wait, or drop. */
+#define LM_WATCH_RATE		200
+/* Alerts sent per run of the work: taken from the queues and ordered. */
+#define LM_WATCH_BATCH		32
+/* Held locks are looked for this often at most, and at least ... */
+#define LM_WATCH_SCAN_MIN	(HZ / 10)
+/* ... this often, which is also how often the queues are looked at. */
+#define LM_WATCH_SCAN_MAX	HZ
+
+/*
+ * The sender's state: the work below is its only user (a work item never
+ * runs on two CPUs at once).
+ */
+static struct {
+	struct lm_alert_rec batch[LM_WATCH_BATCH];
+	u64 seq;		/* alerts sent since boot */
+	unsigned long window;	/* jiffies: the end of this second of sending */
+	unsigned int budget;	/* alerts still to send in it */
+	unsigned long next_scan;
+	/* the holds already sent as held: (lock, pid, since), this scan's and the last */
+	struct lm_watch_seen {
+		unsigned long lock;
+		u32 pid;
+		u64 since;
+	} seen[2][LM_HELD_ROWS];
+	unsigned int nr_seen[2];
+	unsigned int cur;
+} lm_tx;
+
+static void lm_watch_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(lm_watch_work, lm_watch_fn);
+
+/* The irq_work of a CPU that queued an alert: send now. */
+static void lm_alert_kick(struct irq_work *work)
+{
+	mod_delayed_work(system_wq, &lm_watch_work, 0);
+}
+
+static u64 lm_ns_to_ticks(u64 ns)
+{
+#ifdef CONFIG_X86_TSC
+	if (lm_clock_is_tsc() && tsc_khz)
+		return mul_u64_u32_div(ns, tsc_khz, USEC_PER_SEC);
+#endif
+	return ns;
+}
+
+/*
+ * The thresholds in ticks of the clock of the holds, from those set in
+ * ns: again whenever that clock may have been chosen or changed (on,
+ * reset).  lm_ctl_mutex is held.
+ */
+void lm_watch_recalc(void)
+{
+	u64 hold_min = U64_MAX, wait_min = U64_MAX;
+	bool any = false;
+	unsigned int t;
+
+	for (t = LM_NONE + 1; t < LM_NR_TYPES; t++) {
+		u64 h = lm_watch_hold_ns[t] ? lm_ns_to_ticks(lm_watch_hold_ns[t]) : U64_MAX;
+		u64 w = lm_watch_wait_ns[t] ? lm_ns_to_ticks(lm_watch_wait_ns[t]) : U64_MAX;
+
+		WRITE_ONCE(lm_watch_hold[t], h);
+		WRITE_ONCE(lm_watch_wait[t], w);
+		hold_min = min(hold_min, h);
+		wait_min = min(wait_min, w);
+		any |= lm_watch_hold_ns[t] || lm_watch_wait_ns[t];
+	}
+	WRITE_ONCE(lm_watch_hold[LM_NONE], hold_min);
+	WRITE_ONCE(lm_watch_wait[LM_NONE], wait_min);
+	WRITE_ONCE(lm_watching, any);
+}
+
+/*
+ * Lower every row's trip of @c to its type's hold threshold, on its CPU
+ * with interrupts off (lm_for_every_cpu()).  A trip left higher than its
+ * threshold would let a hold over the threshold through the fast path;
+ * one left lower (a threshold raised or cleared) only sends a hold to
+ * the slow path, which sets it right.
+ */
+static void lm_watch_trip_cpu(struct lm_cpu *c, void *unused)
+{
+	unsigned int i, used = min_t(unsigned int, atomic_read(&lm_dir.used), lm_dir.nr);
+	struct lm_slot *s;
+
+	for (i = 0; i < used; i++) {
+		u32 type = READ_ONCE(lm_dir.key[i].type);
+
+		s = &c->slot[i];
+		s->hold_trip = min(s->hold_max, lm_watch_hold[type < LM_NR_TYPES ? type : LM_NONE]);
+	}
+	for (i = LM_NONE + 1; i < LM_NR_TYPES; i++) {
+		s = &c->overflow[i];
+		s->hold_trip = min(s->hold_max, lm_watch_hold[i]);
+	}
+}
+
+/* The queues of every possible CPU, the first time a threshold is set. */
+static int lm_watch_alloc(void)
+{
+	struct lm_alert_ring *r;
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		if (per_cpu(lm_alert_rings, cpu))
+			continue;
+		r = kvzalloc_node(sizeof(*r), GFP_KERNEL, cpu_to_node(cpu));
+		if (!r)
+			return -ENOMEM;
+		/* in hard interrupt context on PREEMPT_RT too: it only queues the work */
+		r->kick = (struct irq_work)IRQ_WORK_INIT_HARD(lm_alert_kick);
+		WRITE_ONCE(per_cpu(lm_alert_rings, cpu), r);
+	}
+	return 0;
+}
+
+/*
+ * Set the thresholds of lock type @type (LM_NONE: of every type) to
+ * @hold_ns and @wait_ns: 0 clears one, LM_WATCH_KEEP leaves it.  A value
+ * out of [LM_WATCH_MIN_NS, LM_WATCH_MAX_NS] is refused and nothing
+ * changes.
+ */
+int lockmeter_watch_set(u32 type, u64 hold_ns, u64 wait_ns)
+{
+	unsigned int t;
+	int ret;
+
+	if (type >= LM_NR_TYPES)
+		return -EINVAL;
+	if ((hold_ns != LM_WATCH_KEEP && hold_ns &&
+	     (hold_ns < LM_WATCH_MIN_NS || hold_ns > LM_WATCH_MAX_NS)) ||
+	    (wait_ns != LM_WATCH_KEEP && wait_ns &&
+	     (wait_ns < LM_WATCH_MIN_NS || wait_ns > LM_WATCH_MAX_NS)))
+		return -ERANGE;
+
+	guard(mutex)(&lm_ctl_mutex);
+	ret = lm_watch_alloc();
+	if (ret)
+		return ret;
+	for (t = LM_NONE + 1; t < LM_NR_TYPES; t++) {
+		if (type != LM_NONE && t != type)
+			continue;
+		if (hold_ns != LM_WATCH_KEEP)
+			lm_watch_hold_ns[t] = hold_ns;
+		if (wait_ns != LM_WATCH_KEEP)
+			lm_watch_wait_ns[t] = wait_ns;
+	}
+	lm_watch_recalc();
+	lm_for_every_cpu(lm_watch_trip_cpu, NULL);
+	if (lm_watching)
+		mod_delayed_work(system_wq, &lm_watch_work, 0);
+	return 0;
+}
+
+void lm_watch_read(struct lm_watch_state *st)
+{
+	memcpy(st->hold_ns, lm_watch_hold_ns, sizeof(st->hold_ns));
+	memcpy(st->wait_ns, lm_watch_wait_ns, sizeof(st->wait_ns));
+	st->sent = atomic64_read(&lm_watch_sent);
+	st->unsent = atomic64_read(&lm_watch_unsent);
+	st->held = atomic64_read(&lm_watch_held);
+}
+
+/* A reset: the counters start again, in the clock the reset chose. */
+void lm_watch_reset(void)
+{
+	atomic64_set(&lm_watch_sent, 0);
+	atomic64_set(&lm_watch_unsent, 0);
+	atomic64_set(&lm_watch_held, 0);
+	lm_watch_recalc();
+}
+
+/* ---- the sender ---- */
+
+/* Alerts dropped since the reset, by the queues and by the sender. */
+static u64 lm_watch_dropped(void)
+{
+	u64 n = atomic64_read(&lm_watch_unsent);
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct lm_cpu *pc = per_cpu(lm_cpus, cpu);
+
+		if (pc)
+			n += READ_ONCE(pc->loss.alerts_dropped);
+	}
+	return n;
+}
+
+/* Room in this second's budget for one more alert. */
+static bool lm_watch_budget(void)
+{
+	if (time_after_eq(jiffies, lm_tx.window)) {
+		lm_tx.window = jiffies + HZ;
+		lm_tx.budget = LM_WATCH_RATE;
+	}
+	return lm_tx.budget > 0;
+}
+
+/* Send alert @m named with @key, or count it dropped. */
+static void lm_watch_send(struct lm_alert_msg *m, const struct lm_key *key)
+{
+	if (!lm_nl_alert_listened()) {
+		atomic64_inc(&lm_watch_unsent);
+		return;
+	}
+	lm_tx.budget--;
+	m->key = key;
+	m->seq = lm_tx.seq + 1;
+	m->dropped = lm_watch_dropped();
+	if (lm_nl_alert_send(m)) {
+		atomic64_inc(&lm_watch_unsent);
+	} else {
+		lm_tx.seq++;
+		atomic64_inc(&lm_watch_sent);
+	}
+}
+
+static void lm_watch_send_rec(const struct lm_alert_rec *a)
+{
+	struct lm_alert_msg m = {
+		.kind = a->kind,
+		.ns = lm_ticks_to_ns(a->ev.ticks),
+		.thr_ns = lm_ticks_to_ns(a->thr),
+		.ev = {
+			.t = lm_ticks_to_ns(a->ev.t),
+			.pid = a->ev.pid,
+			.owner_pid = a->owner.pid,
+			.cpu = a->ev.cpu,
+			.ctx = a->ev.ctx,
+			.set = 1,
+			.nr = a->nr,
+			.blk = lm_ticks_to_ns(a->blk),
+			.blk_nr = a->blk ? a->blk_nr : 0,
+			.ip = (unsigned long *)a->ip,
+			.blk_ip = (unsigned long *)a->blk_ip,
+		},
+	};
+
+	memcpy(m.ev.comm, a->ev.comm, sizeof(m.ev.comm));
+	memcpy(m.ev.owner_comm, a->owner.comm, sizeof(m.ev.owner_comm));
+	lm_watch_send(&m, &a->key);
+}
+
+/*
+ * Up to @max alerts from the queues into lm_tx.batch, each CPU's oldest
+ * first; whether some were left.
+ */
+static unsigned int lm_watch_take(unsigned int max, bool *more)
+{
+	unsigned int cpu, n = 0;
+
+	for_each_possible_cpu(cpu) {
+		struct lm_alert_ring *r = per_cpu(lm_alert_rings, cpu);
+		unsigned int tail, head;
+
+		if (!r)
+			continue;
+		tail = r->tail;
+		/* pairs with smp_store_release() in lm_watch_raise(): the alert first */
+		head = smp_load_acquire(&r->head);
+		while (tail != head && n < max)
+			lm_tx.batch[n++] = r->rec[tail++ % LM_ALERT_RING];
+		/* pairs with smp_load_acquire() in lm_watch_raise(): copied before reused */
+		smp_store_release(&r->tail, tail);
+		*more |= tail != head;
+	}
+	return n;
+}
+
+static int lm_alert_rec_cmp(const void *a, const void *b)
+{
+	const struct lm_alert_rec *x = a, *y = b;
+
+	if (x->ev.t != y->ev.t)
+		return x->ev.t < y->ev.t ? -1 : 1;
+	return 0;
+}
+
+/*
+ * Send what the queues hold, in the order the holds and waits ended, as
+ * far as this second's budget goes; whether some are left.
+ */
+static bool lm_watch_drain(void)
+{
+	bool more = false;
+	unsigned int i, n;
+
+	if (!lm_watch_budget()) {
+		lm_watch_take(0, &more);
+		return more;
+	}
+	n = lm_watch_take(min_t(unsigned int, lm_tx.budget, LM_WATCH_BATCH), &more);
+	sort(lm_tx.batch, n, sizeof(lm_tx.batch[0]), lm_alert_rec_cmp, NULL);
+	for (i = 0; i < n; i++)
+		lm_watch_send_rec(&lm_tx.batch[i]);
+	return more;
+}
+
+/* Whether the hold (@lock, @pid, @since) was sent as held by the last scan. */
+static bool lm_watch_seen(const struct lm_held_row *r)
+{
+	const struct lm_watch_seen *s = lm_tx.seen[!lm_tx.cur];
+	unsigned int i;
+
+	for (i = 0; i < lm_tx.nr_seen[!lm_tx.cur]; i++)
+		if (s[i].lock == r->lock && s[i].pid == r->pid && s[i].since == r->since)
+			return true;
+	return false;
+}
+
+static void lm_watch_send_held(struct lm_held_snap *hs, const struct lm_held_row *r, u64 thr)
+{
+	struct lm_alert_msg m = {
+		.kind = LOCKMETER_ALERT_HELD,
+		.ns = r->ns,
+		.thr_ns = thr,
+		.ev = {
+			.t = lm_ticks_to_ns(lm_ticks()),
+			.pid = r->pid,
+			.cpu = r->cpu >= 0 ? r->cpu : raw_smp_processor_id(),
+			.ctx = LOCKMETER_CTX_TASK,
+			.set = 1,
+			.nr = r->nr,
+			.ip = (unsigned long *)r->ip,
+		},
+		.waiters = hs->waiters + r->waiter,
+		.nr_waiters = r->nr_waiters,
+	};
+
+	memcpy(m.ev.comm, r->comm, sizeof(m.ev.comm));
+	atomic64_inc(&lm_watch_held);
+	if (!lm_watch_budget()) {
+		atomic64_inc(&lm_watch_unsent);
+		return;
+	}
+	lm_watch_send(&m, &r->key);
+}
+
+/*
+ * The sleeping locks held longer than their type's hold threshold now,
+ * each hold sent once: a hold sent before is remembered from one scan to
+ * the next while it lasts.  The least of those thresholds, ns, is @over.
+ */
+static void lm_watch_scan(u64 over)
+{
+	struct lm_held_snap *hs;
+	struct lm_watch_seen *seen;
+	unsigned int next = !lm_tx.cur;
+	size_t i;
+
+	hs = kzalloc(sizeof(*hs), GFP_KERNEL);
+	if (!hs || lm_held_snapshot(hs, over)) {
+		kfree(hs);
+		return;
+	}
+	/* this scan's list goes where the one before the last was */
+	lm_tx.cur = next;
+	seen = lm_tx.seen[lm_tx.cur];
+	lm_tx.nr_seen[lm_tx.cur] = 0;
+	for (i = 0; i < hs->nr; i++) {
+		const struct lm_held_row *r = &hs->rows[i];
+		u32 type = r->key.type;
+		u64 thr;
+
+		if (!lm_type_sleeps(type) || type >= LM_NR_TYPES || !r->pid)
+			continue;
+		thr = lm_watch_hold_ns[type];
+		if (!thr || r->ns <= thr)
+			continue;
+		if (!lm_watch_seen(r))
+			lm_watch_send_held(hs, r, thr);
+		seen[lm_tx.nr_seen[lm_tx.cur]++] = (struct lm_watch_seen){
+			.lock = r->lock, .pid = r->pid, .since = r->since,
+		};
+	}
+	lm_held_free(hs);
+	kfree(hs);
+}
+
+/* The least hold threshold of a sleeping lock type, ns, or 0: none. */
+static u64 lm_watch_sleep_over(void)
+{
+	u64 over = 0;
+	unsigned int t;
+
+	for (t = LM_NONE + 1; t < LM_NR_TYPES; t++) {
+		u64 ns = READ_ONCE(lm_watch_hold_ns[t]);
+
+		if (lm_type_sleeps(t) && ns && (!over || ns < over))
+			over = ns;
+	}
+	return over;
+}
+
+/*
+ * Send what is queued; scan for held locks when it is time; and come back
+ * while any threshold is set: at once when the budget of this second is
+ * not spent and alerts are left, at the next second when it is, and at
+ * the next scan anyway.
+ */
+static void lm_watch_fn(struct work_struct *work)
+{
+	unsigned long now = jiffies, delay;
+	bool more = lm_watch_drain();
+	u64 over = lm_watch_sleep_over();
+
+	if (over && READ_ONCE(lm_on) && time_after_eq(now, lm_tx.next_scan)) {
+		lm_watch_scan(over);
+		delay = clamp_t(unsigned long, nsecs_to_jiffies(over / 2),
+				LM_WATCH_SCAN_MIN, LM_WATCH_SCAN_MAX);
+		lm_tx.next_scan = now + delay;
+	}
+	if (!READ_ONCE(lm_watching) && !more)
+		return;
+	delay = LM_WATCH_SCAN_MAX;
+	if (over)
+		delay = min(delay, time_after(lm_tx.next_scan, now) ? lm_tx.next_scan - now : 0);
+	if (more)
+		delay = lm_tx.budget ? 0 :
+			min(delay, time_after(lm_tx.window, now) ? lm_tx.window - now : 0);
+	mod_delayed_work(system_wq, &lm_watch_work, delay);
+}
