@@ -83,7 +83,7 @@ json_ok() {
 }
 
 # ---- unit tests in C ----
-for t in test_model test_snapfile test_nl test_prom test_hist; do
+for t in test_model test_snapfile test_nl test_prom test_hist test_watch; do
 	# test_nl compares lockstat held's output with tests/golden/held.*
 	GOLDEN_DIR=$gold "$TESTBIN/$t" >"$tmp/unit" 2>"$tmp/unit.err"
 	got=$?
