@@ -3,9 +3,9 @@
  * lockstat watch: an alert as one line, or as one JSON object on a line,
  * from the struct lm_alert nl.c parses (LOCKMETER_CMD_ALERT).
  *
- *   [  123.456789] hold  spin     10.21ms > 5ms     test_lm_spin  lm_test_hold+0x3c/0x80[test_lockmeter]  pid 123 lm_hold cpu 1
- *   [  125.002131] wait  mutex    61.5ms > 50ms     lmt_mutex  lmt_waiter+0x1e/0x60[test_lockmeter]  pid 432 lmt/waiter cpu 0 owner 431 lmt/holder
- *   [  127.500000] held  mutex    2.5s > 1s         lmt_mutex  lmt_holder+0x2a/0x60[test_lockmeter]  pid 431 lmt/holder cpu 1 waiters 2
+ *   [  123.456789] hold  spin    10.21ms > 5ms     test_lm_spin  lm_test_hold+0x3c/0x80[test_lockmeter]  pid 123 lm_hold cpu 1
+ *   [  125.002131] wait  mutex    61.5ms > 50ms    lmt_mutex  lmt_waiter+0x1e/0x60[test_lockmeter]  pid 432 lmt/waiter cpu 0 owner 431 lmt/holder
+ *   [  127.500000] held  mutex      2.5s > 1s      lmt_mutex  lmt_holder+0x2a/0x60[test_lockmeter]  pid 431 lmt/holder cpu 1 waiters 2
  *
  * The time is that of the evidence (when the hold or wait ended; held:
  * when it was found), seconds since boot as dmesg prints them, "-"

@@ -63,7 +63,7 @@ static const char *const watch_msg[] = {
 	"A line per hold or wait longer than its lock type's threshold, and per",
 	"sleeping lock still held longer (once per hold), as they happen:",
 	"",
-	"  [  123.456789] hold  spin     10.21ms > 5ms     LOCK  SITE  pid PID COMM cpu N",
+	"  [  123.456789] hold  spin    10.21ms > 5ms     LOCK  SITE  pid PID COMM cpu N",
 	"",
 	"(the time since boot as dmesg prints it; a wait adds \"owner PID COMM\", a",
 	"sleeping lock's hold \"blocked DUR\", held \"waiters N\").  With --over or",
