@@ -20,7 +20,7 @@
 #include "lockstat.h"
 #include "nl.h"
 #include "options.h"
-#include "procfs.h"
+#include "source.h"
 #include "view.h"
 
 #define HELD_OVER_DEFAULT	1000000000ULL	/* 1s */
@@ -90,24 +90,6 @@ static int held_parse_args(int argc, char **argv, struct held_params *p)
 	return lm_opts_no_operand(argc, argv);
 }
 
-/* the family, or why not: a kernel without lockmeter, or one with /proc only */
-static int held_open(struct lm_nl *nl)
-{
-	const char *env = getenv("LOCKSTAT_PROC");
-	const char *proc = env && *env ? env : LM_PROC_PATH;
-	int ret = lm_nl_open(nl);
-
-	if (ret != LM_EXIT_NOFAMILY)
-		return ret;
-	if (lm_proc_exists(proc) == ENOENT) {
-		lm_err("held: this kernel has no lockmeter (CONFIG_LOCKMETER): %s", nl->why);
-		return LM_EXIT_NOLM;
-	}
-	lm_err("held: %s; held locks are known to the netlink family only, %s has none",
-	       nl->why, proc);
-	return LM_EXIT_NOFAMILY;
-}
-
 int held_main(int argc, char **argv)
 {
 	struct held_params p;
@@ -119,7 +101,7 @@ int held_main(int argc, char **argv)
 	ret = held_parse_args(argc, argv, &p);
 	if (ret)
 		return lm_usage_ret(ret, held_usage);
-	ret = held_open(&nl);
+	ret = lm_source_nl_only(&nl, "held", "held locks are known");
 	if (ret)
 		goto out;
 	ret = lm_nl_status(&nl, &h);

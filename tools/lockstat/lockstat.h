@@ -61,5 +61,6 @@ int export_main(int argc, char **argv);
 int diff_main(int argc, char **argv);
 int held_main(int argc, char **argv);
 int hist_main(int argc, char **argv);
+int watch_main(int argc, char **argv);
 
 #endif /* LOCKSTAT_H */

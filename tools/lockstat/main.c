@@ -7,11 +7,12 @@
  *
  * This file only dispatches: each subcommand parses its own options in
  * its own file (ctl.c, status.c, print.c, record.c, get.c, report.c,
- * top.c, export.c, diff.c, held.c).
+ * top.c, export.c, diff.c, held.c, hist.c, watch.c).
  * Data comes from the "lockmeter" netlink family (nl.c), /proc/lockmeter
  * (procfs.c) or a snapshot file (snapfile.c); model.c merges and sorts,
  * view_table.c and view_json.c render, view_prom.c for export; top draws
- * with view_top.c (curses) or view_batch.c.
+ * with view_top.c (curses) or view_batch.c; watch's alerts come from
+ * nl.c and are printed by view_watch.c.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -35,6 +36,8 @@ static const char *const msg[] = {
 	"  diff A B             compare two snapshots: matched, new and gone rows",
 	"  top                  live view of the busiest locks, per interval",
 	"  held                 the locks held right now: holders, stacks, waiters",
+	"  watch [--over DUR] [--wait-over DUR]",
+	"                       a line per hold or wait over a threshold, as it happens",
 	"  hist NAME[@SITE] [FILE]",
 	"                       hold and wait histograms of one lock, percentiles",
 	"  export               Prometheus text for node_exporter and PCP",
@@ -62,6 +65,7 @@ static const struct {
 	{ "reset", ctl_main },
 	{ "status", status_main },
 	{ "top", top_main },
+	{ "watch", watch_main },
 };
 
 static void usage(int err)

@@ -209,6 +209,9 @@ const struct lm_hdr_key lm_hdr_keys[LM_NR_HDR] = {
 	HK(LM_H_MEM_TASK, "mem_task", LM_HK_U64, mem_task),
 	HK(LM_H_MEM_KEYS, "mem_keys", LM_HK_U64, mem_keys),
 	HK(LM_H_CAPTURES, "captures", LM_HK_U64, captures),
+	HK(LM_H_ALERTS, "alerts", LM_HK_U64, alerts),
+	HK(LM_H_ALERTS_SENT, "alerts_sent", LM_HK_U64, alerts_sent),
+	HK(LM_H_ALERTS_DROPPED, "alerts_dropped", LM_HK_U64, alerts_dropped),
 #define X(e, n)	HK(LM_H_LOSS + LM_L_##e, #n, LM_HK_U64, loss[LM_L_##e]),
 	LM_LOSSES(X)
 #undef X
@@ -836,6 +839,9 @@ void lm_row_add(struct lm_row *dst, const struct lm_row *src)
 		}
 	}
 	lm_hist_add(dst, src);
+	/* a row the kernel sent no count for had none */
+	dst->alerts = lm_add_sat(dst->alerts, src->alerts);
+	dst->has_alerts |= src->has_alerts;
 }
 
 /* ---- derived values and their formatting ---- */
@@ -1889,16 +1895,21 @@ struct lm_held *lm_held_add(struct lm_held_list *l)
 	return h;
 }
 
-struct lm_waiter *lm_held_waiters(struct lm_held_list *l, size_t n)
+struct lm_waiter *lm_snap_add_waiters(struct lm_snapshot *s, size_t n)
 {
 	struct lm_waiter *w;
 
 	if (n > SIZE_MAX / sizeof(*w))
 		return NULL;
-	w = lm_pool_get(&l->pool, n * sizeof(*w));
+	w = lm_pool_get(s, n * sizeof(*w));
 	if (w)
 		memset(w, 0, n * sizeof(*w));
 	return w;
+}
+
+struct lm_waiter *lm_held_waiters(struct lm_held_list *l, size_t n)
+{
+	return lm_snap_add_waiters(&l->pool, n);
 }
 
 static int lm_held_cmp(const void *pa, const void *pb)
@@ -1997,4 +2008,51 @@ void lm_flat_free(struct lm_flat *fl)
 	free(fl->rows);
 	fl->rows = NULL;
 	fl->nr = 0;
+}
+
+/* ---- alerts (lockstat watch) ---- */
+
+static const char *const lm_alert_kinds[LM_NR_ALERT_KINDS] = {
+	[LM_ALERT_HOLD] = "hold",
+	[LM_ALERT_WAIT] = "wait",
+	[LM_ALERT_HELD] = "held",
+};
+
+const char *lm_alert_kind_name(uint32_t kind)
+{
+	return kind > LM_ALERT_NONE && kind < LM_NR_ALERT_KINDS ? lm_alert_kinds[kind] : "?";
+}
+
+void lm_alert_init(struct lm_alert *a)
+{
+	memset(a, 0, sizeof(*a));
+	lm_snap_init(&a->pool);
+}
+
+void lm_alert_free(struct lm_alert *a)
+{
+	lm_snap_free(&a->pool);
+	lm_alert_init(a);
+}
+
+uint64_t lm_watch_count_alert(struct lm_watch_count *c, const struct lm_alert *a)
+{
+	uint64_t gap = 0;
+
+	c->alerts++;
+	if (!lm_alert_has(a, LM_AB_SEQ))
+		return 0;
+	/* a seq that goes back: another boot's numbering, or a wrap; start again */
+	if (c->last_seq && a->seq > c->last_seq + 1)
+		gap = a->seq - c->last_seq - 1;
+	c->gaps += gap;
+	c->last_seq = a->seq;
+	return gap;
+}
+
+uint64_t lm_watch_lost(const struct lm_watch_count *c, uint64_t start, uint64_t now)
+{
+	uint64_t sock = c->gaps > c->overruns ? c->gaps : c->overruns;
+
+	return sock + (now >= start ? now - start : now);
 }

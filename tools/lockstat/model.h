@@ -208,6 +208,18 @@ struct lm_row {
 	const struct lm_evidence *ev[LM_NR_EV];
 	uint32_t hist;		/* 1 << enum lm_hist_kind */
 	uint64_t hc[LM_NR_HIST][LM_HIST_MAX];
+	bool has_alerts;	/* the kernel sent alerts (netlink only) */
+	uint64_t alerts;	/* holds and waits over a watch threshold */
+};
+
+/*
+ * The thresholds of lockstat watch, per lock type: a hold or a wait
+ * longer is an alert (LOCKMETER_CMD_WATCH_SET; the status sends them).
+ */
+enum lm_watch_kind {
+	LM_WATCH_HOLD,
+	LM_WATCH_WAIT,
+	LM_NR_WATCH
 };
 
 /* Header fields; a field is valid only when its bit is in ->present. */
@@ -238,6 +250,9 @@ enum lm_hdr_bit {
 	LM_H_MEM_TASK,		/* bytes added to each task_struct */
 	LM_H_MEM_KEYS,		/* bytes of the key directory, once (in mem_tables) */
 	LM_H_CAPTURES,		/* pieces of evidence taken (no loss) */
+	LM_H_ALERTS,		/* holds and waits over a watch threshold */
+	LM_H_ALERTS_SENT,	/* alerts sent to the alerts group */
+	LM_H_ALERTS_DROPPED,	/* alerts not sent (queue full, rate limit, no one) */
 	LM_H_LOSS,		/* + enum lm_loss */
 	LM_NR_HDR = LM_H_LOSS + LM_NR_LOSSES
 };
@@ -272,9 +287,14 @@ struct lm_header {
 	uint64_t mem_task;
 	uint64_t mem_keys;
 	uint64_t captures;
+	uint64_t alerts;
+	uint64_t alerts_sent;
+	uint64_t alerts_dropped;
 	uint64_t loss[LM_NR_LOSSES];
 	uint32_t nr_buckets;	/* 0: no histograms (an older kernel, /proc) */
 	uint64_t bound[LM_HIST_MAX];	/* ns: each bucket's lower bound, from 0 */
+	bool has_watch;		/* the kernel sent its thresholds (netlink only) */
+	uint64_t watch_ns[LM_NR_WATCH][LM_NR_TYPES];	/* ns, [kind][type]; 0: none */
 };
 
 static inline bool lm_has(const struct lm_header *h, enum lm_hdr_bit bit)
@@ -643,5 +663,82 @@ struct lm_held *lm_held_add(struct lm_held_list *l);
 struct lm_waiter *lm_held_waiters(struct lm_held_list *l, size_t n);
 /* longest held first (then pid, lock, site); each lock's waiters longest first */
 void lm_held_sort(struct lm_held_list *l);
+/* @n zeroed waiters in the pool of @s, or NULL */
+struct lm_waiter *lm_snap_add_waiters(struct lm_snapshot *s, size_t n);
+
+/*
+ * An alert of lockstat watch (LOCKMETER_CMD_ALERT, the alerts multicast
+ * group): a hold or a wait over its type's threshold, or a sleeping lock
+ * still held over it (once per hold).  kind, type, class, lock, site, ns
+ * and threshold_ns are always there; the rest has presence bits.  The
+ * evidence is that of the hold (where it was released, and where its
+ * holder blocked), of the wait (where it was acquired, the owner waited
+ * for) or of held (the holder and its chain now; time: when found).
+ * Names, evidence and waiters are in ->pool; lock and site are
+ * sanitized as rows' names are, comm, frames and waiters' sites are as
+ * the kernel sent them, to be escaped.
+ */
+enum lm_alert_kind {
+	LM_ALERT_NONE,
+	LM_ALERT_HOLD,		/* numbered as enum lockmeter_alert_kind */
+	LM_ALERT_WAIT,
+	LM_ALERT_HELD,
+	LM_NR_ALERT_KINDS
+};
+
+enum lm_alert_bit {
+	LM_AB_EVIDENCE,		/* ev */
+	LM_AB_SEQ,		/* seq */
+	LM_AB_DROPPED,		/* dropped */
+};
+
+struct lm_alert {
+	uint32_t present;	/* 1 << enum lm_alert_bit */
+	uint32_t kind;		/* enum lm_alert_kind */
+	uint32_t type;		/* enum lm_type */
+	uint32_t class;		/* enum lm_class */
+	uint64_t ns;		/* the hold or wait; held: so far */
+	uint64_t threshold_ns;
+	uint64_t seq;		/* among the alerts sent since boot, from 1 */
+	uint64_t dropped;	/* the kernel's alerts_dropped when it was sent */
+	const char *lock;
+	const char *site;
+	const struct lm_evidence *ev;
+	struct lm_waiter *waiters;	/* held only */
+	uint32_t nr_waiters;
+	struct lm_snapshot pool;	/* only its pool */
+};
+
+static inline bool lm_alert_has(const struct lm_alert *a, enum lm_alert_bit bit)
+{
+	return a->present & (1U << bit);
+}
+
+void lm_alert_init(struct lm_alert *a);
+/* frees what the alert's pool holds and zeroes it, for the next */
+void lm_alert_free(struct lm_alert *a);
+const char *lm_alert_kind_name(uint32_t kind);
+
+/*
+ * What lockstat watch counts: the alerts received, and those lost on
+ * the way.  The kernel numbers the alerts it sends (seq); a gap in the
+ * numbers is alerts the socket had no room for.  A receive that fails
+ * with ENOBUFS (an overrun) lost at least one, whose number a later
+ * alert may show or not: the socket's losses are the larger of the two.
+ */
+struct lm_watch_count {
+	uint64_t alerts;	/* received */
+	uint64_t gaps;		/* missing from the seq numbers */
+	uint64_t overruns;	/* receives that failed with ENOBUFS */
+	uint64_t last_seq;	/* 0: none seen yet */
+};
+
+/* @a received: the alerts it shows lost before it, to be said (0: none) */
+uint64_t lm_watch_count_alert(struct lm_watch_count *c, const struct lm_alert *a);
+/*
+ * Alerts lost: the socket's, and those the kernel dropped between its
+ * alerts_dropped of @start and of @now (a reset in between: all of @now's)
+ */
+uint64_t lm_watch_lost(const struct lm_watch_count *c, uint64_t start, uint64_t now);
 
 #endif /* LOCKSTAT_MODEL_H */

@@ -7,6 +7,9 @@
  *   lm_nl_dump()                LOCKMETER_CMD_STATS_GET (dump, admin)
  *   lm_nl_held()                LOCKMETER_CMD_HELD_GET (dump, admin)
  *   lm_nl_control()             LOCKMETER_CMD_CONTROL (do, admin)
+ *   lm_nl_watch_set()           LOCKMETER_CMD_WATCH_SET (do, admin)
+ *   lm_nl_subscribe()           join the alerts multicast group (admin)
+ *   lm_nl_alerts()              LOCKMETER_CMD_ALERT events, as they come
  *
  * Every request gets its own nl_cb (VALID, FINISH, ACK, ERR); replies are
  * parsed with genlmsg_parse() against the policies below and then checked
@@ -22,6 +25,10 @@
  * WAIT_HIST nests of one COUNT per bucket); a row whose counts are not
  * one per bound, or do not sum to its acquisitions and waits, refuses
  * the reply.
+ * Alerts (lockstat watch) come on a socket of their own, joined to the
+ * alerts group, non-blocking, without sequence checks: each message is
+ * parsed into a struct lm_alert, its evidence and waiters by the same
+ * code as a row's evidence and a held lock's waiters.
  * include/uapi/linux/lockmeter.h is the reference.
  */
 #include <assert.h>
@@ -106,6 +113,48 @@ static const struct nla_policy lm_nl_policy[LOCKMETER_A_MAX + 1] = {
 	[LOCKMETER_A_HELD]		= { .type = NLA_NESTED },
 	[LOCKMETER_A_OVER]		= LM_NLA_UINT,
 	[LOCKMETER_A_HIST_BOUND]	= LM_NLA_UINT,
+	[LOCKMETER_A_WATCH_TYPE]	= LM_NLA_U32,
+	[LOCKMETER_A_WATCH_HOLD_NS]	= LM_NLA_UINT,
+	[LOCKMETER_A_WATCH_WAIT_NS]	= LM_NLA_UINT,
+	[LOCKMETER_A_WATCH]		= { .type = NLA_NESTED },
+	[LOCKMETER_A_ALERTS]		= LM_NLA_UINT,
+	[LOCKMETER_A_ALERTS_SENT]	= LM_NLA_UINT,
+	[LOCKMETER_A_ALERTS_DROPPED]	= LM_NLA_UINT,
+};
+
+static const struct nla_policy lm_nl_watch_policy[LOCKMETER_WA_MAX + 1] = {
+	[LOCKMETER_WA_TYPE]		= LM_NLA_U32,
+	[LOCKMETER_WA_HOLD_NS]		= LM_NLA_UINT,
+	[LOCKMETER_WA_WAIT_NS]		= LM_NLA_UINT,
+};
+
+static const int lm_nl_watch_mandatory[] = {
+	LOCKMETER_WA_TYPE,
+};
+
+/* WAITER comes once per waiter */
+static const struct nla_policy lm_nl_alert_policy[LOCKMETER_AL_MAX + 1] = {
+	[LOCKMETER_AL_KIND]		= LM_NLA_U32,
+	[LOCKMETER_AL_TYPE]		= LM_NLA_U32,
+	[LOCKMETER_AL_CLASS]		= LM_NLA_U32,
+	[LOCKMETER_AL_LOCK]		= LM_NLA_STR,
+	[LOCKMETER_AL_SITE]		= LM_NLA_STR,
+	[LOCKMETER_AL_NS]		= LM_NLA_UINT,
+	[LOCKMETER_AL_THRESHOLD_NS]	= LM_NLA_UINT,
+	[LOCKMETER_AL_EVIDENCE]		= { .type = NLA_NESTED },
+	[LOCKMETER_AL_WAITER]		= { .type = NLA_NESTED },
+	[LOCKMETER_AL_SEQ]		= LM_NLA_UINT,
+	[LOCKMETER_AL_DROPPED]		= LM_NLA_UINT,
+};
+
+static const int lm_nl_alert_mandatory[] = {
+	LOCKMETER_AL_KIND,
+	LOCKMETER_AL_TYPE,
+	LOCKMETER_AL_CLASS,
+	LOCKMETER_AL_LOCK,
+	LOCKMETER_AL_SITE,
+	LOCKMETER_AL_NS,
+	LOCKMETER_AL_THRESHOLD_NS,
 };
 
 static const struct nla_policy lm_nl_row_policy[LOCKMETER_R_MAX + 1] = {
@@ -121,6 +170,7 @@ static const struct nla_policy lm_nl_row_policy[LOCKMETER_R_MAX + 1] = {
 	[LOCKMETER_R_WAIT_EVIDENCE]	= { .type = NLA_NESTED },
 	[LOCKMETER_R_HOLD_HIST]		= { .type = NLA_NESTED },
 	[LOCKMETER_R_WAIT_HIST]		= { .type = NLA_NESTED },
+	[LOCKMETER_R_ALERTS]		= LM_NLA_UINT,
 };
 
 /* COUNT comes once per bucket: each one is checked */
@@ -236,7 +286,7 @@ static const int lm_nl_loss_attr[LM_NR_LOSSES] = {
 #undef X
 };
 
-/* The memory figures (and the evidence count) of a status reply, and where they go. */
+/* The memory figures (and the evidence and alert counts) of a status reply, and where they go. */
 static const struct {
 	int attr;
 	int bit;
@@ -246,6 +296,10 @@ static const struct {
 	{ LOCKMETER_A_MEM_TABLES, LM_H_MEM_TABLES, offsetof(struct lm_header, mem_tables) },
 	{ LOCKMETER_A_MEM_TASK, LM_H_MEM_TASK, offsetof(struct lm_header, mem_task) },
 	{ LOCKMETER_A_CAPTURES, LM_H_CAPTURES, offsetof(struct lm_header, captures) },
+	{ LOCKMETER_A_ALERTS, LM_H_ALERTS, offsetof(struct lm_header, alerts) },
+	{ LOCKMETER_A_ALERTS_SENT, LM_H_ALERTS_SENT, offsetof(struct lm_header, alerts_sent) },
+	{ LOCKMETER_A_ALERTS_DROPPED, LM_H_ALERTS_DROPPED,
+	  offsetof(struct lm_header, alerts_dropped) },
 };
 
 /* One request in flight: what the callbacks share. */
@@ -533,6 +587,49 @@ static int lm_nl_bounds(struct lm_nl_req *req, struct nl_msg *msg, struct lm_hea
 	return 0;
 }
 
+/*
+ * The WATCH nests of a status reply, the thresholds of the types that
+ * have one, into @h: 0, or 1 when one is malformed (said so).  A type
+ * this reader does not know is left out.
+ */
+static int lm_nl_watches(struct lm_nl_req *req, struct nl_msg *msg, struct lm_header *h)
+{
+	static const int attr[LM_NR_WATCH] = {
+		[LM_WATCH_HOLD] = LOCKMETER_WA_HOLD_NS,
+		[LM_WATCH_WAIT] = LOCKMETER_WA_WAIT_NS,
+	};
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct nlattr *tb[LOCKMETER_WA_MAX + 1];
+	uint64_t ns[LM_NR_WATCH];
+	struct nlattr *a;
+	uint32_t type;
+	int rem, k;
+
+	memset(h->watch_ns, 0, sizeof(h->watch_ns));
+	nla_for_each_attr(a, genlmsg_attrdata(nlmsg_data(nlh), 0),
+			  genlmsg_attrlen(nlmsg_data(nlh), 0), rem) {
+		if (nla_type(a) != LOCKMETER_A_WATCH)
+			continue;
+		h->has_watch = true;
+		if (lm_nl_nest(req, "thresholds", a, tb, LOCKMETER_WA_MAX, lm_nl_watch_policy,
+			       lm_nl_watch_mandatory, ARRAY_SIZE(lm_nl_watch_mandatory)))
+			return 1;
+		for (k = 0; k < LM_NR_WATCH; k++) {
+			ns[k] = 0;
+			if (tb[attr[k]] && lm_nla_get_uint(tb[attr[k]], &ns[k])) {
+				lm_nl_bad(req, "threshold is neither 4 nor 8 bytes", attr[k]);
+				return 1;
+			}
+		}
+		type = nla_get_u32(tb[LOCKMETER_WA_TYPE]);
+		if (type <= LM_TYPE_NONE || type >= LM_NR_TYPES)
+			continue;
+		for (k = 0; k < LM_NR_WATCH; k++)
+			h->watch_ns[k][type] = ns[k];
+	}
+	return 0;
+}
+
 static int lm_nl_status_cb(struct nl_msg *msg, void *arg)
 {
 	struct nlattr *tb[LOCKMETER_A_MAX + 1];
@@ -604,6 +701,10 @@ static int lm_nl_status_cb(struct nl_msg *msg, void *arg)
 		lm_set(h, lm_nl_mem[i].bit);
 	}
 	if (lm_nl_bounds(req, msg, h))
+		return NL_SKIP;
+	/* a kernel that counts alerts sends its thresholds, when there are any */
+	h->has_watch = tb[LOCKMETER_A_ALERTS] != NULL;
+	if (lm_nl_watches(req, msg, h))
 		return NL_SKIP;
 	for (i = 0; i < LM_NR_LOSSES; i++) {
 		a = lm_nl_loss_attr[i];
@@ -870,6 +971,13 @@ static int lm_nl_row(struct lm_nl_req *req, struct nlattr *nest)
 		lm_nl_bad(req, lm_row_impossible(&row), LOCKMETER_A_ROW);
 		return 0;
 	}
+	if (tb[LOCKMETER_R_ALERTS]) {
+		if (lm_nla_get_uint(tb[LOCKMETER_R_ALERTS], &row.alerts)) {
+			lm_nl_bad(req, "alert count is neither 4 nor 8 bytes", LOCKMETER_R_ALERTS);
+			return 0;
+		}
+		row.has_alerts = true;
+	}
 	for (i = 0; i < LM_NR_HIST; i++)
 		if (tb[lm_nl_hist_attr[i]] && lm_nl_hist(req, tb[lm_nl_hist_attr[i]], &row, i))
 			return 0;
@@ -965,11 +1073,14 @@ int lm_nl_dump(struct lm_nl *nl, int cpu, struct lm_snapshot *s)
 	return ret;
 }
 
-/* a waiter nest of a held lock into *w: 0, or 1 when malformed (said so) */
-static int lm_nl_waiter(struct lm_nl_req *req, struct nlattr *nest, struct lm_waiter *w)
+/*
+ * a waiter nest of a held lock or a held alert into *w, its names in
+ * @pool: 0; 1 when malformed (said so); -1 without memory
+ */
+static int lm_nl_waiter(struct lm_nl_req *req, struct lm_snapshot *pool, struct nlattr *nest,
+			struct lm_waiter *w)
 {
 	struct nlattr *tb[LOCKMETER_W_MAX + 1];
-	struct lm_held_list *l = req->arg;
 
 	if (lm_nl_nest(req, "a waiter", nest, tb, LOCKMETER_W_MAX, lm_nl_waiter_policy,
 		       lm_nl_waiter_mandatory, ARRAY_SIZE(lm_nl_waiter_mandatory)))
@@ -984,9 +1095,9 @@ static int lm_nl_waiter(struct lm_nl_req *req, struct nlattr *nest, struct lm_wa
 		return 1;
 	}
 	w->pid = nla_get_u32(tb[LOCKMETER_W_PID]);
-	w->comm = lm_snap_strdup(&l->pool, lm_nla_str(tb[LOCKMETER_W_COMM]));
+	w->comm = lm_snap_strdup(pool, lm_nla_str(tb[LOCKMETER_W_COMM]));
 	if (tb[LOCKMETER_W_SITE])
-		w->site = lm_snap_strdup(&l->pool, lm_nla_str(tb[LOCKMETER_W_SITE]));
+		w->site = lm_snap_strdup(pool, lm_nla_str(tb[LOCKMETER_W_SITE]));
 	return !w->comm || (tb[LOCKMETER_W_SITE] && !w->site) ? -1 : 0;
 }
 
@@ -1011,7 +1122,7 @@ static int lm_nl_held_lists(struct lm_nl_req *req, struct nlattr *nest, struct l
 	}
 	nla_for_each_nested(a, nest, rem) {
 		if (nla_type(a) == LOCKMETER_H_WAITER) {
-			ret = lm_nl_waiter(req, a, &h->waiters[h->nr_waiters++]);
+			ret = lm_nl_waiter(req, &l->pool, a, &h->waiters[h->nr_waiters++]);
 			if (ret)
 				return ret;
 			continue;
@@ -1156,4 +1267,260 @@ int lm_nl_control(struct lm_nl *nl, enum lm_ctl op)
 		return LM_EXIT_ERR;
 	}
 	return lm_nl_request(nl, msg, lm_nl_ignore_cb, &req);
+}
+
+/*
+ * The thresholds of lock type @type (0: of every type): *@hold_ns and
+ * *@wait_ns, 0 clearing one; NULL leaves that one as it is.
+ */
+int lm_nl_watch_set(struct lm_nl *nl, uint32_t type, const uint64_t *hold_ns,
+		    const uint64_t *wait_ns)
+{
+	struct lm_nl_req req = { 0 };
+	struct nl_msg *msg;
+
+	msg = lm_nl_msg(nl, LOCKMETER_CMD_WATCH_SET, 0);
+	if (!msg)
+		goto out_nomem;
+	if (type && nla_put_u32(msg, LOCKMETER_A_WATCH_TYPE, type) < 0)
+		goto out_free_msg;
+	if (hold_ns && lm_nla_put_uint(msg, LOCKMETER_A_WATCH_HOLD_NS, *hold_ns) < 0)
+		goto out_free_msg;
+	if (wait_ns && lm_nla_put_uint(msg, LOCKMETER_A_WATCH_WAIT_NS, *wait_ns) < 0)
+		goto out_free_msg;
+	return lm_nl_request(nl, msg, lm_nl_ignore_cb, &req);
+
+out_free_msg:
+	nlmsg_free(msg);
+out_nomem:
+	lm_err("out of memory");
+	return LM_EXIT_ERR;
+}
+
+/*
+ * Join the alerts group on @nl, a socket of its own: no sequence checks
+ * (events are not replies), non-blocking (lm_nl_alerts() drains what has
+ * come), a receive buffer of @rcvbuf bytes if the kernel lets us.  0;
+ * LM_EXIT_PERM without the capabilities (not said: the caller knows
+ * what for); LM_EXIT_ERR otherwise (said).
+ */
+int lm_nl_subscribe(struct lm_nl *nl, int rcvbuf)
+{
+	int fd = nl_socket_get_fd(nl->sk), grp, ret;
+
+	grp = genl_ctrl_resolve_grp(nl->sk, LOCKMETER_FAMILY_NAME, LOCKMETER_MCGRP_ALERTS);
+	if (grp < 0) {
+		lm_err("netlink: no '%s' multicast group in the '%s' family: %s (a kernel without lockstat watch?)",
+		       LOCKMETER_MCGRP_ALERTS, LOCKMETER_FAMILY_NAME, nl_geterror(grp));
+		return LM_EXIT_ERR;
+	}
+	ret = nl_socket_add_membership(nl->sk, grp);
+	if (ret == -NLE_PERM || ret == -NLE_NOACCESS)
+		return LM_EXIT_PERM;
+	if (ret < 0) {
+		lm_err("netlink: cannot join the '%s' group: %s", LOCKMETER_MCGRP_ALERTS,
+		       nl_geterror(ret));
+		return LM_EXIT_ERR;
+	}
+	nl_socket_disable_seq_check(nl->sk);
+	ret = nl_socket_set_nonblocking(nl->sk);
+	if (ret < 0) {
+		lm_err("netlink: %s", nl_geterror(ret));
+		return LM_EXIT_ERR;
+	}
+	/* past rmem_max needs CAP_NET_ADMIN, which joining took already; best effort */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	return 0;
+}
+
+int lm_nl_fd(const struct lm_nl *nl)
+{
+	return nl_socket_get_fd(nl->sk);
+}
+
+/* the waiters of a held alert, in order: 0; 1 malformed (said so); -1 no memory */
+static int lm_nl_alert_waiters(struct lm_nl_req *req, struct nlmsghdr *nlh, struct lm_alert *a)
+{
+	struct nlattr *at;
+	size_t n = 0;
+	int rem, ret;
+
+	nla_for_each_attr(at, genlmsg_attrdata(nlmsg_data(nlh), 0),
+			  genlmsg_attrlen(nlmsg_data(nlh), 0), rem)
+		n += nla_type(at) == LOCKMETER_AL_WAITER;
+	if (!n)
+		return 0;
+	a->waiters = lm_snap_add_waiters(&a->pool, n);
+	if (!a->waiters)
+		return -1;
+	nla_for_each_attr(at, genlmsg_attrdata(nlmsg_data(nlh), 0),
+			  genlmsg_attrlen(nlmsg_data(nlh), 0), rem) {
+		if (nla_type(at) != LOCKMETER_AL_WAITER)
+			continue;
+		ret = lm_nl_waiter(req, &a->pool, at, &a->waiters[a->nr_waiters++]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* the uint attributes of an alert, and where they go */
+static int lm_nl_alert_uints(struct lm_nl_req *req, struct nlattr **tb, struct lm_alert *a)
+{
+	const struct {
+		int attr;
+		uint64_t *v;
+		int bit;	/* enum lm_alert_bit; -1: mandatory */
+	} u[] = {
+		{ LOCKMETER_AL_NS, &a->ns, -1 },
+		{ LOCKMETER_AL_THRESHOLD_NS, &a->threshold_ns, -1 },
+		{ LOCKMETER_AL_SEQ, &a->seq, LM_AB_SEQ },
+		{ LOCKMETER_AL_DROPPED, &a->dropped, LM_AB_DROPPED },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(u); i++) {
+		if (!tb[u[i].attr])
+			continue;
+		if (lm_nla_get_uint(tb[u[i].attr], u[i].v)) {
+			lm_nl_bad(req, "alert number is neither 4 nor 8 bytes", u[i].attr);
+			return 1;
+		}
+		if (u[i].bit >= 0)
+			a->present |= 1U << u[i].bit;
+	}
+	return 0;
+}
+
+/*
+ * An alert message into @a (from lm_alert_init(), or lm_alert_free()
+ * after the previous one): 0; 1 when it is malformed or no alert (said
+ * so); -1 without memory
+ */
+int lm_nl_alert_parse(struct nl_msg *msg, struct lm_alert *a)
+{
+	struct nlattr *tb[LOCKMETER_AL_MAX + 1];
+	struct lm_nl_req req = { .arg = &a->pool };
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct genlmsghdr *gh = nlmsg_data(nlh);
+	int a_miss, ret;
+
+	if (nlh->nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN || gh->cmd != LOCKMETER_CMD_ALERT) {
+		lm_nl_bad(&req, "a message of the alerts group that is no alert", 0);
+		return 1;
+	}
+	if (genlmsg_parse(nlh, 0, tb, LOCKMETER_AL_MAX, (struct nla_policy *)lm_nl_alert_policy) < 0) {
+		lm_nl_bad(&req, "alert does not parse", 0);
+		return 1;
+	}
+	a_miss = lm_nl_missing(tb, lm_nl_alert_mandatory, ARRAY_SIZE(lm_nl_alert_mandatory));
+	if (a_miss) {
+		lm_nl_bad(&req, "alert lacks a mandatory attribute", a_miss);
+		return 1;
+	}
+	a->kind = nla_get_u32(tb[LOCKMETER_AL_KIND]);
+	a->type = nla_get_u32(tb[LOCKMETER_AL_TYPE]);
+	a->class = nla_get_u32(tb[LOCKMETER_AL_CLASS]);
+	if (a->kind <= LM_ALERT_NONE || a->kind >= LM_NR_ALERT_KINDS) {
+		lm_nl_bad(&req, "alert of an unknown kind", LOCKMETER_AL_KIND);
+		return 1;
+	}
+	if (!lm_nl_type_class_ok(a->type, a->class)) {
+		lm_nl_bad(&req, "alert of an unknown lock type or class", LOCKMETER_AL_TYPE);
+		return 1;
+	}
+	if (lm_nl_alert_uints(&req, tb, a))
+		return 1;
+	if (tb[LOCKMETER_AL_EVIDENCE]) {
+		ret = lm_nl_evidence(&req, a->kind == LM_ALERT_WAIT ? LM_EV_WAIT : LM_EV_HOLD,
+				     tb[LOCKMETER_AL_EVIDENCE], &a->ev);
+		if (ret)
+			return ret;
+		a->present |= 1U << LM_AB_EVIDENCE;
+	}
+	ret = lm_nl_alert_waiters(&req, nlh, a);
+	if (ret)
+		return ret;
+	a->lock = lm_nl_name(&a->pool, lm_nla_str(tb[LOCKMETER_AL_LOCK]));
+	a->site = lm_nl_name(&a->pool, lm_nla_str(tb[LOCKMETER_AL_SITE]));
+	return a->lock && a->site ? 0 : -1;
+}
+
+/* what the callback of lm_nl_alerts() passes on */
+struct lm_nl_alerts {
+	lm_nl_alert_fn fn;
+	void *arg;
+	int ret;		/* what stopped it */
+};
+
+static int lm_nl_alert_cb(struct nl_msg *msg, void *arg)
+{
+	struct lm_nl_alerts *al = arg;
+	struct lm_alert a;
+	int ret;
+
+	lm_alert_init(&a);
+	ret = lm_nl_alert_parse(msg, &a);
+	if (ret < 0) {
+		lm_err("out of memory");
+		al->ret = LM_EXIT_ERR;
+	} else if (!ret) {
+		/* a malformed alert is said and skipped: the next may be fine */
+		al->ret = al->fn(&a, al->arg);
+	}
+	lm_alert_free(&a);
+	return al->ret ? NL_STOP : NL_OK;
+}
+
+/* events carry no sequence number of ours */
+static int lm_nl_noseq_cb(struct nl_msg *msg, void *arg)
+{
+	(void)msg;
+	(void)arg;
+	return NL_OK;
+}
+
+/*
+ * The alerts that have come on @nl (lm_nl_subscribe()), each to @fn,
+ * until none is left (0) or @fn returns non-zero (that).  A receive
+ * that finds the socket overrun (ENOBUFS: alerts lost) is counted in
+ * *@overruns and the rest still read.
+ */
+int lm_nl_alerts(struct lm_nl *nl, lm_nl_alert_fn fn, void *arg, uint64_t *overruns)
+{
+	struct lm_nl_alerts al = { .fn = fn, .arg = arg };
+	struct nl_cb *cb;
+	int ret;
+
+	cb = nl_cb_alloc(NL_CB_DEFAULT);
+	if (!cb) {
+		lm_err("out of memory");
+		return LM_EXIT_ERR;
+	}
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, lm_nl_alert_cb, &al);
+	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, lm_nl_noseq_cb, NULL);
+	for (;;) {
+		ret = nl_recvmsgs(nl->sk, cb);
+		if (al.ret) {
+			ret = al.ret;
+			break;
+		}
+		if (ret == -NLE_AGAIN) {
+			ret = 0;
+			break;
+		}
+		/* libnl says ENOBUFS, the socket's overrun, as NLE_NOMEM */
+		if (ret == -NLE_NOMEM) {
+			(*overruns)++;
+			continue;
+		}
+		if (ret < 0) {
+			lm_err("netlink: receiving alerts: %s", nl_geterror(ret));
+			ret = LM_EXIT_ERR;
+			break;
+		}
+	}
+	nl_cb_put(cb);
+	return ret;
 }

@@ -54,6 +54,27 @@ int lm_source_open(struct lm_source *src, enum lm_src want)
 	return (err == EACCES || err == EPERM) ? LM_EXIT_PERM : LM_EXIT_ERR;
 }
 
+/*
+ * The family for subcommand @cmd that has no /proc fallback (@what: "held
+ * locks are known", what only the family has), or why not: a kernel
+ * without lockmeter, or one with /proc only
+ */
+int lm_source_nl_only(struct lm_nl *nl, const char *cmd, const char *what)
+{
+	const char *env = getenv("LOCKSTAT_PROC");
+	const char *proc = env && *env ? env : LM_PROC_PATH;
+	int ret = lm_nl_open(nl);
+
+	if (ret != LM_EXIT_NOFAMILY)
+		return ret;
+	if (lm_proc_exists(proc) == ENOENT) {
+		lm_err("%s: this kernel has no lockmeter (CONFIG_LOCKMETER): %s", cmd, nl->why);
+		return LM_EXIT_NOLM;
+	}
+	lm_err("%s: %s; %s to the netlink family only, %s has none", cmd, nl->why, what, proc);
+	return LM_EXIT_NOFAMILY;
+}
+
 void lm_source_close(struct lm_source *src)
 {
 	lm_nl_close(&src->nl);

@@ -25,6 +25,7 @@ struct lm_source {
 
 int lm_source_open(struct lm_source *src, enum lm_src want);
 void lm_source_close(struct lm_source *src);
+int lm_source_nl_only(struct lm_nl *nl, const char *cmd, const char *what);
 int lm_source_status(struct lm_source *src, struct lm_snapshot *s);
 int lm_source_read(struct lm_source *src, int cpu, struct lm_snapshot *s);
 int lm_source_control(struct lm_source *src, enum lm_ctl op);

@@ -9,6 +9,7 @@
 
 #include "lockstat.h"
 #include "options.h"
+#include "view.h"
 
 struct status_params {
 	struct lm_opts opts;
@@ -58,6 +59,29 @@ static int status_parse_args(int argc, char **argv, struct status_params *p)
 	return lm_opts_no_operand(argc, argv);
 }
 
+/* "watch hold: spin 5ms, mutex 50ms" of the types that have a threshold, or "-" */
+static void status_watch(const struct lm_header *h)
+{
+	static const char *const kinds[LM_NR_WATCH] = { "hold", "wait" };
+	char dur[32];
+	const char *sep;
+	uint32_t t;
+	int k;
+
+	for (k = 0; k < LM_NR_WATCH; k++) {
+		printf("watch %s:", kinds[k]);
+		sep = " ";
+		for (t = LM_TYPE_NONE + 1; t < LM_NR_TYPES; t++) {
+			if (!h->watch_ns[k][t])
+				continue;
+			lm_fmt_dur(dur, sizeof(dur), h->watch_ns[k][t]);
+			printf("%s%s %s", sep, lm_type_name(t), dur);
+			sep = ", ";
+		}
+		puts(*sep == ' ' ? " -" : "");
+	}
+}
+
 static void status_print(const struct lm_header *h)
 {
 	char top[32], keys[48] = "";
@@ -100,6 +124,12 @@ static void status_print(const struct lm_header *h)
 	} else if (!strcmp(h->source, "netlink")) {
 		printf("histograms: none (a kernel without them)\n");
 	}
+	if (h->has_watch)
+		status_watch(h);
+	if (lm_has(h, LM_H_ALERTS))
+		printf("alerts: %llu over a threshold, %llu sent, %llu dropped\n",
+		       (unsigned long long)h->alerts, (unsigned long long)h->alerts_sent,
+		       (unsigned long long)h->alerts_dropped);
 	for (i = 0; i < LM_NR_LOSSES; i++)
 		if (lm_has(h, LM_H_LOSS + i))
 			printf("%s: %llu\n", lm_loss_names[i], (unsigned long long)h->loss[i]);

@@ -40,6 +40,9 @@ const char *lm_ev_none_why(const struct lm_header *h);
 void lm_csv_print(FILE *f, const struct lm_view *v);
 void lm_csv_str(FILE *f, const char *s);
 
+void lm_print_frames(FILE *f, const char *indent, const char *const *frame, uint32_t n);
+void lm_waiter_line(FILE *f, const char *indent, const struct lm_waiter *w);
+void lm_json_waiters(FILE *f, const struct lm_waiter *w, uint32_t n);
 void lm_held_print(FILE *f, const struct lm_held_list *l, uint64_t over_ns, bool on);
 void lm_held_json(FILE *f, const struct lm_held_list *l, uint64_t over_ns, bool on);
 
@@ -55,6 +58,11 @@ int lm_hist_target(struct lm_hist_target *t, const char *arg);
 /* 0; LM_EXIT_NOTFOUND without such rows in @s; LM_EXIT_ERR without histograms */
 int lm_hist_print(FILE *f, const struct lm_hist_target *t, const struct lm_snapshot *s,
 		  const char *from);
+
+/* lockstat watch: an alert as a line (with --stacks, its chains beneath), as JSON */
+void lm_fmt_dur(char *buf, size_t len, uint64_t ns);
+void lm_watch_print(FILE *f, const struct lm_alert *a, bool stacks);
+void lm_watch_json(FILE *f, const struct lm_alert *a);
 
 int lm_render(FILE *f, const struct lm_snapshot *s, const struct lm_filter *flt,
 	      enum lm_fmt fmt);

@@ -70,13 +70,14 @@ static void lm_held_name(char *buf, size_t len, const char *name, bool site)
 	lm_esc(buf, len, tmp, "");
 }
 
-static void lm_held_waiter_line(FILE *f, const struct lm_waiter *w)
+/* "waiter 432 lmt/waiter waited 1.9s at lmt_held_waiter+0x1e (mutex)" after @indent */
+void lm_waiter_line(FILE *f, const char *indent, const struct lm_waiter *w)
 {
 	char comm[4 * LM_COMM_MAX], dur[32], site[4 * 1024];
 
 	lm_esc(comm, sizeof(comm), w->comm, "");
 	lm_fmt_time(dur, sizeof(dur), (double)w->waited_ns);
-	fprintf(f, "  waiter %u %s waited %s", w->pid, comm, dur);
+	fprintf(f, "%swaiter %u %s waited %s", indent, w->pid, comm, dur);
 	if (w->site) {
 		lm_held_name(site, sizeof(site), w->site, true);
 		fprintf(f, " at %s", site);
@@ -95,7 +96,7 @@ static bool lm_held_unrecorded(const struct lm_held *h)
 
 static void lm_held_line(FILE *f, const struct lm_held *h, const struct lm_held_widths *w)
 {
-	char comm[4 * LM_COMM_MAX], dur[32], cpu[16], frame[4 * LM_FRAME_MAX];
+	char comm[4 * LM_COMM_MAX], dur[32], cpu[16];
 	char lock[4 * 1024], site[4 * 1024];
 	uint32_t i;
 
@@ -125,12 +126,9 @@ static void lm_held_line(FILE *f, const struct lm_held *h, const struct lm_held_
 		fputs("  stack:\n", f);
 	else if (has_cpu && lm_type_sleeping(h->type))
 		fprintf(f, "  running on CPU %u: no stack while it runs\n", h->cpu);
-	for (i = 0; i < h->nr_frames; i++) {
-		lm_esc(frame, sizeof(frame), h->frame[i], "");
-		fprintf(f, "    %s\n", frame);
-	}
+	lm_print_frames(f, "    ", h->frame, h->nr_frames);
 	for (i = 0; i < h->nr_waiters; i++)
-		lm_held_waiter_line(f, &h->waiters[i]);
+		lm_waiter_line(f, "  ", &h->waiters[i]);
 }
 
 /* the table; @on: whether metering is on (off: the kernel tracks nothing) */
@@ -163,10 +161,27 @@ void lm_held_print(FILE *f, const struct lm_held_list *l, uint64_t over_ns, bool
 		lm_held_line(f, &l->v[i], &w);
 }
 
-static void lm_held_json_one(FILE *f, const struct lm_held *h)
+/* , "waiters": [ { "pid", "comm", ["site"], "type", "waited_ns" }, ... ] */
+void lm_json_waiters(FILE *f, const struct lm_waiter *w, uint32_t n)
 {
 	uint32_t i;
 
+	fputs(", \"waiters\": [", f);
+	for (i = 0; i < n; i++) {
+		fprintf(f, "%s{ \"pid\": %u, \"comm\": ", i ? ", " : " ", w[i].pid);
+		lm_json_str(f, w[i].comm);
+		if (w[i].site) {
+			fputs(", \"site\": ", f);
+			lm_json_str(f, w[i].site);
+		}
+		fprintf(f, ", \"type\": \"%s\", \"waited_ns\": %llu }", lm_type_name(w[i].type),
+			(unsigned long long)w[i].waited_ns);
+	}
+	fputs(n ? " ]" : "]", f);
+}
+
+static void lm_held_json_one(FILE *f, const struct lm_held *h)
+{
 	fprintf(f, "{ \"type\": \"%s\", \"class\": \"%s\", \"lock\": ", lm_type_name(h->type),
 		lm_class_name(h->class));
 	lm_json_str(f, h->lock);
@@ -181,20 +196,8 @@ static void lm_held_json_one(FILE *f, const struct lm_held *h)
 		fprintf(f, ", \"cpu\": %u", h->cpu);
 	lm_json_chain(f, "frames", "addrs", h->frame, h->addr, h->nr_frames,
 		      h->present & (1U << LM_HB_ADDRS));
-	fputs(", \"waiters\": [", f);
-	for (i = 0; i < h->nr_waiters; i++) {
-		const struct lm_waiter *w = &h->waiters[i];
-
-		fprintf(f, "%s{ \"pid\": %u, \"comm\": ", i ? ", " : " ", w->pid);
-		lm_json_str(f, w->comm);
-		if (w->site) {
-			fputs(", \"site\": ", f);
-			lm_json_str(f, w->site);
-		}
-		fprintf(f, ", \"type\": \"%s\", \"waited_ns\": %llu }", lm_type_name(w->type),
-			(unsigned long long)w->waited_ns);
-	}
-	fputs(h->nr_waiters ? " ] }" : "] }", f);
+	lm_json_waiters(f, h->waiters, h->nr_waiters);
+	fputs(" }", f);
 }
 
 void lm_held_json(FILE *f, const struct lm_held_list *l, uint64_t over_ns, bool on)

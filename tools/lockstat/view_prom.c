@@ -31,8 +31,9 @@ enum lm_prom_kind {
 	LM_PROM_GAUGE,
 };
 
-/* a value of a row that is no field of its own */
+/* values of a row that are no field of their own */
 #define LM_PROM_F_CONTENDED	LM_NR_FIELDS
+#define LM_PROM_F_ALERTS	(LM_NR_FIELDS + 1)	/* rows with has_alerts only */
 
 static const struct lm_prom_metric {
 	const char *name;
@@ -48,6 +49,8 @@ static const struct lm_prom_metric {
 	  "Attempts not satisfied at once: waits (spin) plus failed trylocks (rejected)." },
 	{ "lockmeter_rejected_total", LM_PROM_COUNTER, LM_F_REJECT, false, false,
 	  "Failed trylocks." },
+	{ "lockmeter_alerts_total", LM_PROM_COUNTER, LM_PROM_F_ALERTS, false, false,
+	  "Holds and waits over a lockstat watch threshold." },
 	{ "lockmeter_aborted_total", LM_PROM_COUNTER, LM_F_ABORT, false, true,
 	  "Sleeping waits ended by a signal or a timeout." },
 	{ "lockmeter_hold_seconds_total", LM_PROM_COUNTER, LM_F_HOLD_TOTAL, true, false,
@@ -66,6 +69,20 @@ static const struct lm_prom_metric {
 	  "Longest on-CPU part of one hold since the last reset." },
 	{ "lockmeter_hold_blocked_max_seconds", LM_PROM_GAUGE, LM_F_BLOCKED_MAX, true, true,
 	  "Longest blocked part of one hold since the last reset." },
+};
+
+/* the header's alert counters */
+static const struct {
+	const char *name;
+	int bit;		/* enum lm_hdr_bit */
+	const char *help;
+} lm_prom_alerts[] = {
+	{ "lockmeter_alerts_raised_total", LM_H_ALERTS,
+	  "Holds and waits over a lockstat watch threshold, and sleeping locks held over one." },
+	{ "lockmeter_alerts_sent_total", LM_H_ALERTS_SENT,
+	  "Alerts sent to the lockmeter alerts netlink group." },
+	{ "lockmeter_alerts_dropped_total", LM_H_ALERTS_DROPPED,
+	  "Alerts not sent: queue full, rate limit, no memory or no listener." },
 };
 
 static const char *const lm_prom_kinds[] = {
@@ -296,6 +313,13 @@ static void lm_prom_header(FILE *f, const struct lm_prom *p)
 		fprintf(f, "lockmeter_losses_total{kind=\"%s\"} %llu\n", lm_loss_names[i],
 			(unsigned long long)h->loss[i]);
 	}
+	for (i = 0; i < (int)ARRAY_SIZE(lm_prom_alerts); i++) {
+		if (!lm_has(h, lm_prom_alerts[i].bit))
+			continue;
+		lm_prom_family(f, lm_prom_alerts[i].name, LM_PROM_COUNTER, lm_prom_alerts[i].help);
+		lm_prom_u64(f, lm_prom_alerts[i].name,
+			    *(const uint64_t *)((const char *)h + lm_hdr_keys[lm_prom_alerts[i].bit].off));
+	}
 	if (lm_has(h, LM_H_LOSS + LM_L_TRUNCATED)) {
 		lm_prom_family(f, "lockmeter_snapshot_truncated_rows", LM_PROM_GAUGE,
 			       "Rows left out of this snapshot: claimed faster than the kernel copied them.");
@@ -317,6 +341,8 @@ static void lm_prom_header(FILE *f, const struct lm_prom *p)
 
 static uint64_t lm_prom_value(const struct lm_row *r, int field)
 {
+	if (field == LM_PROM_F_ALERTS)
+		return r->alerts;
 	return field == LM_PROM_F_CONTENDED ? lm_row_contended(r) : r->v[field];
 }
 
@@ -349,6 +375,8 @@ int lm_prom_print(FILE *f, const struct lm_prom *p)
 			const struct lm_row *r = &p->series[i];
 
 			if (m->sleeping && !lm_type_sleeping(r->type))
+				continue;
+			if (m->field == LM_PROM_F_ALERTS && !r->has_alerts)
 				continue;
 			if (!named)
 				lm_prom_family(f, m->name, m->kind, m->help);

@@ -342,6 +342,15 @@ static void lm_table_frames(FILE *f, struct lm_line *l, const char *indent,
 	}
 }
 
+/* a call chain, a line per frame after @indent, escaped, innermost first */
+void lm_print_frames(FILE *f, const char *indent, const char *const *frame, uint32_t n)
+{
+	struct lm_line l;
+
+	l.n = 0;
+	lm_table_frames(f, &l, indent, frame, n);
+}
+
 /*
  * The head line of the evidence of @r's maximum of @kind, without its
  * indentation: who, on which CPU, the owner waited for, when, e.g.

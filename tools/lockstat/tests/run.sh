@@ -83,7 +83,7 @@ json_ok() {
 }
 
 # ---- unit tests in C ----
-for t in test_model test_snapfile test_nl test_prom test_hist; do
+for t in test_model test_snapfile test_nl test_prom test_hist test_watch; do
 	# test_nl compares lockstat held's output with tests/golden/held.*
 	GOLDEN_DIR=$gold "$TESTBIN/$t" >"$tmp/unit" 2>"$tmp/unit.err"
 	got=$?
@@ -860,6 +860,37 @@ rc "--source: unknown" 2 print --source=sysfs
 rc "--cpu with --source=proc" 2 print --source=proc --cpu 1
 rc "--cpu x" 2 print --cpu x
 
+# ---- watch: bad options set nothing (they are refused before any request) ----
+for args in "--over 0" "--over 999" "--over 1001s" "--over 5xs" "--wait-over ms" \
+	"--type foo" "--type spin,mutex" "--count 0" "--count x" "--over" "--bogus" "extra"; do
+	# shellcheck disable=SC2086
+	rc "watch $args" 2 watch $args
+done
+grep -q "^usage: lockstat watch " "$tmp/stderr" && pass "watch: a usage error shows the synopsis" ||
+	fail "watch: a usage error shows the synopsis" "$tmp/stderr"
+rc "watch -h" 0 watch -h
+grep -q "^  --wait-over DUR " "$tmp/stdout" && grep -q "^                     spin read write" "$tmp/stdout" &&
+	pass "watch -h: the options and the type names" || fail "watch -h: the options and the type names" "$tmp/stdout"
+
+# ---- the alert counters of a /proc header (lockstat watch's kernel) ----
+sed '2a\
+alerts: 12\
+alerts_sent: 9\
+alerts_dropped: 3\
+watch_hold_ns: spin=5000000 mutex=50000000\
+watch_wait_ns: -' "$fx/proc-keys.txt" >"$tmp/proc-alerts.txt"
+"$LOCKSTAT" export "$tmp/proc-alerts.txt" >"$tmp/alerts.prom" 2>&1
+grep -qx 'lockmeter_alerts_raised_total 12' "$tmp/alerts.prom" &&
+	grep -qx 'lockmeter_alerts_sent_total 9' "$tmp/alerts.prom" &&
+	grep -qx 'lockmeter_alerts_dropped_total 3' "$tmp/alerts.prom" &&
+	grep -qx '# TYPE lockmeter_alerts_dropped_total counter' "$tmp/alerts.prom" &&
+	! grep -q 'lockmeter_alerts_total' "$tmp/alerts.prom" &&
+	pass "export: the header's alert counters; no per-row alert series without a count" ||
+	fail "export: the header's alert counters; no per-row alert series without a count" "$tmp/alerts.prom"
+LOCKSTAT_PROC="$tmp/proc-alerts.txt" "$LOCKSTAT" status --source=proc >"$tmp/alerts.status" 2>&1
+grep -qx 'alerts: 12 over a threshold, 9 sent, 3 dropped' "$tmp/alerts.status" &&
+	pass "status: the alert counters from /proc" || fail "status: the alert counters from /proc" "$tmp/alerts.status"
+
 # ---- a kernel without lockmeter (this host, normally) ----
 if [ -e /proc/lockmeter ] || "$LOCKSTAT" status --source=netlink >/dev/null 2>&1; then
 	echo "ok - kernel without lockmeter # SKIP this kernel has lockmeter" >>"$results"
@@ -879,6 +910,13 @@ else
 	done
 	grep -q "^lockstat: held: this kernel has no lockmeter (CONFIG_LOCKMETER)" "$tmp/stderr" &&
 		pass "held, no lockmeter: says so" || fail "held, no lockmeter: says so" "$tmp/stderr"
+	rc "watch --over 5ms, no lockmeter" 4 watch --over 5ms
+	grep -q "^lockstat: watch: this kernel has no lockmeter (CONFIG_LOCKMETER)" "$tmp/stderr" &&
+		pass "watch, no lockmeter: says so" || fail "watch, no lockmeter: says so" "$tmp/stderr"
+	LOCKSTAT_PROC="$fx/proc.txt" rc "watch: /proc/lockmeter only" 5 watch --over 5ms
+	grep -q "alerts are sent to the netlink family only" "$tmp/stderr" && [ ! -s "$tmp/stdout" ] &&
+		pass "watch: /proc/lockmeter only: says why" ||
+		fail "watch: /proc/lockmeter only: says why" "$tmp/stderr"
 	LOCKSTAT_PROC="$fx/proc.txt" rc "held: /proc/lockmeter only" 5 held --json
 	grep -q "held locks are known to the netlink family only" "$tmp/stderr" && [ ! -s "$tmp/stdout" ] &&
 		pass "held: /proc/lockmeter only: no fallback, says why" ||

@@ -1170,6 +1170,158 @@ static void test_rows_hist(void)
 	lm_snap_free(&s);
 }
 
+/* an alert message as the kernel sends it; @drop: an attribute left out */
+static struct nl_msg *alert_msg(uint32_t kind, int drop)
+{
+	struct nl_msg *msg = reply(LOCKMETER_CMD_ALERT);
+	struct nlattr *nest;
+
+	if (drop != LOCKMETER_AL_KIND)
+		nla_put_u32(msg, LOCKMETER_AL_KIND, kind);
+	nla_put_u32(msg, LOCKMETER_AL_TYPE, kind == LM_ALERT_WAIT ? LM_TYPE_SPIN : LM_TYPE_MUTEX);
+	nla_put_u32(msg, LOCKMETER_AL_CLASS, LM_CLASS_STATIC);
+	if (drop != LOCKMETER_AL_LOCK)
+		nla_put_string(msg, LOCKMETER_AL_LOCK, "test_lm_lock[test lockmeter]");
+	nla_put_string(msg, LOCKMETER_AL_SITE, "lm_test_hold+0x3c/0x80[test_lockmeter]");
+	put_uint(msg, LOCKMETER_AL_NS, kind == LM_ALERT_HELD ? 6000000000ULL : 10210000);
+	if (drop != LOCKMETER_AL_THRESHOLD_NS)
+		put_uint(msg, LOCKMETER_AL_THRESHOLD_NS, 5000000);
+	nest = nla_nest_start(msg, LOCKMETER_AL_EVIDENCE);
+	nla_put_u32(msg, LOCKMETER_E_PID, 123);
+	nla_put_string(msg, LOCKMETER_E_COMM, "lm_hold");
+	nla_put_u32(msg, LOCKMETER_E_CONTEXT, LM_CONTEXT_TASK);
+	nla_put_u32(msg, LOCKMETER_E_CPU, 1);
+	put_uint(msg, LOCKMETER_E_TIME, 123456789012ULL);
+	if (kind == LM_ALERT_WAIT) {
+		nla_put_u32(msg, LOCKMETER_E_OWNER_PID, 77);
+		nla_put_string(msg, LOCKMETER_E_OWNER_COMM, "owner");
+	}
+	nla_put_string(msg, LOCKMETER_E_FRAME, "lm_test_hold+0x3c/0x80 [test_lockmeter]");
+	nla_put_string(msg, LOCKMETER_E_FRAME, "kthread+0xd2/0x100");
+	if (kind == LM_ALERT_HOLD) {
+		put_uint(msg, LOCKMETER_E_BLOCKED_NS, 3000000);
+		nla_put_string(msg, LOCKMETER_E_BLOCKED_FRAME, "schedule+0x27/0xf0");
+	}
+	nla_nest_end(msg, nest);
+	if (kind == LM_ALERT_HELD) {
+		nest = nla_nest_start(msg, LOCKMETER_AL_WAITER);
+		nla_put_u32(msg, LOCKMETER_W_PID, 500);
+		nla_put_string(msg, LOCKMETER_W_COMM, "lmt/waiter");
+		nla_put_u32(msg, LOCKMETER_W_TYPE, LM_TYPE_MUTEX);
+		put_uint(msg, LOCKMETER_W_WAITED_NS, 1900000000);
+		nla_nest_end(msg, nest);
+	}
+	put_uint(msg, LOCKMETER_AL_SEQ, 1ULL << 33);
+	put_uint(msg, LOCKMETER_AL_DROPPED, 4);
+	return msg;
+}
+
+static int parse_alert(uint32_t kind, int drop, struct lm_alert *a)
+{
+	struct nl_msg *msg = alert_msg(kind, drop);
+	int ret;
+
+	lm_alert_init(a);
+	ret = lm_nl_alert_parse(msg, a);
+	nlmsg_free(msg);
+	return ret;
+}
+
+static void test_alerts(void)
+{
+	static const int mandatory[] = { LOCKMETER_AL_KIND, LOCKMETER_AL_LOCK,
+					 LOCKMETER_AL_THRESHOLD_NS };
+	struct lm_alert a;
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f;
+
+	tap_ok(!parse_alert(LM_ALERT_HOLD, 0, &a), "alert: a hold parses");
+	tap_ok(a.kind == LM_ALERT_HOLD && a.type == LM_TYPE_MUTEX && a.ns == 10210000 &&
+	       a.threshold_ns == 5000000 && a.seq == 1ULL << 33 && a.dropped == 4 &&
+	       lm_alert_has(&a, LM_AB_SEQ) && lm_alert_has(&a, LM_AB_DROPPED) && !a.nr_waiters,
+	       "alert: kind, type, times, an 8-byte seq, the kernel's drops");
+	tap_ok(!strcmp(a.lock, "test_lm_lock[test?lockmeter]"),
+	       "alert: the lock's name sanitized as a row's");
+	tap_ok(a.ev && a.ev->pid == 123 && a.ev->nr_frames == 2 && lm_ev_has(a.ev, LM_EB_BLOCKED) &&
+	       a.ev->blocked_ns == 3000000 && a.ev->nr_blocked == 1,
+	       "alert: the hold's evidence, its blocked part, through the evidence parser");
+	f = open_memstream(&buf, &len);
+	lm_watch_print(f, &a, false);
+	fclose(f);
+	tap_str(buf, "[  123.456789] hold  mutex   10.21ms > 5ms     test_lm_lock[test?lockmeter]  "
+		"lm_test_hold+0x3c/0x80[test_lockmeter]  pid 123 lm_hold cpu 1 blocked 3ms\n",
+		"alert: the line of a parsed hold");
+	free(buf);
+	lm_alert_free(&a);
+
+	tap_ok(!parse_alert(LM_ALERT_WAIT, 0, &a) && a.ev && lm_ev_has(a.ev, LM_EB_OWNER_PID) &&
+	       a.ev->owner_pid == 77 && !strcmp(a.ev->owner_comm, "owner"),
+	       "alert: a wait, with the owner it waited for");
+	lm_alert_free(&a);
+	tap_ok(!parse_alert(LM_ALERT_HELD, 0, &a) && a.nr_waiters == 1 &&
+	       a.waiters[0].pid == 500 && a.waiters[0].waited_ns == 1900000000 &&
+	       !strcmp(a.waiters[0].comm, "lmt/waiter") && !a.waiters[0].site,
+	       "alert: held, its waiter through the waiter parser");
+	lm_alert_free(&a);
+
+	fprintf(stderr, "# expected: messages on malformed alerts\n");
+	for (i = 0; i < ARRAY_SIZE(mandatory); i++) {
+		tap_ok(parse_alert(LM_ALERT_HOLD, mandatory[i], &a) == 1,
+		       "alert: refused without mandatory attribute %d", mandatory[i]);
+		lm_alert_free(&a);
+	}
+	tap_ok(parse_alert(7, 0, &a) == 1, "alert: an unknown kind is refused");
+	lm_alert_free(&a);
+}
+
+static void test_status_watch(void)
+{
+	struct nl_msg *msg = status_reply(LOCKMETER_FAMILY_VERSION, true);
+	struct lm_header h = { 0 };
+	struct lm_nl_req req = { .arg = &h };
+	struct lm_snapshot s;
+	struct nlattr *nest;
+
+	put_uint(msg, LOCKMETER_A_ALERTS, 12);
+	put_uint(msg, LOCKMETER_A_ALERTS_SENT, 9);
+	put_uint(msg, LOCKMETER_A_ALERTS_DROPPED, 1ULL << 35);
+	nest = nla_nest_start(msg, LOCKMETER_A_WATCH);
+	nla_put_u32(msg, LOCKMETER_WA_TYPE, LM_TYPE_SPIN);
+	put_uint(msg, LOCKMETER_WA_HOLD_NS, 5000000);
+	put_uint(msg, LOCKMETER_WA_WAIT_NS, 0);
+	nla_nest_end(msg, nest);
+	nest = nla_nest_start(msg, LOCKMETER_A_WATCH);
+	nla_put_u32(msg, LOCKMETER_WA_TYPE, LM_TYPE_MUTEX);
+	put_uint(msg, LOCKMETER_WA_WAIT_NS, 50000000);
+	nla_nest_end(msg, nest);
+	lm_nl_status_cb(msg, &req);
+	nlmsg_free(msg);
+	tap_ok(!req.parse && h.has_watch, "status: thresholds parse");
+	tap_ok(h.watch_ns[LM_WATCH_HOLD][LM_TYPE_SPIN] == 5000000 &&
+	       !h.watch_ns[LM_WATCH_WAIT][LM_TYPE_SPIN] &&
+	       h.watch_ns[LM_WATCH_WAIT][LM_TYPE_MUTEX] == 50000000 &&
+	       !h.watch_ns[LM_WATCH_HOLD][LM_TYPE_MUTEX] && !h.watch_ns[LM_WATCH_HOLD][LM_TYPE_READ],
+	       "status: each type's hold and wait thresholds, 0 for none");
+	tap_ok(h.alerts == 12 && h.alerts_sent == 9 && h.alerts_dropped == 1ULL << 35 &&
+	       lm_has(&h, LM_H_ALERTS) && lm_has(&h, LM_H_ALERTS_SENT) &&
+	       lm_has(&h, LM_H_ALERTS_DROPPED), "status: the alert counters");
+
+	memset(&h, 0, sizeof(h));
+	memset(&req, 0, sizeof(req));
+	req.arg = &h;
+	msg = status_reply(LOCKMETER_FAMILY_VERSION, true);
+	lm_nl_status_cb(msg, &req);
+	nlmsg_free(msg);
+	tap_ok(!req.parse && !h.has_watch && !lm_has(&h, LM_H_ALERTS),
+	       "status: an older kernel has no thresholds, no alert counters");
+
+	lm_snap_init(&s);
+	dump_one(&s, LM_TYPE_SPIN, "a", "f+0x1/0x2", true, 0);
+	tap_ok(s.nr == 1 && !s.rows[0].has_alerts, "row: without an alert count");
+	lm_snap_free(&s);
+}
+
 int main(void)
 {
 	test_status();
@@ -1184,6 +1336,8 @@ int main(void)
 	test_held_new_types();
 	test_held_rt_types();
 	test_held_refused();
+	test_alerts();
+	test_status_watch();
 	test_ext_ack(true);
 	test_ext_ack(false);
 	test_finish();

@@ -262,6 +262,43 @@ out:
 	lm_snap_free(&s);
 }
 
+/* rows with the kernel's alert count: a counter per series, offsets of a function summed */
+static void test_alerts(void)
+{
+	struct lm_snapshot s;
+	struct lm_prom p;
+	const char *why;
+	char *out;
+	size_t i;
+
+	fixture(&s);
+	for (i = 0; i < s.nr; i++) {
+		s.rows[i].has_alerts = true;
+		s.rows[i].alerts = i < 2 ? 2 + i : 0;
+	}
+	lm_hdr_set(&s.h, LM_H_ALERTS, "5", &why);
+	lm_hdr_set(&s.h, LM_H_ALERTS_SENT, "4", &why);
+	lm_hdr_set(&s.h, LM_H_ALERTS_DROPPED, "1", &why);
+	if (lm_prom_build(&p, &s, 100, false) || !(out = print(&p))) {
+		tap_ok(0, "alerts: built and printed");
+		goto out;
+	}
+	tap_ok(strstr(out, "# HELP lockmeter_alerts_total ") &&
+	       strstr(out, "\n# TYPE lockmeter_alerts_total counter\n"), "alerts: HELP and TYPE");
+	tap_ok(strstr(out, "\nlockmeter_alerts_total{type=\"spin\",lock=\"a_lock\",site=\"f\"} 5\n") != NULL,
+	       "alerts: the rows of one label set summed");
+	tap_ok(strstr(out, "\nlockmeter_alerts_total{type=\"mutex\",lock=\"m_mutex\",site=\"k\"} 0\n") != NULL,
+	       "alerts: a row without alerts is a 0 sample");
+	tap_ok(strstr(out, "\nlockmeter_alerts_raised_total 5\n") &&
+	       strstr(out, "\nlockmeter_alerts_sent_total 4\n") &&
+	       strstr(out, "\n# TYPE lockmeter_alerts_dropped_total counter\nlockmeter_alerts_dropped_total 1\n"),
+	       "alerts: the header's counters");
+	free(out);
+	lm_prom_free(&p);
+out:
+	lm_snap_free(&s);
+}
+
 static int write_text(FILE *f, const void *arg)
 {
 	fputs(arg, f);
@@ -374,6 +411,7 @@ int main(void)
 	test_merge_sites();
 	test_other();
 	test_print();
+	test_alerts();
 	test_textfile();
 	return tap_done();
 }
