@@ -841,6 +841,7 @@ void lm_row_add(struct lm_row *dst, const struct lm_row *src)
 	lm_hist_add(dst, src);
 	/* a row the kernel sent no count for had none */
 	dst->alerts = lm_add_sat(dst->alerts, src->alerts);
+	dst->alerts_dropped = lm_add_sat(dst->alerts_dropped, src->alerts_dropped);
 	dst->has_alerts |= src->has_alerts;
 }
 

@@ -209,7 +209,8 @@ struct lm_row {
 	uint32_t hist;		/* 1 << enum lm_hist_kind */
 	uint64_t hc[LM_NR_HIST][LM_HIST_MAX];
 	bool has_alerts;	/* the kernel sent alerts (netlink only) */
-	uint64_t alerts;	/* holds and waits over a watch threshold */
+	uint64_t alerts;	/* holds and waits over a watch threshold ... */
+	uint64_t alerts_dropped;	/* ... dropped by their CPU (queue full) */
 };
 
 /*

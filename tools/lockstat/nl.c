@@ -171,6 +171,7 @@ static const struct nla_policy lm_nl_row_policy[LOCKMETER_R_MAX + 1] = {
 	[LOCKMETER_R_HOLD_HIST]		= { .type = NLA_NESTED },
 	[LOCKMETER_R_WAIT_HIST]		= { .type = NLA_NESTED },
 	[LOCKMETER_R_ALERTS]		= LM_NLA_UINT,
+	[LOCKMETER_R_ALERTS_DROPPED]	= LM_NLA_UINT,
 };
 
 /* COUNT comes once per bucket: each one is checked */
@@ -977,6 +978,12 @@ static int lm_nl_row(struct lm_nl_req *req, struct nlattr *nest)
 			return 0;
 		}
 		row.has_alerts = true;
+	}
+	if (tb[LOCKMETER_R_ALERTS_DROPPED] &&
+	    lm_nla_get_uint(tb[LOCKMETER_R_ALERTS_DROPPED], &row.alerts_dropped)) {
+		lm_nl_bad(req, "dropped alert count is neither 4 nor 8 bytes",
+			  LOCKMETER_R_ALERTS_DROPPED);
+		return 0;
 	}
 	for (i = 0; i < LM_NR_HIST; i++)
 		if (tb[lm_nl_hist_attr[i]] && lm_nl_hist(req, tb[lm_nl_hist_attr[i]], &row, i))

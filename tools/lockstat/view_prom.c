@@ -34,6 +34,7 @@ enum lm_prom_kind {
 /* values of a row that are no field of their own */
 #define LM_PROM_F_CONTENDED	LM_NR_FIELDS
 #define LM_PROM_F_ALERTS	(LM_NR_FIELDS + 1)	/* rows with has_alerts only */
+#define LM_PROM_F_ALERTS_DROPPED	(LM_NR_FIELDS + 2)	/* the same */
 
 static const struct lm_prom_metric {
 	const char *name;
@@ -51,6 +52,8 @@ static const struct lm_prom_metric {
 	  "Failed trylocks." },
 	{ "lockmeter_alerts_total", LM_PROM_COUNTER, LM_PROM_F_ALERTS, false, false,
 	  "Holds and waits over a lockstat watch threshold." },
+	{ "lockmeter_alerts_lost_total", LM_PROM_COUNTER, LM_PROM_F_ALERTS_DROPPED, false, false,
+	  "Of those, alerts their CPU dropped: its queue of alerts to send was full." },
 	{ "lockmeter_aborted_total", LM_PROM_COUNTER, LM_F_ABORT, false, true,
 	  "Sleeping waits ended by a signal or a timeout." },
 	{ "lockmeter_hold_seconds_total", LM_PROM_COUNTER, LM_F_HOLD_TOTAL, true, false,
@@ -343,6 +346,8 @@ static uint64_t lm_prom_value(const struct lm_row *r, int field)
 {
 	if (field == LM_PROM_F_ALERTS)
 		return r->alerts;
+	if (field == LM_PROM_F_ALERTS_DROPPED)
+		return r->alerts_dropped;
 	return field == LM_PROM_F_CONTENDED ? lm_row_contended(r) : r->v[field];
 }
 
@@ -376,7 +381,8 @@ int lm_prom_print(FILE *f, const struct lm_prom *p)
 
 			if (m->sleeping && !lm_type_sleeping(r->type))
 				continue;
-			if (m->field == LM_PROM_F_ALERTS && !r->has_alerts)
+			if ((m->field == LM_PROM_F_ALERTS || m->field == LM_PROM_F_ALERTS_DROPPED) &&
+			    !r->has_alerts)
 				continue;
 			if (!named)
 				lm_prom_family(f, m->name, m->kind, m->help);

@@ -275,6 +275,7 @@ static void test_alerts(void)
 	for (i = 0; i < s.nr; i++) {
 		s.rows[i].has_alerts = true;
 		s.rows[i].alerts = i < 2 ? 2 + i : 0;
+		s.rows[i].alerts_dropped = i < 2 ? 1 : 0;
 	}
 	lm_hdr_set(&s.h, LM_H_ALERTS, "5", &why);
 	lm_hdr_set(&s.h, LM_H_ALERTS_SENT, "4", &why);
@@ -289,6 +290,9 @@ static void test_alerts(void)
 	       "alerts: the rows of one label set summed");
 	tap_ok(strstr(out, "\nlockmeter_alerts_total{type=\"mutex\",lock=\"m_mutex\",site=\"k\"} 0\n") != NULL,
 	       "alerts: a row without alerts is a 0 sample");
+	tap_ok(strstr(out, "\n# TYPE lockmeter_alerts_lost_total counter\n") &&
+	       strstr(out, "\nlockmeter_alerts_lost_total{type=\"spin\",lock=\"a_lock\",site=\"f\"} 2\n"),
+	       "alerts: the rows' alerts their CPU dropped, summed");
 	tap_ok(strstr(out, "\nlockmeter_alerts_raised_total 5\n") &&
 	       strstr(out, "\nlockmeter_alerts_sent_total 4\n") &&
 	       strstr(out, "\n# TYPE lockmeter_alerts_dropped_total counter\nlockmeter_alerts_dropped_total 1\n"),
