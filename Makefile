@@ -54,7 +54,7 @@ BZIMAGE_RT := $(KOBJ_RT)/arch/x86/boot/bzImage
 FRAGS_RT   := $(FRAGMENTS) config/rt.config
 BOOT_LOG_RT := $(BUILD)/torture-rt.log
 RT_TORTURE := spin_lock,rw_lock,raw_spin_lock,mutex_lock,rwsem_lock,ww_mutex_lock,rtmutex_lock,percpu_rwsem_lock
-RT_TESTS   ?= lockmeter:crosscheck_test,lockmeter:proc_test,lockmeter:metering_test,lockmeter:sleeping_test,lockmeter:overflow_test,lockmeter:snapshot_test,lockmeter:netlink_test,lockmeter:pipe_test,lockmeter:bench_test,lockmeter:module_test,lockmeter:nl_fuzz,lockmeter:task_test,lockmeter:types_test,lockmeter:lockstat_test.sh
+RT_TESTS   ?= lockmeter:crosscheck_test,lockmeter:proc_test,lockmeter:metering_test,lockmeter:sleeping_test,lockmeter:overflow_test,lockmeter:snapshot_test,lockmeter:netlink_test,lockmeter:pipe_test,lockmeter:bench_test,lockmeter:module_test,lockmeter:nl_fuzz,lockmeter:task_test,lockmeter:types_test,lockmeter:lockstat_test.sh,lockmeter:watch_test.sh
 # The distro-sized kernel: x86_64_defconfig + config/distro.config
 # (PREEMPT_DYNAMIC, PARAVIRT_SPINLOCKS, NR_CPUS=64, modules, histograms
 # off), built and booted by make check only when its sources changed

@@ -36,6 +36,13 @@ sed -n 's/.*LM-BENCH: state=\([a-z_]*\) test=\([a-z0-9]*\) value=\([0-9]*\) unit
 			d = ((t, "on") in v && (t, "off") in v) ? v[t, "on"] - v[t, "off"] : "-"
 			printf "  %-10s %12s %12s %12s\n", t, cell(t, "off"), cell(t, "on"), d
 		}
+		# the pairs with a threshold set (lockstat watch) against on
+		for (i = 0; i < n; i++) {
+			t = order[i]
+			if ((t, "watch") in v && (t, "on") in v)
+				printf "  %-10s threshold set: %d (on %d, %+d)\n", t, v[t, "watch"],
+					v[t, "on"], v[t, "watch"] - v[t, "on"]
+		}
 		# the full-table pair against the normal one, both over the off pair
 		if (("full", "on") in v && ("pair", "on") in v && ("pair", "off") in v) {
 			a = v["full", "on"] - v["pair", "off"]

@@ -1216,21 +1216,32 @@ struct lm_alert_rec {
 /*
  * A CPU's queue of alerts to send: @head is written by its CPU alone
  * (interrupts off), @tail by the sender alone; both only grow, and
- * @head - @tail alerts are queued.  @kick, raised with each alert,
- * schedules the sender.  Allocated for every possible CPU when a
- * threshold is first set, never freed.
+ * @head - @tail alerts are queued.  @kick, raised by the alert that
+ * finds the queue empty, schedules the sender.  At most LM_WATCH_RATE
+ * alerts a second are queued (@window, @budget: this CPU's alone); the
+ * rest are dropped at the cost of a compare, so that a flood walks no
+ * chains and sends no interrupts, not even for the locks the sender
+ * takes itself.  Allocated for every possible CPU when a threshold is
+ * first set, never freed.
  */
 #define LM_ALERT_RING	64
+#define LM_WATCH_RATE	200
 
 struct lm_alert_ring {
 	unsigned int head;
 	unsigned int tail;
+	unsigned int budget;
+	u64 window;		/* lm_ticks(): the end of this second */
 	struct irq_work kick;
 	struct lm_alert_rec rec[LM_ALERT_RING];
 };
 
-DECLARE_PER_CPU_READ_MOSTLY(struct lm_alert_ring *, lm_alert_rings);
+/* A second in lm_ticks(); nobody listens to the alerts group (as last seen). */
+extern u64 lm_watch_second;
+extern bool lm_alert_deaf;
+void lm_watch_heard(void);
 
+DECLARE_PER_CPU_READ_MOSTLY(struct lm_alert_ring *, lm_alert_rings);
 
 /* What to set: a threshold in ns, 0 to clear, or LM_WATCH_KEEP. */
 #define LM_WATCH_KEEP	U64_MAX
@@ -1240,6 +1251,9 @@ void lm_watch_read(struct lm_watch_state *st);
 void lm_watch_recalc(void);
 void lm_watch_reset(void);
 void lm_for_every_cpu(void (*fn)(struct lm_cpu *c, void *arg), void *arg);
+#if IS_ENABLED(CONFIG_KUNIT)
+void lm_watch_trip_cpu(struct lm_cpu *c, void *unused);
+#endif
 
 /* One alert as sent (lockmeter_nl.c): the evidence's times in ns. */
 struct lm_alert_msg {

@@ -490,6 +490,58 @@ static const struct lm_task_held t_blocked[] = {
  * A new maximum takes the current task and chain, a smaller hold takes
  * nothing.
  */
+/*
+ * A threshold costs the fast path nothing: a row's trip is its longest
+ * hold, lowered to the threshold when one is set (lm_watch_trip_cpu(), as
+ * setting one does on every CPU), so that a hold over the threshold but
+ * not over the longest still takes the slow path, and is an alert; a
+ * hold under both is not, nor a wait under its threshold.  Without a
+ * CPU's queue of alerts (none before a threshold is set) each alert is
+ * counted as dropped.
+ */
+static void lm_watch_trips_and_alerts(struct kunit *test)
+{
+	struct lm_dir *d = t_dir(test);
+	struct lm_cpu *c = t_cpu(test, d);
+	struct lm_task_held h = { .lock = 0x1000, .site = 0x2000, .type = LM_mutex };
+	u64 hold = lm_watch_hold[LM_mutex], wait = lm_watch_wait[LM_mutex];
+	bool watching = lm_watching;
+	struct lm_alert_ring *r = this_cpu_read(lm_alert_rings);
+	unsigned long flags;
+	struct lm_slot *s;
+
+	if (r)
+		kunit_skip(test, "a threshold was set: alerts would be sent");
+	d->key[2] = t_key(0x1000, 0x2000, LM_mutex);
+	atomic_set(&d->used, 3);
+	s = &c->slot[2];
+	local_irq_save(flags);
+	lm_charge(c, s, 100, 0, 1000, &h);
+	KUNIT_EXPECT_EQ(test, s->hold_trip, 100ULL);
+	WRITE_ONCE(lm_watch_hold[LM_mutex], 30);
+	WRITE_ONCE(lm_watch_wait[LM_mutex], 35);
+	WRITE_ONCE(lm_watching, true);
+	lm_watch_trip_cpu(c, NULL);
+	KUNIT_EXPECT_EQ(test, s->hold_trip, 30ULL);
+	lm_charge(c, s, 50, 0, 2000, &h);	/* over the threshold only */
+	lm_charge(c, s, 20, 0, 3000, &h);	/* under both */
+	lm_charge(c, s, 10, 2960, 3000, &h);	/* a wait of 40 */
+	lm_charge(c, s, 10, 3970, 4000, &h);	/* a wait of 30 */
+	lm_charge(c, s, 200, 0, 5000, &h);	/* a new longest, over too */
+	WRITE_ONCE(lm_watching, watching);
+	WRITE_ONCE(lm_watch_hold[LM_mutex], hold);
+	WRITE_ONCE(lm_watch_wait[LM_mutex], wait);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, s->nr, 6ULL);
+	KUNIT_EXPECT_EQ(test, s->hold_max, 200ULL);
+	KUNIT_EXPECT_EQ(test, s->hold_trip, 30ULL);
+	KUNIT_EXPECT_EQ(test, s->alerts, 3U);
+	KUNIT_EXPECT_EQ(test, s->alerts_dropped, 3U);
+	KUNIT_EXPECT_EQ(test, c->loss.alerts, 3ULL);
+	KUNIT_EXPECT_EQ(test, c->loss.alerts_dropped, 3ULL);
+	vfree(c);
+}
+
 static void lm_charge_takes_evidence(struct kunit *test)
 {
 	struct lm_dir *d = t_dir(test);
@@ -931,6 +983,7 @@ static struct kunit_case lockmeter_table_cases[] = {
 	KUNIT_CASE(lm_inst_estimate_counts),
 	KUNIT_CASE(lm_stat_add_keeps_evidence_of_max),
 	KUNIT_CASE(lm_charge_takes_evidence),
+	KUNIT_CASE(lm_watch_trips_and_alerts),
 	KUNIT_CASE(lm_chain_every_new_maximum),
 	KUNIT_CASE(lm_chain_full_store_skips_walk),
 	KUNIT_CASE(lm_chain_reset_makes_stale),

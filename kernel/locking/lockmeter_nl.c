@@ -607,6 +607,14 @@ static const struct genl_multicast_group lm_nl_mcgrps[] = {
 	},
 };
 
+/* A socket joins a group: alerts are sent again, if they had no listener. */
+static int lm_nl_bind(int grp)
+{
+	if (grp == LOCKMETER_NLGRP_ALERTS)
+		lm_watch_heard();
+	return 0;
+}
+
 static struct genl_family lockmeter_nl_family __ro_after_init = {
 	.name		= LOCKMETER_FAMILY_NAME,
 	.version	= LOCKMETER_FAMILY_VERSION,
@@ -617,6 +625,7 @@ static struct genl_family lockmeter_nl_family __ro_after_init = {
 	.n_split_ops	= ARRAY_SIZE(lockmeter_nl_ops),
 	.resv_start_op	= LOCKMETER_CMD_CONTROL + 1,
 	.mcgrps		= lm_nl_mcgrps,
+	.bind		= lm_nl_bind,
 	.n_mcgrps	= ARRAY_SIZE(lm_nl_mcgrps),
 };
 

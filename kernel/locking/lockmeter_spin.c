@@ -658,12 +658,19 @@ static noinline void __lockfunc lm_watch_raise(struct lm_cpu *c, struct lm_slot 
 
 	s->alerts++;
 	c->loss.alerts++;
-	if (unlikely(!r))
+	if (unlikely(!r) || READ_ONCE(lm_alert_deaf))
+		goto drop;
+	if (t_end >= r->window) {
+		r->window = t_end + READ_ONCE(lm_watch_second);
+		r->budget = LM_WATCH_RATE;
+	}
+	if (!r->budget)
 		goto drop;
 	head = r->head;
 	/* pairs with smp_store_release() in lm_watch_take(): sent before reused */
 	if (head - smp_load_acquire(&r->tail) >= LM_ALERT_RING)
 		goto drop;
+	r->budget--;
 	a = &r->rec[head % LM_ALERT_RING];
 	a->kind = kind;
 	a->thr = thr;
@@ -686,12 +693,20 @@ static noinline void __lockfunc lm_watch_raise(struct lm_cpu *c, struct lm_slot 
 		a->owner = th->owner;
 	/* pairs with smp_load_acquire() in lm_watch_take(): the alert first */
 	smp_store_release(&r->head, head + 1);
-	irq_work_queue(&r->kick);
+	/*
+	 * Kick the sender if it had emptied the queue: it is not coming
+	 * back for the rest.  The full barrier pairs with the sender's in
+	 * lm_watch_take(): it sees this alert, or this sees its tail.
+	 */
+	smp_mb();
+	if (READ_ONCE(r->tail) == head)
+		irq_work_queue(&r->kick);
 	return;
 drop:
 	s->alerts_dropped++;
 	c->loss.alerts_dropped++;
 }
+
 NOKPROBE_SYMBOL(lm_watch_raise);
 
 /*

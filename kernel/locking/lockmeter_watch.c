@@ -25,11 +25,15 @@
  * seconds in, with the holder named.
  *
  * Nothing is lost silently.  Every alert is counted (the rows' alerts and
- * the header's), and sent, or counted as dropped: its CPU's queue was
- * full (a flood: further alerts cost a compare, no chain walk), more than
- * LM_WATCH_RATE a second were sent (the queues then wait for the next
- * second), there was no memory for the message, or nobody listened.
+ * the header's), and sent, or counted as dropped: its CPU queued
+ * LM_WATCH_RATE this second already, or its queue was full (the sender
+ * sends LM_WATCH_RATE a second in all, the queues wait for the next
+ * second), or nobody listened: in a flood, an alert dropped costs a
+ * compare, no chain walk, no interrupt.  The sender's own locks may
+ * cross a threshold too; the rate bounds what that costs.  The sender
+ * drops what it cannot send: no memory for the message, no listener.
  */
+#include <kunit/visibility.h>
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
 #include <linux/irq_work.h>
@@ -43,6 +47,9 @@
 u64 lm_watch_hold[LM_NR_TYPES] __read_mostly = { [0 ... LM_NR_TYPES - 1] = U64_MAX };
 u64 lm_watch_wait[LM_NR_TYPES] __read_mostly = { [0 ... LM_NR_TYPES - 1] = U64_MAX };
 bool lm_watching __read_mostly;
+u64 lm_watch_second __read_mostly = NSEC_PER_SEC;
+/* Alerts are dropped at once while nobody listens: set by the sender, cleared by a bind. */
+bool lm_alert_deaf __read_mostly = true;
 DEFINE_PER_CPU_READ_MOSTLY(struct lm_alert_ring *, lm_alert_rings);
 
 /* The thresholds as set, ns (0: none); under lm_ctl_mutex. */
@@ -54,8 +61,7 @@ static atomic64_t lm_watch_sent;
 static atomic64_t lm_watch_unsent;
 static atomic64_t lm_watch_held;
 
-/* At most this many alerts a second are sent; the rest wait, or drop. */
-#define LM_WATCH_RATE		200
+/* At most LM_WATCH_RATE alerts a second are sent; the rest wait, or drop. */
 /* Alerts sent per run of the work: taken from the queues and ordered. */
 #define LM_WATCH_BATCH		32
 /* Held locks are looked for this often at most, and at least ... */
@@ -122,6 +128,7 @@ void lm_watch_recalc(void)
 		wait_min = min(wait_min, w);
 		any |= lm_watch_hold_ns[t] || lm_watch_wait_ns[t];
 	}
+	WRITE_ONCE(lm_watch_second, lm_ns_to_ticks(NSEC_PER_SEC));
 	WRITE_ONCE(lm_watch_hold[LM_NONE], hold_min);
 	WRITE_ONCE(lm_watch_wait[LM_NONE], wait_min);
 	WRITE_ONCE(lm_watching, any);
@@ -134,13 +141,14 @@ void lm_watch_recalc(void)
  * one left lower (a threshold raised or cleared) only sends a hold to
  * the slow path, which sets it right.
  */
-static void lm_watch_trip_cpu(struct lm_cpu *c, void *unused)
+VISIBLE_IF_KUNIT void lm_watch_trip_cpu(struct lm_cpu *c, void *unused)
 {
-	unsigned int i, used = min_t(unsigned int, atomic_read(&lm_dir.used), lm_dir.nr);
+	const struct lm_dir *d = c->dir;
+	unsigned int i, used = d ? min_t(unsigned int, atomic_read(&d->used), d->nr) : 0;
 	struct lm_slot *s;
 
 	for (i = 0; i < used; i++) {
-		u32 type = READ_ONCE(lm_dir.key[i].type);
+		u32 type = READ_ONCE(d->key[i].type);
 
 		s = &c->slot[i];
 		s->hold_trip = min(s->hold_max, lm_watch_hold[type < LM_NR_TYPES ? type : LM_NONE]);
@@ -150,6 +158,7 @@ static void lm_watch_trip_cpu(struct lm_cpu *c, void *unused)
 		s->hold_trip = min(s->hold_max, lm_watch_hold[i]);
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(lm_watch_trip_cpu);
 
 /* The queues of every possible CPU, the first time a threshold is set. */
 static int lm_watch_alloc(void)
@@ -227,6 +236,14 @@ void lm_watch_reset(void)
 }
 
 /* ---- the sender ---- */
+
+/* A listener joined the alerts group: send again. */
+void lm_watch_heard(void)
+{
+	WRITE_ONCE(lm_alert_deaf, false);
+	if (READ_ONCE(lm_watching))
+		mod_delayed_work(system_wq, &lm_watch_work, 0);
+}
 
 /* Alerts dropped since the reset, by the queues and by the sender. */
 static u64 lm_watch_dropped(void)
@@ -319,7 +336,9 @@ static unsigned int lm_watch_take(unsigned int max, bool *more)
 			lm_tx.batch[n++] = r->rec[tail++ % LM_ALERT_RING];
 		/* pairs with smp_load_acquire() in lm_watch_raise(): copied before reused */
 		smp_store_release(&r->tail, tail);
-		*more |= tail != head;
+		/* pairs with smp_mb() in lm_watch_raise(): an alert left is seen */
+		smp_mb();
+		*more |= READ_ONCE(r->head) != tail;
 	}
 	return n;
 }
@@ -342,6 +361,13 @@ static bool lm_watch_drain(void)
 	bool more = false;
 	unsigned int i, n;
 
+	/* nobody listens: what is queued is dropped, and the CPUs drop the rest */
+	WRITE_ONCE(lm_alert_deaf, !lm_nl_alert_listened());
+	if (lm_alert_deaf) {
+		while ((n = lm_watch_take(LM_WATCH_BATCH, &more)))
+			atomic64_add(n, &lm_watch_unsent);
+		return false;
+	}
 	if (!lm_watch_budget()) {
 		lm_watch_take(0, &more);
 		return more;

@@ -4,7 +4,8 @@
 # is, as "LM-BENCH: state=S test=T value=V unit=ns" lines, each value the
 # median of 5 runs (the workload's: of 7, after a warm-up run).  S is off
 # and on on a lockmeter kernel (switched at run time), lock_stat on a
-# CONFIG_LOCK_STAT kernel, none otherwise.
+# CONFIG_LOCK_STAT kernel, none otherwise; watch: on, with hold and wait
+# thresholds of 5 ms set (module pairs only).
 #
 #   pair       ns per uncontended spin_lock/spin_unlock (test module)
 #   contended  ns per pair, two kthreads on one spinlock (test module)
@@ -103,6 +104,14 @@ if [ -e $LM ]; then
 	echo reset > $LM
 	echo on > $LM
 	run on || rc=1
+	# the same pairs with alert thresholds set (lockstat watch), which the
+	# module's pairs never cross: what a threshold costs the lock path
+	if echo 'watch hold 5ms' > $LM 2>/dev/null && echo 'watch wait 5ms' > $LM; then
+		module watch "pair:bench $((200000 / scale))" \
+			"contended:bench_contended $((50000 / scale))" \
+			"mutex:bench_mutex $((100000 / scale))" || rc=1
+		echo 'watch off' > $LM
+	fi
 	# what lockmeter itself saw, to tell whether its tables overflowed
 	info "" "rows slots_used dropped table_full recursion captures stacks_full cache_fills slots_per_cpu $MEM"
 	if [ "$scope" != module ]; then

@@ -3,8 +3,9 @@
 # Guest side of "make demo": meter a short workload with lockstat and print
 # its report, then the evidence (task and call chain) behind the longest
 # holds and waits of its top rows, the histograms of one kernel mutex, a
-# diff against a second run with a regression in it, and the locks held
-# right now while the test module holds a mutex (the
+# diff against a second run with a regression in it, the locks held
+# right now while the test module holds a mutex, and lockstat watch's
+# alerts of its long mutex holds as they happen (the
 # raw /proc/lockmeter is in the log too, after it).
 # shellcheck source=scripts/guest/lib.sh
 . /lm/lib.sh
@@ -72,6 +73,22 @@ if [ -w /proc/test_lockmeter ]; then
 	echo "Locks held right now for more than 500ms:"
 	lockstat held --over 500ms || rc=1
 	echo bg_join > /proc/test_lockmeter
+	# told as it happens: alerts pushed by the kernel while the module
+	# holds its mutex 3 x 20 ms, then another 1.5 s with a waiter
+	echo
+	echo "lockstat watch --over 15ms --type mutex --stacks, while the module holds a mutex"
+	echo "3 x 20 ms and then 1.5 s with a task waiting (held: the alert while it is held):"
+	lockstat watch --over 15ms --type mutex --stacks > /tmp/watch.out 2>&1 &
+	wpid=$!
+	sleep 1
+	echo "mutex_sleep 3 20" > /proc/test_lockmeter
+	echo "mutex_hold_bg 1500 1" > /proc/test_lockmeter
+	sleep 1
+	echo bg_join > /proc/test_lockmeter
+	sleep 1
+	kill -INT $wpid
+	wait $wpid || rc=1
+	cat /tmp/watch.out
 	lockstat off > /dev/null
 fi
 lm_mark "report end"

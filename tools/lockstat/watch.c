@@ -348,28 +348,28 @@ int watch_main(int argc, char **argv)
 	}
 	st.dropped = h0.alerts_dropped;
 	watch_signals(&old);
-	ret = set ? watch_set(&nl, &p) : 0;
-	if (ret)
-		goto out_signals;
+	/* subscribed first: no alert of the thresholds set goes unheard */
 	ret = lm_nl_open(&ev);
 	if (ret) {
 		lm_err("watch: %s", ev.why);
-		goto out_restore;
+		goto out_signals;
 	}
 	ret = lm_nl_subscribe(&ev, WATCH_RCVBUF);
 	if (ret == LM_EXIT_PERM)
 		watch_perm();
 	if (ret)
 		goto out_close_ev;
+	ret = set ? watch_set(&nl, &p) : 0;
+	if (ret)
+		goto out_close_ev;
 	ret = watch_loop(&ev, &st, &old);
-	watch_summary(&nl, &h0, &st);
-out_close_ev:
-	lm_nl_close(&ev);
-out_restore:
 	if (set) {
 		err = watch_restore(&nl, &p, &h0);
 		ret = ret ? ret : err;
 	}
+	watch_summary(&nl, &h0, &st);
+out_close_ev:
+	lm_nl_close(&ev);
 out_signals:
 	sigprocmask(SIG_SETMASK, &old, NULL);
 out_close:
