@@ -11,36 +11,21 @@
 # print --percentiles --json, hist of a get snapshot), a diff of two records
 # of known holds and its exit status.  Prints KTAP; exits 4
 # (skip) without lockstat, lockmeter or the test module.
-KSFT_SKIP=4
 MOD=test_lockmeter
 MODPROC=/proc/$MOD
 T=$(mktemp -d /tmp/lockstat_test.XXXXXX) || exit 1
 trap 'rm -rf "$T"; echo off > /proc/lockmeter 2>/dev/null' EXIT
 
-# The row type of the module's spinlock_t and its table section: on
-# PREEMPT_RT spinlock_t is an rtmutex, metered as the sleeping type rt_spin.
-case $(uname -v) in
-*PREEMPT_RT*) SPIN=rt_spin SPINLOCKS='RT SPINLOCKS' ;;
-*) SPIN=spin SPINLOCKS=SPINLOCKS ;;
-esac
-
-n=0 fails=0
-ok() {	# ok NAME COND-EXIT-STATUS
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then
-		echo "ok $n $1"
-	else
-		echo "not ok $n $1"
-		fails=$((fails + 1))
-	fi
-}
-diag() { sed 's/^/# /'; }
+# ok, diag, SPIN and SPINLOCKS (the module's spinlock_t: its row type and
+# table section)
+# shellcheck source=selftests/lockmeter_lib.sh
+. "$(dirname "$0")/lockmeter_lib.sh"
 
 echo "TAP version 13"
 command -v lockstat >/dev/null || { echo "1..0 # SKIP lockstat not installed"; exit $KSFT_SKIP; }
 [ -e /proc/lockmeter ] || { echo "1..0 # SKIP kernel without lockmeter"; exit $KSFT_SKIP; }
 if [ ! -e $MODPROC ]; then
-	insmod /lib/modules/$(uname -r)/kernel/lib/$MOD.ko 2>/dev/null
+	insmod "/lib/modules/$(uname -r)/kernel/lib/$MOD.ko" 2>/dev/null
 	[ -e $MODPROC ] || { echo "1..0 # SKIP $MOD.ko not loadable"; exit $KSFT_SKIP; }
 fi
 echo "1..34"

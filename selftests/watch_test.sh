@@ -17,7 +17,6 @@
 # count the module's locks only.  Nothing waits on the machine's speed:
 # every wait polls for what it needs, with a bound.  Prints KTAP; exits 4
 # (skip) without lockstat, lockmeter or the test module.
-KSFT_SKIP=4
 MOD=test_lockmeter
 MODPROC=/proc/$MOD
 PROC=/proc/lockmeter
@@ -31,22 +30,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-case $(uname -v) in
-*PREEMPT_RT*) SPIN=rt_spin ;;
-*) SPIN=spin ;;
-esac
-
-n=0 fails=0
-ok() {	# ok NAME COND-EXIT-STATUS
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then
-		echo "ok $n $1"
-	else
-		echo "not ok $n $1"
-		fails=$((fails + 1))
-	fi
-}
-diag() { sed 's/^/# /'; }
+# ok, diag, SPIN (the module's spinlock_t's row type)
+# shellcheck source=selftests/lockmeter_lib.sh
+. "$(dirname "$0")/lockmeter_lib.sh"
 hdr() { sed -n "s/^$1: //p" $PROC; }	# hdr KEY: a header value
 modval() { sed -n "s/^$2: //p" "$1"; }	# modval FILE KEY: a module result
 
@@ -100,7 +86,7 @@ command -v lockstat >/dev/null || { echo "1..0 # SKIP lockstat not installed"; e
 [ -e $PROC ] || { echo "1..0 # SKIP kernel without lockmeter"; exit $KSFT_SKIP; }
 grep -q '^alerts: ' $PROC || { echo "1..0 # SKIP kernel without alerts"; exit $KSFT_SKIP; }
 if [ ! -e $MODPROC ]; then
-	insmod /lib/modules/$(uname -r)/kernel/lib/$MOD.ko 2>/dev/null
+	insmod "/lib/modules/$(uname -r)/kernel/lib/$MOD.ko" 2>/dev/null
 	[ -e $MODPROC ] || { echo "1..0 # SKIP $MOD.ko not loadable"; exit $KSFT_SKIP; }
 fi
 echo "1..21"
@@ -207,8 +193,7 @@ ok "watch --over 100ms: no alert of the module's 10 ms and 50 ms holds" $r
 
 # 15-18: still held: lmt/holder holds lmt_held_mutex 3 s, lmt/waiter waits
 watch_start "$T/wh" --over 1s --type mutex
-echo 'mutex_hold_bg 3000 1' > $MODPROC
-r=$?
+if echo 'mutex_hold_bg 3000 1' > $MODPROC; then r=0; else r=1; fi
 hpid=$(modval $MODPROC pid)
 held() { grep -q '"kind": "held", "type": "mutex", "class": "static", "lock": "lmt_held_mutex' "$T/wh"; }
 poll 100 held
@@ -239,8 +224,8 @@ ok "held: once for the hold" $r
 # 19-21: a flood: 100,000 holds over the threshold
 lockstat reset > /dev/null
 watch_start "$T/wf" --over 1us --type $SPIN
-echo 'hold 100000 5' > $MODPROC
-ok "flood: 100,000 holds of 5 us with the threshold at 1 us, no stall" $?
+if echo 'hold 100000 5' > $MODPROC; then r=0; else r=1; fi
+ok "flood: 100,000 holds of 5 us with the threshold at 1 us, no stall" $r
 # the module's row: sent to watch, or dropped by its CPU, each
 series() {	# series METRIC: the value of the module's lock at lmt_hold
 	lockstat export 2>/dev/null | awk -v m="$1" -v l="lmt_static_lock" '

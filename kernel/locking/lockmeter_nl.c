@@ -426,19 +426,19 @@ static struct lm_nl_held_ctx *lm_nl_held_ctx(struct netlink_callback *cb)
 	return (struct lm_nl_held_ctx *)cb->ctx;
 }
 
-static int lm_nl_waiter_put(struct sk_buff *skb, struct lm_nl_held *h,
+/* Waiter @w as nest @attr (of a held lock, or of a held alert). */
+static int lm_nl_waiter_put(struct sk_buff *skb, struct lm_nl_names *nn, int attr,
 			    const struct lm_held_waiter *w)
 {
 	struct nlattr *nest;
 
-	nest = nla_nest_start(skb, LOCKMETER_H_WAITER);
+	nest = nla_nest_start(skb, attr);
 	if (!nest)
 		return -EMSGSIZE;
 	if (nla_put_u32(skb, LOCKMETER_W_PID, w->pid) ||
 	    nla_put_string(skb, LOCKMETER_W_COMM, w->comm) ||
 	    nla_put_string(skb, LOCKMETER_W_SITE,
-			   lm_addr_name(&h->nn.names, w->site, true, h->nn.buf,
-					sizeof(h->nn.buf))) ||
+			   lm_addr_name(&nn->names, w->site, true, nn->buf, sizeof(nn->buf))) ||
 	    nla_put_u32(skb, LOCKMETER_W_TYPE, w->type) ||
 	    nla_put_uint(skb, LOCKMETER_W_WAITED_NS, w->ns)) {
 		nla_nest_cancel(skb, nest);
@@ -472,7 +472,8 @@ static int lm_nl_held_put(struct sk_buff *skb, struct lm_nl_held *h,
 			     r->ip, r->nr))
 		goto err_cancel;
 	for (i = 0; i < r->nr_waiters; i++)
-		if (lm_nl_waiter_put(skb, h, &h->hs.waiters[r->waiter + i]))
+		if (lm_nl_waiter_put(skb, &h->nn, LOCKMETER_H_WAITER,
+				     &h->hs.waiters[r->waiter + i]))
 			goto err_cancel;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -641,27 +642,6 @@ static struct lm_nl_alert_names {
 	char lock[LM_NAME_LEN];
 } lm_nl_alert_nn;
 
-static int lm_nl_alert_waiter_put(struct sk_buff *skb, struct lm_nl_names *nn,
-				  const struct lm_held_waiter *w)
-{
-	struct nlattr *nest;
-
-	nest = nla_nest_start(skb, LOCKMETER_AL_WAITER);
-	if (!nest)
-		return -EMSGSIZE;
-	if (nla_put_u32(skb, LOCKMETER_W_PID, w->pid) ||
-	    nla_put_string(skb, LOCKMETER_W_COMM, w->comm) ||
-	    nla_put_string(skb, LOCKMETER_W_SITE,
-			   lm_addr_name(&nn->names, w->site, true, nn->buf, sizeof(nn->buf))) ||
-	    nla_put_u32(skb, LOCKMETER_W_TYPE, w->type) ||
-	    nla_put_uint(skb, LOCKMETER_W_WAITED_NS, w->ns)) {
-		nla_nest_cancel(skb, nest);
-		return -EMSGSIZE;
-	}
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
 static int lm_nl_alert_fill(struct sk_buff *skb, const struct lm_alert_msg *a,
 			    struct lm_nl_alert_names *an)
 {
@@ -685,7 +665,7 @@ static int lm_nl_alert_fill(struct sk_buff *skb, const struct lm_alert_msg *a,
 	    lm_nl_ev_put(skb, LOCKMETER_AL_EVIDENCE, nn, &a->ev))
 		goto err_cancel;
 	for (i = 0; i < a->nr_waiters; i++)
-		if (lm_nl_alert_waiter_put(skb, nn, &a->waiters[i]))
+		if (lm_nl_waiter_put(skb, nn, LOCKMETER_AL_WAITER, &a->waiters[i]))
 			goto err_cancel;
 	if (nla_put_uint(skb, LOCKMETER_AL_SEQ, a->seq) ||
 	    nla_put_uint(skb, LOCKMETER_AL_DROPPED, a->dropped))

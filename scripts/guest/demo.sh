@@ -36,7 +36,7 @@ for c in "rtmutex_contend 2 20 200" "sem_contend 2 20 200" "pcpu_read 20 100" \
 done
 true
 W
-insmod /lib/modules/$(uname -r)/kernel/lib/test_lockmeter.ko 2>/dev/null
+insmod "/lib/modules/$(uname -r)/kernel/lib/test_lockmeter.ko" 2>/dev/null
 lm_mark "report begin"
 lockstat record --top 8 -o /tmp/demo.snap -- sh /tmp/workload
 rc=$?
