@@ -280,6 +280,10 @@ static const enum fz_kind fz_top_kind[LOCKMETER_A_MAX + 1] = {
 	[LOCKMETER_A_STACKS_FULL] = FZ_UINT,	[LOCKMETER_A_CAPTURES] = FZ_UINT,
 	[LOCKMETER_A_HELD] = FZ_NEST,		[LOCKMETER_A_OVER] = FZ_UINT,
 	[LOCKMETER_A_HIST_BOUND] = FZ_UINT,	[LOCKMETER_A_HIST_LOST] = FZ_UINT,
+	[LOCKMETER_A_WATCH_TYPE] = FZ_U32,	[LOCKMETER_A_WATCH_HOLD_NS] = FZ_UINT,
+	[LOCKMETER_A_WATCH_WAIT_NS] = FZ_UINT,	[LOCKMETER_A_WATCH] = FZ_NEST,
+	[LOCKMETER_A_ALERTS] = FZ_UINT,		[LOCKMETER_A_ALERTS_SENT] = FZ_UINT,
+	[LOCKMETER_A_ALERTS_DROPPED] = FZ_UINT,
 };
 
 static enum fz_kind fz_row_kind(int type)
@@ -293,6 +297,8 @@ static enum fz_kind fz_row_kind(int type)
 	case LOCKMETER_R_SITE:
 		return FZ_STR;
 	case LOCKMETER_R_ACQUIRED ... LOCKMETER_R_INSTANCES:
+	case LOCKMETER_R_ALERTS:
+	case LOCKMETER_R_ALERTS_DROPPED:
 		return FZ_UINT;
 	case LOCKMETER_R_HOLD_EVIDENCE:
 	case LOCKMETER_R_WAIT_EVIDENCE:
@@ -307,6 +313,19 @@ static enum fz_kind fz_row_kind(int type)
 static enum fz_kind fz_hist_kind(int type)
 {
 	return type == LOCKMETER_HI_COUNT ? FZ_UINT : 0;
+}
+
+static enum fz_kind fz_watch_kind(int type)
+{
+	switch (type) {
+	case LOCKMETER_WA_TYPE:
+		return FZ_U32;
+	case LOCKMETER_WA_HOLD_NS:
+	case LOCKMETER_WA_WAIT_NS:
+		return FZ_UINT;
+	default:
+		return 0;
+	}
 }
 
 static enum fz_kind fz_held_kind(int type)
@@ -463,6 +482,9 @@ static const char *fz_check_family_msg(const struct nlmsghdr *nlh)
 		if (type == LOCKMETER_A_HELD &&
 		    fz_nest_ok(a, LOCKMETER_H_MAX, fz_held_kind, fz_held_sub))
 			return "held attribute of a wrong type or size";
+		if (type == LOCKMETER_A_WATCH &&
+		    fz_nest_ok(a, LOCKMETER_WA_MAX, fz_watch_kind, NULL))
+			return "watch attribute of a wrong type or size";
 	}
 	return NULL;
 }
@@ -1205,8 +1227,17 @@ FIXTURE_SETUP(fz)
 
 FIXTURE_TEARDOWN(fz)
 {
+	int fd;
+
 	if (self->res && self->res != MAP_FAILED)
 		munmap(self->res, sizeof(*self->res));
+	/* a fuzzed watch-set may have set alert thresholds: none after */
+	fd = open(LM_PROC, O_WRONLY);
+	if (fd >= 0) {
+		if (write(fd, "watch off", 9) != 9)
+			TH_LOG("clearing the alert thresholds: %s", strerror(errno));
+		close(fd);
+	}
 }
 
 /* Metering as before, a status request and a full dump answered well. */

@@ -1270,14 +1270,15 @@ struct lm_alert_msg {
 
 #if IS_ENABLED(CONFIG_NET)
 bool lm_nl_alert_listened(void);
-int lm_nl_alert_send(const struct lm_alert_msg *a);
+int lm_nl_alert_send(const struct lm_alert_msg *a, const struct lm_names *names);
 #else
 static inline bool lm_nl_alert_listened(void)
 {
 	return false;
 }
 
-static inline int lm_nl_alert_send(const struct lm_alert_msg *a)
+static inline int lm_nl_alert_send(const struct lm_alert_msg *a,
+				   const struct lm_names *names)
 {
 	return -ESRCH;
 }

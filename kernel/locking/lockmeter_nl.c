@@ -679,13 +679,12 @@ err_cancel:
 }
 
 /*
- * Send alert @a to the alerts group: 0, or an error (no memory, no
- * listener left).  Process context, from lockmeter_watch.c's work only.
+ * Send alert @a to the alerts group, its key named with @names (set up
+ * with the keys of the alerts sent together): 0, or an error (no memory,
+ * no listener left).  Process context, from lockmeter_watch.c's work only.
  */
-int lm_nl_alert_send(const struct lm_alert_msg *a)
+int lm_nl_alert_send(const struct lm_alert_msg *a, const struct lm_names *names)
 {
-	struct lm_stat row = { .key = *a->key };
-	struct lm_snapshot one = { .rows = &row, .nr = 1 };
 	struct lm_nl_alert_names *an = &lm_nl_alert_nn;
 	struct sk_buff *skb;
 	int ret;
@@ -693,10 +692,8 @@ int lm_nl_alert_send(const struct lm_alert_msg *a)
 	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!skb)
 		return -ENOMEM;
-	/* a lock in a slab object is named by its cache, looked up here */
-	lm_names_init(&an->nn.names, &one);
+	an->nn.names = *names;
 	ret = lm_nl_alert_fill(skb, a, an);
-	lm_names_free(&an->nn.names);
 	if (ret) {
 		nlmsg_free(skb);
 		return ret;

@@ -75,10 +75,17 @@ static atomic64_t lm_watch_held;
  */
 static struct {
 	struct lm_alert_rec batch[LM_WATCH_BATCH];
+	/*
+	 * The batch's keys, named once for all: a static per-CPU lock's
+	 * name costs a walk of the symbol table.
+	 */
+	struct lm_stat rows[LM_WATCH_BATCH];
+	struct lm_names names;
 	u64 seq;		/* alerts sent since boot */
 	unsigned long window;	/* jiffies: the end of this second of sending */
 	unsigned int budget;	/* alerts still to send in it */
 	unsigned long next_scan;
+	unsigned int first;	/* the CPU whose queue lm_watch_take() takes first */
 	/* the holds already sent as held: (lock, pid, since), this scan's and the last */
 	struct lm_watch_seen {
 		unsigned long lock;
@@ -212,6 +219,8 @@ int lockmeter_watch_set(u32 type, u64 hold_ns, u64 wait_ns)
 	}
 	lm_watch_recalc();
 	lm_for_every_cpu(lm_watch_trip_cpu, NULL);
+	/* whoever set them may listen already (lockstat watch joins first) */
+	WRITE_ONCE(lm_alert_deaf, !lm_nl_alert_listened());
 	if (lm_watching)
 		mod_delayed_work(system_wq, &lm_watch_work, 0);
 	return 0;
@@ -237,12 +246,15 @@ void lm_watch_reset(void)
 
 /* ---- the sender ---- */
 
-/* A listener joined the alerts group: send again. */
+/*
+ * A socket is joining the alerts group: send again.  It is a member only
+ * once this returns, so a sender that looked for listeners just before
+ * may still write "deaf": it looks again a moment later.
+ */
 void lm_watch_heard(void)
 {
 	WRITE_ONCE(lm_alert_deaf, false);
-	if (READ_ONCE(lm_watching))
-		mod_delayed_work(system_wq, &lm_watch_work, 0);
+	mod_delayed_work(system_wq, &lm_watch_work, HZ / 50);
 }
 
 /* Alerts dropped since the reset, by the queues and by the sender. */
@@ -270,7 +282,7 @@ static bool lm_watch_budget(void)
 	return lm_tx.budget > 0;
 }
 
-/* Send alert @m named with @key, or count it dropped. */
+/* Send alert @m of @key, named with lm_tx.names, or count it dropped. */
 static void lm_watch_send(struct lm_alert_msg *m, const struct lm_key *key)
 {
 	if (!lm_nl_alert_listened()) {
@@ -281,7 +293,7 @@ static void lm_watch_send(struct lm_alert_msg *m, const struct lm_key *key)
 	m->key = key;
 	m->seq = lm_tx.seq + 1;
 	m->dropped = lm_watch_dropped();
-	if (lm_nl_alert_send(m)) {
+	if (lm_nl_alert_send(m, &lm_tx.names)) {
 		atomic64_inc(&lm_watch_unsent);
 	} else {
 		lm_tx.seq++;
@@ -316,23 +328,30 @@ static void lm_watch_send_rec(const struct lm_alert_rec *a)
 }
 
 /*
- * Up to @max alerts from the queues into lm_tx.batch, each CPU's oldest
- * first; whether some were left.
+ * Up to @limit alerts from the queues into lm_tx.batch, each CPU's oldest
+ * first, and from each CPU its share, beginning one CPU further each
+ * time: a CPU that alerts without end takes no other's turn.  Whether
+ * some were left.
  */
-static unsigned int lm_watch_take(unsigned int max, bool *more)
+static unsigned int lm_watch_take(unsigned int limit, bool *more)
 {
-	unsigned int cpu, n = 0;
+	unsigned int share = max(DIV_ROUND_UP(limit, num_online_cpus()), 1U);
+	unsigned int i, cpu, n = 0;
 
-	for_each_possible_cpu(cpu) {
-		struct lm_alert_ring *r = per_cpu(lm_alert_rings, cpu);
-		unsigned int tail, head;
+	lm_tx.first = cpumask_next(lm_tx.first, cpu_possible_mask);
+	if (lm_tx.first >= nr_cpu_ids)
+		lm_tx.first = cpumask_first(cpu_possible_mask);
+	for (i = 0, cpu = lm_tx.first; i < nr_cpu_ids; i++, cpu = (cpu + 1) % nr_cpu_ids) {
+		struct lm_alert_ring *r = cpu_possible(cpu) ? per_cpu(lm_alert_rings, cpu) : NULL;
+		unsigned int tail, head, end;
 
 		if (!r)
 			continue;
 		tail = r->tail;
 		/* pairs with smp_store_release() in lm_watch_raise(): the alert first */
 		head = smp_load_acquire(&r->head);
-		while (tail != head && n < max)
+		end = n + min(share, limit - n);
+		while (tail != head && n < end)
 			lm_tx.batch[n++] = r->rec[tail++ % LM_ALERT_RING];
 		/* pairs with smp_load_acquire() in lm_watch_raise(): copied before reused */
 		smp_store_release(&r->tail, tail);
@@ -375,7 +394,11 @@ static bool lm_watch_drain(void)
 	n = lm_watch_take(min_t(unsigned int, lm_tx.budget, LM_WATCH_BATCH), &more);
 	sort(lm_tx.batch, n, sizeof(lm_tx.batch[0]), lm_alert_rec_cmp, NULL);
 	for (i = 0; i < n; i++)
+		lm_tx.rows[i].key = lm_tx.batch[i].key;
+	lm_names_init(&lm_tx.names, &(struct lm_snapshot){ .rows = lm_tx.rows, .nr = n });
+	for (i = 0; i < n; i++)
 		lm_watch_send_rec(&lm_tx.batch[i]);
+	lm_names_free(&lm_tx.names);
 	return more;
 }
 
@@ -416,7 +439,10 @@ static void lm_watch_send_held(struct lm_held_snap *hs, const struct lm_held_row
 		atomic64_inc(&lm_watch_unsent);
 		return;
 	}
+	lm_tx.rows[0].key = r->key;
+	lm_names_init(&lm_tx.names, &(struct lm_snapshot){ .rows = lm_tx.rows, .nr = 1 });
 	lm_watch_send(&m, &r->key);
+	lm_names_free(&lm_tx.names);
 }
 
 /*
