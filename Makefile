@@ -91,6 +91,12 @@ else
 Q := @
 endif
 
+# Each step of make check runs through scripts/step.sh, which notes its
+# wall time in $(STEPS) (LM_STEPS in the environment: make check sets it);
+# make check ends with their table (scripts/steps.sh).
+STEP       := scripts/step.sh
+STEPS      := $(BUILD)/steps.tsv
+
 .PHONY: all deps tree install-kernel-tree kernel selftests lockstat initramfs check \
 	host-check check-compile guest-check demo bench bench-quick shell patch checkpatch clean help \
 	kernel-lockdep initramfs-lockdep check-lockdep kernel-distro initramfs-distro \
@@ -135,19 +141,22 @@ tree install-kernel-tree: deps
 	$(Q)scripts/prepare-tree.sh $(KSRC)
 
 kernel: tree
-	$(Q)scripts/build-kernel.sh $(KSRC) $(KOBJ) $(MODROOT) $(FRAGMENTS)
+	$(Q)$(STEP) 'kernel: guest (build/obj)' \
+		scripts/build-kernel.sh $(KSRC) $(KOBJ) $(MODROOT) $(FRAGMENTS)
 
 # After "kernel": the two builds share the tree, not their objects.
 kernel-lockdep: tree kernel
-	$(Q)scripts/build-kernel.sh $(KSRC) $(KOBJ_LD) $(MODROOT_LD) $(FRAGS_LD)
+	$(Q)$(STEP) 'kernel: lockdep (build/obj-lockdep)' \
+		scripts/build-kernel.sh $(KSRC) $(KOBJ_LD) $(MODROOT_LD) $(FRAGS_LD)
 
 kernel-rt: tree kernel
-	$(Q)scripts/build-kernel.sh $(KSRC) $(KOBJ_RT) $(MODROOT_RT) $(FRAGS_RT)
+	$(Q)$(STEP) 'kernel: PREEMPT_RT (build/obj-rt)' \
+		scripts/build-kernel.sh $(KSRC) $(KOBJ_RT) $(MODROOT_RT) $(FRAGS_RT)
 
 # After "kernel" too: x86_64_defconfig, not tinyconfig, under the fragment.
 kernel-distro: tree kernel
-	$(Q)KBASE=x86_64_defconfig scripts/build-kernel.sh $(KSRC) $(KOBJ_DI) $(MODROOT_DI) \
-		$(FRAGS_DI)
+	$(Q)KBASE=x86_64_defconfig $(STEP) 'kernel: distro-sized (build/obj-distro)' \
+		scripts/build-kernel.sh $(KSRC) $(KOBJ_DI) $(MODROOT_DI) $(FRAGS_DI)
 
 selftests: kernel
 	@echo '  KSFT    lockmeter -> $(KSFT_DIR)'
@@ -196,7 +205,10 @@ initramfs-distro: selftests lockstat kernel-distro
 # make check's distro-sized kernel: built only when its sources changed
 # since its last passing run (asked when make check is read, so that the
 # answer can name a prerequisite); build/distro.key says it is to boot.
-ifneq ($(filter check guest-check,$(MAKECMDGOALS)),)
+ifneq ($(filter check-distro,$(MAKECMDGOALS)),)
+DISTRO     := force
+endif
+ifneq ($(filter guest-check check-distro,$(MAKECMDGOALS)),)
 DISTRO_STEP := $(shell DISTRO=$(DISTRO) scripts/distro-check.sh need $(BUILD) >&2 && \
 		 echo initramfs-distro)
 endif
@@ -204,26 +216,32 @@ endif
 host-check: deps
 	@echo '  HOST    scripts/tests (results in $(BUILD)/host.tap)'
 	$(Q)mkdir -p $(BUILD)
-	$(Q)scripts/tests/run.py $(BUILD)/host.tap
+	$(Q)$(STEP) 'host: scripts/tests' scripts/tests/run.py $(BUILD)/host.tap
 	@echo '  HOST    tools/lockstat check (results in $(BUILD)/lockstat.tap)'
-	$(Q)$(MAKE) -s -C tools/lockstat O=$(BUILD)/lockstat-host check \
+	$(Q)$(STEP) 'host: lockstat suite' $(MAKE) -s -C tools/lockstat O=$(BUILD)/lockstat-host check \
 		TAP_OUT=$(BUILD)/lockstat.tap >$(BUILD)/lockstat-check.log 2>&1 || \
 		{ grep -v '^ok' $(BUILD)/lockstat-check.log; echo 'lockstat: host tests failed'; exit 1; }
 	@echo '  HOST    tools/lockstat fuzz-check (results in $(BUILD)/fuzz.tap)'
-	$(Q)$(MAKE) -s -C tools/lockstat O=$(BUILD)/lockstat-host fuzz-check \
-		FUZZ_TAP_OUT=$(BUILD)/fuzz.tap >$(BUILD)/fuzz-check.log 2>&1 || \
+	$(Q)$(STEP) 'host: lockstat fuzzing' $(MAKE) -s -C tools/lockstat O=$(BUILD)/lockstat-host \
+		fuzz-check FUZZ_TAP_OUT=$(BUILD)/fuzz.tap >$(BUILD)/fuzz-check.log 2>&1 || \
 		{ grep -v '^ok' $(BUILD)/fuzz-check.log | head -n 60; echo 'lockstat: fuzzing failed'; exit 1; }
 
-# The boots of make check, each a log in build/ judged by guest-verdict.py
-# (the guest's test channel; its kernel console is NAME.console.log beside it):
+# The boots of make check, each a target of its own (boot-NAME) and a log
+# in build/ judged by guest-verdict.py (the guest's test channel; its
+# kernel console is NAME.console.log beside it):
 #   check.log            lockmeter kernel, metering switched on by the tests
 #   check-boot-on.log    lockmeter kernel, lockmeter=on from boot
-#   check-lockdep.log    lockdep kernel, lockmeter=on: the same kselftests
 #   check-scenarios.log  lockmeter kernel: the scenario tests (fifo, munmap,
 #                        journal on a throttled virtio disk)
+#   check-lockdep.log    lockdep kernel, lockmeter=on: the same kselftests
 #   torture-lockdep.log  lockdep kernel: locktorture per lock type while
 #                        metering flips, resets and dumps and CPU 1 goes
 #                        off and on line, then the netlink/proc fuzzer
+#   parallel-lockdep.log lockdep kernel under multi-threaded TCG
+#   torture-rt.log       PREEMPT_RT kernel
+#   check-deb.log        the packaged kernel of make deb
+#   check-distro.log     the distro-sized kernel, and scale-distro.log its
+#                        scale boot
 BOOT_LOGS    := $(BUILD)/check.log $(BUILD)/check-boot-on.log $(BUILD)/check-scenarios.log
 BOOT_LOGS_LD := $(BUILD)/check-lockdep.log $(BUILD)/torture-lockdep.log \
 		$(BUILD)/parallel-lockdep.log
@@ -240,65 +258,82 @@ PAR_SMP    ?= 2
 # running.
 PAR_EVENTS := trace_event=lock:contention_begin,lock:contention_end maxcpus=1 lmonline=all
 
-define boot_lockdep
-	echo '  QEMU    check, lockdep kernel, lockmeter=on: log in $(BUILD)/check-lockdep.log'; \
-	scripts/run-guest.sh $(BZIMAGE_LD) $(INITRD_LD) $(BUILD)/check-lockdep.log $(TIMEOUT) \
-		check lockmeter=on $(CMDLINE); \
-	echo '  QEMU    torture, lockdep kernel: log in $(BUILD)/torture-lockdep.log'; \
-	scripts/run-guest.sh $(BZIMAGE_LD) $(INITRD_LD) $(BUILD)/torture-lockdep.log $(TIMEOUT) \
-		torture lockmeter=on lmtests=lockmeter:nl_fuzz $(CMDLINE); \
-	echo '  QEMU    parallel: lockdep kernel, -smp $(PAR_SMP) under multi-threaded TCG,' \
-		'lockmeter=pinned: log in $(BUILD)/parallel-lockdep.log'; \
-	TCG_THREAD=multi SMP=$(PAR_SMP) scripts/run-guest.sh $(BZIMAGE_LD) $(INITRD_LD) \
-		$(BUILD)/parallel-lockdep.log $(TIMEOUT) torture lockmeter=pinned $(PAR_EVENTS) \
-		$(CMDLINE)
-endef
+BOOTS := boot-check boot-boot-on boot-scenarios boot-lockdep boot-torture boot-parallel \
+	 boot-rt boot-deb boot-distro boot-scale
+.PHONY: $(BOOTS)
 
-define boot_rt
-	echo '  QEMU    torture, PREEMPT_RT kernel, lockmeter=on: log in $(BOOT_LOG_RT)'; \
-	scripts/run-guest.sh $(BZIMAGE_RT) $(INITRD_RT) $(BOOT_LOG_RT) $(TIMEOUT) torture \
-		lockmeter=on lmtorture=$(RT_TORTURE) lmtests=$(RT_TESTS) $(CMDLINE)
-endef
+boot-check: initramfs
+	@echo '  QEMU    check: -smp $(SMP), log in $(BUILD)/check.log (timeout $(TIMEOUT)s)'
+	-$(Q)$(STEP) 'boot: guest kernel, kselftests' scripts/run-guest.sh $(BZIMAGE) $(INITRD) \
+		$(BUILD)/check.log $(TIMEOUT) check $(CMDLINE)
+
+boot-boot-on: initramfs
+	@echo '  QEMU    check, lockmeter=on from boot: log in $(BUILD)/check-boot-on.log'
+	-$(Q)$(STEP) 'boot: guest kernel, lockmeter=on' scripts/run-guest.sh $(BZIMAGE) $(INITRD) \
+		$(BUILD)/check-boot-on.log $(TIMEOUT) check lockmeter=on $(CMDLINE)
 
 # The journal scenario's disk: a fresh ext4 image for every boot.
-define boot_scenarios
-	echo '  QEMU    scenarios (fifo munmap journal): log in $(BUILD)/check-scenarios.log'; \
-	scripts/scenarios/mkdisk.sh $(JOURNAL_IMG) && \
-	DISK=$(JOURNAL_IMG) DISK_BPS=$(JOURNAL_BPS) scripts/run-guest.sh $(BZIMAGE) $(INITRD) \
-		$(BUILD)/check-scenarios.log $(TIMEOUT) scenarios $(CMDLINE)
-endef
+boot-scenarios: initramfs
+	@echo '  QEMU    scenarios (fifo munmap journal): log in $(BUILD)/check-scenarios.log'
+	-$(Q)scripts/scenarios/mkdisk.sh $(JOURNAL_IMG) && \
+	DISK=$(JOURNAL_IMG) DISK_BPS=$(JOURNAL_BPS) $(STEP) 'boot: guest kernel, scenarios' \
+		scripts/run-guest.sh $(BZIMAGE) $(INITRD) $(BUILD)/check-scenarios.log $(TIMEOUT) \
+		scenarios $(CMDLINE)
 
-# The distro-sized kernel, lockmeter=on from boot: the kselftests.
-define boot_distro
-	if [ -f $(BUILD)/distro.key ]; then \
+boot-lockdep: initramfs-lockdep
+	@echo '  QEMU    check, lockdep kernel, lockmeter=on: log in $(BUILD)/check-lockdep.log'
+	-$(Q)$(STEP) 'boot: lockdep kernel, kselftests' scripts/run-guest.sh $(BZIMAGE_LD) \
+		$(INITRD_LD) $(BUILD)/check-lockdep.log $(TIMEOUT) check lockmeter=on $(CMDLINE)
+
+boot-torture: initramfs-lockdep
+	@echo '  QEMU    torture, lockdep kernel: log in $(BUILD)/torture-lockdep.log'
+	-$(Q)$(STEP) 'boot: lockdep kernel, locktorture' scripts/run-guest.sh $(BZIMAGE_LD) \
+		$(INITRD_LD) $(BUILD)/torture-lockdep.log $(TIMEOUT) torture lockmeter=on \
+		lmtests=lockmeter:nl_fuzz $(CMDLINE)
+
+boot-parallel: initramfs-lockdep
+	@echo '  QEMU    parallel: lockdep kernel, -smp $(PAR_SMP) under multi-threaded TCG,' \
+		'lockmeter=pinned: log in $(BUILD)/parallel-lockdep.log'
+	-$(Q)TCG_THREAD=multi SMP=$(PAR_SMP) $(STEP) 'boot: lockdep kernel, parallel vCPUs' \
+		scripts/run-guest.sh $(BZIMAGE_LD) $(INITRD_LD) $(BUILD)/parallel-lockdep.log \
+		$(TIMEOUT) torture lockmeter=pinned $(PAR_EVENTS) $(CMDLINE)
+
+boot-rt: initramfs-rt
+	@echo '  QEMU    torture, PREEMPT_RT kernel, lockmeter=on: log in $(BOOT_LOG_RT)'
+	-$(Q)$(STEP) 'boot: PREEMPT_RT kernel' scripts/run-guest.sh $(BZIMAGE_RT) $(INITRD_RT) \
+		$(BOOT_LOG_RT) $(TIMEOUT) torture lockmeter=on lmtorture=$(RT_TORTURE) \
+		lmtests=$(RT_TESTS) $(CMDLINE)
+
+# The distro-sized kernel, lockmeter=on from boot: the kselftests; only
+# when build/distro.key says it is to boot.
+DISTRO_TAP := $(BUILD)/distro-build.tap
+boot-distro: $(DISTRO_STEP)
+	-$(Q)if [ -f $(BUILD)/distro.key ]; then \
 		scripts/distro-check.sh tap $(BUILD) $(KOBJ_DI) $(DISTRO_TAP); \
 		echo '  QEMU    check, distro-sized kernel, lockmeter=on: log in $(BOOT_LOG_DI)'; \
-		scripts/run-guest.sh $(BZIMAGE_DI) $(INITRD_DI) $(BOOT_LOG_DI) $(TIMEOUT) check \
-			lockmeter=on $(CMDLINE); \
+		$(STEP) 'boot: distro-sized kernel, kselftests' scripts/run-guest.sh $(BZIMAGE_DI) \
+			$(INITRD_DI) $(BOOT_LOG_DI) $(TIMEOUT) check lockmeter=on $(CMDLINE); \
 	else \
 		rm -f $(BOOT_LOG_DI); \
 	fi
-endef
-DISTRO_TAP := $(BUILD)/distro-build.tap
 
 # The scale boot of the distro-sized kernel, under the same rule as
-# boot_distro: only when build/distro.key says it is to boot.  A fixed
-# amount of work per stressor (scripts/guest/scale.sh), then the checks
-# that the tables held it: no table_full, dropped or evicted, under 1% of
-# the acquisitions in overflow rows.
+# boot-distro.  A fixed amount of work per stressor (scripts/guest/scale.sh),
+# then the checks that the tables held it: no table_full, dropped or
+# evicted, under 1% of the acquisitions in overflow rows.
 define boot_scale_run
 	echo '  QEMU    scale, distro-sized kernel, -smp $(SCALE_SMP), lockmeter=on, stress-ng:' \
 		'log in $(BOOT_LOG_SC)'; \
-	SMP=$(SCALE_SMP) MEM=$(SCALE_MEM) scripts/run-guest.sh $(BZIMAGE_DI) $(INITRD_DI) \
-		$(BOOT_LOG_SC) $(TIMEOUT) scale lockmeter=on $(CMDLINE)
+	SMP=$(SCALE_SMP) MEM=$(SCALE_MEM) $(STEP) 'boot: distro-sized kernel, scale' \
+		scripts/run-guest.sh $(BZIMAGE_DI) $(INITRD_DI) $(BOOT_LOG_SC) $(TIMEOUT) scale \
+		lockmeter=on $(CMDLINE)
 endef
-define boot_scale
-	if [ -f $(BUILD)/distro.key ]; then \
+boot-scale: $(DISTRO_STEP)
+	-$(Q)if [ -f $(BUILD)/distro.key ]; then \
 		$(boot_scale_run); \
 	else \
 		rm -f $(BOOT_LOG_SC); \
 	fi
-endef
 SCALE_LOG = $$([ -f $(BUILD)/distro.key ] && echo $(BOOT_LOG_SC))
 DISTRO_TAPS = $$([ -f $(BUILD)/distro.key ] && echo --tap $(DISTRO_TAP))
 DISTRO_LOG = $$([ -f $(BUILD)/distro.key ] && echo $(BOOT_LOG_DI))
@@ -307,28 +342,56 @@ DISTRO_LOG = $$([ -f $(BUILD)/distro.key ] && echo $(BOOT_LOG_DI))
 # warnings (a TAP result each): arm64 with lockmeter, cross-compiled, and
 # x86_64 without it (the hooks must compile away).
 check-compile: tree
-	$(Q)scripts/check-compile.sh arm64 $(KSRC) $(BUILD)/obj-arm64 $(BUILD)/arm64.tap
-	$(Q)scripts/check-compile.sh off $(KSRC) $(BUILD)/obj-off $(BUILD)/off.tap
+	$(Q)$(STEP) 'compile: arm64 (build/obj-arm64)' \
+		scripts/check-compile.sh arm64 $(KSRC) $(BUILD)/obj-arm64 $(BUILD)/arm64.tap
+	$(Q)$(STEP) 'compile: x86_64 without lockmeter (build/obj-off)' \
+		scripts/check-compile.sh off $(KSRC) $(BUILD)/obj-off $(BUILD)/off.tap
 
-guest-check: host-check check-compile initramfs initramfs-lockdep initramfs-rt deb-test \
-		$(DISTRO_STEP)
-	@echo '  QEMU    check: -smp $(SMP), log in $(BUILD)/check.log (timeout $(TIMEOUT)s)'
-	$(Q)scripts/run-guest.sh $(BZIMAGE) $(INITRD) $(BUILD)/check.log $(TIMEOUT) check $(CMDLINE); \
-	echo '  QEMU    check, lockmeter=on from boot: log in $(BUILD)/check-boot-on.log'; \
-	scripts/run-guest.sh $(BZIMAGE) $(INITRD) $(BUILD)/check-boot-on.log $(TIMEOUT) check \
-		lockmeter=on $(CMDLINE); \
-	$(boot_scenarios); \
-	$(boot_lockdep); \
-	$(boot_rt); \
-	$(boot_deb); \
-	$(boot_distro); \
-	$(boot_scale); \
-	scripts/guest-verdict.py --mode check --cpus $(SMP) --tap $(BUILD)/host.tap \
-		--tap $(BUILD)/lockstat.tap --tap $(BUILD)/fuzz.tap --tap $(BUILD)/arm64.tap --tap $(BUILD)/off.tap \
-		$(DEB_TAPS) $(DISTRO_TAPS) $(BOOT_LOGS) $(BOOT_LOGS_LD) $(BOOT_LOG_RT) $(BOOT_LOG_DEB) \
-		$(DISTRO_LOG) \
-		$(SCALE_LOG) && \
+# Everything make check runs, and the verdict; a failed boot is judged
+# from its log with the others (the boots' recipes go on after a failure).
+guest-check: host-check check-compile deb-test $(BOOTS)
+	$(Q)scripts/guest-verdict.py --mode check --cpus $(SMP) --tap $(BUILD)/host.tap \
+		--tap $(BUILD)/lockstat.tap --tap $(BUILD)/fuzz.tap --tap $(BUILD)/arm64.tap \
+		--tap $(BUILD)/off.tap $(DEB_TAPS) $(DISTRO_TAPS) $(BOOT_LOGS) $(BOOT_LOGS_LD) \
+		$(BOOT_LOG_RT) $(BOOT_LOG_DEB) $(DISTRO_LOG) $(SCALE_LOG) && \
 	scripts/distro-check.sh passed $(BUILD)
+
+# make check: guest-check in two lanes side by side (make -j2, LANES=1).
+# One lane builds the kernels one after the other, each with all the
+# host's CPUs; the other runs the host tests and then the boots, one at a
+# time, each as soon as its kernel is built: a boot is one QEMU thread
+# (single-threaded TCG), a build keeps two CPUs busy but for its links.
+# No test depends on the host's speed, so the boots may share the CPUs
+# with a build.  The steps' table comes last (scripts/steps.sh).
+ifeq ($(LANES),1)
+# the build lane
+kernel-lockdep: | kernel
+kernel-rt: | kernel-lockdep
+deb-guest: | kernel-rt
+kernel-distro: | deb-guest
+check-compile: | deb-guest $(if $(DISTRO_STEP),kernel-distro)
+# the host tests and the boots
+boot-check: | host-check
+boot-boot-on: | boot-check
+boot-scenarios: | boot-boot-on
+boot-lockdep: | boot-scenarios
+boot-torture: | boot-lockdep
+boot-parallel: | boot-torture
+boot-rt: | boot-parallel
+deb-test: | boot-rt
+boot-deb: | deb-test
+boot-distro: | boot-deb
+boot-scale: | boot-distro
+endif
+
+check:
+	$(Q)mkdir -p $(BUILD) && rm -f $(STEPS) && \
+	start=$$(date +%s); \
+	LM_STEPS=$(STEPS) $(MAKE) --no-print-directory -j2 LANES=1 guest-check; rc=$$?; \
+	printf 'all of make check\t%s\t%s\t%s\n' $$start $$(date +%s) $$rc >> $(STEPS); \
+	echo '  STEPS   make check, wall time per step ($(STEPS)):'; \
+	scripts/steps.sh table $(STEPS); \
+	exit $$rc
 
 # The reproducer of "Oops: int3" under multi-threaded TCG without
 # lockmeter: make bench's baseline kernel (the same tree, no lockmeter)
@@ -353,12 +416,11 @@ keyflip: tree
 BOOT_LOG_DEB := $(BUILD)/check-deb.log
 DEB_TAPS     := --tap $(BUILD)/deb.tap --tap $(BUILD)/deb-boot.tap
 
-define boot_deb
-	echo '  QEMU    check, the kernel of $(notdir $(DEB_GUEST))/linux-image: log in $(BOOT_LOG_DEB)'; \
-	scripts/run-guest.sh $(DEB_BOOT)/vmlinuz $(DEB_BOOT)/initramfs.cpio.gz $(BOOT_LOG_DEB) \
-		$(TIMEOUT) check $(CMDLINE); \
+boot-deb: deb-test
+	@echo '  QEMU    check, the kernel of $(notdir $(DEB_GUEST))/linux-image: log in $(BOOT_LOG_DEB)'
+	-$(Q)$(STEP) 'boot: the packaged kernel' scripts/run-guest.sh $(DEB_BOOT)/vmlinuz \
+		$(DEB_BOOT)/initramfs.cpio.gz $(BOOT_LOG_DEB) $(TIMEOUT) check $(CMDLINE); \
 	scripts/deb-test.sh booted $(BUILD) $(BOOT_LOG_DEB) $(BUILD)/deb-boot.tap
-endef
 
 deb-kernel: tree
 	$(Q)scripts/deb-kernel.sh $(KSRC) $(KOBJ_DEB) $(DEB) '$(KCONFIG)'
@@ -374,34 +436,33 @@ deb-config: tree
 	$(Q)DEB_CONFIG_ONLY=1 scripts/deb-kernel.sh $(KSRC) $(KOBJ_DEB) $(DEB) '$(KCONFIG)'
 
 deb-guest: tree kernel
-	$(Q)scripts/deb-kernel.sh $(KSRC) $(KOBJ_DEBG) $(DEB_GUEST) $(KOBJ)/.config
+	$(Q)$(STEP) 'kernel: make deb of the guest config (build/obj-deb-guest)' \
+		scripts/deb-kernel.sh $(KSRC) $(KOBJ_DEBG) $(DEB_GUEST) $(KOBJ)/.config
 
+# The lockstat package is built as make deb builds it, its test suite run
+# on the way, from a staging directory elsewhere: the suite must not
+# depend on where the tree lives.
 deb-test: deb-guest selftests lockstat
-	$(Q)DEB_BUILD_OPTIONS=nocheck scripts/deb-lockstat.sh $(DEB)
-	$(Q)scripts/deb-test.sh packages $(BUILD) $(KSRC) $(BUILD)/deb.tap
+	$(Q)$(STEP) 'host: the lockstat package, its suite run' scripts/deb-lockstat.sh $(DEB)
+	$(Q)$(STEP) 'host: the packages tested' \
+		scripts/deb-test.sh packages $(BUILD) $(KSRC) $(BUILD)/deb.tap
 
-deb-check: deb-test
-	$(Q)$(boot_deb); \
-	scripts/guest-verdict.py --mode check --cpus $(SMP) $(DEB_TAPS) $(BOOT_LOG_DEB)
+deb-check: boot-deb
+	$(Q)scripts/guest-verdict.py --mode check --cpus $(SMP) $(DEB_TAPS) $(BOOT_LOG_DEB)
 
 # Only the PREEMPT_RT kernel's boot.
-check-rt: initramfs-rt
-	$(Q)$(boot_rt); \
-	scripts/guest-verdict.py --mode check --cpus $(SMP) $(BOOT_LOG_RT)
+check-rt: boot-rt
+	$(Q)scripts/guest-verdict.py --mode check --cpus $(SMP) $(BOOT_LOG_RT)
 
-# Only the two lockdep-kernel boots, for work on the safety tests.
-check-lockdep: initramfs-lockdep
-	$(Q)$(boot_lockdep); \
-	scripts/guest-verdict.py --mode check --cpus $(SMP) $(BOOT_LOGS_LD)
+# Only the lockdep-kernel boots, for work on the safety tests.
+check-lockdep: boot-lockdep boot-torture boot-parallel
+	$(Q)scripts/guest-verdict.py --mode check --cpus $(SMP) $(BOOT_LOGS_LD)
 
 # Only the distro-sized kernel of make check, built and booted whatever
 # build/distro.pass says: its kselftests and its scale boot, both of
 # which a passing run in build/distro.pass stands for.
-check-distro: initramfs-distro
-	$(Q)DISTRO=force scripts/distro-check.sh need $(BUILD) && \
-	$(boot_distro); \
-	$(boot_scale); \
-	scripts/guest-verdict.py --mode check --cpus $(SMP) --tap $(DISTRO_TAP) $(BOOT_LOG_DI) \
+check-distro: boot-distro boot-scale
+	$(Q)scripts/guest-verdict.py --mode check --cpus $(SMP) --tap $(DISTRO_TAP) $(BOOT_LOG_DI) \
 		$(BOOT_LOG_SC) && \
 	scripts/distro-check.sh passed $(BUILD)
 
@@ -412,11 +473,9 @@ check-scale: initramfs-distro
 	scripts/guest-verdict.py --mode check --cpus $(SCALE_SMP) $(BOOT_LOG_SC)
 
 # Only the scenario boot of make check, for work on the scenarios.
-check-scenarios: initramfs
-	$(Q)$(boot_scenarios); \
-	scripts/guest-verdict.py --mode check --cpus $(SMP) $(BUILD)/check-scenarios.log
+check-scenarios: boot-scenarios
+	$(Q)scripts/guest-verdict.py --mode check --cpus $(SMP) $(BUILD)/check-scenarios.log
 
-check: guest-check
 
 ifeq ($(SCENARIO),)
 demo: initramfs

@@ -7,6 +7,9 @@
 # or a fragment changed) and build bzImage, modules and the UAPI headers
 # out of tree in KOBJ, then install the modules under MODROOT.
 set -eu
+# The kernel's make takes its own -j: not the job server of a make -j
+# that runs this script (make check's), which it would warn about.
+unset MAKEFLAGS MFLAGS
 
 mkdir -p "$2"
 ksrc=$(cd "$1" && pwd) kobj=$(cd "$2" && pwd) modroot=$3

@@ -19,6 +19,9 @@
 #
 # Writes one TAP result to TAP.
 set -u
+# The kernel's make takes its own -j: not the job server of a make -j
+# that runs this script (make check's), which it would warn about.
+unset MAKEFLAGS MFLAGS
 
 variant=$1 ksrc=$(cd "$2" && pwd) kobj=$3 tap=$4
 top=$(cd "$(dirname "$0")/.." && pwd)

@@ -18,6 +18,9 @@
 # KCONFIG, the same scripts, no file in KSRC newer than the last build,
 # and the packages still in OUTDIR as built.  KCONFIG itself is only read.
 set -eu
+# The kernel's make takes its own -j: not the job server of a make -j
+# that runs this script (make check's), which it would warn about.
+unset MAKEFLAGS MFLAGS
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 [ $# -eq 4 ] || { echo "usage: deb-kernel.sh KSRC KOBJ OUTDIR KCONFIG" >&2; exit 2; }

@@ -19,10 +19,12 @@ LOCKSTAT=${LOCKSTAT:-$here/../lockstat}
 TESTBIN=${TESTBIN:-$here}
 PYTHON=${PYTHON:-python3}
 TAP_OUT=${TAP_OUT:-}
+case $LOCKSTAT in /*) ;; *) LOCKSTAT=$(pwd)/$LOCKSTAT ;; esac
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/lockstat-test.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 results=$tmp/results
 : >"$results"
+mkdir "$tmp/fxroot" && ln -s "$fx" "$tmp/fxroot/FIXTURES" || exit 1
 export TZ=UTC LC_ALL=C
 unset LOCKSTAT_PROC COLUMNS
 
@@ -64,8 +66,17 @@ rc() {
 golden() {
 	name=$1 file=$2
 	shift 2
-	# the fixtures' directory is wherever the tree is: golden files say FIXTURES
-	"$LOCKSTAT" "$@" >"$tmp/golden.raw" 2>"$tmp/stderr"
+	# The fixtures' directory is wherever the tree is, and a path's length
+	# changes how a line is laid out: lockstat is given the fixtures as
+	# FIXTURES/NAME, from a directory where FIXTURES links to them, so that
+	# it lays out exactly what the golden files say.
+	n=$#
+	for a in "$@"; do
+		case $a in "$fx"/*) a=FIXTURES/${a#"$fx"/} ;; esac
+		set -- "$@" "$a"
+	done
+	shift "$n"
+	(cd "$tmp/fxroot" && exec "$LOCKSTAT" "$@") >"$tmp/golden.raw" 2>"$tmp/stderr"
 	got=$?
 	sed "s|$fx/|FIXTURES/|g" "$tmp/golden.raw" >"$tmp/golden"
 	[ "${UPDATE:-}" = 1 ] && [ $got -eq 0 ] && cp "$tmp/golden" "$gold/$file"

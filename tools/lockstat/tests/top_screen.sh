@@ -106,7 +106,10 @@ idle() {
 	fi
 }
 
-fx=$FIXTURES
+# The fixtures by a path of their own length wherever the tree is: the
+# status line names a replay file, and a long path would be cut there.
+cd "$FIXTURES" || exit 1
+fx=.
 # a session that outlives the others: killing the last one would make the
 # server exit while the next test's new-session connects to it
 tm new-session -d -s keep "sleep 3600"
