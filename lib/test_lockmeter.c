@@ -7,7 +7,10 @@
  * as "key: value" lines, including the holds as this module measured
  * them: local_clock() right after acquiring and right before releasing,
  * inside the critical section, so lockmeter's figures for the same holds
- * can only be larger.
+ * can only be larger.  The commands hold, hold_irqsave, hold_bh, contend
+ * and overflow_long also give each hold's span, span_*_ns: local_clock()
+ * right before the lock call and right after the unlock returned, so
+ * lockmeter's figures can only be smaller (lmt_account_span()).
  *
  *   hold N H            N x spin_lock(lmt_static_lock), hold H us   lmt_hold()
  *   hold_irqsave N H    the same, spin_lock_irqsave(lmt_irq_lock)   lmt_hold_irqsave()
@@ -226,6 +229,9 @@ struct lmt_result {
 	u64 hold_min;
 	u64 hold_max;
 	u64 hold_total;
+	u64 span_min;
+	u64 span_max;
+	u64 span_total;
 	u64 ns_per_pair;
 	u64 rejects;
 	u64 aborted;
@@ -243,6 +249,7 @@ struct lmt_result {
 	int max_readers;
 	pid_t pid;
 	bool has_hold;
+	bool has_span;
 	bool has_bench;
 	bool has_fill;
 	bool has_readers;
@@ -297,6 +304,30 @@ static void lmt_account(u64 t0, u64 t1)
 	spin_unlock_irqrestore(&lmt_res_lock, flags);
 }
 
+/*
+ * A hold measured twice: inside, from @t0 just after the lock was taken
+ * to @t1 just before its release (lmt_account()), and around, from @s0
+ * just before the lock call to @s1 just after the unlock returned.
+ * lockmeter reads its clock between the two, so the hold it reports lies
+ * between them whatever the host does to the vCPU meanwhile: the inside
+ * the least it can be, the span the most (a wait for the lock included).
+ */
+static void lmt_account_span(u64 s0, u64 t0, u64 t1, u64 s1)
+{
+	u64 d = s1 - s0;
+	unsigned long flags;
+
+	spin_lock_irqsave(&lmt_res_lock, flags);
+	if (!lmt_res.has_span || d < lmt_res.span_min)
+		lmt_res.span_min = d;
+	if (d > lmt_res.span_max)
+		lmt_res.span_max = d;
+	lmt_res.span_total += d;
+	lmt_res.has_span = true;
+	spin_unlock_irqrestore(&lmt_res_lock, flags);
+	lmt_account(t0, t1);
+}
+
 /* One hold of lmt_hist_lock of @us, measured: the histogram's subject. */
 static noinline void lmt_hist_hold(unsigned int us)
 {
@@ -313,15 +344,17 @@ static noinline void lmt_hist_hold(unsigned int us)
 
 static noinline void lmt_hold(unsigned int n, unsigned int us)
 {
-	u64 t0, t1;
+	u64 s0, t0, t1, s1;
 
 	while (n--) {
+		s0 = local_clock();
 		spin_lock(&lmt_static_lock);
 		t0 = local_clock();
 		lmt_delay(us);
 		t1 = local_clock();
 		spin_unlock(&lmt_static_lock);
-		lmt_account(t0, t1);
+		s1 = local_clock();
+		lmt_account_span(s0, t0, t1, s1);
 		cond_resched();
 	}
 }
@@ -329,30 +362,34 @@ static noinline void lmt_hold(unsigned int n, unsigned int us)
 static noinline void lmt_hold_irqsave(unsigned int n, unsigned int us)
 {
 	unsigned long flags;
-	u64 t0, t1;
+	u64 s0, t0, t1, s1;
 
 	while (n--) {
+		s0 = local_clock();
 		spin_lock_irqsave(&lmt_irq_lock, flags);
 		t0 = local_clock();
 		lmt_delay(us);
 		t1 = local_clock();
 		spin_unlock_irqrestore(&lmt_irq_lock, flags);
-		lmt_account(t0, t1);
+		s1 = local_clock();
+		lmt_account_span(s0, t0, t1, s1);
 		cond_resched();
 	}
 }
 
 static noinline void lmt_hold_bh(unsigned int n, unsigned int us)
 {
-	u64 t0, t1;
+	u64 s0, t0, t1, s1;
 
 	while (n--) {
+		s0 = local_clock();
 		spin_lock_bh(&lmt_bh_lock);
 		t0 = local_clock();
 		lmt_delay(us);
 		t1 = local_clock();
 		spin_unlock_bh(&lmt_bh_lock);
-		lmt_account(t0, t1);
+		s1 = local_clock();
+		lmt_account_span(s0, t0, t1, s1);
 		cond_resched();
 	}
 }
@@ -444,16 +481,18 @@ static noinline void lmt_overflow(unsigned int m)
  */
 static noinline void lmt_overflow_long(unsigned int m, unsigned int us)
 {
-	u64 t0, t1;
+	u64 s0, t0, t1, s1;
 
 	lmt_overflow(m);
+	s0 = local_clock();
 	spin_lock(&lmt_many[m - 1]);
 	t0 = local_clock();
 	lmt_delay(us);
 	t1 = local_clock();
 	spin_unlock(&lmt_many[m - 1]);
+	s1 = local_clock();
 	lmt_res.count = 0;
-	lmt_account(t0, t1);
+	lmt_account_span(s0, t0, t1, s1);
 	lmt_res.count = m;
 }
 
@@ -1012,15 +1051,17 @@ struct lmt_thread {
 static noinline void lmt_contend(struct lmt_thread *t)
 {
 	unsigned int n = t->n;
-	u64 t0, t1;
+	u64 s0, t0, t1, s1;
 
 	while (n--) {
+		s0 = local_clock();
 		spin_lock(&lmt_contended_lock);
 		t0 = local_clock();
 		lmt_delay(t->us);
 		t1 = local_clock();
 		spin_unlock(&lmt_contended_lock);
-		lmt_account(t0, t1);
+		s1 = local_clock();
+		lmt_account_span(s0, t0, t1, s1);
 		cond_resched();
 	}
 }
@@ -1977,6 +2018,9 @@ static int lmt_show(struct seq_file *m, void *v)
 	if (lmt_res.has_hold)
 		seq_printf(m, "hold_min_ns: %llu\nhold_max_ns: %llu\nhold_total_ns: %llu\n",
 			   lmt_res.hold_min, lmt_res.hold_max, lmt_res.hold_total);
+	if (lmt_res.has_span)
+		seq_printf(m, "span_min_ns: %llu\nspan_max_ns: %llu\nspan_total_ns: %llu\n",
+			   lmt_res.span_min, lmt_res.span_max, lmt_res.span_total);
 	if (lmt_res.sleep_max)
 		seq_printf(m, "sleep_min_ns: %llu\nsleep_max_ns: %llu\n",
 			   lmt_res.sleep_min, lmt_res.sleep_max);

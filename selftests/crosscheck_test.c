@@ -30,6 +30,16 @@
  *   on the MCS queue path, which needs a third CPU arriving while one
  *   holds the lock and one waits on the pending bit: <= the waits, and
  *   with three CPUs or more the test drives contention until some come.
+ *   On PREEMPT_RT a spinlock_t is an rtmutex, and the events at its
+ *   address are of two locks: the rtmutex's own, flags=RT, one begin and
+ *   one end per rtlock_slowlock() that blocked, whose fast acquisition
+ *   failed, which is where lockmeter's rt_spin wait begins: <= the
+ *   rt_spin waits; and those of its raw wait_lock, the rtmutex's first
+ *   member, at the same address: flags=SPIN, queued by waiters and
+ *   unlockers alike, and by a waiter again each time it wakes, each one
+ *   a wait of lockmeter's spin rows of that lock, at the rtmutex's sites.
+ *   A contention_end names no flags: it ends the newest open begin of its
+ *   task (a waiter queues on the wait_lock inside its rtmutex wait).
  *
  *   qspinlock's event counters (CONFIG_LOCK_EVENT_COUNTS): lock_pending
  *   and lock_slowpath count contended acquisitions on the native slow
@@ -391,20 +401,48 @@ static long xc_line_pid(const char *line)
 
 #define XC_TASKS	64
 
+/* A task's contention_begin events not ended yet, newest last. */
+#define XC_NEST		4
+
+/* The lock trace events at one address. */
+struct xc_events {
+	uint64_t begins, ends;
+	uint64_t slept;		/* ends after a begin of the task's own with flags=MUTEX */
+	uint64_t spin;		/* ends of a begin with flags=SPIN: a spinning lock's queue */
+	uint64_t rt;		/* ends of a begin with RT among its flags: an rtmutex's wait */
+};
+
+/* The flags of a contention_begin line, e.g. "SPIN" or "MUTEX|SPIN". */
+static void xc_begin_flags(const char *line, char *flags, size_t len)
+{
+	const char *f = strstr(line, "(flags=");
+	size_t n;
+
+	*flags = '\0';
+	if (!f)
+		return;
+	f += strlen("(flags=");
+	n = strcspn(f, ")");
+	if (n >= len)
+		n = len - 1;
+	memcpy(flags, f, n);
+	flags[n] = '\0';
+}
+
 /*
  * Meter @x with lock:contention_begin/end traced for its address only;
- * return lockmeter's waits, the events in @begins and @ends, and in
- * @slept the slow-path calls that slept: a task's contention_end after
- * a begin of its own without SPIN.
+ * return lockmeter's waits, and the events in @ev.
  */
 static uint64_t xc_traced(struct __test_metadata *_metadata, const struct xc_lock *x,
-			  unsigned long addr, uint64_t *begins, uint64_t *ends,
-			  uint64_t *slept)
+			  unsigned long addr, struct xc_events *ev)
 {
-	char filter[64], *text, *line, *next;
+	char filter[64], flags[32], *text, *line, *next;
 	uint64_t in_buf = 0, written = 0;
 	long pid[XC_TASKS] = { 0 };
 	bool asleep[XC_TASKS] = { false };
+	/* each task's open begins: 'S' flags=SPIN, 'R' with RT, 'o' other */
+	char open[XC_TASKS][XC_NEST];
+	int depth[XC_TASKS] = { 0 };
 	struct xc_counts lm;
 	size_t i;
 
@@ -424,7 +462,7 @@ static uint64_t xc_traced(struct __test_metadata *_metadata, const struct xc_loc
 
 	text = lm_read_file(TRACEFS "/trace");
 	ASSERT_NE(NULL, text);
-	*begins = *ends = *slept = 0;
+	memset(ev, 0, sizeof(*ev));
 	for (line = text; *line; line = next) {
 		bool begin, end;
 		long p;
@@ -437,8 +475,8 @@ static uint64_t xc_traced(struct __test_metadata *_metadata, const struct xc_loc
 			continue;
 		begin = strstr(line, " contention_begin: ");
 		end = strstr(line, " contention_end: ");
-		*begins += begin;
-		*ends += end;
+		ev->begins += begin;
+		ev->ends += end;
 		if (!begin && !end)
 			continue;
 		p = xc_line_pid(line);
@@ -447,17 +485,38 @@ static uint64_t xc_traced(struct __test_metadata *_metadata, const struct xc_loc
 			;
 		ASSERT_GT((size_t)XC_TASKS, i) TH_LOG("more than %d tasks", XC_TASKS);
 		pid[i] = p;
-		if (begin && strstr(line, "(flags=MUTEX)"))
-			asleep[i] = true;
-		if (end) {
-			*slept += asleep[i];
-			asleep[i] = false;
+		if (begin) {
+			xc_begin_flags(line, flags, sizeof(flags));
+			if (!strcmp(flags, "MUTEX"))
+				asleep[i] = true;
+			/*
+			 * A mutex's sleeping waiter begins again each time it
+			 * sleeps, and ends once: its oldest begins are dropped.
+			 */
+			if (depth[i] == XC_NEST) {
+				memmove(open[i], open[i] + 1, XC_NEST - 1);
+				depth[i]--;
+			}
+			open[i][depth[i]++] = !strcmp(flags, "SPIN") ? 'S' :
+					      strstr(flags, "RT") ? 'R' : 'o';
+			continue;
+		}
+		ev->slept += asleep[i];
+		asleep[i] = false;
+		ASSERT_LT(0, depth[i]) TH_LOG("an end with no begin: \"%s\"", line);
+		switch (open[i][--depth[i]]) {
+		case 'S':
+			ev->spin++;
+			break;
+		case 'R':
+			ev->rt++;
+			break;
 		}
 	}
 	free(text);
 	/* nothing lost: a full ring buffer would make any count a guess */
 	EXPECT_EQ(in_buf, written) TH_LOG("the trace buffer overflowed");
-	EXPECT_EQ(*begins + *ends, in_buf);
+	EXPECT_EQ(ev->begins + ev->ends, in_buf);
 
 	xc_lockmeter(_metadata, x, &lm);
 	EXPECT_EQ(1U, lm.rows);
@@ -467,44 +526,75 @@ static uint64_t xc_traced(struct __test_metadata *_metadata, const struct xc_loc
 TEST_F(trace, mutex_waits_between_sleeps_and_events)
 {
 	unsigned long addr = xc_symbol(_metadata, xc_mutex.lock);
-	uint64_t waits = 0, begins = 0, ends = 0, slept = 0;
+	struct xc_events ev = { 0 };
+	uint64_t waits = 0;
 	int round;
 
 	ASSERT_NE(0UL, addr) TH_LOG("%s not in /proc/kallsyms", xc_mutex.lock);
 	for (round = 0; round < MAX_ROUNDS && !waits; round++) {
-		waits = xc_traced(_metadata, &xc_mutex, addr, &begins, &ends, &slept);
+		waits = xc_traced(_metadata, &xc_mutex, addr, &ev);
 		TH_LOG("round %d: lockmeter waits %" PRIu64 ", contention_begin %" PRIu64
 		       ", contention_end %" PRIu64 ", calls that slept %" PRIu64,
-		       round, waits, begins, ends, slept);
-		ASSERT_LE(slept, waits);
-		ASSERT_LE(waits, ends);
+		       round, waits, ev.begins, ev.ends, ev.slept);
+		ASSERT_LE(ev.slept, waits);
+		ASSERT_LE(waits, ev.ends);
 		/* one begin on entry, one more for each time the waiter slept */
-		ASSERT_LE(ends, begins);
+		ASSERT_LE(ev.ends, ev.begins);
 	}
 	EXPECT_LT(0ULL, waits) TH_LOG("no contention in %d rounds", round);
+}
+
+/*
+ * The waits of lockmeter's rows of spinning type "spin" for @lock, at any
+ * site: on PREEMPT_RT those of a spinlock_t's raw wait_lock, taken at the
+ * rtmutex's sites; elsewhere those of the spinlock_t itself.
+ */
+static uint64_t xc_raw_waits(struct __test_metadata *_metadata, const char *lock)
+{
+	struct lm_report rep;
+	uint64_t waits = 0;
+	size_t i;
+
+	lm_report_read(_metadata, &rep);
+	for (i = 0; i < rep.nr_rows; i++)
+		if (!strcmp(rep.rows[i].type, "spin") && lm_lock_named(rep.rows[i].lock, lock))
+			waits += rep.rows[i].spin;
+	lm_report_free(&rep);
+	return waits;
 }
 
 TEST_F(trace, spin_events_at_most_waits)
 {
 	unsigned long addr = xc_symbol(_metadata, xc_spin.lock);
-	uint64_t waits = 0, begins = 0, ends = 0, slept;
 	bool queue = sysconf(_SC_NPROCESSORS_ONLN) >= 3;
+	uint64_t waits = 0, raw_waits = 0;
+	struct xc_events ev = { 0 };
 	int round;
 
 	ASSERT_NE(0UL, addr) TH_LOG("%s not in /proc/kallsyms", xc_spin.lock);
 	for (round = 0; round < MAX_ROUNDS; round++) {
-		waits = xc_traced(_metadata, &xc_spin, addr, &begins, &ends, &slept);
-		TH_LOG("round %d: lockmeter waits %" PRIu64 ", contention_begin %" PRIu64
-		       ", contention_end %" PRIu64, round, waits, begins, ends);
-		ASSERT_EQ(begins, ends);
-		ASSERT_LE(ends, waits);
-		if (ends || !queue)
+		waits = xc_traced(_metadata, &xc_spin, addr, &ev);
+		raw_waits = xc_raw_waits(_metadata, xc_spin.lock);
+		TH_LOG("round %d: lockmeter waits %" PRIu64 " (%s), %" PRIu64
+		       " (spin, any site); contention_begin %" PRIu64 ", contention_end %"
+		       PRIu64 ": %" PRIu64 " flags=SPIN, %" PRIu64 " RT", round, waits,
+		       lm_type("spin"), raw_waits, ev.begins, ev.ends, ev.spin, ev.rt);
+		ASSERT_EQ(ev.begins, ev.ends);
+		/* a spinlock_t's events: a spinning lock's queue, or an rtmutex's wait */
+		ASSERT_EQ(ev.ends, ev.spin + ev.rt);
+		ASSERT_LE(ev.spin, raw_waits);
+		if (lm_preempt_rt()) {
+			ASSERT_LE(ev.rt, waits);
+		} else {
+			ASSERT_EQ(0ULL, ev.rt);
+		}
+		if (ev.ends || !queue)
 			break;
 	}
 	EXPECT_LT(0ULL, waits);
 	/* two CPUs never queue: one holds, the other waits on the pending bit */
 	if (queue)
-		EXPECT_LT(0ULL, ends) TH_LOG("no queued waiter in %d rounds", round);
+		EXPECT_LT(0ULL, ev.ends) TH_LOG("no queued waiter in %d rounds", round);
 }
 
 /* ---- the native qspinlock slow path ---- */

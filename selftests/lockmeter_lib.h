@@ -396,6 +396,19 @@ static inline uint64_t lm_mod_value(struct __test_metadata *_metadata,
 }
 
 /*
+ * The most lockmeter may report for @n holds the module spanned with
+ * @span_ns in all (its span_*_ns: from before the lock call to after the
+ * unlock returned, around lockmeter's own clock reads).  The span itself
+ * but for the two clocks: lockmeter's (TSC ticks, in ns) and the
+ * module's local_clock() may differ in rate by 0.1% and round each hold
+ * differently by 1 us, whatever the host's load.
+ */
+static inline uint64_t lm_span_bound(uint64_t span_ns, uint64_t n)
+{
+	return span_ns + span_ns / 1000 + n * 1000;
+}
+
+/*
  * "hist_holds N U M" metered (reset, on, the command, off) until none of
  * the N short holds came within three buckets of the M ms one by the
  * module's own clock: a vCPU its host descheduled, or a task preempted,

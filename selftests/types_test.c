@@ -24,9 +24,13 @@
 
 /*
  * Right after "on", releases of locks taken before it count as unmatched:
- * wait this long before taking the counter as a baseline.
+ * wait this long before taking the counter as a baseline.  Any task's
+ * release counts there, so a run whose count moved is made again, up to
+ * HANDOFF_RUNS times: the module's own unmatched release would move it in
+ * every run.
  */
 #define SETTLE_US		100000
+#define HANDOFF_RUNS		5
 
 /*
  * A holder that busy-waits stays on its CPU; only preemption turns part
@@ -190,25 +194,34 @@ TEST_F(types, semaphore_trylock_and_timeout)
  */
 TEST_F(types, percpu_rwsem_handoff)
 {
+	uint64_t unmatched, now, mod_max = 0;
 	const struct lm_row *row;
-	uint64_t unmatched, mod_max;
+	int run;
 
 	ASSERT_EQ(0, lm_ctl("reset"));
 	ASSERT_EQ(0, lm_ctl("on"));
 	usleep(SETTLE_US);
-	unmatched = lm_file_value(_metadata, LM_PROC, "unmatched");
-	lm_mod_cmd(_metadata, "pcpu_handoff %u", HOLD_US);
-	EXPECT_EQ(unmatched, lm_file_value(_metadata, LM_PROC, "unmatched"))
-		TH_LOG("the kthread's release of the handed-over semaphore was unmatched");
+	for (run = 1;; run++) {
+		unmatched = lm_file_value(_metadata, LM_PROC, "unmatched");
+		lm_mod_cmd(_metadata, "pcpu_handoff %u", HOLD_US);
+		now = lm_file_value(_metadata, LM_PROC, "unmatched");
+		EXPECT_EQ(lm_mod_value(_metadata, "held_before"), lm_mod_value(_metadata, "held"))
+			TH_LOG("the task kept a record of what it handed over");
+		if (lm_mod_value(_metadata, "hold_max_ns") > mod_max)
+			mod_max = lm_mod_value(_metadata, "hold_max_ns");
+		if (now == unmatched || run == HANDOFF_RUNS)
+			break;
+		TH_LOG("run %d: %" PRIu64 " unmatched releases meanwhile, again", run,
+		       now - unmatched);
+	}
 	ASSERT_EQ(0, lm_ctl("off"));
-	EXPECT_EQ(lm_mod_value(_metadata, "held_before"), lm_mod_value(_metadata, "held"))
-		TH_LOG("the task kept a record of what it handed over");
-	mod_max = lm_mod_value(_metadata, "hold_max_ns");
+	EXPECT_EQ(unmatched, now)
+		TH_LOG("the kthread's release of the handed-over semaphore was unmatched");
 
 	lm_report_read(_metadata, &self->rep);
 	row = lm_sole_row(_metadata, &self->rep, "percpu_rwsem_write", "lmt_pcpu_rwsem",
 		      "lmt_pcpu_handoff");
-	EXPECT_EQ(1ULL, row->acquired);
+	EXPECT_EQ((uint64_t)run, row->acquired);
 	EXPECT_LE(mod_max, row->hold_max);
 }
 

@@ -405,6 +405,8 @@ static int lm_resize(unsigned long nr)
 		swap(c->slot, rows[cpu]);
 	}
 	lm_for_every_cpu(lm_reset_one, NULL);
+	/* the alerts' counters and queues go with the loss counters */
+	lm_watch_reset();
 	lm_metered = 0;
 	lm_resets++;
 	lm_keys = nr;
@@ -483,8 +485,8 @@ static void __lockmeter_reset(void)
 {
 	unsigned int cpu;
 
-	if (lm_on)
-		lm_quiesce();
+	/* off too: a release that found us live may still be counting */
+	lm_quiesce();
 	/* the period starts before the first row is emptied */
 	lm_t_on = local_clock();
 	lm_metered = 0;

@@ -303,8 +303,10 @@ static void lm_raw_add(const struct lm_cpu *pc, const struct lm_slot *s, struct 
 	r->oncpu_max = max(r->oncpu_max, READ_ONCE(s->oncpu_max));
 	r->blocked_max = max(r->blocked_max, READ_ONCE(s->blocked_max));
 	r->inst |= READ_ONCE(s->inst);
-	r->alerts += READ_ONCE(s->alerts);
 	r->alerts_dropped += READ_ONCE(s->alerts_dropped);
+	/* the drops first, as lm_snapshot() reads the CPUs' */
+	smp_rmb();
+	r->alerts += READ_ONCE(s->alerts);
 }
 
 /*
@@ -772,8 +774,13 @@ int lm_snapshot(struct lm_snapshot *snap, int cpu, bool rows)
 		snap->loss.notask += READ_ONCE(pc->loss.notask);
 		snap->loss.stacks_full += READ_ONCE(pc->loss.stacks_full);
 		snap->loss.hist_lost += READ_ONCE(pc->loss.hist_lost);
-		snap->loss.alerts += READ_ONCE(pc->loss.alerts);
 		snap->loss.alerts_dropped += READ_ONCE(pc->loss.alerts_dropped);
+		/*
+		 * The drops before the alerts (pairs with smp_wmb() in
+		 * lm_watch_raise()): never a drop without its alert.
+		 */
+		smp_rmb();
+		snap->loss.alerts += READ_ONCE(pc->loss.alerts);
 		snap->captures += READ_ONCE(pc->captures);
 		snap->cache_fills += READ_ONCE(pc->fills);
 		/* every event of an overflow row found no row */

@@ -656,8 +656,8 @@ static noinline void __lockfunc lm_watch_raise(struct lm_cpu *c, struct lm_slot 
 	struct lm_alert_rec *a;
 	unsigned int head;
 
-	s->alerts++;
-	c->loss.alerts++;
+	WRITE_ONCE(s->alerts, s->alerts + 1);
+	WRITE_ONCE(c->loss.alerts, c->loss.alerts + 1);
 	if (unlikely(!r) || READ_ONCE(lm_alert_deaf))
 		goto drop;
 	if (t_end >= r->window) {
@@ -703,8 +703,10 @@ static noinline void __lockfunc lm_watch_raise(struct lm_cpu *c, struct lm_slot 
 		irq_work_queue(&r->kick);
 	return;
 drop:
-	s->alerts_dropped++;
-	c->loss.alerts_dropped++;
+	/* counted after the alert: readers read the drops first (lm_snapshot()) */
+	smp_wmb();
+	WRITE_ONCE(s->alerts_dropped, s->alerts_dropped + 1);
+	WRITE_ONCE(c->loss.alerts_dropped, c->loss.alerts_dropped + 1);
 }
 
 NOKPROBE_SYMBOL(lm_watch_raise);

@@ -32,6 +32,13 @@
  * compare, no chain walk, no interrupt.  The sender's own locks may
  * cross a threshold too; the rate bounds what that costs.  The sender
  * drops what it cannot send: no memory for the message, no listener.
+ *
+ * So, read at any moment, alerts = sent + dropped + those still queued,
+ * where alerts are the holds and waits the CPUs counted plus the held
+ * alerts, which the sender counts as it sends or drops them.  Exactly:
+ * the sender counts under lm_ctl_mutex, as readers read and a reset
+ * zeroes, and a reset, with no CPU in the hot paths, empties the queues
+ * with the counts of the period they belong to.
  */
 #include <kunit/visibility.h>
 #include <linux/atomic.h>
@@ -235,9 +242,24 @@ void lm_watch_read(struct lm_watch_state *st)
 	st->held = atomic64_read(&lm_watch_held);
 }
 
-/* A reset: the counters start again, in the clock the reset chose. */
+/*
+ * A reset: the counters start again, in the clock the reset chose.  The
+ * alerts still queued were counted in the period that ends: they go with
+ * it.  lm_ctl_mutex is held, which keeps the sender out, and no CPU is in
+ * the hot paths, where alerts are queued.
+ */
 void lm_watch_reset(void)
 {
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct lm_alert_ring *r = per_cpu(lm_alert_rings, cpu);
+
+		if (!r)
+			continue;
+		/* pairs with smp_load_acquire() in lm_watch_raise(), as the sender's */
+		smp_store_release(&r->tail, READ_ONCE(r->head));
+	}
 	atomic64_set(&lm_watch_sent, 0);
 	atomic64_set(&lm_watch_unsent, 0);
 	atomic64_set(&lm_watch_held, 0);
@@ -462,6 +484,8 @@ static void lm_watch_scan(u64 over)
 		kfree(hs);
 		return;
 	}
+	/* counted within one period (lm_watch_reset()) */
+	mutex_lock(&lm_ctl_mutex);
 	/* this scan's list goes where the one before the last was */
 	lm_tx.cur = next;
 	seen = lm_tx.seen[lm_tx.cur];
@@ -482,6 +506,7 @@ static void lm_watch_scan(u64 over)
 			.lock = r->lock, .pid = r->pid, .since = r->since,
 		};
 	}
+	mutex_unlock(&lm_ctl_mutex);
 	lm_held_free(hs);
 	kfree(hs);
 }
@@ -510,8 +535,13 @@ static u64 lm_watch_sleep_over(void)
 static void lm_watch_fn(struct work_struct *work)
 {
 	unsigned long now = jiffies, delay;
-	bool more = lm_watch_drain();
 	u64 over = lm_watch_sleep_over();
+	bool more;
+
+	/* what it takes from the queues it counts in the period it took it in */
+	mutex_lock(&lm_ctl_mutex);
+	more = lm_watch_drain();
+	mutex_unlock(&lm_ctl_mutex);
 
 	if (over && READ_ONCE(lm_on) && time_after_eq(now, lm_tx.next_scan)) {
 		lm_watch_scan(over);
