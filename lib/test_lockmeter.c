@@ -128,12 +128,15 @@
  *                       hold_min/max_ns, short_max_ns (the longest
  *                       of the N)                                   lmt_hist_hold()
  *   mutex_hold_bg MS W  a kthread "lmt/holder" holds lmt_held_mutex for MS ms
- *                       (lmt_held_holder(), in msleep()) while W kthreads
+ *                       (lmt_held_holder(), in msleep()), and then until
+ *                       bg_join, so that a test sees it held however
+ *                       slowly the guest runs, while W kthreads
  *                       "lmt/waiter" wait for it (lmt_held_waiter()); returns
  *                       when it is held and the waiters run: pid (the holder's)
  *   mutex_wait_bg W     W more "lmt/waiter" kthreads for the mutex that
  *                       mutex_hold_bg holds (EINVAL if none does)
- *   bg_join             wait until the mutex_hold_bg kthreads have ended
+ *   bg_join             let the holder of mutex_hold_bg go, and wait until
+ *                       its kthreads have ended
  *
  * Names:
  *
@@ -1298,6 +1301,7 @@ static DEFINE_MUTEX(lmt_held_mutex);
 /* The kthreads of mutex_hold_bg, until bg_join; under lmt_mutex. */
 static struct {
 	struct completion holding;	/* the holder has the mutex */
+	struct completion release;	/* bg_join: the holder may let it go */
 	struct completion exited;	/* once per kthread */
 	unsigned int nr;		/* kthreads started, not yet joined */
 	unsigned int ms;
@@ -1308,6 +1312,9 @@ static noinline void lmt_held_holder(unsigned int ms)
 	mutex_lock(&lmt_held_mutex);
 	complete(&lmt_bg.holding);
 	msleep(ms);
+	/* still in msleep(), as the tests expect its chain to show */
+	while (!completion_done(&lmt_bg.release))
+		msleep(20);
 	mutex_unlock(&lmt_held_mutex);
 }
 
@@ -1331,6 +1338,8 @@ static int lmt_bg_waiter_fn(void *arg)
 
 static void lmt_bg_join(void)
 {
+	if (lmt_bg.nr)
+		complete_all(&lmt_bg.release);
 	for (; lmt_bg.nr; lmt_bg.nr--)
 		wait_for_completion(&lmt_bg.exited);
 }
@@ -1359,6 +1368,7 @@ static int lmt_cmd_hold_bg(const unsigned int *a)
 	if (lmt_bg.nr)
 		return -EBUSY;
 	init_completion(&lmt_bg.holding);
+	init_completion(&lmt_bg.release);
 	init_completion(&lmt_bg.exited);
 	lmt_bg.ms = a[0];
 	t = kthread_run(lmt_bg_holder_fn, NULL, "lmt/holder");
