@@ -102,7 +102,7 @@ STEPS      := $(BUILD)/steps.tsv
 	kernel-lockdep initramfs-lockdep check-lockdep kernel-distro initramfs-distro \
 	kernel-rt initramfs-rt check-rt \
 	check-distro check-scale deb deb-kernel deb-lockstat deb-config deb-guest \
-	deb-test deb-check scenarios check-scenarios keyflip
+	deb-test deb-check scenarios check-scenarios keyflip readme-timings
 
 all: kernel
 
@@ -111,6 +111,8 @@ help:
 	@echo 'make demo SCENARIO=list   the real kernel troubles (fifo munmap journal) to demo'
 	@echo 'make check-scenarios  only the scenario boot of make check'
 	@echo 'make check            host tests + guest KUnit and kselftests; "N passed, N failed"'
+	@echo '                      then the wall time of each step (build/steps.tsv)'
+	@echo 'make readme-timings   the README timing table from scripts/timings/{cold,warm}.tsv'
 	@echo 'make kernel           unpack/patch/configure/build the kernel (KSRC=your 6.12 tree)'
 	@echo 'make install-kernel-tree KSRC=~/linux   copy files and apply patches only'
 	@echo 'make patch            write build/lockmeter-6.12.patch (everything, one patch)'
@@ -518,6 +520,11 @@ bench-quick: kernel
 
 shell: initramfs
 	$(Q)scripts/run-guest.sh $(BZIMAGE) $(INITRD) /dev/null 0 shell $(CMDLINE)
+
+# The README's timing table, from the steps of two make check runs kept
+# in scripts/timings/ (cold.tsv: an empty ccache; warm.tsv: the next run).
+readme-timings:
+	$(Q)scripts/steps.sh readme scripts/timings/cold.tsv scripts/timings/warm.tsv README.md
 
 patch:
 	$(Q)scripts/mkpatch.sh > $(BUILD)/lockmeter-6.12.patch
