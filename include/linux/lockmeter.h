@@ -17,8 +17,11 @@
  * semaphore, and on PREEMPT_RT spinlock_t and rwlock_t, which are
  * rtmutexes there) hook in their own lock operations likewise (below).
  *
- * This header is included by <linux/spinlock_api_smp.h>: it may include
- * only what that header can, so it knows task_struct by name alone.
+ * This header is included by <linux/spinlock_api_smp.h>, so by nearly
+ * every object of the kernel: it may include only what that header can,
+ * and nothing that changes with lockmeter's features.  It knows
+ * task_struct by name alone; the per-task state is in
+ * <linux/lockmeter_task.h>, the netlink UAPI in <uapi/linux/lockmeter.h>.
  *
  * See Documentation/locking/lockmeter.rst.
  */
@@ -28,15 +31,33 @@
 #include <linux/jump_label.h>
 #include <linux/spinlock_types.h>
 #include <linux/types.h>
-#include <uapi/linux/lockmeter.h>
 
-struct lm_task;
 struct lockdep_map;
 struct rt_mutex_base;
+struct task_struct;
 
-/* The scheduler's side: lockmeter_sleep.c. */
-void lm_sched_out(struct lm_task *lt);
-void lm_sched_in(struct lm_task *lt);
+/*
+ * The lock types, as the hooks name them (0: none).  The same numbers as
+ * enum lockmeter_lock_type of the UAPI (checked in lockmeter_nl.c); their
+ * names are in kernel/locking/lockmeter_types.h.
+ */
+enum lm_type {
+	LM_NONE,
+	LM_spin,		/* raw_spinlock_t; spinlock_t but on PREEMPT_RT */
+	LM_read,		/* rwlock_t, read side (not on PREEMPT_RT) */
+	LM_write,		/* rwlock_t, write side (not on PREEMPT_RT) */
+	LM_mutex,		/* struct mutex */
+	LM_rwsem_read,		/* struct rw_semaphore, read side */
+	LM_rwsem_write,		/* struct rw_semaphore, write side */
+	LM_rt_mutex,		/* struct rt_mutex */
+	LM_percpu_rwsem_read,	/* struct percpu_rw_semaphore, read side */
+	LM_percpu_rwsem_write,	/* struct percpu_rw_semaphore, write side */
+	LM_semaphore,		/* struct semaphore */
+	LM_rt_spin,		/* spinlock_t on PREEMPT_RT: an rtmutex, may sleep */
+	LM_rt_read,		/* rwlock_t on PREEMPT_RT, read side */
+	LM_rt_write,		/* rwlock_t on PREEMPT_RT, write side */
+	LM_NR_TYPES
+};
 
 #ifdef CONFIG_LOCKMETER
 
@@ -104,26 +125,11 @@ do {									\
 #endif
 
 /*
- * Called by the scheduler with the runqueue locked and interrupts off,
- * for the task switched out and the one switched in.  A task that holds
- * no metered sleeping lock pays one load and a branch.  Macros, as
- * task_struct is not known here.
+ * copy_process() gives a new task its state: none, or a block of its own
+ * once metering has been on; free_task() frees it (lockmeter_sleep.c).
  */
-#define lockmeter_sched_out(p)						\
-	do {								\
-		struct lm_task *__lt = &(p)->lockmeter;			\
-									\
-		if (lockmeter_active() && __lt->depth)			\
-			lm_sched_out(__lt);				\
-	} while (0)
-
-#define lockmeter_sched_in(p)						\
-	do {								\
-		struct lm_task *__lt = &(p)->lockmeter;			\
-									\
-		if (lockmeter_active() && __lt->t_out)			\
-			lm_sched_in(__lt);				\
-	} while (0)
+void lockmeter_task_init(struct task_struct *p);
+void lockmeter_task_free(struct task_struct *p);
 
 #else /* !CONFIG_LOCKMETER */
 
@@ -138,8 +144,8 @@ static __always_inline bool lockmeter_active(void)
 #define lm_unlock_call(fn, lock)		fn(lock)
 #define lm_unlock_call_flags(fn, lock, flags)	((void)(flags), fn(lock, 0))
 
-#define lockmeter_sched_out(p)	((void)(p))
-#define lockmeter_sched_in(p)	((void)(p))
+static inline void lockmeter_task_init(struct task_struct *p) { }
+static inline void lockmeter_task_free(struct task_struct *p) { }
 
 #endif /* CONFIG_LOCKMETER */
 
@@ -235,8 +241,8 @@ do {									\
 /*
  * Hooks in place, for sleeping locks: called from inside the lock
  * operations, next to lockdep's annotations, with @type one of
- * enum lockmeter_lock_type.  Each is a static-branch NOP while metering
- * is off.  The lock operation itself is upstream's, untouched:
+ * enum lm_type.  Each is a static-branch NOP while metering is off.
+ * The lock operation itself is upstream's, untouched:
  *
  *	lockmeter_contended(lock, type, ip)	the first attempt failed: the
  *						task begins to wait (in the slow

@@ -1,38 +1,42 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * lockmeter's per-task state for held sleeping locks (mutex,
- * rw_semaphore), embedded in task_struct.  A holder may sleep and migrate,
- * so these records cannot live in per-CPU data.
+ * lockmeter's per-task state, for the sleeping locks a task holds
+ * (mutex, rw_semaphore, ...).  A holder may sleep and migrate, so its
+ * records cannot live in per-CPU data.
  *
- * The records themselves are not in task_struct: the first time
- * metering is switched on, every task gets a block of
- * CONFIG_LOCKMETER_TASK_DEPTH of them from a kmem_cache, and from then
- * on every task gets its own at fork; a task keeps its block until it is
- * freed.  Before that first "on" nothing is allocated.  A task that has
- * none when it takes a metered sleeping lock (its fork raced that first
- * "on", or its allocation failed) takes one from a small pool, once.  No
- * lock operation ever allocates, frees or hands a block back.
- * task_struct grows by this header alone.
+ * task_struct has only a pointer, task_struct::lockmeter, to a block
+ * from a kmem_cache: this struct, then CONFIG_LOCKMETER_TASK_DEPTH
+ * records (struct lm_task_block, kernel/locking/lockmeter.h).  The
+ * pointer is NULL until metering is first switched on: that "on" gives
+ * every task a block, and from then on each task gets its own at fork
+ * and keeps it until it is freed.  A task that still has none when a
+ * metered sleeping lock needs it (its fork raced that first "on", or its
+ * allocation failed) takes one from a small pool, once.  No lock
+ * operation ever allocates, frees or hands back a block.
  *
- * Only the task itself reads or writes its records, and only in task
- * context (kernel/locking/lockmeter_sleep.c); the scheduler reads @depth
- * and keeps @t_out, @blocked and @offcpu while it switches the task out
- * and in.  Readers of the locks held right now read them racily.
+ * Only kernel/locking and the scheduler include this header, so a change
+ * here rebuilds those alone.
+ *
+ * Only the task itself edits its block, in task context
+ * (kernel/locking/lockmeter_sleep.c); the scheduler reads @depth and
+ * keeps @t_out, @blocked and @offcpu while it switches the task out and
+ * in.  Readers of the locks held right now read other tasks' blocks
+ * without a lock, under RCU (a block is freed with its task).
  * Sleeping-lock operations in interrupt context are not metered, so an
- * interrupt never edits the records of the task it interrupted.
+ * interrupt never edits the block of the task it interrupted.
  */
 #ifndef _LINUX_LOCKMETER_TASK_H
 #define _LINUX_LOCKMETER_TASK_H
 
+#include <linux/compiler.h>
+#include <linux/lockmeter.h>
+#include <linux/sched.h>
 #include <linux/types.h>
 
 #ifdef CONFIG_LOCKMETER
 
-struct lm_task_held;
-
 struct lm_task {
-	struct lm_task_held *held;	/* the task's block, or NULL */
-	unsigned int depth;	/* records in use, never above the block */
+	unsigned int depth;	/* records in use */
 	/*
 	 * Off-CPU time while holding records, in the clock of the holds:
 	 * the scheduler stamps @t_out when it switches the task out (and
@@ -68,22 +72,42 @@ struct lm_task {
 	u32 wait_epoch;
 };
 
-/*
- * A new task (copy_process(), before anything can free it) holds
- * nothing, whatever its parent holds, and gets a block of its own once
- * metering has been on.
- */
-void lm_task_init(struct lm_task *lt);
-#define lockmeter_task_init(p)	lm_task_init(&(p)->lockmeter)
+/* The scheduler's side: lockmeter_sleep.c. */
+void lm_sched_out(struct task_struct *p, struct lm_task *lt);
+void lm_sched_in(struct lm_task *lt);
 
-/* The task is freed (free_task()): so is its block. */
-void lm_task_free(struct lm_task *lt);
-#define lockmeter_task_free(p)	lm_task_free(&(p)->lockmeter)
+/*
+ * Called by the scheduler with the runqueue locked and interrupts off,
+ * for the task switched out and the one switched in.  While metering is
+ * on, a task with no block pays one load and a branch, a task with a
+ * block that holds nothing one more of each.
+ */
+static __always_inline void lockmeter_sched_out(struct task_struct *p)
+{
+	struct lm_task *lt;
+
+	if (!lockmeter_active())
+		return;
+	lt = READ_ONCE(p->lockmeter);
+	if (lt && lt->depth)
+		lm_sched_out(p, lt);
+}
+
+static __always_inline void lockmeter_sched_in(struct task_struct *p)
+{
+	struct lm_task *lt;
+
+	if (!lockmeter_active())
+		return;
+	lt = READ_ONCE(p->lockmeter);
+	if (lt && lt->t_out)
+		lm_sched_in(lt);
+}
 
 #else
 
-#define lockmeter_task_init(p)	((void)(p))
-#define lockmeter_task_free(p)	((void)(p))
+static inline void lockmeter_sched_out(struct task_struct *p) { }
+static inline void lockmeter_sched_in(struct task_struct *p) { }
 
 #endif /* CONFIG_LOCKMETER */
 

@@ -37,9 +37,10 @@
  *   for the instruction counts.  Memory: nothing until metering is first
  *   switched on, then per possible CPU its state and a row of counters
  *   per key of the directory (CONFIG_LOCKMETER_KEYS, lockmeter.keys=),
- *   and the directory once.  Per task from boot: struct lm_task in
- *   task_struct and a block of CONFIG_LOCKMETER_TASK_DEPTH records from
- *   a kmem_cache, allocated at fork (lockmeter_sleep.c).
+ *   and the directory once.  Per task: a pointer in task_struct, and
+ *   once metering has been on a block (its state and
+ *   CONFIG_LOCKMETER_TASK_DEPTH records) from a kmem_cache, allocated at
+ *   fork (lockmeter_sleep.c).
  *
  * Output
  *   /proc/lockmeter (lockmeter_proc.c), the "lockmeter" generic netlink

@@ -44,18 +44,13 @@
 #endif
 #include <linux/types.h>
 #include <asm/barrier.h>
-#include <uapi/linux/lockmeter.h>
 
 #define LOCKMETER_VERSION	1
 
-/* Lock types, from lockmeter_types.h.  A slot with type 0 is empty. */
-enum lm_type {
-	LM_NONE,
-#define LM_TYPE(name)	LM_##name,
-#include "lockmeter_types.h"
-#undef LM_TYPE
-	LM_NR_TYPES
-};
+/*
+ * Lock types are enum lm_type, in <linux/lockmeter.h> for the hooks; a
+ * slot with type 0 (LM_NONE) is empty.  lockmeter_types.h names them.
+ */
 
 /* Where a lock lives decides how its rows are keyed (see lm_key). */
 enum lm_class {
@@ -770,7 +765,9 @@ void lm_task_blocks_give(void);
 /* The current task's time off a CPU so far: the task is running. */
 static __always_inline u64 lm_offcpu(void)
 {
-	return READ_ONCE(current->lockmeter.offcpu);
+	const struct lm_task *lt = READ_ONCE(current->lockmeter);
+
+	return lt ? READ_ONCE(lt->offcpu) : 0;
 }
 
 void lm_sleep_abort(void *lock, unsigned long site, u32 type);
@@ -889,6 +886,23 @@ struct lm_task_held {
 
 static_assert(!IS_ENABLED(CONFIG_64BIT) || sizeof(struct lm_task_held) == 80 + 8 * LM_STACK_DEPTH);
 
+/*
+ * A task's block, that task_struct::lockmeter points to: the state the
+ * scheduler sees (<linux/lockmeter_task.h>), then the records.
+ */
+struct lm_task_block {
+	struct lm_task t;
+	struct lm_task_held held[CONFIG_LOCKMETER_TASK_DEPTH];
+};
+
+static_assert(!IS_ENABLED(CONFIG_64BIT) || sizeof(struct lm_task) == 56);
+
+/* The records of the block @lt heads. */
+static __always_inline struct lm_task_held *lm_held(struct lm_task *lt)
+{
+	return container_of(lt, struct lm_task_block, t)->held;
+}
+
 void lm_sleep_release_deep(struct lm_task *lt, unsigned long lock, u32 type,
 			   u64 t_rel, u64 offcpu_rel);
 
@@ -972,14 +986,14 @@ void lm_sleep_waited(struct lm_task_held *h, const struct lm_owner *owner);
 void lm_sleep_untracked(void);
 
 /*
- * Current begins to wait for sleeping @lock at @site, since @t: note it
- * for readers of the locks held now (lockmeter_held.c), which read it
- * without a lock, the lock last.  Task context only.
+ * Current, whose block is @lt, begins to wait for sleeping @lock at
+ * @site, since @t: note it for readers of the locks held now
+ * (lockmeter_held.c), which read it without a lock, the lock last.  Task
+ * context only.
  */
-static __always_inline void lm_wait_begin(void *lock, unsigned long site, u32 type, u64 t)
+static __always_inline void lm_wait_begin(struct lm_task *lt, void *lock, unsigned long site,
+					  u32 type, u64 t)
 {
-	struct lm_task *lt = &current->lockmeter;
-
 	lt->wait_site = site;
 	lt->wait_type = type;
 	lt->wait_since = t;
@@ -989,9 +1003,9 @@ static __always_inline void lm_wait_begin(void *lock, unsigned long site, u32 ty
 	WRITE_ONCE(lt->wait_lock, (unsigned long)lock);
 }
 
-static __always_inline void lm_wait_end(void)
+static __always_inline void lm_wait_end(struct lm_task *lt)
 {
-	WRITE_ONCE(current->lockmeter.wait_lock, 0);
+	WRITE_ONCE(lt->wait_lock, 0);
 }
 
 unsigned int lm_stack_walk(unsigned long *ip, bool blocked);
@@ -1012,7 +1026,7 @@ static __always_inline void __lm_sleep_fill(struct lm_task *lt, void *lock, unsi
 					    u32 type, u32 epoch, u64 t_wait,
 					    const struct lm_owner *owner)
 {
-	struct lm_task_held *h = &lt->held[lt->depth++];
+	struct lm_task_held *h = &lm_held(lt)[lt->depth++];
 
 	h->lock = (unsigned long)lock;
 	h->site = site;
@@ -1036,12 +1050,13 @@ static __always_inline void __lm_sleep_fill(struct lm_task *lt, void *lock, unsi
 static __always_inline void lm_sleep_acquired(void *lock, unsigned long site, u32 type,
 					      u64 t_wait, const struct lm_owner *owner)
 {
-	struct lm_task *lt = &current->lockmeter;
+	struct lm_task *lt;
 
 	if (!lm_sleep_gate())
 		return;
 	preempt_disable_notrace();
-	if (likely(lt->held && lt->depth < CONFIG_LOCKMETER_TASK_DEPTH))
+	lt = READ_ONCE(current->lockmeter);
+	if (likely(lt && lt->depth < CONFIG_LOCKMETER_TASK_DEPTH))
 		__lm_sleep_fill(lt, lock, site, type, READ_ONCE(lm_epoch), t_wait, owner);
 	else
 		lm_sleep_acquired_room(lock, site, type, t_wait, owner);
@@ -1056,7 +1071,7 @@ static __always_inline void lm_sleep_acquired(void *lock, unsigned long site, u3
 static __always_inline void lm_sleep_release(void *lock, u32 type, u64 t_rel,
 					     u64 offcpu_rel)
 {
-	struct lm_task *lt = &current->lockmeter;
+	struct lm_task *lt;
 	struct lm_task_held *h;
 	unsigned int d;
 
@@ -1067,15 +1082,18 @@ static __always_inline void lm_sleep_release(void *lock, u32 type, u64 t_rel,
 	preempt_disable_notrace();
 	if (!lm_sleep_gate())
 		goto out;
-	d = lt->depth;
-	h = &lt->held[d ? d - 1 : 0];
-	if (likely(d && h->lock == (unsigned long)lock &&
-		   h->epoch == READ_ONCE(lm_epoch))) {
-		lt->depth = d - 1;
-		lm_sleep_charge(h, type, t_rel, offcpu_rel);
-	} else {
-		lm_sleep_release_deep(lt, (unsigned long)lock, type, t_rel, offcpu_rel);
+	lt = READ_ONCE(current->lockmeter);
+	d = lt ? lt->depth : 0;
+	if (likely(d)) {
+		h = &lm_held(lt)[d - 1];
+		if (likely(h->lock == (unsigned long)lock &&
+			   h->epoch == READ_ONCE(lm_epoch))) {
+			lt->depth = d - 1;
+			lm_sleep_charge(h, type, t_rel, offcpu_rel);
+			goto out;
+		}
 	}
+	lm_sleep_release_deep(lt, (unsigned long)lock, type, t_rel, offcpu_rel);
 out:
 	preempt_enable_notrace();
 }

@@ -144,15 +144,17 @@ static void lm_held_spinning(struct lm_held_snap *hs, u64 now, u64 over)
 static void lm_held_task(struct lm_held_snap *hs, struct task_struct *p, u32 epoch,
 			 u64 now, u64 over)
 {
-	const struct lm_task *lt = &p->lockmeter;
-	struct lm_task_held *held = READ_ONCE(lt->held);
+	/* under RCU: the block is freed with the task, after a grace period */
+	struct lm_task *lt = READ_ONCE(p->lockmeter);
+	const struct lm_task_held *held;
 	unsigned int i, d, nr = 0;
 	bool chain = false;
 	struct lm_held_row *r;
 	int cpu = -1;
 
-	if (!held)
+	if (!lt)
 		return;
+	held = lm_held(lt);
 	d = min_t(unsigned int, READ_ONCE(lt->depth), CONFIG_LOCKMETER_TASK_DEPTH);
 	for (i = 0; i < d; i++) {
 		const struct lm_task_held *h = &held[i];
@@ -184,10 +186,13 @@ static void lm_held_task(struct lm_held_snap *hs, struct task_struct *p, u32 epo
 /* The sleeping lock @p waits for now, if any. */
 static void lm_held_waits(struct lm_held_snap *hs, struct task_struct *p, u64 now)
 {
-	const struct lm_task *lt = &p->lockmeter;
-	unsigned long lock = READ_ONCE(lt->wait_lock);
+	const struct lm_task *lt = READ_ONCE(p->lockmeter);
 	struct lm_held_waiter *w;
+	unsigned long lock;
 
+	if (!lt)
+		return;
+	lock = READ_ONCE(lt->wait_lock);
 	/* a wait whose end metering did not see (off meanwhile) is over */
 	if (!lock || READ_ONCE(lt->wait_epoch) != READ_ONCE(lm_epoch))
 		return;

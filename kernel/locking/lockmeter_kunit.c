@@ -8,6 +8,7 @@
 #include <kunit/visibility.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <uapi/linux/lockmeter.h>
 
 #include "lockmeter.h"
 

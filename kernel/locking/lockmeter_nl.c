@@ -41,7 +41,10 @@
 #include "lockmeter.h"
 #include "lockmeter_nl_gen.h"
 
-/* The UAPI numbers are the internal ones. */
+/*
+ * The UAPI numbers are the internal ones: enum lm_type, which the hooks
+ * use (<linux/lockmeter.h>), and enum lm_class.
+ */
 #define LM_SAME(uapi, internal)	static_assert((int)(uapi) == (int)(internal))
 LM_SAME(LOCKMETER_TYPE_SPIN, LM_spin);
 LM_SAME(LOCKMETER_TYPE_READ, LM_read);

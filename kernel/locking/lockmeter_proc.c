@@ -30,15 +30,26 @@
 
 #include "lockmeter.h"
 
-/* in enum lm_type order, which the same list generates */
+/* indexed by enum lm_type */
 static const struct {
 	const char *name;
 } lm_types[LM_NR_TYPES] = {
-	{ .name = "none" },
-#define LM_TYPE(type)	{ .name = #type },
+	[LM_NONE] = { .name = "none" },
+#define LM_TYPE(type)	\
+	[LM_##type] = { .name = #type },
 #include "lockmeter_types.h"
 #undef LM_TYPE
 };
+
+/* lockmeter_types.h names every type: as many names as types */
+enum {
+#define LM_TYPE(type)	LM_NAMED_##type,
+#include "lockmeter_types.h"
+#undef LM_TYPE
+	LM_NAMED
+};
+
+static_assert(LM_NAMED + 1 == LM_NR_TYPES);
 
 struct lm_proc {
 	struct lm_snapshot snap;

@@ -5,10 +5,11 @@
  * time on a CPU and time blocked.
  *
  * A holder may sleep and migrate, so its records live with the task, not
- * the CPU: task_struct::lockmeter points to a block of
- * CONFIG_LOCKMETER_TASK_DEPTH records from a kmem_cache.  Nothing is
- * allocated while metering has never been on: a kernel built with
- * CONFIG_LOCKMETER that never meters pays a memset at fork and no memory.
+ * the CPU: task_struct::lockmeter points to a block from a kmem_cache,
+ * the task's state (struct lm_task) and CONFIG_LOCKMETER_TASK_DEPTH
+ * records.  Nothing is allocated while metering has never been on: a
+ * kernel built with CONFIG_LOCKMETER that never meters pays a store at
+ * fork and no memory.
  * The first "on" gives every task a block (lm_task_blocks_give(), in
  * process context), and from then on each fork allocates its own
  * (GFP_KERNEL, in copy_process()); a task frees its block when it is
@@ -32,6 +33,7 @@
 #include <linux/jump_label.h>
 #include <linux/kprobes.h>
 #include <linux/lockmeter.h>
+#include <linux/lockmeter_task.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
@@ -45,11 +47,6 @@
 
 #include "lockmeter.h"
 #include "rtmutex_common.h"
-
-/* One task's records, as the cache and the pool hand them out. */
-struct lm_task_block {
-	struct lm_task_held held[CONFIG_LOCKMETER_TASK_DEPTH];
-};
 
 /*
  * The pool of the tasks that found no block: one is claimed with
@@ -73,14 +70,21 @@ static DEFINE_STATIC_KEY_FALSE(lm_fork_blocks);
 int __init lm_task_cache_init(void)
 {
 	lm_task_cache = kmem_cache_create("lockmeter_task", sizeof(struct lm_task_block),
-					  0, SLAB_ACCOUNT, NULL);
+					  0, SLAB_ACCOUNT | SLAB_HWCACHE_ALIGN, NULL);
 	return lm_task_cache ? 0 : -ENOMEM;
 }
 
-/* Hand back @held, the block of a task that is freed or found another. */
-static void lm_block_put(struct lm_task_held *held)
+/* A block's state starts empty; its records are written before they are read. */
+static struct lm_task *lm_block_init(struct lm_task_block *b)
 {
-	struct lm_task_block *b = container_of(held, struct lm_task_block, held[0]);
+	memset(&b->t, 0, sizeof(b->t));
+	return &b->t;
+}
+
+/* Hand back @lt, the block of a task that is freed or found another. */
+static void lm_block_put(struct lm_task *lt)
+{
+	struct lm_task_block *b = container_of(lt, struct lm_task_block, t);
 
 	if (b >= lm_pool && b < lm_pool + LM_TASK_POOL)
 		clear_bit_unlock(b - lm_pool, lm_pool_used);
@@ -90,26 +94,27 @@ static void lm_block_put(struct lm_task_held *held)
 
 /*
  * A new task (copy_process(), in process context, right after
- * dup_task_struct()): no records, whatever its parent holds, and a block
- * of its own once metering has been on.  If the allocation fails the
- * task meets the pool later.
+ * dup_task_struct(), which copied its parent's pointer): no block, or
+ * once metering has been on a block of its own, with no records,
+ * whatever its parent holds.  If the allocation fails the task meets the
+ * pool later.
  */
-void lm_task_init(struct lm_task *lt)
+void lockmeter_task_init(struct task_struct *p)
 {
 	struct lm_task_block *b;
 
-	memset(lt, 0, sizeof(*lt));
+	p->lockmeter = NULL;
 	if (!static_branch_unlikely(&lm_fork_blocks))
 		return;
 	b = kmem_cache_alloc(lm_task_cache, GFP_KERNEL);
 	if (b)
-		lt->held = b->held;
+		p->lockmeter = lm_block_init(b);
 }
 
 /*
  * One pass of lm_task_blocks_give(): up to @nr blocks from @blocks to
- * tasks that have none.  A task may install one of its own meanwhile
- * (lm_task_room()), so each is given by cmpxchg.  Returns how many were
+ * tasks that have none.  A task may take one from the pool meanwhile
+ * (lm_task_get()), so each is given by cmpxchg.  Returns how many were
  * given.  Under RCU, a task seen on the list is freed, with its block,
  * only after the grace period.
  */
@@ -122,9 +127,9 @@ static unsigned int lm_task_blocks_hand(struct lm_task_block **blocks, unsigned 
 	for_each_process_thread(g, t) {
 		if (i == nr)
 			break;
-		if (READ_ONCE(t->lockmeter.held))
+		if (READ_ONCE(t->lockmeter))
 			continue;
-		if (!cmpxchg(&t->lockmeter.held, NULL, blocks[i]->held))
+		if (!cmpxchg(&t->lockmeter, NULL, lm_block_init(blocks[i])))
 			i++;
 	}
 	rcu_read_unlock();
@@ -139,7 +144,7 @@ static unsigned int lm_task_blockless(void)
 
 	rcu_read_lock();
 	for_each_process_thread(g, t)
-		nr += !READ_ONCE(t->lockmeter.held);
+		nr += !READ_ONCE(t->lockmeter);
 	rcu_read_unlock();
 	return nr;
 }
@@ -149,9 +154,10 @@ static unsigned int lm_task_blockless(void)
 /*
  * The first "on" (process context, lockmeter's control mutex held): from
  * now on each fork allocates its block, and every task alive gets one.
- * A fork that passed lm_task_init() before the key flipped and joins the
- * task list after a pass is found by the next pass; what is left after
- * the last (forks racing each pass, failed allocations) uses the pool.
+ * A fork that passed lockmeter_task_init() before the key flipped and
+ * joins the task list after a pass is found by the next pass; what is
+ * left after the last (forks racing each pass, failed allocations) uses
+ * the pool.
  * Blocks stay with their tasks when metering goes off.
  */
 void lm_task_blocks_give(void)
@@ -188,7 +194,7 @@ void lm_task_blocks_give(void)
  * empty.  Lock-free: a failed claim means another task took that bit
  * first, and the scan goes on.
  */
-static struct lm_task_held *lm_pool_get(void)
+static struct lm_task *lm_pool_get(void)
 {
 	unsigned int w, bit;
 
@@ -200,7 +206,7 @@ static struct lm_task_held *lm_pool_get(void)
 			if (bit >= LM_TASK_POOL)
 				break;
 			if (!test_and_set_bit_lock(bit, lm_pool_used))
-				return lm_pool[bit].held;
+				return lm_block_init(&lm_pool[bit]);
 		}
 	}
 	return NULL;
@@ -208,15 +214,40 @@ static struct lm_task_held *lm_pool_get(void)
 
 NOKPROBE_SYMBOL(lm_pool_get);
 
-/* The task is being freed (free_task()): nothing can use its block now. */
-void lm_task_free(struct lm_task *lt)
+/*
+ * The current task's block.  A task that has none takes one from the
+ * pool, once (it keeps it until it is freed): NULL when the pool is
+ * empty.
+ */
+static struct lm_task *lm_task_get(void)
 {
-	struct lm_task_held *held = lt->held;
+	struct lm_task *lt = READ_ONCE(current->lockmeter), *given;
 
-	if (!held)
+	if (likely(lt))
+		return lt;
+	lt = lm_pool_get();
+	if (!lt)
+		return NULL;
+	/* the first "on" may have given it one meanwhile */
+	given = cmpxchg(&current->lockmeter, NULL, lt);
+	if (given) {
+		lm_block_put(lt);
+		return given;
+	}
+	return lt;
+}
+
+NOKPROBE_SYMBOL(lm_task_get);
+
+/* The task is being freed (free_task()): nothing can use its block now. */
+void lockmeter_task_free(struct task_struct *p)
+{
+	struct lm_task *lt = p->lockmeter;
+
+	if (!lt)
 		return;
-	lt->held = NULL;
-	lm_block_put(held);
+	p->lockmeter = NULL;
+	lm_block_put(lt);
 }
 
 /*
@@ -226,10 +257,8 @@ void lm_task_free(struct lm_task *lt)
  * task runs none of its own code until lm_sched_in(), so this cannot
  * race an edit of its records.
  */
-void __lockfunc lm_sched_out(struct lm_task *lt)
+void __lockfunc lm_sched_out(struct task_struct *p, struct lm_task *lt)
 {
-	struct task_struct *p = container_of(lt, struct task_struct, lockmeter);
-
 	lt->blocked = !task_is_runnable(p);
 	lt->t_out = lm_ticks();
 }
@@ -272,7 +301,7 @@ static noinline void __lockfunc lm_sched_blocked(struct lm_task *lt, u64 away, u
 	if (!c)
 		return;
 	for (i = 0; i < lt->depth; i++) {
-		struct lm_task_held *h = &lt->held[i];
+		struct lm_task_held *h = &lm_held(lt)[i];
 
 		if (h->epoch != epoch || away <= h->blk)
 			continue;
@@ -309,65 +338,60 @@ NOKPROBE_SYMBOL(lm_sched_in);
 /* Drop the current task's records of earlier metering periods. */
 static void lm_task_purge(struct lm_task *lt, u32 epoch)
 {
+	struct lm_task_held *held = lm_held(lt);
 	unsigned int i, n = 0;
 
 	for (i = 0; i < lt->depth; i++)
-		if (lt->held[i].epoch == epoch)
-			lt->held[n++] = lt->held[i];
+		if (held[i].epoch == epoch)
+			held[n++] = held[i];
 	lt->depth = n;
 }
 
 /* Remove record @i of @lt, keeping the others in order. */
 static void lm_task_remove(struct lm_task *lt, unsigned int i)
 {
+	struct lm_task_held *held = lm_held(lt);
+
 	for (; i + 1 < lt->depth; i++)
-		lt->held[i] = lt->held[i + 1];
+		held[i] = held[i + 1];
 	lt->depth--;
 }
 
 /*
- * Make room for one more record of the current task: a block if it has
- * none (from the pool, once), else the
- * records of earlier periods out, else its oldest.  False when the pool
- * is empty.  Preemption is off.
+ * Make room for one more record of the current task, whose block is @lt:
+ * the records of earlier periods out, else its oldest.  Preemption is
+ * off.
  */
-static bool lm_task_room(struct lm_task *lt, u32 epoch)
+static void lm_task_room(struct lm_task *lt, u32 epoch)
 {
-	if (!READ_ONCE(lt->held)) {
-		struct lm_task_held *held = lm_pool_get();
-
-		if (!held) {
-			this_cpu_read(lm_cpus)->loss.notask++;
-			return false;
-		}
-		/* the first "on" may have given it one meanwhile */
-		if (cmpxchg(&lt->held, NULL, held))
-			lm_block_put(held);
-		return true;
-	}
 	lm_task_purge(lt, epoch);
 	if (lt->depth >= CONFIG_LOCKMETER_TASK_DEPTH) {
 		/* the oldest record is the likeliest to be stale */
 		lm_task_remove(lt, 0);
 		this_cpu_read(lm_cpus)->loss.evicted++;
 	}
-	return true;
 }
 
 NOKPROBE_SYMBOL(lm_task_room);
 
 /*
- * lm_sleep_acquired() for a task with no room for the record: made, then
- * the record filled, out of the uncontended path.  Preemption is off.
+ * lm_sleep_acquired() for a task with no room for the record: a block if
+ * it has none (from the pool, once; with the pool empty the acquisition
+ * counts as notask), room made, then the record filled, out of the
+ * uncontended path.  Preemption is off.
  */
 noinline void __lockfunc lm_sleep_acquired_room(void *lock, unsigned long site, u32 type,
 						u64 t_wait, const struct lm_owner *owner)
 {
-	struct lm_task *lt = &current->lockmeter;
+	struct lm_task *lt = lm_task_get();
 	u32 epoch = READ_ONCE(lm_epoch);
 
-	if (lm_task_room(lt, epoch))
-		__lm_sleep_fill(lt, lock, site, type, epoch, t_wait, owner);
+	if (!lt) {
+		this_cpu_read(lm_cpus)->loss.notask++;
+		return;
+	}
+	lm_task_room(lt, epoch);
+	__lm_sleep_fill(lt, lock, site, type, epoch, t_wait, owner);
 }
 
 NOKPROBE_SYMBOL(lm_sleep_acquired_room);
@@ -396,28 +420,31 @@ NOKPROBE_SYMBOL(lm_sleep_charge_miss);
  */
 noinline void __lockfunc lm_sleep_untracked(void)
 {
-	struct lm_task *lt = &current->lockmeter;
 	struct lm_cpu *c = lm_gate();
+	struct lm_task *lt;
 
 	if (!c)
 		return;
 	c->loss.irqctx++;
-	if (lm_task_ctx() && lt->untracked < U8_MAX)
+	if (!lm_task_ctx())
+		return;
+	lt = lm_task_get();
+	if (lt && lt->untracked < U8_MAX)
 		lt->untracked++;
 }
 
 NOKPROBE_SYMBOL(lm_sleep_untracked);
 
 /*
- * The current task released a lock it has no record of: unmatched,
- * unless it is the release of a read trylock it did not record
- * (lm_sleep_untracked()), which counts where its acquisition did.
+ * The current task (block @lt, or NULL) released a lock it has no record
+ * of: unmatched, unless it is the release of a read trylock it did not
+ * record (lm_sleep_untracked()), which counts where its acquisition did.
  */
 static void lm_sleep_unmatched(struct lm_task *lt, u32 type)
 {
 	struct lm_cpu *c = this_cpu_read(lm_cpus);
 
-	if (lt->untracked) {
+	if (lt && lt->untracked) {
 		lt->untracked--;
 		lm_loss_inc(&c->loss.irqctx);
 		return;
@@ -426,22 +453,27 @@ static void lm_sleep_unmatched(struct lm_task *lt, u32 type)
 }
 
 /*
- * The released lock is not the current task's newest record of this
- * period: find it below, drop stale records, or count it unmatched
- * (never seen acquired, or released by a task that is not the owner).
- * Preemption is off.
+ * The released lock is not the newest record of this period of the
+ * current task (block @lt, or NULL: no records): find it below, drop
+ * stale records, or count it unmatched (never seen acquired, or released
+ * by a task that is not the owner).  Preemption is off.
  */
 noinline void __lockfunc lm_sleep_release_deep(struct lm_task *lt, unsigned long lock,
 						u32 type, u64 t_rel, u64 offcpu_rel)
 {
 	u32 epoch = READ_ONCE(lm_epoch);
-	struct lm_task_held h;
+	struct lm_task_held h, *held;
 	int i;
 
+	if (!lt) {
+		lm_sleep_unmatched(lt, type);
+		return;
+	}
+	held = lm_held(lt);
 	for (i = (int)lt->depth - 1; i >= 0; i--)
-		if (lt->held[i].lock == lock)
+		if (held[i].lock == lock)
 			break;
-	if (i >= 0 && lt->held[i].epoch != epoch) {
+	if (i >= 0 && held[i].epoch != epoch) {
 		/* taken in an earlier period: stale, as are its elders */
 		lm_task_purge(lt, epoch);
 		i = -1;
@@ -450,7 +482,7 @@ noinline void __lockfunc lm_sleep_release_deep(struct lm_task *lt, unsigned long
 		lm_sleep_unmatched(lt, type);
 		return;
 	}
-	h = lt->held[i];
+	h = held[i];
 	lm_task_remove(lt, i);
 	lm_sleep_charge(&h, type, t_rel, offcpu_rel);
 }
@@ -500,10 +532,14 @@ NOKPROBE_SYMBOL(lm_sleep_waited);
 static __always_inline void __lm_contended(void *lock, unsigned int type, unsigned long ip,
 					   struct task_struct *owner)
 {
-	struct lm_task *lt = &current->lockmeter;
 	u32 pid = owner ? READ_ONCE(owner->pid) : 0;
+	struct lm_task *lt;
 
 	if (!lm_task_ctx())
+		return;
+	/* no block and the pool empty: its acquisition counts as notask */
+	lt = lm_task_get();
+	if (!lt)
 		return;
 	/*
 	 * A wait for the same lock goes on: an rwbase writer that waited for
@@ -513,12 +549,12 @@ static __always_inline void __lm_contended(void *lock, unsigned int type, unsign
 	if (READ_ONCE(lt->wait_lock) == (unsigned long)lock &&
 	    lt->wait_epoch == READ_ONCE(lm_epoch))
 		return;
-	if (pid && lt->held && lt->depth < CONFIG_LOCKMETER_TASK_DEPTH) {
-		lm_owner_of(owner, &lt->held[lt->depth].owner);
+	if (pid && lt->depth < CONFIG_LOCKMETER_TASK_DEPTH) {
+		lm_owner_of(owner, &lm_held(lt)[lt->depth].owner);
 		pid |= LM_WAIT_OWNER_NAMED;
 	}
 	lt->wait_owner = pid;
-	lm_wait_begin(lock, ip, type, lm_ticks());
+	lm_wait_begin(lt, lock, ip, type, lm_ticks());
 }
 
 void __lockfunc lm_contended(void *lock, unsigned int type, unsigned long ip)
@@ -600,10 +636,10 @@ NOKPROBE_SYMBOL(lm_contended_rt);
  */
 void __lockfunc lm_unmetered(void *lock)
 {
-	struct lm_task *lt = &current->lockmeter;
+	struct lm_task *lt = READ_ONCE(current->lockmeter);
 
-	if (lm_task_ctx() && READ_ONCE(lt->wait_lock) == (unsigned long)lock)
-		lm_wait_end();
+	if (lm_task_ctx() && lt && READ_ONCE(lt->wait_lock) == (unsigned long)lock)
+		lm_wait_end(lt);
 }
 
 NOKPROBE_SYMBOL(lm_unmetered);
@@ -618,9 +654,8 @@ static struct lm_owner *lm_wait_owner(struct lm_task *lt, struct lm_owner *o)
 
 	if (!pid)
 		return NULL;
-	if ((lt->wait_owner & LM_WAIT_OWNER_NAMED) && lt->held &&
-	    lt->depth < CONFIG_LOCKMETER_TASK_DEPTH)
-		return &lt->held[lt->depth].owner;
+	if ((lt->wait_owner & LM_WAIT_OWNER_NAMED) && lt->depth < CONFIG_LOCKMETER_TASK_DEPTH)
+		return &lm_held(lt)[lt->depth].owner;
 	rcu_read_lock();
 	lm_owner_of(find_task_by_pid_ns(pid, &init_pid_ns), o);
 	rcu_read_unlock();
@@ -636,17 +671,17 @@ static struct lm_owner *lm_wait_owner(struct lm_task *lt, struct lm_owner *o)
 static noinline void __lockfunc lm_acquired_slow(void *lock, unsigned int type,
 						 unsigned long ip, int err)
 {
-	struct lm_task *lt = &current->lockmeter;
+	struct lm_task *lt = READ_ONCE(current->lockmeter);
 	struct lm_owner owner, *o = NULL;
 	u64 t_wait = 0;
 
-	if (lm_task_ctx() && READ_ONCE(lt->wait_lock) == (unsigned long)lock) {
+	if (lm_task_ctx() && lt && READ_ONCE(lt->wait_lock) == (unsigned long)lock) {
 		/* a wait of an earlier period is stale: its start means nothing */
 		if (lt->wait_epoch == READ_ONCE(lm_epoch)) {
 			t_wait = lt->wait_since;
 			o = lm_wait_owner(lt, &owner);
 		}
-		lm_wait_end();
+		lm_wait_end(lt);
 	}
 	if (err)
 		lm_sleep_abort(lock, ip, type);
@@ -663,7 +698,9 @@ NOKPROBE_SYMBOL(lm_acquired_slow);
  */
 void __lockfunc lm_acquired(void *lock, unsigned int type, unsigned long ip, int err)
 {
-	if (unlikely(err || READ_ONCE(current->lockmeter.wait_lock) == (unsigned long)lock)) {
+	const struct lm_task *lt = READ_ONCE(current->lockmeter);
+
+	if (unlikely(err || (lt && READ_ONCE(lt->wait_lock) == (unsigned long)lock))) {
 		lm_acquired_slow(lock, type, ip, err);
 		return;
 	}
@@ -757,15 +794,15 @@ NOKPROBE_SYMBOL(lm_release_now);
 void __lockfunc lm_handoff(void *lock, unsigned long ip)
 {
 	u64 offcpu = lm_offcpu(), t = lm_ticks();
-	struct lm_task *lt = &current->lockmeter;
+	struct lm_task *lt = READ_ONCE(current->lockmeter);
 	u32 type = LM_NONE;
 	int i;
 
 	/* the row is the record's: a read or a write hold */
-	if (lm_task_ctx() && lt->held)
+	if (lm_task_ctx() && lt)
 		for (i = (int)lt->depth - 1; i >= 0 && type == LM_NONE; i--)
-			if (lt->held[i].lock == (unsigned long)lock)
-				type = lt->held[i].type;
+			if (lm_held(lt)[i].lock == (unsigned long)lock)
+				type = lm_held(lt)[i].type;
 	lm_sleep_release(lock, type, t, offcpu);
 }
 EXPORT_SYMBOL_GPL(lm_handoff);
@@ -778,11 +815,12 @@ NOKPROBE_SYMBOL(lm_handoff);
  */
 void __lockfunc lm_adopt(void *lock, unsigned long ip)
 {
-	struct lm_task *lt = &current->lockmeter;
+	struct lm_task *lt;
 	unsigned long flags;
 
 	if (lm_task_ctx()) {
-		if (lt->untracked < U8_MAX)
+		lt = lm_task_get();
+		if (lt && lt->untracked < U8_MAX)
 			lt->untracked++;
 		return;
 	}
@@ -796,6 +834,8 @@ NOKPROBE_SYMBOL(lm_adopt);
 /* Sleeping locks the current task holds, as lockmeter sees them. */
 int lockmeter_current_held(void)
 {
-	return current->lockmeter.depth;
+	const struct lm_task *lt = READ_ONCE(current->lockmeter);
+
+	return lt ? lt->depth : 0;
 }
 EXPORT_SYMBOL_GPL(lockmeter_current_held);

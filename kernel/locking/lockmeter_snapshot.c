@@ -760,7 +760,7 @@ int lm_snapshot(struct lm_snapshot *snap, int cpu, bool rows)
 	memset(snap, 0, sizeof(*snap));
 	guard(mutex)(&lm_ctl_mutex);
 	snap->keys = lm_mem(&snap->mem_percpu, &snap->mem_tables, &snap->mem_keys);
-	snap->mem_task = sizeof(struct lm_task);
+	snap->mem_task = sizeof_field(struct task_struct, lockmeter);
 	snap->keys_used = min_t(unsigned int, atomic_read(&lm_dir.used), lm_dir.nr);
 	for_each_possible_cpu(c) {
 		struct lm_cpu *pc = per_cpu(lm_cpus, c);

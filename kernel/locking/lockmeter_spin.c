@@ -59,6 +59,7 @@
 #include <linux/spinlock.h>
 #include <linux/stacktrace.h>
 #include <asm/sections.h>
+#include <uapi/linux/lockmeter.h>
 
 #include "lockmeter.h"
 #include "lockmeter_slab.h"

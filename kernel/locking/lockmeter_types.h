@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The lock types lockmeter reports, once.  Included with LM_TYPE(name)
- * defined to expand the list into the enum, the report names and the
- * netlink mapping.  No include guard: that is the point.
+ * The names of the lock types lockmeter reports, one for each LM_<name>
+ * of enum lm_type (<linux/lockmeter.h>, where the hooks find it).
+ * Included with LM_TYPE(name) defined to expand the list into the report
+ * names.  No include guard: that is the point.
  */
 LM_TYPE(spin)	/* raw_spinlock_t; spinlock_t but on PREEMPT_RT */
 LM_TYPE(read)	/* rwlock_t, read side (not on PREEMPT_RT) */

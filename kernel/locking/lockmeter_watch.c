@@ -48,6 +48,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/workqueue.h>
+#include <uapi/linux/lockmeter.h>
 
 #include "lockmeter.h"
 
