@@ -23,7 +23,9 @@ SMP        ?= 2
 WIDE_SMP   ?= 8
 TIMEOUT    ?= 1200
 CMDLINE    ?=
-FRAGMENTS  := config/qemu-6.12.config config/lockmeter.config
+# The guest kernel; the lockdep and PREEMPT_RT kernels have no scenarios
+FRAGS_BASE := config/qemu-6.12.config config/lockmeter.config
+FRAGMENTS  := $(FRAGS_BASE) config/scenarios.config
 # make demo SCENARIO=NAME; the scenario tests boot once for all of them
 SCENARIOS  := fifo munmap journal
 SCENARIO   ?=
@@ -36,7 +38,7 @@ KOBJ_LD    := $(BUILD)/obj-lockdep
 MODROOT_LD := $(BUILD)/modroot-lockdep
 INITRD_LD  := $(BUILD)/initramfs-lockdep.cpio.gz
 BZIMAGE_LD := $(KOBJ_LD)/arch/x86/boot/bzImage
-FRAGS_LD   := $(FRAGMENTS) config/lockdep.config
+FRAGS_LD   := $(FRAGS_BASE) config/lockdep.config
 # The PREEMPT_RT kernel: spinlock_t and rwlock_t are rtmutexes there,
 # metered as sleeping locks (config/rt.config, with lockdep).  make check
 # boots it for KUnit and locktorture of every lock type it has
@@ -51,7 +53,7 @@ KOBJ_RT    := $(BUILD)/obj-rt
 MODROOT_RT := $(BUILD)/modroot-rt
 INITRD_RT  := $(BUILD)/initramfs-rt.cpio.gz
 BZIMAGE_RT := $(KOBJ_RT)/arch/x86/boot/bzImage
-FRAGS_RT   := $(FRAGMENTS) config/rt.config
+FRAGS_RT   := $(FRAGS_BASE) config/rt.config
 BOOT_LOG_RT := $(BUILD)/torture-rt.log
 RT_TORTURE := spin_lock,rw_lock,raw_spin_lock,mutex_lock,rwsem_lock,ww_mutex_lock,rtmutex_lock,percpu_rwsem_lock
 RT_TESTS   ?= lockmeter:crosscheck_test,lockmeter:proc_test,lockmeter:metering_test,lockmeter:sleeping_test,lockmeter:overflow_test,lockmeter:snapshot_test,lockmeter:netlink_test,lockmeter:pipe_test,lockmeter:bench_test,lockmeter:module_test,lockmeter:nl_fuzz,lockmeter:task_test,lockmeter:types_test,lockmeter:lockstat_test.sh,lockmeter:watch_test.sh
@@ -366,24 +368,26 @@ guest-check: host-check check-compile deb-test $(BOOTS)
 # No test depends on the host's speed, so the boots may share the CPUs
 # with a build.  The steps' table comes last (scripts/steps.sh).
 ifeq ($(LANES),1)
-# the build lane
-kernel-lockdep: | kernel
+# The build lane: the packaged kernel last, whose boot is the shortest, so
+# that the boots left once every kernel is built take little time.
+$(if $(DISTRO_STEP),kernel-distro: | kernel)
+kernel-lockdep: | kernel $(if $(DISTRO_STEP),kernel-distro)
 kernel-rt: | kernel-lockdep
 deb-guest: | kernel-rt
-kernel-distro: | deb-guest
-check-compile: | deb-guest $(if $(DISTRO_STEP),kernel-distro)
-# the host tests and the boots
-boot-check: | host-check
+# the host tests, the compile checks and the boots, in the order their
+# kernels are built
+check-compile: | host-check
+boot-check: | check-compile
 boot-boot-on: | boot-check
 boot-scenarios: | boot-boot-on
-boot-lockdep: | boot-scenarios
+boot-distro: | boot-scenarios
+boot-scale: | boot-distro
+boot-lockdep: | boot-scale
 boot-torture: | boot-lockdep
 boot-parallel: | boot-torture
 boot-rt: | boot-parallel
 deb-test: | boot-rt
 boot-deb: | deb-test
-boot-distro: | boot-deb
-boot-scale: | boot-distro
 endif
 
 check:
@@ -402,7 +406,7 @@ check:
 KOBJ_BASE := $(BUILD)/bench/baseline/obj
 keyflip: tree
 	$(Q)scripts/build-kernel.sh $(KSRC) $(KOBJ_BASE) $(BUILD)/bench/baseline/modroot \
-		config/qemu-6.12.config config/bench-baseline.config
+		config/qemu-6.12.config config/scenarios.config config/bench-baseline.config
 	@echo '  QEMU    keyflip, multi-threaded TCG: log in $(BUILD)/keyflip/keyflip-module-multi.log'
 	$(Q)if scripts/keyflip/run.sh $(KOBJ_BASE) $(BUILD)/keyflip multi module 2000; then \
 		echo 'keyflip: no oops under multi-threaded TCG this time'; \

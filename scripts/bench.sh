@@ -38,7 +38,7 @@ build_bench() {
 	v=$1
 	shift
 	"$top/scripts/build-kernel.sh" "$ksrc" "$out/$v/obj" "$out/$v/modroot" \
-		"$top/config/qemu-6.12.config" "$@"
+		"$top/config/qemu-6.12.config" "$top/config/scenarios.config" "$@"
 	"$top/scripts/mkinitramfs.sh" "$out/$v.cpio.gz" "$out/$v.stage" "$out/$v/modroot" \
 		/nonexistent "$out/workload"
 }

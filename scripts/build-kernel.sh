@@ -21,6 +21,11 @@ cc=${KCC:-ccache gcc}
 # clone elsewhere (CI's) hits the same ccache entries.
 top=$(cd "$(dirname "$0")/.." && pwd)
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$top}" CCACHE_NOHASHDIR=1
+# Depend mode: a miss compiles once, with no preprocessor run to hash,
+# which made a cold kernel build a third dearer in CPU (measured on
+# fs/ext4 and kernel/sched: 63 CPU seconds, 47 in depend mode or
+# without ccache); a hit is as before.
+export CCACHE_DEPEND=1
 kmake() { make -s -C "$ksrc" O="$kobj" CC="$cc" HOSTCC="$cc" "$@"; }
 
 die() { echo "build-kernel: $*" >&2; exit 1; }

@@ -29,6 +29,11 @@ mkdir -p "$kobj"
 kobj=$(cd "$kobj" && pwd)
 log=$kobj/check-compile.log
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$top}" CCACHE_NOHASHDIR=1
+# Depend mode: a miss compiles once, with no preprocessor run to hash,
+# which made a cold kernel build a third dearer in CPU (measured on
+# fs/ext4 and kernel/sched: 63 CPU seconds, 47 in depend mode or
+# without ccache); a hit is as before.
+export CCACHE_DEPEND=1
 objs="kernel/locking/ kernel/sched/core.o kernel/fork.o"
 case $variant in
 arm64)

@@ -34,6 +34,11 @@ list=$out/kernel-files
 # Paths below the repository are hashed relative to it: the guest config
 # built here hits the ccache entries of build/obj (a sibling directory).
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$top}" CCACHE_NOHASHDIR=1
+# Depend mode: a miss compiles once, with no preprocessor run to hash,
+# which made a cold kernel build a third dearer in CPU (measured on
+# fs/ext4 and kernel/sched: 63 CPU seconds, 47 in depend mode or
+# without ccache); a hit is as before.
+export CCACHE_DEPEND=1
 
 die() { echo "deb-kernel: $*" >&2; exit 1; }
 
