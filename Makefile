@@ -150,16 +150,16 @@ kernel: tree
 
 # After "kernel": the two builds share the tree, not their objects.
 kernel-lockdep: tree kernel
-	$(Q)$(STEP) 'kernel: lockdep (build/obj-lockdep)' \
+	$(Q)HEADERS=0 $(STEP) 'kernel: lockdep (build/obj-lockdep)' \
 		scripts/build-kernel.sh $(KSRC) $(KOBJ_LD) $(MODROOT_LD) $(FRAGS_LD)
 
 kernel-rt: tree kernel
-	$(Q)$(STEP) 'kernel: PREEMPT_RT (build/obj-rt)' \
+	$(Q)HEADERS=0 $(STEP) 'kernel: PREEMPT_RT (build/obj-rt)' \
 		scripts/build-kernel.sh $(KSRC) $(KOBJ_RT) $(MODROOT_RT) $(FRAGS_RT)
 
 # After "kernel" too: x86_64_defconfig, not tinyconfig, under the fragment.
 kernel-distro: tree kernel
-	$(Q)KBASE=x86_64_defconfig $(STEP) 'kernel: distro-sized (build/obj-distro)' \
+	$(Q)KBASE=x86_64_defconfig HEADERS=0 $(STEP) 'kernel: distro-sized (build/obj-distro)' \
 		scripts/build-kernel.sh $(KSRC) $(KOBJ_DI) $(MODROOT_DI) $(FRAGS_DI)
 
 selftests: kernel

@@ -5,7 +5,9 @@
 #
 # Configure (KBASE, tinyconfig by default, + FRAGMENTs, only when the base
 # or a fragment changed) and build bzImage, modules and the UAPI headers
-# out of tree in KOBJ, then install the modules under MODROOT.
+# out of tree in KOBJ, then install the modules under MODROOT.  HEADERS=0:
+# no UAPI headers (the kselftests build against the guest kernel's alone;
+# installing them costs about a minute of CPU).
 set -eu
 # The kernel's make takes its own -j: not the job server of a make -j
 # that runs this script (make check's), which it would warn about.
@@ -50,13 +52,14 @@ rm -f "$kobj/.lockmeter-fragment.new"
 # New Kconfig symbols (ours or the tree's) get their defaults, silently.
 kmake olddefconfig >/dev/null
 
-echo "  BUILD   $kobj (bzImage modules headers, -j$jobs)"
+headers=${HEADERS:-1}
+echo "  BUILD   $kobj (bzImage modules$([ "$headers" = 0 ] || echo ' headers'), -j$jobs)"
 # what the compiler said (ccache replays it for cached objects) stays in
 # KOBJ/.lockmeter-build.err for the checks that allow no warning
 rc=0
 kmake -j"$jobs" bzImage modules 2> "$kobj/.lockmeter-build.err" || rc=$?
 cat "$kobj/.lockmeter-build.err" >&2
 [ $rc -eq 0 ] || exit $rc
-kmake headers >/dev/null
+[ "$headers" = 0 ] || kmake headers >/dev/null
 rm -rf "$modroot"
 kmake INSTALL_MOD_PATH="$modroot" INSTALL_MOD_STRIP=1 modules_install >/dev/null
