@@ -104,7 +104,7 @@ STEPS      := $(BUILD)/steps.tsv
 	kernel-lockdep initramfs-lockdep check-lockdep kernel-distro initramfs-distro \
 	kernel-rt initramfs-rt check-rt \
 	check-distro check-scale deb deb-kernel deb-lockstat deb-config deb-guest \
-	deb-test deb-check scenarios check-scenarios keyflip readme-timings
+	deb-test deb-check scenarios check-scenarios keyflip readme-timings deb-lockstat-check
 
 all: kernel
 
@@ -365,19 +365,23 @@ guest-check: host-check check-compile deb-test $(BOOTS)
 # host's CPUs; the other runs the host tests and then the boots, one at a
 # time, each as soon as its kernel is built: a boot is one QEMU thread
 # (single-threaded TCG), a build keeps two CPUs busy but for its links.
+# Only the PREEMPT_RT kernel's boot may run beside another boot, once
+# the last kernel is built.
 # No test depends on the host's speed, so the boots may share the CPUs
 # with a build.  The steps' table comes last (scripts/steps.sh).
 ifeq ($(LANES),1)
-# The build lane: the packaged kernel last, whose boot is the shortest, so
-# that the boots left once every kernel is built take little time.
+# The build lane: the packaged kernel last, whose boot is short.
 $(if $(DISTRO_STEP),kernel-distro: | kernel)
 kernel-lockdep: | kernel $(if $(DISTRO_STEP),kernel-distro)
 kernel-rt: | kernel-lockdep
 deb-guest: | kernel-rt
-# the host tests, the compile checks and the boots, in the order their
-# kernels are built
+# The host tests, the compile checks, the lockstat package and the boots,
+# in the order their kernels are built; but the PREEMPT_RT kernel's boot
+# goes on its own, beside the lockdep kernel's boots or the packaged
+# one's: once the last kernel is built, a CPU would be idle.
 check-compile: | host-check
-boot-check: | check-compile
+deb-lockstat-check: | check-compile
+boot-check: | deb-lockstat-check
 boot-boot-on: | boot-check
 boot-scenarios: | boot-boot-on
 boot-distro: | boot-scenarios
@@ -385,8 +389,7 @@ boot-scale: | boot-distro
 boot-lockdep: | boot-scale
 boot-torture: | boot-lockdep
 boot-parallel: | boot-torture
-boot-rt: | boot-parallel
-deb-test: | boot-rt
+deb-test: | boot-parallel
 boot-deb: | deb-test
 endif
 
@@ -448,8 +451,10 @@ deb-guest: tree kernel
 # The lockstat package is built as make deb builds it, its test suite run
 # on the way, from a staging directory elsewhere: the suite must not
 # depend on where the tree lives.
-deb-test: deb-guest selftests lockstat
+deb-lockstat-check: deps
 	$(Q)$(STEP) 'host: the lockstat package, its suite run' scripts/deb-lockstat.sh $(DEB)
+
+deb-test: deb-guest selftests lockstat deb-lockstat-check
 	$(Q)$(STEP) 'host: the packages tested' \
 		scripts/deb-test.sh packages $(BUILD) $(KSRC) $(BUILD)/deb.tap
 
