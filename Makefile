@@ -23,9 +23,12 @@ SMP        ?= 2
 WIDE_SMP   ?= 8
 TIMEOUT    ?= 1200
 CMDLINE    ?=
-# The guest kernel; the lockdep and PREEMPT_RT kernels have no scenarios
+# The guest kernel of make check: lockdep (config/lockdep.config: the
+# validator, DEBUG_ATOMIC_SLEEP, CPU hotplug, locktorture, lock_stat, the
+# lock trace events) and the scenarios' block layer, ext4 and virtio disk.
+# The PREEMPT_RT kernel has no scenarios, the distro-sized one no lockdep.
 FRAGS_BASE := config/qemu-6.12.config config/lockmeter.config
-FRAGMENTS  := $(FRAGS_BASE) config/scenarios.config
+FRAGMENTS  := $(FRAGS_BASE) config/scenarios.config config/lockdep.config
 # make demo SCENARIO=NAME; the scenario tests boot once for all of them
 SCENARIOS  := fifo munmap journal
 SCENARIO   ?=
@@ -33,12 +36,14 @@ LMSCENARIO := $(BUILD)/scenarios/lmscenario
 JOURNAL_IMG := $(BUILD)/scenario-journal.img
 # the journal scenario's disk bandwidth, bytes/s, reads and writes together
 JOURNAL_BPS ?= 4194304
-# The safety kernel: the same tree with lockdep, CPU hotplug, locktorture.
-KOBJ_LD    := $(BUILD)/obj-lockdep
-MODROOT_LD := $(BUILD)/modroot-lockdep
-INITRD_LD  := $(BUILD)/initramfs-lockdep.cpio.gz
-BZIMAGE_LD := $(KOBJ_LD)/arch/x86/boot/bzImage
-FRAGS_LD   := $(FRAGS_BASE) config/lockdep.config
+# make demo's kernel: the guest kernel without lockdep, whose validator
+# and lock_stat would be in every hold the demo shows.  make check does
+# not build it: the distro-sized kernel is its kernel without lockdep.
+KOBJ_DEMO  := $(BUILD)/obj-demo
+MODROOT_DEMO := $(BUILD)/modroot-demo
+INITRD_DEMO := $(BUILD)/initramfs-demo.cpio.gz
+BZIMAGE_DEMO := $(KOBJ_DEMO)/arch/x86/boot/bzImage
+FRAGS_DEMO := $(FRAGS_BASE) config/scenarios.config
 # The PREEMPT_RT kernel: spinlock_t and rwlock_t are rtmutexes there,
 # metered as sleeping locks (config/rt.config, with lockdep).  make check
 # boots it for KUnit and locktorture of every lock type it has
@@ -101,7 +106,7 @@ STEPS      := $(BUILD)/steps.tsv
 
 .PHONY: all deps tree install-kernel-tree kernel selftests lockstat initramfs check \
 	host-check check-compile guest-check demo bench bench-quick shell patch checkpatch clean help \
-	kernel-lockdep initramfs-lockdep check-lockdep kernel-distro initramfs-distro \
+	kernel-demo initramfs-demo check-lockdep kernel-distro initramfs-distro \
 	kernel-rt initramfs-rt check-rt \
 	check-distro check-scale deb deb-kernel deb-lockstat deb-config deb-guest \
 	deb-test deb-check scenarios check-scenarios keyflip readme-timings deb-lockstat-check
@@ -119,7 +124,8 @@ help:
 	@echo 'make install-kernel-tree KSRC=~/linux   copy files and apply patches only'
 	@echo 'make patch            write build/lockmeter-6.12.patch (everything, one patch)'
 	@echo 'make checkpatch       scripts/checkpatch.pl --strict on kernel files and patches'
-	@echo 'make check-lockdep    only the lockdep kernel boots: kselftests, locktorture, fuzzer'
+	@echo "make check-lockdep    only the guest kernel's lockdep boots: kselftests lockmeter=on,"
+	@echo '                      locktorture and the fuzzer, the parallel-vCPU boot'
 	@echo 'make check-rt         only the PREEMPT_RT kernel boot: KUnit, locktorture, kselftests'
 	@echo 'make check-distro     only the distro-sized kernel (x86_64_defconfig): build, boot, kselftests,'
 	@echo '                      and its scale boot'
@@ -148,10 +154,9 @@ kernel: tree
 	$(Q)$(STEP) 'kernel: guest (build/obj)' \
 		scripts/build-kernel.sh $(KSRC) $(KOBJ) $(MODROOT) $(FRAGMENTS)
 
-# After "kernel": the two builds share the tree, not their objects.
-kernel-lockdep: tree kernel
-	$(Q)HEADERS=0 $(STEP) 'kernel: lockdep (build/obj-lockdep)' \
-		scripts/build-kernel.sh $(KSRC) $(KOBJ_LD) $(MODROOT_LD) $(FRAGS_LD)
+# Its own objects, from the same tree; no kselftests build against it.
+kernel-demo: tree
+	$(Q)HEADERS=0 scripts/build-kernel.sh $(KSRC) $(KOBJ_DEMO) $(MODROOT_DEMO) $(FRAGS_DEMO)
 
 kernel-rt: tree kernel
 	$(Q)HEADERS=0 $(STEP) 'kernel: PREEMPT_RT (build/obj-rt)' \
@@ -187,12 +192,11 @@ initramfs: selftests lockstat scenarios
 	$(Q)scripts/mkinitramfs.sh $(INITRD) $(BUILD)/initramfs $(MODROOT) $(KSFT_DIR) $(LOCKSTAT) \
 		$(LMSCENARIO)
 
-# The same user space (the kselftests are built once) with the safety
-# kernel's modules.
-initramfs-lockdep: selftests lockstat kernel-lockdep
-	@echo '  CPIO    $(INITRD_LD)'
-	$(Q)scripts/mkinitramfs.sh $(INITRD_LD) $(BUILD)/initramfs-lockdep $(MODROOT_LD) \
-		$(KSFT_DIR) $(LOCKSTAT)
+# The demo's user space: lockstat and the scenarios, no kselftests.
+initramfs-demo: lockstat scenarios kernel-demo
+	@echo '  CPIO    $(INITRD_DEMO)'
+	$(Q)scripts/mkinitramfs.sh $(INITRD_DEMO) $(BUILD)/initramfs-demo $(MODROOT_DEMO) \
+		none $(LOCKSTAT) $(LMSCENARIO)
 
 initramfs-rt: selftests lockstat kernel-rt
 	@echo '  CPIO    $(INITRD_RT)'
@@ -233,20 +237,21 @@ host-check: deps
 # The boots of make check, each a target of its own (boot-NAME) and a log
 # in build/ judged by guest-verdict.py (the guest's test channel; its
 # kernel console is NAME.console.log beside it):
-#   check.log            lockmeter kernel, metering switched on by the tests
-#   check-boot-on.log    lockmeter kernel, lockmeter=on from boot
-#   check-scenarios.log  lockmeter kernel: the scenario tests (fifo, munmap,
+#   check.log            guest kernel, metering switched on by the tests
+#   check-scenarios.log  guest kernel: the scenario tests (fifo, munmap,
 #                        journal on a throttled virtio disk)
-#   check-lockdep.log    lockdep kernel, lockmeter=on: the same kselftests
-#   torture-lockdep.log  lockdep kernel: locktorture per lock type while
+#   check-lockdep.log    guest kernel, lockmeter=on from boot: the same
+#                        kselftests
+#   torture-lockdep.log  guest kernel: locktorture per lock type while
 #                        metering flips, resets and dumps and CPU 1 goes
 #                        off and on line, then the netlink/proc fuzzer
-#   parallel-lockdep.log lockdep kernel under multi-threaded TCG
-#   torture-rt.log       PREEMPT_RT kernel
-#   check-deb.log        the packaged kernel of make deb
-#   check-distro.log     the distro-sized kernel, and scale-distro.log its
-#                        scale boot
-BOOT_LOGS    := $(BUILD)/check.log $(BUILD)/check-boot-on.log $(BUILD)/check-scenarios.log
+#   parallel-lockdep.log guest kernel under multi-threaded TCG
+#   torture-rt.log       PREEMPT_RT kernel (lockdep too)
+#   check-deb.log        the packaged kernel of make deb (the guest's config)
+#   check-distro.log     the distro-sized kernel (no lockdep), lockmeter=on
+#                        from boot, and scale-distro.log its scale boot
+# All but the distro-sized kernel's boots run under lockdep.
+BOOT_LOGS    := $(BUILD)/check.log $(BUILD)/check-scenarios.log
 BOOT_LOGS_LD := $(BUILD)/check-lockdep.log $(BUILD)/torture-lockdep.log \
 		$(BUILD)/parallel-lockdep.log
 # The parallel boot: PAR_SMP vCPUs under multi-threaded TCG, each a host
@@ -262,7 +267,7 @@ PAR_SMP    ?= 2
 # running.
 PAR_EVENTS := trace_event=lock:contention_begin,lock:contention_end maxcpus=1 lmonline=all
 
-BOOTS := boot-check boot-boot-on boot-scenarios boot-lockdep boot-torture boot-parallel \
+BOOTS := boot-check boot-scenarios boot-lockdep boot-torture boot-parallel \
 	 boot-rt boot-deb boot-distro boot-scale
 .PHONY: $(BOOTS)
 
@@ -270,11 +275,6 @@ boot-check: initramfs
 	@echo '  QEMU    check: -smp $(SMP), log in $(BUILD)/check.log (timeout $(TIMEOUT)s)'
 	-$(Q)$(STEP) 'boot: guest kernel, kselftests' scripts/run-guest.sh $(BZIMAGE) $(INITRD) \
 		$(BUILD)/check.log $(TIMEOUT) check $(CMDLINE)
-
-boot-boot-on: initramfs
-	@echo '  QEMU    check, lockmeter=on from boot: log in $(BUILD)/check-boot-on.log'
-	-$(Q)$(STEP) 'boot: guest kernel, lockmeter=on' scripts/run-guest.sh $(BZIMAGE) $(INITRD) \
-		$(BUILD)/check-boot-on.log $(TIMEOUT) check lockmeter=on $(CMDLINE)
 
 # The journal scenario's disk: a fresh ext4 image for every boot.
 boot-scenarios: initramfs
@@ -284,22 +284,22 @@ boot-scenarios: initramfs
 		scripts/run-guest.sh $(BZIMAGE) $(INITRD) $(BUILD)/check-scenarios.log $(TIMEOUT) \
 		scenarios $(CMDLINE)
 
-boot-lockdep: initramfs-lockdep
-	@echo '  QEMU    check, lockdep kernel, lockmeter=on: log in $(BUILD)/check-lockdep.log'
-	-$(Q)$(STEP) 'boot: lockdep kernel, kselftests' scripts/run-guest.sh $(BZIMAGE_LD) \
-		$(INITRD_LD) $(BUILD)/check-lockdep.log $(TIMEOUT) check lockmeter=on $(CMDLINE)
+boot-lockdep: initramfs
+	@echo '  QEMU    check, lockmeter=on from boot: log in $(BUILD)/check-lockdep.log'
+	-$(Q)$(STEP) 'boot: guest kernel, lockmeter=on' scripts/run-guest.sh $(BZIMAGE) \
+		$(INITRD) $(BUILD)/check-lockdep.log $(TIMEOUT) check lockmeter=on $(CMDLINE)
 
-boot-torture: initramfs-lockdep
-	@echo '  QEMU    torture, lockdep kernel: log in $(BUILD)/torture-lockdep.log'
-	-$(Q)$(STEP) 'boot: lockdep kernel, locktorture' scripts/run-guest.sh $(BZIMAGE_LD) \
-		$(INITRD_LD) $(BUILD)/torture-lockdep.log $(TIMEOUT) torture lockmeter=on \
+boot-torture: initramfs
+	@echo '  QEMU    torture: log in $(BUILD)/torture-lockdep.log'
+	-$(Q)$(STEP) 'boot: guest kernel, locktorture' scripts/run-guest.sh $(BZIMAGE) \
+		$(INITRD) $(BUILD)/torture-lockdep.log $(TIMEOUT) torture lockmeter=on \
 		lmtests=lockmeter:nl_fuzz $(CMDLINE)
 
-boot-parallel: initramfs-lockdep
-	@echo '  QEMU    parallel: lockdep kernel, -smp $(PAR_SMP) under multi-threaded TCG,' \
+boot-parallel: initramfs
+	@echo '  QEMU    parallel: guest kernel, -smp $(PAR_SMP) under multi-threaded TCG,' \
 		'lockmeter=pinned: log in $(BUILD)/parallel-lockdep.log'
-	-$(Q)TCG_THREAD=multi SMP=$(PAR_SMP) $(STEP) 'boot: lockdep kernel, parallel vCPUs' \
-		scripts/run-guest.sh $(BZIMAGE_LD) $(INITRD_LD) $(BUILD)/parallel-lockdep.log \
+	-$(Q)TCG_THREAD=multi SMP=$(PAR_SMP) $(STEP) 'boot: guest kernel, parallel vCPUs' \
+		scripts/run-guest.sh $(BZIMAGE) $(INITRD) $(BUILD)/parallel-lockdep.log \
 		$(TIMEOUT) torture lockmeter=pinned $(PAR_EVENTS) $(CMDLINE)
 
 boot-rt: initramfs-rt
@@ -365,32 +365,30 @@ guest-check: host-check check-compile deb-test $(BOOTS)
 # host's CPUs; the other runs the host tests and then the boots, one at a
 # time, each as soon as its kernel is built: a boot is one QEMU thread
 # (single-threaded TCG), a build keeps two CPUs busy but for its links.
-# Only the PREEMPT_RT kernel's boot may run beside another boot, once
-# the last kernel is built.
+# The PREEMPT_RT kernel's boot and the distro-sized kernel's two may run
+# beside another boot: once the last kernel is built, a CPU would be idle.
 # No test depends on the host's speed, so the boots may share the CPUs
 # with a build.  The steps' table comes last (scripts/steps.sh).
 ifeq ($(LANES),1)
-# The build lane: the packaged kernel last, whose boot is short.
-$(if $(DISTRO_STEP),kernel-distro: | kernel)
-kernel-lockdep: | kernel $(if $(DISTRO_STEP),kernel-distro)
-kernel-rt: | kernel-lockdep
-deb-guest: | kernel-rt
+# The build lane: the guest kernel, then its package (from the ccache
+# the guest kernel filled), then PREEMPT_RT, then the distro-sized one,
+# the dearest, whose two boots end make check side by side.
+deb-guest: | kernel
+kernel-rt: | deb-guest
+$(if $(DISTRO_STEP),kernel-distro: | kernel-rt)
 # The host tests, the compile checks, the lockstat package and the boots,
-# in the order their kernels are built; but the PREEMPT_RT kernel's boot
-# goes on its own, beside the lockdep kernel's boots or the packaged
-# one's: once the last kernel is built, a CPU would be idle.
+# in the order their kernels are built.
 check-compile: | host-check
 deb-lockstat-check: | check-compile
 boot-check: | deb-lockstat-check
-boot-boot-on: | boot-check
-boot-scenarios: | boot-boot-on
-boot-distro: | boot-scenarios
-boot-scale: | boot-distro
-boot-lockdep: | boot-scale
+boot-scenarios: | boot-check
+boot-lockdep: | boot-scenarios
 boot-torture: | boot-lockdep
 boot-parallel: | boot-torture
 deb-test: | boot-parallel
 boot-deb: | deb-test
+boot-distro: | boot-deb
+boot-scale: | boot-deb
 endif
 
 check:
@@ -489,9 +487,9 @@ check-scenarios: boot-scenarios
 
 
 ifeq ($(SCENARIO),)
-demo: initramfs
+demo: initramfs-demo
 	@echo '  QEMU    demo: -smp $(SMP), log in $(BUILD)/demo.log'
-	$(Q)scripts/run-guest.sh $(BZIMAGE) $(INITRD) $(BUILD)/demo.log $(TIMEOUT) demo $(CMDLINE); \
+	$(Q)scripts/run-guest.sh $(BZIMAGE_DEMO) $(INITRD_DEMO) $(BUILD)/demo.log $(TIMEOUT) demo $(CMDLINE); \
 		sed -n '/^LM-GUEST: report begin/,/^LM-GUEST: report end/p' $(BUILD)/demo.log | \
 		sed '1d;$$d' | grep -v '^\[ *[0-9]*\.[0-9]*\] '; \
 		scripts/guest-verdict.py --mode demo --cpus $(SMP) $(BUILD)/demo.log
@@ -505,11 +503,11 @@ demo:
 else
 # A scenario: its report, the evidence of its top rows, what to look at.
 # journal gets a fresh ext4 image as /dev/vda, throttled to JOURNAL_BPS.
-demo: initramfs
+demo: initramfs-demo
 	@echo '  QEMU    scenario $(SCENARIO): -smp $(SMP), log in $(BUILD)/demo-$(SCENARIO).log'
 	$(Q)$(if $(filter journal,$(SCENARIO)),scripts/scenarios/mkdisk.sh $(JOURNAL_IMG) && \
-		DISK=$(JOURNAL_IMG) DISK_BPS=$(JOURNAL_BPS)) scripts/run-guest.sh $(BZIMAGE) \
-		$(INITRD) $(BUILD)/demo-$(SCENARIO).log $(TIMEOUT) scenario \
+		DISK=$(JOURNAL_IMG) DISK_BPS=$(JOURNAL_BPS)) scripts/run-guest.sh $(BZIMAGE_DEMO) \
+		$(INITRD_DEMO) $(BUILD)/demo-$(SCENARIO).log $(TIMEOUT) scenario \
 		lmscenario=$(SCENARIO) $(CMDLINE); \
 		sed -n '/^LM-GUEST: report begin/,/^LM-GUEST: report end/p' \
 		$(BUILD)/demo-$(SCENARIO).log | sed '1d;$$d' | grep -v '^\[ *[0-9]*\.[0-9]*\] '; \
@@ -522,10 +520,10 @@ endif
 bench: tree
 	$(Q)SMP=$(SMP) WIDE_SMP=$(WIDE_SMP) TIMEOUT=$(TIMEOUT) scripts/bench.sh $(KSRC)
 
-# make check's lockmeter kernel alone under -icount: instructions per
-# operation.
-bench-quick: kernel
-	$(Q)SMP=$(SMP) TIMEOUT=$(TIMEOUT) scripts/bench-quick.sh $(KOBJ) $(MODROOT)
+# The demo kernel (the guest's, without lockdep) alone under -icount:
+# instructions per operation.
+bench-quick: kernel-demo
+	$(Q)SMP=$(SMP) TIMEOUT=$(TIMEOUT) scripts/bench-quick.sh $(KOBJ_DEMO) $(MODROOT_DEMO)
 
 shell: initramfs
 	$(Q)scripts/run-guest.sh $(BZIMAGE) $(INITRD) /dev/null 0 shell $(CMDLINE)

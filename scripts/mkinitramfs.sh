@@ -4,8 +4,9 @@
 # mkinitramfs.sh OUT.cpio.gz STAGE MODROOT KSELFTEST_DIR [BIN...]
 #
 # Build the guest's initramfs: static busybox, /init and the guest scripts,
-# the installed kernel modules, the installed kselftests, and any extra
-# binaries (placed in /bin).  Those are static, but for a dynamic one
+# the installed kernel modules, the installed kselftests (KSELFTEST_DIR
+# none: none, as in make demo's), and any extra binaries (placed in
+# /bin).  Those are static, but for a dynamic one
 # (Debian's stress-ng, in the distro-sized kernel's initramfs) the
 # libraries ldd lists and the dynamic loader go in as well, each at the
 # path ldd names, so the loader finds them in its default directories.
