@@ -288,9 +288,18 @@ static struct lmt_result lmt_res;
 static DEFINE_SPINLOCK(lmt_res_lock);	/* guards lmt_res against the kthreads */
 static atomic_t lmt_readers_in;
 
+/* One more duration @d into a minimum, maximum and total; @first: the first. */
+static void lmt_extremes(u64 d, bool first, u64 *min, u64 *max, u64 *total)
+{
+	if (first || d < *min)
+		*min = d;
+	if (d > *max)
+		*max = d;
+	*total += d;
+}
+
 static void lmt_account(u64 t0, u64 t1)
 {
-	u64 d = t1 - t0;
 	unsigned long flags;
 
 	/*
@@ -298,11 +307,8 @@ static void lmt_account(u64 t0, u64 t1)
 	 * with the locks under test.
 	 */
 	spin_lock_irqsave(&lmt_res_lock, flags);
-	if (!lmt_res.count || d < lmt_res.hold_min)
-		lmt_res.hold_min = d;
-	if (d > lmt_res.hold_max)
-		lmt_res.hold_max = d;
-	lmt_res.hold_total += d;
+	lmt_extremes(t1 - t0, !lmt_res.count, &lmt_res.hold_min, &lmt_res.hold_max,
+		     &lmt_res.hold_total);
 	lmt_res.count++;
 	spin_unlock_irqrestore(&lmt_res_lock, flags);
 }
@@ -317,15 +323,11 @@ static void lmt_account(u64 t0, u64 t1)
  */
 static void lmt_account_span(u64 s0, u64 t0, u64 t1, u64 s1)
 {
-	u64 d = s1 - s0;
 	unsigned long flags;
 
 	spin_lock_irqsave(&lmt_res_lock, flags);
-	if (!lmt_res.has_span || d < lmt_res.span_min)
-		lmt_res.span_min = d;
-	if (d > lmt_res.span_max)
-		lmt_res.span_max = d;
-	lmt_res.span_total += d;
+	lmt_extremes(s1 - s0, !lmt_res.has_span, &lmt_res.span_min, &lmt_res.span_max,
+		     &lmt_res.span_total);
 	lmt_res.has_span = true;
 	spin_unlock_irqrestore(&lmt_res_lock, flags);
 	lmt_account(t0, t1);
