@@ -246,6 +246,10 @@ struct top {
 	bool have_frame;
 	double delay_s;
 	struct timespec due;		/* of the next sample */
+	/* the selected row's lock and site (copies): the selection follows them */
+	bool sel_known;
+	uint32_t sel_type;
+	char *sel_lock, *sel_site;
 };
 
 static double top_ts_diff(const struct timespec *a, const struct timespec *b)
@@ -265,6 +269,70 @@ static void top_ts_add(struct timespec *ts, double s)
 	}
 }
 
+static bool top_str_eq(const char *a, const char *b)
+{
+	return a && b ? !strcmp(a, b) : a == b;
+}
+
+static void top_sel_forget(struct top *t)
+{
+	free(t->sel_lock);
+	free(t->sel_site);
+	t->sel_lock = NULL;
+	t->sel_site = NULL;
+	t->sel_known = false;
+}
+
+/* remember the lock (and site) of the selected row, to keep it selected */
+static void top_sel_keep(struct top *t)
+{
+	const struct lm_row *r;
+
+	top_sel_forget(t);
+	if (!t->have_frame || !t->frame.nr)
+		return;
+	if (t->st.sel >= t->frame.nr)
+		t->st.sel = t->frame.nr - 1;
+	r = t->frame.rows[t->st.sel];
+	t->sel_lock = r->lock ? strdup(r->lock) : NULL;
+	t->sel_site = r->site ? strdup(r->site) : NULL;
+	t->sel_type = r->type;
+	t->sel_known = (t->sel_lock || !r->lock) && (t->sel_site || !r->site);
+	if (!t->sel_known)
+		top_sel_forget(t);	/* out of memory: the selection stays by position */
+}
+
+/*
+ * The selection onto the row of the remembered lock and site, or of the
+ * lock alone (g changed the grouping); where neither is shown (a filter,
+ * an idle interval) it stays where it was, and the lock is still
+ * remembered for when it is shown again.
+ */
+static void top_sel_find(struct top *t)
+{
+	const struct lm_top_frame *fr = &t->frame;
+	size_t i, lock_at = fr->nr;
+
+	if (!t->sel_known) {
+		top_sel_keep(t);
+		return;
+	}
+	for (i = 0; i < fr->nr; i++) {
+		const struct lm_row *r = fr->rows[i];
+
+		if (r->type != t->sel_type || !top_str_eq(r->lock, t->sel_lock))
+			continue;
+		if (top_str_eq(r->site, t->sel_site)) {
+			t->st.sel = i;
+			return;
+		}
+		if (lock_at == fr->nr)
+			lock_at = i;
+	}
+	if (lock_at < fr->nr)
+		t->st.sel = lock_at;
+}
+
 /* sort and filter the delta into the frame again, after a key */
 static int top_build(struct top *t)
 {
@@ -279,6 +347,7 @@ static int top_build(struct top *t)
 	f->rows = t->flat.rows;
 	f->nr = t->flat.nr;
 	f->nr_active = t->flat.nr_all;
+	top_sel_find(t);
 	return 0;
 }
 
@@ -437,6 +506,7 @@ static void top_close(struct top *t)
 	lm_snap_free(&t->delta);
 	lm_snap_free(&t->cur);
 	lm_snap_free(&t->prev);
+	top_sel_forget(t);
 	if (t->live)
 		lm_source_close(&t->src);
 }
@@ -664,6 +734,7 @@ static void top_select(struct top *t, long by)
 	else
 		sel = sel + (size_t)by < nr ? sel + (size_t)by : (nr ? nr - 1 : 0);
 	t->st.sel = sel;
+	top_sel_keep(t);
 }
 
 /* what a key does; false: quit */
@@ -750,6 +821,7 @@ static bool top_key(struct top *t, int key, size_t *scroll)
 	case LM_TK_HOME:
 		t->st.sel = 0;
 		*scroll = 0;
+		top_sel_keep(t);
 		break;
 	case '\r':
 	case '\n':

@@ -385,6 +385,32 @@ keys q
 check "detail: q: exit 0" "^top-exited-0"
 tm kill-session -t lt 2>/dev/null
 
+# the selection follows the lock, not its place in the table: across a
+# new interval, a re-sort, a filter and its clearing, and g
+start "" "-d 3600 --replay '$fx/top-1.snap' '$fx/top-2.snap' '$fx/top-3.snap' '$fx/top-4.snap'"
+first_row "follow: by UTIL, the mutex first" "mutex +lmt_mutex"
+keys j Enter
+pane_spin="^ spin lmt_static_lock\\[test_lockmeter\\]  \\(Enter: close\\)"
+check "follow: j, Enter: the second row's pane, lmt_static_lock" "$pane_spin"
+keys Space
+until_seen "^lockstat top - 12:00:01" >/dev/null
+first_row "follow: the next interval, lmt_static_lock first" "spin +lmt_static_lock"
+check "follow: the next interval: the pane stays on lmt_static_lock" "$pane_spin"
+keys R
+until_seen "UTIL asc" >/dev/null
+check "follow: reversed, lmt_static_lock last: the pane stays on it" "$pane_spin"
+keys / r u n q Enter
+until_seen "filter: \"runq\"" >/dev/null
+check "follow: a filter without it: the pane on the row shown" "^ spin percpu:runqueues\\+0x0  \\(Enter"
+keys / C-u Enter
+until_seen "filter: none" >/dev/null
+check "follow: the filter cleared: back on lmt_static_lock" "$pane_spin"
+keys g
+until_seen "group: site" >/dev/null
+check "follow: g: a site of the same lock" "^ spin lmt_static_lock lmt_contend\\+0x40\\[test_lockmeter\\]  \\(Enter"
+keys q
+tm kill-session -t lt 2>/dev/null
+
 # the selection scrolls the table: on 12 lines 6 rows show, the 11th row
 # selected is the last of them, in reverse; Home goes back to the first
 start "" "--by-site --sort name --replay '$fx/demo.snap'" 12
