@@ -1375,6 +1375,28 @@ for key in p50hold p90hold p99hold p999hold p50wait p90wait p99wait p999wait; do
 	rc "--sort $key" 0 report --sort "$key" --percentiles "$hs"
 done
 rc "--percentiles --json" 0 report --percentiles --json "$hs"
+# the column a report sorts by is always shown: its own before NAME where
+# no other column has it, at any width; in every section's column line
+golden "--sort p99hold without --percentiles: an HP99 column" sort-p99hold.txt \
+	report --width 200 --sort p99hold "$hs"
+for pair in p99hold:HP99 holder:HOLDER rate:ACQ/s contended:CONTND minwait:WMIN \
+	totalhold:HTOTAL p99wait:WP99; do
+	for w in 0 200 80; do
+		"$LOCKSTAT" report --width $w --sort "${pair%%:*}" "$fx/stacks.snap" >"$tmp/sc" 2>&1
+		ok "report --sort ${pair%%:*} --width $w: every column line has ${pair#*:}" \
+			awk -v h=" ${pair#*:}  NAME" '/  NAME$/ { n++; if (index($0, h)) k++ }
+				END { exit !(n > 0 && n == k) }' "$tmp/sc"
+	done
+done
+"$LOCKSTAT" report --width 60 --sort meanwait "$fx/stacks.snap" >"$tmp/sc" 2>&1
+ok "report --sort meanwait --width 60: WAIT MEAN(MAX)(% CPU) kept, no column of its own" \
+	awk '/  NAME$/ { n++; if (/ MEAN\(  MAX \)\(% CPU\)  NAME$/) k++ }
+		END { exit !(n > 0 && n == k) }' "$tmp/sc"
+"$LOCKSTAT" report --width 80 --percentiles "$hs" >"$tmp/pct80" 2>&1
+"$LOCKSTAT" report --width 0 --percentiles "$hs" >"$tmp/pct0" 2>&1
+ok "report --percentiles at 80 columns: the columns that do not fit are named" sh -c "
+	grep -q '^Not shown at this width: HP50, HP90, HP99, HP99.9, WP50, WP90, WP99, WP99.9; 80\$' '$tmp/pct80' &&
+	! grep -q '^Not shown' '$tmp/pct0'"
 "$LOCKSTAT" top -b --json --by-site --sort p99hold --replay "$hs" "$hs2" >"$tmp/top-h.json" 2>&1
 ok "top: the interval's p99 from the histograms' difference, sorted by it" "$PYTHON" -c '
 import json, sys
