@@ -382,6 +382,37 @@ printf '%s\n' 'spin l;+0x5/0x9 odd;0xffffffffc0a01100;mid?dle;in?ner [m?od] 10' 
 ok "--folded: odd frames named as a flame graph wants them" diff -u "$tmp/fold.want" "$tmp/stdout"
 # where a sleeping lock's holder blocked, under its worst hold
 golden "--stacks: where the holder blocked" blocked.txt report --stacks "$fx/blocked.snap"
+# at 80 columns the evidence's sentences wrap (indented past the chain),
+# none is cut; the chains' frames are rows, cut as rows are
+golden "--stacks --width 80: the sentences wrapped" blocked-80.txt report --stacks --width 80 \
+	"$fx/blocked.snap"
+for f in blocked stacks; do
+	COLUMNS=80 "$LOCKSTAT" report --stacks "$fx/$f.snap" >"$tmp/s80" 2>&1
+	"$LOCKSTAT" report --stacks --width 0 "$fx/$f.snap" >"$tmp/s0" 2>&1
+	ok "--stacks at COLUMNS=80 ($f.snap): every word of every sentence, no line over 80" \
+		"$PYTHON" -c '
+import sys
+narrow = open(sys.argv[1]).read().splitlines()
+wide = open(sys.argv[2]).read().splitlines()
+assert all(len(l) <= 80 for l in narrow), [l for l in narrow if len(l) > 80]
+def sentences(lines, wrapped):
+    out, i = [], 0
+    while i < len(lines):
+        l = lines[i]
+        if l.startswith("        worst ") or l.startswith("          blocked "):
+            words = l.split()
+            ind = len(l) - len(l.lstrip())
+            while wrapped and i + 1 < len(lines) and lines[i + 1].startswith(" " * (ind + 4)) \
+                    and not lines[i + 1].startswith(" " * (ind + 5)):
+                i += 1
+                words += lines[i].split()
+            out.append(" ".join(words))
+        i += 1
+    return out
+w, n = sentences(wide, False), sentences(narrow, True)
+assert w and w == n, (w, n)
+' "$tmp/s80" "$tmp/s0"
+done
 golden "JSON with where the holder blocked" blocked.json report --json "$fx/blocked.snap"
 "$LOCKSTAT" report "$fx/blocked.snap" >"$tmp/plain.txt" 2>&1
 "$LOCKSTAT" report --stacks "$fx/blocked.snap" |
