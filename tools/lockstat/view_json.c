@@ -30,8 +30,9 @@
  * a number.
  *
  * Folded stacks (--folded), for flame graphs: a line per row that has a
- * hold chain, the lock ("spin lmt_static_lock[test_lockmeter]") as the root
- * frame, so that the chains of two locks never merge, then its functions
+ * hold chain, the lock ("spin lmt_static_lock[test_lockmeter]", a heap
+ * lock "mutex [heap] pipe_write+0x5a") as the root frame, so that the
+ * chains of two locks never merge, then its functions
  * outermost first, joined by ';', a blank, and the row's total hold time
  * in ns.
  */
@@ -452,14 +453,25 @@ static void lm_folded_frame(FILE *f, const char *frame)
 	}
 }
 
-/* the root frame: the lock's type and name as they are, offset and module too */
+/*
+ * the root frame: the lock's type and name as they are, offset and module
+ * too; a [heap] lock, which has no name, as the table names it: "[heap]
+ * site", so that two heap locks' chains do not merge either
+ */
 static void lm_folded_lock(FILE *f, const struct lm_row *r)
 {
+	char site[1024];
 	const char *s;
 
 	fprintf(f, "%s ", lm_type_name(r->type));
 	for (s = r->lock; *s; s++)
 		lm_folded_char(f, *s);
+	if (r->class == LM_CLASS_HEAP && r->site) {
+		lm_site_short(site, sizeof(site), r->site);
+		fputc(' ', f);
+		for (s = site; *s; s++)
+			lm_folded_char(f, *s);
+	}
 	fputc(';', f);
 }
 

@@ -363,8 +363,14 @@ leaf = [l.rsplit(" ", 1)[0].split(";")[-1] for l in lines]
 assert "lmt_hold_static [test_lockmeter]" in leaf and "pipe_write" in leaf, leaf
 assert all(l.split(";")[1] in ("ret_from_fork_asm", "ret_from_fork", "default_idle",
                                "entry_SYSCALL_64_after_hwframe") for l in lines), lines
-# the root frame is the lock, type and name, so two locks never share a box
-locks = {(sec["type"], l["lock"]) for sec in d["sections"] for l in sec["locks"] for s in l["sites"]
+# the root frame is the lock, type and name, so two locks never share a box;
+# a [heap] lock has no name: its site, as the table has it, is part of it
+import re
+def lock(l, s):
+    if l["lock"] != "[heap]":
+        return l["lock"]
+    return "[heap] " + re.sub(r"/0x[0-9a-f]+", "", s["site"])
+locks = {(sec["type"], lock(l, s)) for sec in d["sections"] for l in sec["locks"] for s in l["sites"]
          if s.get("hold_evidence", {}).get("frames")}
 roots = {tuple(l.split(";")[0].split(" ", 1)) for l in lines}
 assert roots == locks, (roots, locks)
@@ -380,6 +386,17 @@ assert roots == locks, (roots, locks)
 rc "--folded: odd frames" 0 report --folded "$tmp/fold.snap"
 printf '%s\n' 'spin l;+0x5/0x9 odd;0xffffffffc0a01100;mid?dle;in?ner [m?od] 10' >"$tmp/fold.want"
 ok "--folded: odd frames named as a flame graph wants them" diff -u "$tmp/fold.want" "$tmp/stdout"
+# two [heap] mutexes, each with a chain: two roots, never one box
+sed -e '/^mutex .* \[heap\] pipe_read+0x41/{
+p
+s/.*/> hold pid=9 comm=cat ctx=task cpu=0 time=51000000000 frames=2\
+> hold frame pipe_read+0x1f0\/0x4a0\
+> hold frame ksys_read+0x70\/0xf0/
+}' "$fx/stacks.snap" >"$tmp/heap2.snap"
+"$LOCKSTAT" report --folded "$tmp/heap2.snap" >"$tmp/heap2.folded" 2>&1
+ok "--folded: each [heap] lock a root of its own, named by its site" sh -c "
+	grep -q '^mutex \[heap\] pipe_write+0x5a;entry_SYSCALL_64_after_hwframe;.*;pipe_write 30211090\$' '$tmp/heap2.folded' &&
+	grep -q '^mutex \[heap\] pipe_read+0x41;ksys_read;pipe_read 12110209\$' '$tmp/heap2.folded'"
 # where a sleeping lock's holder blocked, under its worst hold
 golden "--stacks: where the holder blocked" blocked.txt report --stacks "$fx/blocked.snap"
 # at 80 columns the evidence's sentences wrap (indented past the chain),
