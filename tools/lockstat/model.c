@@ -826,11 +826,14 @@ void lm_row_add(struct lm_row *dst, const struct lm_row *src)
 				d[f] = s[f];
 			break;
 		case LM_F_HOLD_MIN:
-			if (src_hold && (!dst_hold || s[f] < d[f]))
-				d[f] = s[f];
-			break;
 		case LM_F_WAIT_MIN:
-			if (src_wait && (!dst_wait || s[f] < d[f]))
+			/* one minimum the interval cannot tell: nor can the merge */
+			if (!(f == LM_F_HOLD_MIN ? src_hold : src_wait))
+				break;
+			dst->nomin |= src->nomin & (1U << f);
+			if (dst->nomin & (1U << f))
+				d[f] = 0;
+			else if (!(f == LM_F_HOLD_MIN ? dst_hold : dst_wait) || s[f] < d[f])
 				d[f] = s[f];
 			break;
 		default:
@@ -865,6 +868,13 @@ static double lm_ratio(uint64_t num, uint64_t den)
 double lm_util_pct(const struct lm_row *r, const struct lm_ctx *c)
 {
 	return c->elapsed_ns > 0 ? 100.0 * (double)r->v[LM_F_HOLD_TOTAL] / c->elapsed_ns : 0;
+}
+
+double lm_waitcpu_pct(const struct lm_row *r, const struct lm_ctx *c)
+{
+	double den = c->cpus * c->elapsed_ns;
+
+	return den > 0 ? 100.0 * (double)r->v[LM_F_WAIT_TOTAL] / den : 0;
 }
 
 double lm_con_pct(const struct lm_row *r)
@@ -1315,9 +1325,7 @@ static void pr_con(char *buf, size_t len, const struct lm_row *r, const struct l
 
 static void pr_waitcpu(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
 {
-	double den = c->cpus * c->elapsed_ns;
-
-	lm_fmt_pct(buf, len, den > 0 ? 100.0 * (double)F(r, WAIT_TOTAL) / den : 0);
+	lm_fmt_pct(buf, len, lm_waitcpu_pct(r, c));
 }
 
 static void pr_total(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
@@ -1790,6 +1798,7 @@ static bool lm_row_sub(struct lm_row *d, const struct lm_row *c, const struct lm
 
 	*d = *c;
 	d->fresh = 0;
+	d->nomin = 0;
 	for (f = 0; f < LM_NR_FIELDS; f++) {
 		if (!lm_field_counts(f))
 			continue;
@@ -1802,11 +1811,20 @@ static bool lm_row_sub(struct lm_row *d, const struct lm_row *c, const struct lm
 	for (f = 0; f < LM_NR_FIELDS; f++)
 		if ((LM_MAX_FIELDS & (1U << f)) && c->v[f] > p->v[f])
 			d->fresh |= 1U << f;
-	/* a minimum is the interval's only when it went down */
-	if (c->v[LM_F_HOLD_MIN] == p->v[LM_F_HOLD_MIN])
+	/*
+	 * a minimum is the interval's only when it went down; else the
+	 * interval's holds (waits), if it had any, were no shorter: unknown
+	 */
+	if (c->v[LM_F_HOLD_MIN] == p->v[LM_F_HOLD_MIN]) {
 		d->v[LM_F_HOLD_MIN] = 0;
-	if (c->v[LM_F_WAIT_MIN] == p->v[LM_F_WAIT_MIN])
+		if (d->v[LM_F_ACQUIRED])
+			d->nomin |= 1U << LM_F_HOLD_MIN;
+	}
+	if (c->v[LM_F_WAIT_MIN] == p->v[LM_F_WAIT_MIN]) {
 		d->v[LM_F_WAIT_MIN] = 0;
+		if (d->v[LM_F_SPIN])
+			d->nomin |= 1U << LM_F_WAIT_MIN;
+	}
 	return true;
 }
 

@@ -18,9 +18,11 @@
  *     "source": "netlink", "sort": { "key", "reverse" }, "group": "lock",
  *     "losses": { name: total }, "losses_new": { name: in the interval },
  *     "rows_active": N, "rows": [ { "type", "lock", "class", ["site"],
- *       the 16 numbers, "rate": acquisitions/s, "hold_mean_ns",
- *       "wait_mean_ns", "util_pct", "con_pct" (as report --json),
- *       "wait_cpu_pct", "hold_max_new", "wait_max_new", and the evidence of
+ *       the 16 numbers ("hold_min_ns", "wait_min_ns" null when the
+ *       interval cannot tell: it had holds, waits, none shorter than
+ *       before), "rate": acquisitions/s, "hold_mean_ns", "wait_mean_ns",
+ *       "util_pct", "con_pct", "wait_cpu_pct" (as report --json),
+ *       "hold_max_new", "wait_max_new", and the evidence of
  *       the maxima as report --json has it: of the interval when *_new;
  *       the interval's percentiles and histograms as report --json has
  *       them } ] }
@@ -265,11 +267,6 @@ void lm_batch_text(FILE *out, const struct lm_top_frame *f, const struct lm_top_
 	fflush(out);
 }
 
-static double lm_pct(double num, double den)
-{
-	return den > 0 ? 100.0 * num / den : 0;
-}
-
 static void lm_batch_json_row(FILE *out, const struct lm_row *r, const struct lm_ctx *c)
 {
 	const uint64_t *v = r->v;
@@ -285,8 +282,6 @@ static void lm_batch_json_row(FILE *out, const struct lm_row *r, const struct lm
 	fprintf(out, ", \"rate\": %.3f",
 		c->elapsed_ns > 0 ? 1e9 * (double)v[LM_F_ACQUIRED] / c->elapsed_ns : 0);
 	lm_json_derived(out, r, c);
-	fprintf(out, ", \"wait_cpu_pct\": %.4f",
-		lm_pct((double)v[LM_F_WAIT_TOTAL], c->cpus * c->elapsed_ns));
 	fprintf(out, ", \"hold_max_new\": %s, \"wait_max_new\": %s",
 		r->fresh & (1U << LM_F_HOLD_MAX) ? "true" : "false",
 		r->fresh & (1U << LM_F_WAIT_MAX) ? "true" : "false");

@@ -157,6 +157,50 @@ for key in name con totalhold meanwait blocked abort; do
 	golden "--sort $key" "sort-$key.csv" report --csv --sort "$key" "$fx/demo.snap"
 done
 golden "--sort total -r" sort-total-r.csv report --csv --sort total -r "$fx/demo.snap"
+# the table's (% CPU) in JSON and CSV, and in CSV what it and UTIL divide by
+"$LOCKSTAT" report --json "$fx/demo.snap" >"$tmp/wc.json" 2>&1
+"$LOCKSTAT" report --csv "$fx/demo.snap" >"$tmp/wc.csv" 2>&1
+"$LOCKSTAT" report --width 0 "$fx/demo.snap" >"$tmp/wc.txt" 2>&1
+ok "JSON and CSV: wait_cpu_pct, the table's (% CPU); CSV: metered_ns and cpus" "$PYTHON" -c '
+import csv, json, re, sys
+d = json.load(open(sys.argv[1]))
+m, n = d["header"]["metered_ns"], d["header"]["cpus"]
+rows = [s for sec in d["sections"] for l in sec["locks"] for s in [l] + l["sites"]]
+rows += [sec["total"] for sec in d["sections"]]
+for r in rows:
+    assert abs(r["wait_cpu_pct"] - 100.0 * r["wait_total_ns"] / (m * n)) < 1e-3, r
+c = list(csv.DictReader(open(sys.argv[2])))
+assert len(c) == len(rows), (len(c), len(rows))
+for r in c:
+    assert int(r["metered_ns"]) == m and int(r["cpus"]) == n, r
+    assert abs(float(r["wait_cpu_pct"]) - 100.0 * int(r["wait_total_ns"]) / (m * n)) < 1e-3, r
+    assert abs(float(r["util_pct"]) - 100.0 * int(r["hold_total_ns"]) / m) < 1e-3, r
+# the table shows the same: (0.02%) of the runqueues, in JSON 0.0781
+t = open(sys.argv[3]).read()
+rq = [l for l in t.splitlines() if l.endswith("  percpu:runqueues+0x0")][0]
+cell = float(re.search(r"\)\( *([0-9.]+)%\)", rq).group(1))
+j = [r for r in c if r["kind"] == "lock" and r["lock"] == "percpu:runqueues+0x0"][0]
+assert abs(cell - float(j["wait_cpu_pct"])) < 0.006, (cell, j["wait_cpu_pct"])
+' "$tmp/wc.json" "$tmp/wc.csv" "$tmp/wc.txt"
+# top -b --json: an interval's minimum it cannot tell is null, never 0
+"$LOCKSTAT" top -b --json --replay "$fx/top-1.snap" "$fx/top-2.snap" "$fx/top-3.snap" \
+	>"$tmp/min.json" 2>&1
+ok "top -b --json: hold_min_ns, wait_min_ns null where the interval cannot tell them" "$PYTHON" -c '
+import json, sys
+frames = [json.loads(l) for l in open(sys.argv[1])]
+f1, f2 = frames[0], frames[1]
+assert all(r["hold_min_ns"] is not None for r in f1["rows"]), f1["rows"]
+by = {r["lock"]: r for r in f2["rows"]}
+# lmt_static_lock: 1000 held in the interval, no hold shorter than before
+s = by["lmt_static_lock[test_lockmeter]"]
+assert s["acquired"] > 0 and s["hold_min_ns"] is None and s["wait_min_ns"] is None, s
+# tasklist_lock is new in the interval: its minimum is the interval`s
+assert by["tasklist_lock"]["hold_min_ns"] == 5000, by["tasklist_lock"]
+for f in frames:
+    for r in f["rows"]:
+        assert not (r["acquired"] and r["hold_min_ns"] == 0), r
+        assert not (r["spin"] and r["wait_min_ns"] == 0), r
+' "$tmp/min.json"
 golden "--sort maxwait --top 2" sort-maxwait-top2.txt report --sort maxwait --top 2 "$fx/demo.snap"
 golden "--type mutex --type rwsem_write --min-con 5" filter-type-con.txt \
 	report --type mutex --type rwsem_write --min-con 5 "$fx/demo.snap"
@@ -567,7 +611,7 @@ rq = [r for r in rows if r["kind"] == "lock" and r["lock"] == "percpu:runqueues+
 assert (rq["hold_mean_ns"], rq["wait_mean_ns"], rq["util_pct"], rq["con_pct"]) == \
     ("8552.915", "154662.514", "1.9622", "0.4402"), rq
 ' "$tmp/dj.json" "$tmp/c.csv"
-ok "CSV: 24 fields on every line (16 numbers, the means, UTIL, CON)" sh -c "awk -F, 'NF != 24 { bad = 1 } END { exit bad }' '$tmp/c.csv'"
+ok "CSV: 27 fields on every line (16 numbers, the means, UTIL, CON, % CPU, metered_ns, cpus)" sh -c "awk -F, 'NF != 27 { bad = 1 } END { exit bad }' '$tmp/c.csv'"
 ok "CSV: lock rows are the sums of their site rows" sh -c "awk -F, '
 	\$1 == \"lock\" { if (key != \"\" && sum != want) bad = 1; key = \$2 \$3 \$4; want = \$5; sum = 0; next }
 	\$1 == \"site\" { sum += \$5 }
