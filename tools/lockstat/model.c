@@ -1435,9 +1435,12 @@ static const struct lm_key_alias {
 	enum lm_key_id id;
 	const char *from;
 } lm_key_aliases[] = {
+	{ "acq_count", LM_K_RATE, "klockstat" },
 	{ "acq_max", LM_K_MAXWAIT, "klockstat" },
+	{ "acq_total", LM_K_WAITCPU, "klockstat" },
 	{ "acquired", LM_K_RATE, "perf lock" },
 	{ "avg_wait", LM_K_MEANWAIT, "perf lock" },
+	{ "hld_count", LM_K_RATE, "klockstat" },
 	{ "hld_max", LM_K_MAXHOLD, "klockstat" },
 	{ "hld_total", LM_K_TOTALHOLD, "klockstat" },
 	{ "hold_total", LM_K_TOTALHOLD, "perf lock" },
@@ -1476,14 +1479,16 @@ const char *lm_key_alias(const struct lm_key *k, size_t *pos, const char **from)
 
 /*
  * The order columns drop in when a line is too narrow, first first: the
- * extra percentiles, then what says least beside the rest, down to HOLD
- * MAX; NAME never drops, it takes the rest of the line
+ * extra percentiles, then what says least beside the rest (NOWAIT is 100
+ * - CON; ONCPU is the hold less BLOCKED), down to HOLD MAX.  BLOCKED, a
+ * sleeping holder's time off the CPU, stays past TOTAL: it is what the
+ * hung-task reports are about.  NAME never drops, it takes the rest.
  */
 static const enum lm_key_id lm_col_drop[] = {
 	LM_K_P999WAIT, LM_K_P90WAIT, LM_K_P50WAIT, LM_K_P999HOLD, LM_K_P90HOLD, LM_K_P50HOLD,
-	LM_K_HOLDER, LM_K_ABORT, LM_K_BLOCKED, LM_K_ONCPU, LM_K_REJECT, LM_K_NOWAIT,
-	LM_K_P99WAIT, LM_K_WAITCPU, LM_K_RATE, LM_K_SPIN, LM_K_P99HOLD, LM_K_MEANWAIT,
-	LM_K_TOTAL, LM_K_CON, LM_K_MAXWAIT, LM_K_TYPE, LM_K_UTIL, LM_K_MEANHOLD, LM_K_MAXHOLD,
+	LM_K_NOWAIT, LM_K_HOLDER, LM_K_REJECT, LM_K_ABORT, LM_K_ONCPU, LM_K_P99WAIT,
+	LM_K_WAITCPU, LM_K_RATE, LM_K_SPIN, LM_K_P99HOLD, LM_K_MEANWAIT, LM_K_TOTAL,
+	LM_K_BLOCKED, LM_K_CON, LM_K_MAXWAIT, LM_K_TYPE, LM_K_UTIL, LM_K_MEANHOLD, LM_K_MAXHOLD,
 };
 
 static int lm_cols_drop_one(const enum lm_key_id *cols, size_t n, enum lm_key_id k,
@@ -1571,15 +1576,31 @@ static bool lm_same_lock(const struct lm_row *a, const struct lm_row *b)
 	       (!lm_lock_per_site(a->class) || !strcmp(a->site, b->site));
 }
 
+/* whether the worst holder or the worst waiter of @r is the task of --pid, --comm */
+static bool lm_row_task(const struct lm_row *r, const struct lm_filter *f)
+{
+	int k;
+
+	for (k = 0; k < LM_NR_EV; k++) {
+		const struct lm_evidence *ev = r->ev[k];
+
+		if (ev && (!f->has_pid || ev->pid == f->pid) &&
+		    (!f->comm || !strcmp(ev->comm, f->comm)))
+			return true;
+	}
+	return false;
+}
+
 static bool lm_row_pass(const struct lm_row *r, const struct lm_filter *f)
 {
 	if (r->type <= LM_TYPE_NONE || r->type >= LM_NR_TYPES)
 		return false;
 	if (f->types && !(f->types & (1U << r->type)))
 		return false;
-	if (f->name && !strstr(r->lock, f->name) && !strstr(r->site, f->name))
+	if (f->name && !(f->icase ? strcasestr(r->lock, f->name) || strcasestr(r->site, f->name) :
+			 strstr(r->lock, f->name) || strstr(r->site, f->name)))
 		return false;
-	return true;
+	return (!f->comm && !f->has_pid) || lm_row_task(r, f);
 }
 
 /* merge rows with equal (type, lock, site) into copies; returns the count */

@@ -527,6 +527,10 @@ struct lm_filter {
 	bool stacks;		/* the table: evidence under each site (--stacks) */
 	bool percentiles;	/* the table: p50 to p99.9 columns (--percentiles) */
 	const char *name;	/* substring of the lock or site name */
+	bool icase;		/* ... in any case (-i) */
+	const char *comm;	/* rows whose worst holder or waiter is this task */
+	bool has_pid;
+	uint32_t pid;	/* ... or has this pid (the evidence's) */
 	unsigned int types;	/* 1 << enum lm_type; 0: all */
 	double min_con;		/* percent; < 0: off */
 	double min_util;

@@ -73,7 +73,8 @@ static const char *const top_msg[] = {
 	"says otherwise (HMAX: key s, or > and <).",
 	"",
 	"  -b, --batch        print frames to standard output, no screen",
-	"  -d, --delay SECS   the interval (default 1; 0.05 to 86400)",
+	"  -d, --delay SECS   the interval in seconds, or with a unit (500ms)",
+	"                     (default 1; 0.05 s to 86400 s)",
 	"  -n, --iterations N stop after N frames (default: until q or ^C)",
 	"  --by-site          a row per (lock, call site), not per lock (key g)",
 	"  --replay FILE...   frames from saved snapshots (lockstat get), in order,",
@@ -93,7 +94,7 @@ static const char *const top_keys_help[] = {
 	"                     meanwait maxwait waitcpu p99hold p99wait type name ...",
 	"  R                  reverse the sort",
 	"  /                  show only locks or sites containing a string (empty: all)",
-	"  t                  cycle the lock type shown: all, spin, read, write, ...",
+	"  t                  cycle the lock type: all, then each the interval has",
 	"  g                  group by lock, or a row per (lock, site)",
 	"  c                  cycle all CPUs merged, CPU 0, CPU 1, ... (netlink)",
 	"  p                  pause; again to go on",
@@ -101,10 +102,10 @@ static const char *const top_keys_help[] = {
 	"  d                  change the interval (typed afresh; Enter alone keeps it)",
 	"  r                  reset all statistics (root; asks first, y to do it)",
 	"  o                  switch metering on, or off (root; off asks first)",
-	"  up down j k PgUp PgDn Home  select a row (the screen follows)",
+	"  up down j k PgUp PgDn Home End  select a row; it stays on its lock",
 	"  Enter              the selected row's detail pane: the worst holder and",
 	"                     its chain, where it blocked, the worst waiter, the owner",
-	"  ^L                 repaint      q  quit",
+	"  ^L                 repaint      q F10  quit      F1 h  help      F6 s  sort",
 	"",
 	"ACQ/s acquisitions a second; UTIL hold time / metered time; CON share",
 	"of attempts that waited or failed; HMEAN, HMAX mean and longest hold;",
@@ -124,13 +125,20 @@ static void top_usage(int err)
 		 LM_USAGE_SOURCE | LM_USAGE_VIEW_TOP);
 }
 
+/* the interval: seconds, as top(1) has it, or a duration with its unit (500ms) */
 static int top_parse_delay(const char *arg, double *out)
 {
+	uint64_t ns;
 	char *end;
 	double v;
 
 	errno = 0;
 	v = strtod(arg, &end);
+	if (*end && strspn(arg, "0123456789.") == (size_t)(end - arg) &&
+	    !lm_parse_duration(arg, &ns)) {
+		v = (double)ns / 1e9;
+		end += strlen(end);
+	}
 	if (errno || end == arg || *end || !isfinite(v) || v < 0.05 || v > 86400)
 		return -1;
 	*out = v;
@@ -160,7 +168,7 @@ static int top_parse_args(int argc, char **argv, struct top_params *p)
 	p->opts.view.filter.key = NULL;	/* top's own default, below */
 	p->delay_s = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":E:bd:hk:n:r", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":" LM_VIEW_SHORTOPTS "bd:hn:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			p->batch = true;
@@ -668,7 +676,18 @@ static void top_delay_prompt(struct top *t)
 	top_say(t, "interval: %gs", d);
 }
 
-/* all types, then each in turn, then all again */
+/* whether the interval has a row of type @ty */
+static bool top_type_active(const struct top *t, int ty)
+{
+	size_t i;
+
+	for (i = 0; i < t->delta.nr; i++)
+		if ((int)t->delta.rows[i].type == ty)
+			return true;
+	return false;
+}
+
+/* all types, then each in turn that the interval has rows of, then all again */
 static void top_type_step(struct top *t)
 {
 	unsigned int m = t->st.filter.types;
@@ -676,7 +695,8 @@ static void top_type_step(struct top *t)
 
 	if (m && !(m & (m - 1)))
 		ty = __builtin_ctz(m);
-	ty++;
+	while (++ty < LM_NR_TYPES && t->have_frame && !top_type_active(t, ty))
+		;
 	t->st.filter.types = ty < LM_NR_TYPES ? 1U << ty : 0;
 	top_say(t, "type: %s", t->st.filter.types ? lm_type_name(ty) : "all");
 }
@@ -822,6 +842,9 @@ static bool top_key(struct top *t, int key, size_t *scroll)
 		t->st.sel = 0;
 		*scroll = 0;
 		top_sel_keep(t);
+		break;
+	case LM_TK_END:
+		top_select(t, t->have_frame ? (long)t->frame.nr : 0);
 		break;
 	case '\r':
 	case '\n':

@@ -51,6 +51,19 @@ void lm_err(const char *fmt, ...)
 }
 
 /*
+ * A failed write's errno, kept where it happened: once the stream's error
+ * flag is set, the final fflush() may have nothing left to write and say
+ * nothing of why
+ */
+static int lm_out_errno;
+
+void lm_write_errno(FILE *f)
+{
+	if (ferror(f) && errno && !lm_out_errno)
+		lm_out_errno = errno;
+}
+
+/*
  * 0 when what was written to @f reached it, else LM_EXIT_ERR, said once:
  * the subcommand that checks and main() after it do not both say so
  */
@@ -62,7 +75,7 @@ int lm_write_check(FILE *f)
 	errno = 0;
 	if (!fflush(f) && !ferror(f))
 		return 0;
-	err = errno ? errno : EIO;
+	err = errno ? errno : lm_out_errno ? lm_out_errno : EIO;
 	if (!said)
 		lm_err("write error%s: %s", f == stdout ? " on standard output" : "", strerror(err));
 	said = true;
@@ -143,7 +156,9 @@ void lm_fit_text(FILE *f, const char *text, size_t len, int width)
 	while (text < end) {
 		nl = memchr(text, '\n', (size_t)(end - text));
 		n = nl ? (size_t)(nl - text) : (size_t)(end - text);
+		errno = 0;
 		lm_fit_line(f, text, n, width > 0 ? (size_t)width : 0);
+		lm_write_errno(f);
 		text += n + (nl != NULL);
 	}
 }

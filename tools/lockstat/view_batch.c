@@ -216,6 +216,28 @@ static void lm_batch_line(FILE *out, const char *s, int width)
 		fprintf(out, "%s\n", s);
 }
 
+/*
+ * A line of fields two blanks apart (the summary, the losses) at @width:
+ * broken between fields, never inside one, continued two columns in
+ */
+static void lm_batch_fields(FILE *out, const char *s, int width)
+{
+	int at = 0, n;
+
+	while (*s) {
+		n = (int)strcspn(s, " ");
+		while (s[n] == ' ' && s[n + 1] && s[n + 1] != ' ')
+			n += 1 + (int)strcspn(s + n + 1, " ");
+		if (at && width > 0 && at + 2 + n > width)
+			at = fprintf(out, "\n  ") - 1;
+		else if (at)
+			at += fprintf(out, "  ");
+		at += fprintf(out, "%.*s", n, s);
+		s += n + strspn(s + n, " ");
+	}
+	fputc('\n', out);
+}
+
 void lm_batch_text(FILE *out, const struct lm_top_frame *f, const struct lm_top_state *st,
 		   size_t top)
 {
@@ -227,10 +249,10 @@ void lm_batch_text(FILE *out, const struct lm_top_frame *f, const struct lm_top_
 
 	lm_top_layout(&lo, width, st->filter.key);
 	lm_top_summary(line, sizeof(line), f, st);
-	lm_batch_line(out, line, width);
+	lm_batch_fields(out, line, width);
 	lm_top_losses(line, sizeof(line), f);
 	if (*line)
-		lm_batch_line(out, line, width);
+		lm_batch_fields(out, line, width);
 	fputc('\n', out);
 	for (c = 0; c < lm_top_nr_cols; c++) {
 		enum lm_key_id k = lm_top_cols[c];
@@ -265,6 +287,7 @@ void lm_batch_text(FILE *out, const struct lm_top_frame *f, const struct lm_top_
 			"(no lock activity: metering is off)" : "(no lock activity)");
 	fputc('\n', out);
 	fflush(out);
+	lm_write_errno(out);
 }
 
 static void lm_batch_json_row(FILE *out, const struct lm_row *r, const struct lm_ctx *c)
@@ -343,4 +366,5 @@ void lm_batch_json(FILE *out, const struct lm_top_frame *f, const struct lm_top_
 	}
 	fputs(n ? " ] }\n" : "] }\n", out);
 	fflush(out);
+	lm_write_errno(out);
 }

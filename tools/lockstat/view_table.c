@@ -13,7 +13,7 @@
  * One section per lock type, *TOTAL* first, each lock followed by its call
  * sites indented by two.  The sections of sleeping locks (lm_type_sleeping())
  * add ABORT, and the hold split into ONCPU and BLOCKED MEAN(MAX).  A title
- * longer than its column (PERCPU RWSEM WRITES) keeps a blank before HOLD.
+ * too long to end before HOLD (PERCPU RWSEM WRITES) has a line of its own.
  * Cells come from the key table (model.c), so a column prints the same
  * value its --sort key compares.
  * A [heap] row has no lock name, only its site: it is a lock of its own,
@@ -48,6 +48,7 @@
  * histogram (model.c), "-" without one.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -540,10 +541,25 @@ static int lm_head_at(FILE *f, int at, int col, const char *s)
 	return at + fprintf(f, "%*s%s", col > at ? col - at : 1, "", s);
 }
 
+/*
+ * A section's title, at the start of its first head line; a title too
+ * long to end before @col, where the first column's title goes, has the
+ * line to itself, so that the column titles stay over their columns
+ */
+static int lm_table_title(FILE *f, const struct lm_section *sec, int col)
+{
+	const char *title = lm_type_title(sec->type);
+
+	if ((int)strlen(title) < col)
+		return fprintf(f, "%s", title);
+	fprintf(f, "%s\n", title);
+	return 0;
+}
+
 /* the first head line of a section: its title, HOLD and WAIT (and the hold's split) */
 static void lm_table_head(FILE *f, const struct lm_section *sec, bool sleeping)
 {
-	int at = fprintf(f, "%s", lm_type_title(sec->type));
+	int at = lm_table_title(f, sec, 18);
 
 	at = lm_head_at(f, at, 18, "HOLD");
 	at = lm_head_at(f, at, 34, "WAIT");
@@ -560,7 +576,12 @@ static void lm_table_narrow_head(FILE *f, const struct lm_section *sec,
 {
 	int i, x = 0, at = 0;
 
-	at = fprintf(f, "%s", lm_type_title(sec->type));
+	/* the first title over a column shown: where the section's title must end */
+	for (i = 0; i < LM_NR_TCOLS && !(lo->show[i] && lm_tcols[i].title); i++)
+		if (lo->show[i])
+			x += (int)strlen(lm_tcols[i].hdr);
+	at = lm_table_title(f, sec, i < LM_NR_TCOLS ? x + 3 : INT_MAX);
+	x = 0;
 	for (i = 0; i < LM_NR_TCOLS; i++) {
 		if (!lo->show[i])
 			continue;
@@ -853,6 +874,7 @@ void lm_table_print(FILE *f, const struct lm_view *v)
 	mem = width ? open_memstream(&buf, &len) : NULL;
 	if (!mem) {
 		lm_table_print_in(f, v, 0);
+		lm_write_errno(f);
 		return;
 	}
 	lm_table_fitted = true;

@@ -224,22 +224,28 @@ golden "every type, a section each" types.txt report "$fx/types.snap"
 golden "every type: CSV" types.csv report --csv "$fx/types.snap"
 golden "a /proc/lockmeter of the four newer types" proc-types.txt report "$fx/proc-types.txt"
 "$LOCKSTAT" report "$fx/types.snap" >"$tmp/types.txt" 2>&1
-sed -n 's/^\([A-Z][A-Z ]*[A-Z]\) *HOLD .*/\1/p' "$tmp/types.txt" >"$tmp/titles"
+# a section's title: before HOLD, or on a line of its own when too long for that
+titles() {
+	awk '/^[A-Z][A-Z ]*[A-Z] +HOLD / { sub(/ +HOLD .*/, ""); print; next }
+		/^[A-Z][A-Z ]*[A-Z]$/ { print }' "$1"
+}
+titles "$tmp/types.txt" >"$tmp/titles"
 printf '%s\n' "SPINLOCKS" "RWLOCK READS" "RWLOCK WRITES" "MUTEXES" "RWSEM READS" "RWSEM WRITES" \
 	"RT MUTEXES" "PERCPU RWSEM READS" "PERCPU RWSEM WRITES" "SEMAPHORES" "RT SPINLOCKS" \
 	"RT RWLOCK READS" "RT RWLOCK WRITES" >"$tmp/titles.want"
 ok "report: the thirteen section titles, in the order of the types" diff -u "$tmp/titles.want" "$tmp/titles"
 sleeping_titles="RT MUTEXES|PERCPU RWSEM READS|PERCPU RWSEM WRITES|SEMAPHORES|RT SPINLOCKS|RT RWLOCK READS|RT RWLOCK WRITES"
-[ "$(grep -Ec "^($sleeping_titles) +HOLD +WAIT +ONCPU +BLOCKED\$" "$tmp/types.txt")" -eq 7 ] &&
-	grep -qx 'PERCPU RWSEM WRITES HOLD          WAIT  .*' "$tmp/types.txt" &&
-	pass "report: the seven newer are sleeping sections; a long title keeps a blank before HOLD" ||
-	fail "report: the seven newer are sleeping sections; a long title keeps a blank before HOLD" "$tmp/types.txt"
+[ "$(awk -v re="^($sleeping_titles)( +HOLD|\$)" '$0 ~ re { if ($0 !~ /HOLD/) getline
+		if ($0 ~ /HOLD +WAIT +ONCPU +BLOCKED$/) n++ } END { print n + 0 }' "$tmp/types.txt")" -eq 7 ] &&
+	[ "$(grep -A1 -x 'PERCPU RWSEM WRITES' "$tmp/types.txt" | sed -n 2p | cut -c1-23)" = "                  HOLD " ] &&
+	pass "report: the seven newer are sleeping sections; a title too long for HOLD has its own line" ||
+	fail "report: the seven newer are sleeping sections; a title too long for HOLD has its own line" "$tmp/types.txt"
 for t in $new_types $rt_types; do
 	"$LOCKSTAT" report --csv --type "$t" "$fx/types.snap" >"$tmp/t.csv" 2>&1
 	"$LOCKSTAT" report --type "$t" "$fx/types.snap" >"$tmp/t.txt" 2>&1
 	title=$(sed -n "$(($(echo $all_types | tr ' ' '\n' | grep -nx "$t" | cut -d: -f1)))p" "$tmp/titles.want")
 	if awk -F, -v t="$t" 'NR > 1 { n++; if ($2 != t) bad = 1 } END { exit bad || n < 3 }' "$tmp/t.csv" &&
-	   [ "$(sed -n 's/^\([A-Z][A-Z ]*[A-Z]\) *HOLD .*/\1/p' "$tmp/t.txt")" = "$title" ]; then
+	   [ "$(titles "$tmp/t.txt")" = "$title" ]; then
 		pass "--type $t: its rows only, in the section $title"
 	else
 		fail "--type $t: its rows only, in the section $title" "$tmp/t.txt"
@@ -844,6 +850,36 @@ rc "unknown command" 2 frobnicate
 "$LOCKSTAT" help tpo >/dev/null 2>"$tmp/stderr"
 [ $? -eq 2 ] && grep -q "did you mean 'top'?" "$tmp/stderr" && pass "help of an unknown command: did you mean" ||
 	fail "help of an unknown command: did you mean" "$tmp/stderr"
+# an option where the command goes, and typos: never a command that
+# changes the kernel's state suggested (-x was "did you mean 'on'?")
+for bad in -x of rest recrod; do
+	"$LOCKSTAT" $bad >"$tmp/stdout" 2>"$tmp/stderr"
+	[ $? -eq 2 ] && ! grep -Eq "'(on|off|reset|record)'" "$tmp/stderr" &&
+		pass "lockstat $bad: no suggestion of on, off, reset or record" ||
+		fail "lockstat $bad: no suggestion of on, off, reset or record" "$tmp/stderr"
+done
+"$LOCKSTAT" -x 2>"$tmp/stderr"
+ok "lockstat -x: an unknown option, said as one" grep -q "^lockstat: unknown option '-x'" "$tmp/stderr"
+"$LOCKSTAT" prnt 2>"$tmp/stderr"
+ok "lockstat prnt: what only reads is still suggested" grep -q "did you mean 'print'?" "$tmp/stderr"
+# the quick start of -h and of the manual: the same commands, and those that
+# read files run as they are written (the fixtures for the files)
+"$LOCKSTAT" -h >"$tmp/usage" 2>&1
+ok "lockstat -h: 'lockstat help COMMAND' and a quick start" sh -c "
+	grep -q 'lockstat help COMMAND' '$tmp/usage' && grep -q '^quick start' '$tmp/usage'"
+sed -n 's/^  [a-z ]*  *\(lockstat .*\)/\1/p' "$tmp/usage" | sed -n '/^lockstat record -o/,$p' >"$tmp/qs"
+sed -n '/^\.SH QUICK START/,/^\.PP/s/^\.B \(lockstat .*\)/\1/p' "$here/../lockstat.8" |
+	sed 's/\\//g' >"$tmp/qs.man"
+ok "quick start: five commands, the same in -h and the manual" sh -c "
+	[ \$(wc -l <'$tmp/qs') -eq 5 ] && diff -u '$tmp/qs' '$tmp/qs.man'"
+while read -r line; do
+	case $line in *report*|*diff*) ;; *) continue ;; esac
+	set -- $(echo "$line" | sed -e "s|run.snap|$fx/stacks.snap|" -e "s|before.snap|$fx/diff-a.snap|" \
+		-e "s|after.snap|$fx/diff-b.snap|" -e 's/^lockstat //')
+	"$LOCKSTAT" "$@" >"$tmp/qs.out" 2>&1
+	[ $? -eq 0 ] && [ -s "$tmp/qs.out" ] && pass "quick start runs: $line" ||
+		fail "quick start runs: $line" "$tmp/qs.out"
+done <"$tmp/qs"
 rc "lockstat -h" 0 -h
 rc "lockstat --help" 0 --help
 rc "lockstat help" 0 help
@@ -945,6 +981,83 @@ ok "--sort contended: locks by spin + reject, most first" sh -c "awk -F, '
 	fail "--help to a full disk: exit 1, says so" "$tmp/stderr"
 "$LOCKSTAT" report -h >/dev/full 2>/dev/null
 [ $? -eq 1 ] && pass "report -h to a full disk: exit 1" || fail "report -h to a full disk: exit 1"
+# the cause of a write error, whichever view wrote: ENOSPC, not EIO
+# (demo.snap: more than a buffer of table, so that the last flush has nothing left)
+for args in "report --width 0" "report --width 80" "report --json" "top -b --replay"; do
+	"$LOCKSTAT" $args "$fx/demo.snap" >/dev/full 2>"$tmp/stderr"
+	[ $? -eq 1 ] && grep -q "write error on standard output: No space left on device$" "$tmp/stderr" &&
+		pass "$args to a full disk: says no space, exit 1" ||
+		fail "$args to a full disk: says no space, exit 1" "$tmp/stderr"
+done
+# a snapshot an editor saved with empty lines at the end reads; one
+# among the rows is refused with its line; a compressed one is said to be
+sed -n p "$fx/demo.snap" >"$tmp/blank.snap" && printf '\n\n' >>"$tmp/blank.snap"
+"$LOCKSTAT" report --csv "$tmp/blank.snap" >"$tmp/blank.csv" 2>"$tmp/stderr"
+"$LOCKSTAT" report --csv "$fx/demo.snap" >"$tmp/demo.csv" 2>&1
+[ $? -eq 0 ] && cmp -s "$tmp/blank.csv" "$tmp/demo.csv" && pass "a snapshot with empty lines at its end reads" ||
+	fail "a snapshot with empty lines at its end reads" "$tmp/stderr"
+sed '40{p;s/.*//;}' "$fx/demo.snap" >"$tmp/blank.snap"
+rc "an empty line among the rows" 7 report "$tmp/blank.snap"
+ok "an empty line among the rows: its line named" grep -q "blank.snap:41: corrupt snapshot: an empty line among the rows" \
+	"$tmp/stderr"
+if command -v gzip >/dev/null; then
+	gzip -c "$fx/demo.snap" >"$tmp/demo.snap.gz"
+	rc "a gzipped snapshot" 7 report "$tmp/demo.snap.gz"
+	ok "a gzipped snapshot: said to be compressed, and how to read it" grep -q \
+		"demo.snap.gz:1: corrupt snapshot: compressed (gzip), not a text file: 'zcat FILE | lockstat report -' reads it" \
+		"$tmp/stderr"
+	gzip -dc "$tmp/demo.snap.gz" | "$LOCKSTAT" report --csv - >"$tmp/gz.csv" 2>&1
+	ok "a gzipped snapshot: zcat FILE | lockstat report - reads it" cmp "$tmp/gz.csv" "$tmp/demo.csv"
+fi
+printf '\050\265\057\375rest\n' >"$tmp/z.snap"
+"$LOCKSTAT" report "$tmp/z.snap" 2>"$tmp/stderr"
+ok "a zstd snapshot: said to be compressed" grep -q "compressed (zstd)" "$tmp/stderr"
+# building outside the tree: make names UAPI_DIR when linux/lockmeter.h is not found
+if [ ! -e /usr/include/linux/lockmeter.h ] && command -v make >/dev/null; then
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$here/.." O="$tmp/ob" \
+		UAPI_DIR="$tmp/no-uapi" >"$tmp/mk.out" 2>&1
+	mk=$?
+	[ $mk -ne 0 ] && grep -q "no-uapi/linux/lockmeter.h not found: outside the lockmeter tree, set UAPI_DIR" \
+		"$tmp/mk.out" && [ ! -e "$tmp/ob/lockstat" ] &&
+		pass "make without linux/lockmeter.h: says to set UAPI_DIR, builds nothing" ||
+		fail "make without linux/lockmeter.h: says to set UAPI_DIR, builds nothing" "$tmp/mk.out"
+fi
+# every section's column titles over their columns, however long its title
+for w in 0 100; do
+	"$LOCKSTAT" report --width $w "$fx/proc-types.txt" >"$tmp/titles" 2>&1
+	ok "report --width $w: HOLD and WAIT at the same column in every section" "$PYTHON" -c '
+import sys
+l = open(sys.argv[1]).read().splitlines()
+heads = [x for x in l if " HOLD " in x and "WAIT" in x]
+assert len(heads) == 5, heads
+cols = {(x.index("HOLD"), x.index("WAIT")) for x in heads}
+assert len(cols) == 1, heads
+' "$tmp/titles"
+done
+# hist: the bars, and the percentiles, within the width
+for w in 60 80; do
+	COLUMNS=$w "$LOCKSTAT" hist lmt_hist_lock "$fx/hist.snap" >"$tmp/hw" 2>&1
+	ok "hist at COLUMNS=$w: no line longer, the bars still there" sh -c "
+		awk 'length > $w { bad = 1 } END { exit bad }' '$tmp/hw' && grep -q '##########\$' '$tmp/hw'"
+done
+# top -b: the header broken between its fields, no value cut
+"$LOCKSTAT" top -b -n 2 --width 80 --replay "$fx/top-1.snap" "$fx/top-2.snap" >"$tmp/t80" 2>&1
+"$LOCKSTAT" top -b -n 2 --width 0 --replay "$fx/top-1.snap" "$fx/top-2.snap" >"$tmp/t0" 2>&1
+ok "top -b --width 80: the header within 80 columns, every field whole" "$PYTHON" -c '
+import sys
+def heads(p, join):
+    out, l = [], open(p).read().splitlines()
+    for i, x in enumerate(l):
+        if x.startswith("lockstat top - "):
+            while join and i + 1 < len(l) and l[i + 1].startswith("  ") and l[i + 1][2] != " ":
+                i += 1
+                x += "  " + l[i][2:]
+            out.append(x)
+    return out
+narrow, wide = heads(sys.argv[1], True), heads(sys.argv[2], False)
+assert len(wide) == 2 and narrow == wide, (narrow, wide)
+assert all(len(x) <= 80 for x in open(sys.argv[1]).read().splitlines()), "a line over 80"
+' "$tmp/t80" "$tmp/t0"
 rc "--sort needs an argument" 2 report "$fx/demo.snap" --sort
 # held: --over is a duration, nothing else is taken (checked before any kernel is asked)
 for bad in x 5x -1 1.2.3 10m 1e3 "" 99999999999s; do
@@ -1008,7 +1121,7 @@ else
 	rc "print --source=proc, no /proc/lockmeter" 4 print --source=proc
 	rc "print --source=netlink, no family" 5 print --source=netlink
 	rc "record --source=netlink, no family" 5 record --source=netlink -- true
-	for over in 0 500ms 1.5s 10us 250; do
+	for over in 0 500ms 1.5s 10us 250ns; do
 		rc "held --over $over, no lockmeter" 4 held --over "$over"
 	done
 	grep -q "^lockstat: held: this kernel has no lockmeter (CONFIG_LOCKMETER)" "$tmp/stderr" &&
@@ -1559,8 +1672,118 @@ ok "bad-hist-bounds.snap: named with its line and why" grep -q \
 	"bad-hist-bounds.snap:22: corrupt snapshot: header key 'hist_bounds': histogram bounds are not strictly increasing" \
 	"$tmp/stderr"
 
+# ---- what perf, klockstat and htop users reach for (issue 42) ----
+# durations: a bare number is refused everywhere (0 alone excepted); top's -d is seconds, or has its unit
+for args in "held --over 5" "watch --over 5" "diff --fail-over 10 --min-hold 5"; do
+	set -- $args
+	"$LOCKSTAT" "$@" "$fx/diff-a.snap" "$fx/diff-b.snap" >"$tmp/stdout" 2>"$tmp/stderr"
+	[ $? -eq 2 ] && grep -q "'5' is not a duration.*a number and its unit" "$tmp/stderr" &&
+		pass "$args: a bare number is refused, the unit asked for" ||
+		fail "$args: a bare number is refused, the unit asked for" "$tmp/stderr"
+done
+rc "diff --min-hold 0: 0 needs no unit" 0 diff --fail-over 10 --min-hold 0 "$fx/diff-a.snap" "$fx/diff-a.snap"
+"$LOCKSTAT" top -b -n 2 -d 500ms --json --replay "$fx/top-1.snap" "$fx/top-2.snap" >"$tmp/d.json" 2>&1
+ok "top -d 500ms: an interval with its unit" grep -q '"frame": 2' "$tmp/d.json"
+rc "top -d 10ms: under 0.05 s, refused" 2 top -b -d 10ms --replay "$fx/top-1.snap"
+# hist: a file where NAME goes is said, not taken to the kernel; --width; --json
+rc "hist FILE without NAME" 2 hist "$fx/hist.snap"
+ok "hist FILE without NAME: NAME comes first" grep -q "hist: '.*hist.snap' is a file, and NAME comes first" "$tmp/stderr"
+"$LOCKSTAT" hist --width 60 lmt_hist_lock "$fx/hist.snap" >"$tmp/hw60" 2>&1
+ok "hist --width 60: within 60 columns" awk 'length > 60 { bad = 1 } END { exit bad || NR < 10 }' "$tmp/hw60"
+"$LOCKSTAT" hist --json lmt_hist_lock "$fx/hist.snap" >"$tmp/h.json" 2>&1
+"$LOCKSTAT" report --json --name lmt_hist_lock "$fx/hist.snap" >"$tmp/hr.json" 2>&1
+ok "hist --json: the bounds, and the lock's counts and percentiles as report --json has them" "$PYTHON" -c '
+import json, sys
+h = json.load(open(sys.argv[1]))
+r = json.load(open(sys.argv[2]))
+lk = [l for s in r["sections"] for l in s["locks"] if l["lock"] == "lmt_hist_lock[test_lockmeter]"][0]
+assert h["lock"] == "lmt_hist_lock" and len(h["hist_bounds_ns"]) == 28, h.keys()
+t = h["types"][0]
+assert t["type"] == "spin" and t["sites"] == 2, t
+for k in ("acquired", "hold_total_ns", "hold_hist", "wait_hist", "hold_p99_ns", "wait_p50_ns"):
+    assert t[k] == lk[k], (k, t[k], lk[k])
+' "$tmp/h.json" "$tmp/hr.json"
+# the columns a reader needs at 120: a sleeping section keeps BLOCKED, drops NOWAIT (100 - CON)
+"$LOCKSTAT" report --width 120 "$fx/blocked.snap" >"$tmp/b120" 2>&1
+ok "report at 120 columns: MUTEXES keep BLOCKED, NOWAIT drops first" sh -c "
+	grep -A1 '^MUTEXES' '$tmp/b120' | grep -q 'BLOCKED' && ! grep -q 'NOWAIT' '$tmp/b120'"
+# perf lock's and klockstat's options and keys
+"$LOCKSTAT" report --csv --name test_lockmeter --type mutex "$fx/demo.snap" >"$tmp/a" 2>&1
+"$LOCKSTAT" report --csv -L test_lockmeter -Y mutex "$fx/demo.snap" >"$tmp/b" 2>&1
+ok "-L and -Y (perf lock) are --name and --type" sh -c "diff -u '$tmp/a' '$tmp/b' && [ \$(wc -l <'$tmp/a') -gt 1 ]"
+"$LOCKSTAT" report --csv --lock-filter test_lockmeter --type-filter mutex "$fx/demo.snap" >"$tmp/b" 2>&1
+ok "--lock-filter and --type-filter are --name and --type" diff -u "$tmp/a" "$tmp/b"
+"$LOCKSTAT" report --csv --sort maxwait "$fx/demo.snap" >"$tmp/a" 2>&1
+"$LOCKSTAT" report --csv -S maxwait "$fx/demo.snap" >"$tmp/b" 2>&1
+ok "-S (klockstat) is --sort" diff -u "$tmp/a" "$tmp/b"
+for pair in acq_total:waitcpu acq_count:rate hld_count:rate; do
+	"$LOCKSTAT" report --csv --sort "${pair%%:*}" "$fx/demo.snap" >"$tmp/a" 2>&1
+	"$LOCKSTAT" report --csv --sort "${pair#*:}" "$fx/demo.snap" >"$tmp/b" 2>&1
+	ok "klockstat's ${pair%%:*} is ${pair#*:}" sh -c "[ -s '$tmp/a' ] && diff -u '$tmp/b' '$tmp/a'"
+done
+"$LOCKSTAT" report --csv --name TEST_LOCKMETER "$fx/demo.snap" >"$tmp/a" 2>&1
+"$LOCKSTAT" report --csv -i --name TEST_LOCKMETER "$fx/demo.snap" >"$tmp/b" 2>&1
+"$LOCKSTAT" report --csv --name test_lockmeter "$fx/demo.snap" >"$tmp/c" 2>&1
+ok "-i: --name in any case" sh -c "[ \$(wc -l <'$tmp/a') -eq 1 ] && diff -u '$tmp/c' '$tmp/b'"
+# --pid, --comm: rows whose worst holder or waiter is the task
+"$LOCKSTAT" report --json --comm lmt_sleeper "$fx/blocked.snap" >"$tmp/p.json" 2>&1
+"$LOCKSTAT" report --json --pid 421 "$fx/blocked.snap" >"$tmp/q.json" 2>&1
+ok "--comm, --pid: the sites whose worst holder or waiter is that task" "$PYTHON" -c '
+import json, sys
+def sites(p):
+    d = json.load(open(p))
+    return [(l["lock"], s["site"]) for sec in d["sections"] for l in sec["locks"] for s in l["sites"]]
+def tasks(p):
+    d = json.load(open(p))
+    return [{s.get(k, {}).get("comm") for k in ("hold_evidence", "wait_evidence")} |
+            {s.get(k, {}).get("pid") for k in ("hold_evidence", "wait_evidence")}
+            for sec in d["sections"] for l in sec["locks"] for s in l["sites"]]
+a, b = sites(sys.argv[1]), sites(sys.argv[2])
+assert a and all("lmt_sleeper" in t for t in tasks(sys.argv[1])), a
+assert b and all(421 in t for t in tasks(sys.argv[2])), b
+assert ("lmt_mutex[test_lockmeter]", "lmt_mutex_sleeper+0x23/0x70[test_lockmeter]") in b, b
+' "$tmp/p.json" "$tmp/q.json"
+rc "--pid x" 2 report --pid x "$fx/demo.snap"
+rc "--comm of 64 bytes" 2 report --comm "$(printf '%064d' 0)" "$fx/demo.snap"
+
 # ---- the manual page, as man renders it ----
 man8=$here/../lockstat.8
+# what -h and the manual say is what the tool does
+for cmd in report top; do
+	"$LOCKSTAT" $cmd -h >"$tmp/h.$cmd" 2>&1
+	want=$(sed -n 's/^  --sort KEY .*(default \([a-z0-9]*\)[),].*/\1/p' "$tmp/h.$cmd")
+	if [ $cmd = top ]; then
+		"$LOCKSTAT" top -b -n 1 --json --replay "$fx/top-1.snap" >"$tmp/h.json" 2>&1
+	else
+		"$LOCKSTAT" report --json "$fx/top-1.snap" >"$tmp/h.json" 2>&1
+	fi
+	ok "$cmd -h: the default sort it names ($want) is the one it uses" \
+		grep -q "\"sort\": { \"key\": \"$want\"" "$tmp/h.json"
+done
+ok "top -h: --top and --json as top has them (rows of a frame, with -b; no sections)" sh -c "
+	grep -q '^  --top N  *with -b: the first N rows of each frame' '$tmp/h.top' &&
+	grep -q '^  --json  *with -b: ' '$tmp/h.top' && ! grep -q 'section' '$tmp/h.top'"
+"$LOCKSTAT" diff -h >"$tmp/h.diff" 2>&1
+ok "diff -h: exit 9 is a gate's regression, and never an error's" sh -c "
+	grep -q '^exit status of diff: 0 no gate failed, 9 a gate found a regression' '$tmp/h.diff' &&
+	! grep -q ': never 9\$' '$tmp/h.diff'"
+"$LOCKSTAT" report --csv "$fx/hist.snap" >"$tmp/man.csv" 2>&1
+sed -n '/^\.SH JSON AND CSV/,/^\.SH /p' "$man8" >"$tmp/man.jc"
+ok "lockstat.8: JSON AND CSV names every CSV column (the p* ranges by their ends)" "$PYTHON" -c '
+import re, sys
+cols = open(sys.argv[1]).readline().strip().split(",")
+man = open(sys.argv[2]).read()
+ends = {"hold_p50_ns", "wait_p999_ns", "hold_p50_ge", "wait_p999_ge"}
+want = [c for c in cols if not re.search(r"_p[0-9]+_", c) or c in ends]
+missing = [c for c in want if not re.search(r"\b%s\b" % c, man)]
+assert not missing, missing
+assert "CSV keeps the 16 fields" not in man
+' "$tmp/man.csv" "$tmp/man.jc"
+"$LOCKSTAT" export "$fx/hist.snap" >"$tmp/man.prom" 2>&1
+sed -n '/^\.SH PROMETHEUS AND PCP/,/^\.SS /p' "$man8" | tr '\n' ' ' >"$tmp/man.prom.txt"
+ok "lockstat.8: histograms not exported, though the kernel has buckets (hist.snap has 28)" sh -c "
+	! grep -q '_bucket' '$tmp/man.prom' && grep -q 'are not exported yet' '$tmp/man.prom.txt' &&
+	! grep -q 'kernel has no buckets' '$tmp/man.prom.txt'"
 if LC_ALL=C grep -q '[[:cntrl:]]' "$man8"; then
 	fail "lockstat.8: no control characters in the source"
 else
