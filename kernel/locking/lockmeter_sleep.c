@@ -650,9 +650,10 @@ NOKPROBE_SYMBOL(lm_contended_rt);
 /*
  * The slow path of @rtm found it taken (lockmeter_rt_slow()), with its
  * wait_lock held and interrupts off: the wait lm_contended_rt() noted
- * begins, for the owner @rtm has now (none named while it is handed
- * over).  The owner cannot leave meanwhile: its release takes the
- * wait_lock once a waiter is marked.
+ * begins, for the owner @rtm has now.  The owner cannot leave meanwhile:
+ * its release takes the wait_lock once a waiter is marked.  An rtmutex
+ * being handed over has no owner but a top waiter, woken to take it:
+ * that is whom the wait is for.
  */
 void __lockfunc lm_rt_slow(struct rt_mutex_base *rtm)
 {
@@ -666,6 +667,8 @@ void __lockfunc lm_rt_slow(struct rt_mutex_base *rtm)
 		return;
 	rcu_read_lock();
 	owner = rt_mutex_owner(rtm);
+	if (!owner && rt_mutex_has_waiters(rtm))
+		owner = rt_mutex_top_waiter(rtm)->task;
 	lm_contended_task(lm_rt_lock(rtm, lt->rt_type), lt->rt_type, lt->rt_site,
 			  owner == current ? NULL : owner);
 	rcu_read_unlock();
