@@ -54,7 +54,7 @@ if [ -z "$cont" ]; then
 	: > "$work/done"
 else
 	[ -f "$work/done" ] || die "$work: nothing to continue"
-	ls "$work/tree" | grep -q . || die "$work/tree is empty"
+	[ -n "$(ls -A "$work/tree")" ] || die "$work/tree is empty"
 	if find "$work/tree" -name '*.rej' | grep -q .; then
 		find "$work/tree" -name '*.rej' | sed "s|^$work/tree/|  REJECT  |"
 		die "rejects left in $work/tree: fix them and delete the .rej files"
