@@ -176,6 +176,8 @@
 #include <linux/uaccess.h>
 #include <linux/ww_mutex.h>
 
+#include "../kernel/locking/lockmeter_compat.h"
+
 #define LMT_MAX_THREADS	8
 #define LMT_MANY	20480	/* more than the key directory's default rows */
 #define LMT_MAX_HOLD_US	1000000
@@ -214,9 +216,9 @@ static DECLARE_RWSEM(lmt_nonowner_rwsem);
 static struct ww_mutex lmt_ww_a, lmt_ww_b;
 static DEFINE_RT_MUTEX(lmt_rtmutex);
 DEFINE_STATIC_PERCPU_RWSEM(lmt_pcpu_rwsem);
-static DEFINE_SEMAPHORE(lmt_sem, 1);
-static DEFINE_SEMAPHORE(lmt_sem_zero, 0);
-static DEFINE_SEMAPHORE(lmt_sem_wait, 1);
+static struct semaphore lmt_sem = __SEMAPHORE_INITIALIZER(lmt_sem, 1);
+static struct semaphore lmt_sem_zero = __SEMAPHORE_INITIALIZER(lmt_sem_zero, 0);
+static struct semaphore lmt_sem_wait = __SEMAPHORE_INITIALIZER(lmt_sem_wait, 1);
 
 /* Held together, so each needs a lockdep class of its own. */
 #define LMT_IRQ_HELD	32
@@ -745,7 +747,7 @@ static noinline int lmt_pcpu_handoff(unsigned int us)
 	t0 = local_clock();
 	lmt_delay(us);
 	t1 = local_clock();
-	percpu_rwsem_release(&lmt_pcpu_rwsem, _THIS_IP_);
+	lm_percpu_rwsem_release(&lmt_pcpu_rwsem, false, _THIS_IP_);
 	lmt_account(t0, t1);
 #ifdef CONFIG_LOCKMETER
 	lmt_res.held = lockmeter_current_held();

@@ -45,6 +45,8 @@
 #include <linux/types.h>
 #include <asm/barrier.h>
 
+#include "lockmeter_compat.h"
+
 #define LOCKMETER_VERSION	1
 
 /*
