@@ -1488,6 +1488,49 @@ golden "report --csv with percentiles" hist.csv report --csv --sort p99hold "$hs
 golden "hist: a lock, its sites summed" hist-lock.txt hist lmt_hist_lock "$hs"
 COLUMNS=60 golden "hist NAME@SITE, COLUMNS=60" hist-site.txt hist lmt_hist_lock@lmt_hist_hold "$hs"
 golden "diff of two snapshots with histograms" hist-diff.txt diff "$hs" "$hs2"
+# diff and p99: lmt_hist_hold's 100 holds more move its p99 by +92% and
+# its max and mean by 0 and +4.2%; big_lock's p99 is ">=5.7s" on both sides
+rc "diff --fail-over 50: a p99 of +92% is a regression" 9 diff --fail-over 50 "$hs" "$hs2"
+rc "diff --fail-over 100: +92% is not over 100" 0 diff --fail-over 100 "$hs" "$hs2"
+rc "diff --fail-over 50 --min-hold 84us: B's p99 83us under the floor" 0 diff --fail-over 50 \
+	--min-hold 84us "$hs" "$hs2"
+# A's big_lock in the bucket below the open one: its p99 an estimate
+awk '/^spin .* big_lock /{ sub(/13000000000 6000000000 7000000000/, "9000000000 4000000000 5000000000")
+	print; getline; sub(/ 0 2$/, " 2 0") } { print }' "$hs" >"$tmp/hs-big.snap"
+"$LOCKSTAT" diff --width 0 "$hs" "$hs2" >"$tmp/hd.txt" 2>&1
+"$LOCKSTAT" diff --width 0 "$tmp/hs-big.snap" "$hs2" >"$tmp/hd-ge.txt" 2>&1
+"$LOCKSTAT" diff --width 0 "$hs2" "$tmp/hs-big.snap" >"$tmp/hd-le.txt" 2>&1
+"$LOCKSTAT" diff --json "$hs" "$hs2" >"$tmp/hd.json" 2>&1
+"$LOCKSTAT" diff --json "$hs2" "$tmp/hs-big.snap" >"$tmp/hd-le.json" 2>&1
+"$LOCKSTAT" diff --csv "$tmp/hs-big.snap" "$hs2" >"$tmp/hd-ge.csv" 2>&1
+# the "%" line of big_lock: after UTIL, CON, MEAN and MAX, the hold p99
+p99chg() {
+	grep -A2 '^ .* A .*big_lock' "$1" | awk '$1 == "%" { print $6 }'
+}
+ok "diff: lmt_hist_hold's REGRESS is its p99's +92%" grep -q '^   +92%  A .*lmt_hist_hold' "$tmp/hd.txt"
+ok "diff: two >=5.7s p99s change by ?, not 0%" test "$(p99chg "$tmp/hd.txt")" = "?"
+ok "diff: to a >= p99 the change is >=" test "$(p99chg "$tmp/hd-ge.txt")" = ">=+15%"
+ok "diff: from a >= p99 the change is <=, and so is REGRESS" sh -c "
+	test \"\$(grep -A2 '^ .* A .*big_lock' '$tmp/hd-le.txt' | awk '\$1 == \"%\" { print \$6 }')\" = '<=-13%' &&
+	grep -q '^ <=-13%  A .*big_lock' '$tmp/hd-le.txt'"
+ok "diff --json: null between two bounds, a bound's change marked, the regression too" "$PYTHON" -c '
+import json, sys
+def big(f):
+    return [r for r in json.load(open(f))["rows"] if r["lock"] == "big_lock"][0]
+r = big(sys.argv[1])
+assert r["change_pct"]["hold_p99_ns"] is None and "hold_p99_ns_bound" not in r["change_pct"], r
+assert "regress_bound" not in r and r["regress_pct"] == 0, r
+r = big(sys.argv[2])
+assert r["change_pct"]["hold_p99_ns_bound"] == "le" and r["change_pct"]["hold_p99_ns"] < 0, r
+assert r["regress_bound"] == "le" and r["regress_pct"] == r["change_pct"]["hold_p99_ns"], r
+' "$tmp/hd.json" "$tmp/hd-le.json"
+ok "diff --csv: the bounds in columns of their own, ge, le or empty" "$PYTHON" -c '
+import csv, sys
+rows = {r["lock"] + " " + r["site"]: r for r in csv.DictReader(open(sys.argv[1]))}
+r = rows["big_lock big_hold"]
+assert r["change_hold_p99_ns_bound"] == "ge" and float(r["change_hold_p99_ns"]) > 14, r
+assert r["regress_bound"] == "" and r["change_wait_p99_ns_bound"] == "", r
+' "$tmp/hd-ge.csv"
 # CSV: the numeric columns hold numbers only; ">=" is a 0/1 column of its own
 "$LOCKSTAT" report --csv "$hs" >"$tmp/h.csv" 2>&1
 ok "report --csv: no '>=' in any cell, the p* columns numbers or empty" "$PYTHON" -c '
