@@ -70,7 +70,8 @@ static const char *const top_msg[] = {
 	"HMAX and WMAX are the longest since the row appeared (bold on the",
 	"screen when set in the interval).  The first frame shows everything",
 	"since metering started.  Rows sort by UTIL of the interval unless --sort",
-	"says otherwise (HMAX: key s, or > and <).",
+	"says otherwise (HMAX: key s, or > and <).  The table's last line,",
+	"*TOTAL*, adds up the frame's rows.",
 	"",
 	"  -b, --batch        print frames to standard output, no screen",
 	"  -d, --delay SECS   the interval in seconds, or with a unit (500ms)",
@@ -115,7 +116,7 @@ static const char *const top_keys_help[] = {
 	"percentile of holds; HOLDER (148 columns and wider): who made HMAX.",
 	"Narrower, NAME keeps the rest of the line: columns drop, %CPU first, then",
 	"ACQ/s, WMEAN, CON, WMAX, TYPE, UTIL, HMEAN; under 100 TYPE abbreviates.",
-	"man lockstat: the rest.",
+	"*TOTAL*, the last line, adds up all the rows.  man lockstat: the rest.",
 	NULL,
 };
 
@@ -341,6 +342,23 @@ static void top_sel_find(struct top *t)
 		t->st.sel = lock_at;
 }
 
+/* the frame's total line: its rows added up, named after their number */
+static void top_total(struct lm_top_frame *f)
+{
+	size_t i;
+
+	if (!f->nr)
+		return;
+	f->total = *f->rows[0];
+	for (i = 1; i < f->nr; i++)
+		lm_row_add(&f->total, f->rows[i]);
+	snprintf(f->total_name, sizeof(f->total_name), "*TOTAL* of %zu row%s", f->nr,
+		 f->nr == 1 ? "" : "s");
+	f->total.type = LM_TYPE_NONE;
+	f->total.lock = f->total_name;
+	f->total.site = NULL;
+}
+
 /* sort and filter the delta into the frame again, after a key */
 static int top_build(struct top *t)
 {
@@ -355,6 +373,7 @@ static int top_build(struct top *t)
 	f->rows = t->flat.rows;
 	f->nr = t->flat.nr;
 	f->nr_active = t->flat.nr_all;
+	top_total(f);
 	top_sel_find(t);
 	return 0;
 }

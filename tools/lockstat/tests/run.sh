@@ -292,12 +292,12 @@ assert got == want, got
 # top: full names where they fit, the short ones where not
 "$LOCKSTAT" top -b -n 1 --width 140 --sort type --replay "$fx/types.snap" >"$tmp/top140" 2>&1
 "$LOCKSTAT" top -b -n 1 --width 80 --sort type --replay "$fx/types.snap" >"$tmp/top80" 2>&1
-cut140() { sed -n 's/.* - \([a-z_]*\) .*/\1/p' "$tmp/top140" | uniq | tr '\n' ' '; }
+cut140() { grep -v '\*TOTAL\*' "$tmp/top140" | sed -n 's/.* - \([a-z_]*\) .*/\1/p' | uniq | tr '\n' ' '; }
 [ "$(cut140)" = "spin read write mutex rwsem_read rwsem_write rt_mutex pcrw_r pcrw_w semaphore rt_spin rt_read rt_write " ] &&
 	awk 'length > 140 { bad = 1 } END { exit bad }' "$tmp/top140" &&
 	pass "top -b, 140 columns: TYPE in full, percpu_rwsem_* as pcrw_r, pcrw_w" ||
 	fail "top -b, 140 columns: TYPE in full, percpu_rwsem_* as pcrw_r, pcrw_w" "$tmp/top140"
-[ "$(awk '/ TYPE +NAME$/ { on = 1; next } on && NF { print $7 }' "$tmp/top80" | uniq | tr '\n' ' ')" = \
+[ "$(awk '/ TYPE +NAME$/ { on = 1; next } on && NF && !/\*TOTAL\*/ { print $7 }' "$tmp/top80" | uniq | tr '\n' ' ')" = \
   "spin read write mutex rsem_r rsem_w rt_mtx pcrw_r pcrw_w sem rtspin rt_r rt_w " ] &&
 	awk 'length > 80 { bad = 1 } END { exit bad }' "$tmp/top80" &&
 	pass "top -b, 80 columns: TYPE in 6: rt_mtx, pcrw_r, pcrw_w, sem, rtspin, rt_r, rt_w" ||
@@ -672,6 +672,29 @@ rc "report: standard input" 0 report - <"$fx/demo.snap"
 replay="$fx/top-1.snap $fx/top-2.snap $fx/top-3.snap $fx/top-4.snap"
 # shellcheck disable=SC2086
 golden "top -b --replay: the frames as text" top-replay.txt top -b --replay $replay
+# the total line of a frame: top-2.snap's interval, its four rows added up
+# (2000 + 1000 + 1000 + 40 acquisitions a second; UTIL 20 + 0.5 + 0.4 + 0.08%)
+"$LOCKSTAT" top -b --replay "$fx/top-1.snap" "$fx/top-2.snap" >"$tmp/tot.txt" 2>&1
+ok "top -b: a total line per frame, the last of its table" sh -c "
+	[ \$(grep -c ' all  *\*TOTAL\* of 4 rows\$' '$tmp/tot.txt') -eq 2 ] &&
+	grep -q '^  4.0k  21.0% 10.1%   52us  400us  196us  600us  4.0% .* all  *\*TOTAL\* of 4 rows\$' '$tmp/tot.txt' &&
+	[ \"\$(awk 'NF { last = \$0 } !NF && last { print last; last = \"\" }' '$tmp/tot.txt' | grep -c TOTAL)\" -eq 2 ]"
+"$LOCKSTAT" top -b --json --top 1 --replay "$fx/top-1.snap" "$fx/top-2.snap" >"$tmp/tot1.json" 2>&1
+"$LOCKSTAT" top -b --json --replay "$fx/top-1.snap" "$fx/top-2.snap" >"$tmp/tot.json" 2>&1
+ok "top -b --json: \"total\" of the frame's rows, --top 1 its one row" "$PYTHON" -c '
+import json, sys
+one = [json.loads(l) for l in open(sys.argv[1])]
+full = [json.loads(l) for l in open(sys.argv[2])]
+for a, b in zip(one, full):
+    assert len(a["rows"]) == 1 and a["total"]["rows"] == 1, a["total"]
+    assert a["total"]["hold_total_ns"] == a["rows"][0]["hold_total_ns"], a["total"]
+    t, rows = b["total"], b["rows"]
+    assert t["rows"] == len(rows) == 4, t
+    for k in ("acquired", "hold_total_ns", "wait_total_ns"):
+        assert t[k] == sum(r[k] for r in rows), (k, t)
+    assert t["hold_max_ns"] == max(r["hold_max_ns"] for r in rows), t
+    assert abs(t["util_pct"] - sum(r["util_pct"] for r in rows)) < 1e-6, t
+' "$tmp/tot1.json" "$tmp/tot.json"
 # shellcheck disable=SC2086
 golden "top -b --json --by-site --sort rate" top-site.json top -b --json --by-site --sort rate \
 	--replay $replay
