@@ -994,6 +994,37 @@ for args in "-E 0|-E/--entries: '0' is not a positive number" \
 	[ $? -eq 2 ] && grep -q "^lockstat: .*${args#*|}" "$tmp/stderr" &&
 		pass "report ${args%%|*}: exit 2, says why" || fail "report ${args%%|*}: exit 2, says why" "$tmp/stderr"
 done
+# klockstat's -c: the rows whose call site contains a string; a lock sums those only
+# (tasklist_lock's writes: copy_process, exit_notify, release_task)
+"$LOCKSTAT" report --csv -c exit_ "$fx/demo.snap" >"$tmp/c1.csv" 2>&1
+"$LOCKSTAT" report --csv "$fx/demo.snap" >"$tmp/c0.csv" 2>&1
+ok "report -c exit_: the sites with exit_ only, a lock the sum of its matching sites" "$PYTHON" -c '
+import csv, sys
+got = list(csv.DictReader(open(sys.argv[1])))
+every = list(csv.DictReader(open(sys.argv[2])))
+sites = [r for r in got if r["kind"] == "site"]
+assert sites and all("exit_" in r["site"] for r in sites), sites
+want = sorted((r["type"], r["lock"], r["site"]) for r in every if r["kind"] == "site" and "exit_" in r["site"])
+assert sorted((r["type"], r["lock"], r["site"]) for r in sites) == want, want
+lock = [r for r in got if r["kind"] == "lock" and r["type"] == "write" and r["lock"] == "tasklist_lock"]
+exit_notify = [r for r in sites if r["type"] == "write" and r["lock"] == "tasklist_lock"]
+assert len(lock) == 1 and len(exit_notify) == 1 and lock[0]["acquired"] == exit_notify[0]["acquired"], lock
+' "$tmp/c1.csv" "$tmp/c0.csv"
+"$LOCKSTAT" report --csv --caller exit_ "$fx/demo.snap" >"$tmp/c2.csv" 2>&1
+"$LOCKSTAT" report --csv -i -c EXIT_ "$fx/demo.snap" >"$tmp/c3.csv" 2>&1
+ok "report --caller is -c, and -i makes it any case" sh -c "
+	cmp -s '$tmp/c1.csv' '$tmp/c2.csv' && cmp -s '$tmp/c1.csv' '$tmp/c3.csv'"
+"$LOCKSTAT" report --csv -c pipe_ --name lookup "$fx/demo.snap" >"$tmp/c4.csv" 2>&1
+ok "report -c and --name: both must match, none here" sh -c "! grep -q '^site,' '$tmp/c4.csv'"
+rc "report -c ''" 2 report -c '' "$fx/demo.snap"
+"$LOCKSTAT" top -b -n 2 -c lmt_ --by-site --replay "$fx"/top-[1-4].snap >"$tmp/c5" 2>&1
+ok "top -b -c lmt_: the sites in lmt_ only" sh -c "
+	awk '/ NAME\$/ { on = 1; next } !NF { on = 0 } on && !/\\*TOTAL\\*/ { n++; if (\$NF !~ /lmt_/) bad = 1 }
+	END { exit bad || !n }' '$tmp/c5'"
+# -n: klockstat's number of locks, top(1)'s number of frames; lockstat keeps top's
+rc "report -n 3: no such option" 2 report -n 3 "$fx/demo.snap"
+ok "report -n: says klockstat's -n is --top here" grep -q "klockstat's -n N is --top N here" "$tmp/stderr"
+rc "top -b -n 1: still the number of frames" 0 top -b -n 1 --replay "$fx"/top-[1-4].snap
 "$LOCKSTAT" report --csv --sort contended "$fx/demo.snap" >"$tmp/c.csv" 2>&1
 ok "--sort contended: locks by spin + reject, most first" sh -c "awk -F, '
 	\$1 == \"total\" { sec = \$2; last = -1 }
