@@ -87,6 +87,10 @@ static const char *const top_msg[] = {
 	NULL,
 };
 
+/* [ and ]: NAME scrolls by this many columns, up to its longest names */
+#define TOP_NAME_STEP		8
+#define TOP_NAME_OFF_MAX	256
+
 static const char *const top_keys_help[] = {
 	"lockstat top: keys",
 	"",
@@ -98,7 +102,7 @@ static const char *const top_keys_help[] = {
 	"  t                  cycle the lock type: all, then each the interval has",
 	"  g                  group by lock, or a row per (lock, site)",
 	"  c                  cycle all CPUs merged, CPU 0, CPU 1, ... (netlink)",
-	"  p                  pause; again to go on",
+	"  p                  pause; again to go on        [ ]  scroll NAME left, right",
 	"  space              a new sample now (replay: the next file)",
 	"  d                  change the interval (typed afresh; Enter alone keeps it)",
 	"  r                  reset all statistics (root; asks first, y to do it)",
@@ -777,6 +781,21 @@ static void top_select(struct top *t, long by)
 }
 
 /* what a key does; false: quit */
+/* NAME's text moved by a step to the left (@dir 1) or back (-1) */
+static void top_name_scroll(struct top *t, int dir)
+{
+	unsigned int *off = &t->st.name_off;
+
+	if (dir > 0 && *off + TOP_NAME_STEP <= TOP_NAME_OFF_MAX)
+		*off += TOP_NAME_STEP;
+	else if (dir < 0)
+		*off = *off > TOP_NAME_STEP ? *off - TOP_NAME_STEP : 0;
+	if (*off)
+		top_say(t, "NAME from its column %u (] further, [ back)", *off + 1);
+	else
+		top_say(t, "NAME from its start");
+}
+
 static bool top_key(struct top *t, int key, size_t *scroll)
 {
 	if (t->st.help) {
@@ -815,6 +834,10 @@ static bool top_key(struct top *t, int key, size_t *scroll)
 		break;
 	case 't':
 		top_type_step(t);
+		break;
+	case '[':
+	case ']':
+		top_name_scroll(t, key == ']' ? 1 : -1);
 		break;
 	case 'g':
 		t->st.by_site = !t->st.by_site;

@@ -33,6 +33,7 @@ struct lm_top_state {
 	bool help;			/* h, ?: the help screen is up */
 	bool detail;			/* Enter: the selected row's detail pane */
 	size_t sel;			/* the selected row (up, down, j, k) */
+	unsigned int name_off;		/* [ ]: NAME's columns scrolled off to the left */
 	char name[128];			/* storage of filter.name */
 	char msg[160];			/* status line: what the last key did */
 	const char *const *help_text;	/* the help screen: lines, NULL-ended */

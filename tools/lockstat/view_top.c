@@ -254,6 +254,10 @@ static void lm_draw_colhdr(int y, const struct lm_top_state *st)
 			continue;
 		snprintf(hdr, sizeof(hdr), "%s%s", sorted ? "*" : " ", lm_top_header(k));
 		if (k == LM_K_NAME) {
+			/* scrolled: from which of its columns NAME is shown */
+			if (st->name_off)
+				snprintf(hdr, sizeof(hdr), "%s%s from %u ([ back)", sorted ? "*" : " ",
+					 lm_top_header(k), st->name_off + 1);
 			x = lm_put(y, x, " ", A_REVERSE);
 			x = lm_put(y, x, hdr, a);
 			break;
@@ -264,7 +268,8 @@ static void lm_draw_colhdr(int y, const struct lm_top_state *st)
 }
 
 /* a row of the table in @base; the selected one (A_REVERSE) to the right edge */
-static void lm_draw_row(int y, const struct lm_row *r, const struct lm_top_frame *f, attr_t base)
+static void lm_draw_row(int y, const struct lm_row *r, const struct lm_top_frame *f, attr_t base,
+			size_t off)
 {
 	bool sel = base & A_REVERSE;
 	unsigned int i;
@@ -283,7 +288,7 @@ static void lm_draw_row(int y, const struct lm_row *r, const struct lm_top_frame
 		x = lm_put(y, x, " ", base);
 		if (k == LM_K_NAME) {
 			x = lm_put(y, x, " ", base);
-			x = lm_put(y, x, cell, a);
+			x = lm_put(y, x, cell + (off < strlen(cell) ? off : strlen(cell)), a);
 			break;
 		}
 		x = lm_put_field(y, x, lm_col_width(k), cell, a);
@@ -379,7 +384,7 @@ static void lm_draw_rows(int y, int lines, const struct lm_top_frame *f,
 	shown = lm_follow(f->nr, (size_t)(lines - y - total), sel, scroll);
 	for (i = 0; i < shown; i++)
 		lm_draw_row(y + (int)i, f->rows[*scroll + i], f,
-			    *scroll + i == sel ? A_REVERSE : A_NORMAL);
+			    *scroll + i == sel ? A_REVERSE : A_NORMAL, st->name_off);
 	y += (int)shown;
 	if (*scroll + shown < f->nr) {
 		snprintf(more, sizeof(more), "-- %zu more rows (Down/PgDn) --",
@@ -387,7 +392,7 @@ static void lm_draw_rows(int y, int lines, const struct lm_top_frame *f,
 		lm_put(y++, 0, more, A_BOLD);
 	}
 	if (total)
-		lm_draw_row(y, &f->total, f, A_BOLD);
+		lm_draw_row(y, &f->total, f, A_BOLD, st->name_off);
 }
 
 /* ---- the detail pane: the evidence of the selected row ---- */

@@ -329,6 +329,15 @@ until_seen "^ +\\*UTIL +CON +HMEAN +HMAX +WMEAN +WMAX +TYPE +NAME *$" >/dev/null
 	fail "80 columns: %CPU and ACQ/s dropped, the rest kept"
 check "80 columns: a name of 25 characters in full" "mutex +lmt_mutex\\[test_lockmeter\\] *$"
 check "80 columns: TYPE abbreviated, rwsem_read as rsem_r" " rsem_r +\\[heap\\] lock_vma_under_rcu"
+# [ and ]: NAME scrolls sideways, 8 columns a step, the rest of the row stays
+check "80 columns: a long name cut at the edge" "spin +lmt_static_lock\\[test_lockmeter$"
+keys ']'
+check "]: the header says from which column NAME is shown" "WMAX TYPE +NAME from 9 \\(\\[ back\\) *$"
+check "]: the end of the long name on the screen, the columns before it kept" \
+	"^ +5\\.0% +11\\.2% +48us +200us +100us +300us spin +ic_lock\\[test_lockmeter\\] *$"
+keys '['
+check "[: NAME from its start again" "^NAME from its start$"
+check "[: the header as it was" "WMAX TYPE +NAME *$"
 tm resize-window -t lt -x 120 -y 30 2>/dev/null || tm resize-pane -t lt -x 120 -y 30
 # the same screen, wide again: what dropped at 80 comes back
 until_seen "^ *ACQ/s +\\*UTIL +CON +HMEAN +HMAX +WMEAN +WMAX +%CPU +TYPE +NAME" >/dev/null &&
