@@ -17,14 +17,17 @@
  * snapshot's own metered time, so runs of different lengths compare;
  * hold and wait p99 from the rows' histograms (estimates at bucket
  * resolution; "-" for a row without one).
- * The regression of a matched key is the larger relative increase of its
- * hold max and hold mean; keys sort by it, largest first, then the new
- * (B only) and the gone (A only) ones.  The gates make the exit status
- * LM_EXIT_REGRESS, never used for an error: --fail-over PCT when a matched
- * key's hold max or hold mean rose by more than PCT percent and is, in B,
- * at least --min-hold; --fail-over-wait PCT the same of wait max and wait
- * mean, with --min-wait; --fail-on-new when B has a key A has not, with a
- * hold max of at least --min-hold.
+ * The regression of a matched key is the largest relative increase of its
+ * hold max, hold mean and, where both sides have one, hold p99; keys sort
+ * by it, largest first, then the new (B only) and the gone (A only) ones.
+ * A p99 in the open last bucket is a lower bound, so its change is a bound
+ * too (">=+50%", "<=-20%"), and unknown ("?") when both sides are bounds.
+ * The gates make the exit status LM_EXIT_REGRESS, never used for an
+ * error: --fail-over PCT when a matched key's hold max, mean or p99 rose
+ * by more than PCT percent and is, in B, at least --min-hold;
+ * --fail-over-wait PCT the same of the waits, with --min-wait;
+ * --fail-on-new when B has a key A has not, with a hold max of at least
+ * --min-hold.  A change known only as "<=" or "?" passes no gate.
  */
 #include <errno.h>
 #include <math.h>
@@ -92,10 +95,18 @@ enum diff_status {
 	DIFF_GONE,
 };
 
+/* a change of a p99 whose side is a lower bound (the open last bucket) */
+enum diff_bound {
+	DIFF_EXACT,
+	DIFF_AT_LEAST,		/* only B's is a bound: ">=" */
+	DIFF_AT_MOST,		/* only A's is a bound: "<=" */
+};
+
 struct diff_entry {
 	enum diff_status status;
 	const struct diff_key *k[2];	/* NULL on the side it is missing */
 	double regress;			/* matched: diff_regress() */
+	enum diff_bound regress_bd;	/* the regression is that bound of the change */
 	bool over;			/* past a gate: any of the next */
 	bool over_gate[DIFF_NR_GATES];	/* matched: past --fail-over (-wait) and its floor */
 	bool over_new;			/* new, with --fail-on-new, at or above --min-hold */
@@ -239,17 +250,19 @@ static const char *const diff_msg[] = {
 	"Per match UTIL, CON, hold and wait mean, max and p99 (from histograms,",
 	"'-' without), acquisitions per second (each over its own metered time)",
 	"of A and B and the change in percent of A; sorted by regression, the",
-	"larger increase of hold max and hold mean; then the rows only B has (new)",
-	"and those only A has (gone).",
+	"largest increase of hold max, hold mean and hold p99 (where both sides",
+	"have one); then the rows only B has (new) and those only A has (gone).",
+	"A change to or from a p99 lower bound (>=) is a bound, >= or <=, and",
+	"one between two lower bounds unknown, ?.",
 	"",
 	"  --csv               CSV instead of the table (raw numbers)",
 	"  --exact             match the names as they are, offsets too",
 	"  --fail-on-new       exit 9 when B has a row A has not, its hold max at",
 	"                      least --min-hold",
-	"  --fail-over PCT     exit 9 when a matched row's hold max or hold mean",
+	"  --fail-over PCT     exit 9 when a matched row's hold max, mean or p99",
 	"                      rose by more than PCT percent (a CI gate)",
-	"  --fail-over-wait PCT  exit 9 when a matched row's wait max or wait mean",
-	"                      rose by more than PCT percent",
+	"  --fail-over-wait PCT  exit 9 when a matched row's wait max, mean or",
+	"                      p99 rose by more than PCT percent",
 	"  --json              JSON instead of the table (raw numbers)",
 	"  --min-hold DUR      with --fail-over, --fail-on-new: only rows whose",
 	"                      value is at least DUR in B (a number and its unit:",
@@ -469,31 +482,71 @@ static double diff_change(double a, double b)
 	return b > 0 ? HUGE_VAL : NAN;
 }
 
+/* column @c of @k has a value that is only a lower bound (the open last bucket) */
+static bool diff_ge(const struct diff_key *k, const struct diff_side *sd, int c)
+{
+	return diff_cols[c].ge && !isnan(diff_val(k, sd, c)) && diff_cols[c].ge(&k->row, &sd->ctx);
+}
+
 /*
- * The larger of the changes of a gate's max and mean (hold, or wait), in
- * percent: < 0 when both went down; NAN when both are 0 in A and B.
- * *@over: the gate is on and one of them rose past it, at or above its floor.
+ * The change of column @c of matched @e, and in *@bd whether it is a bound:
+ * B a lower bound makes it at least the figure, A one at most; NAN when
+ * both are (the change is unknown: "?", never "0%").
+ */
+static double diff_col_change(const struct diff_entry *e, const struct diff_side *sd, int c,
+			      enum diff_bound *bd)
+{
+	bool ga = diff_ge(e->k[0], &sd[0], c), gb = diff_ge(e->k[1], &sd[1], c);
+	double chg;
+
+	*bd = DIFF_EXACT;
+	if (ga && gb)
+		return NAN;
+	chg = diff_change(diff_val(e->k[0], &sd[0], c), diff_val(e->k[1], &sd[1], c));
+	if (isfinite(chg))
+		*bd = gb ? DIFF_AT_LEAST : ga ? DIFF_AT_MOST : DIFF_EXACT;
+	return chg;
+}
+
+/* both sides have column @c and they are lower bounds: the change is unknown */
+static bool diff_unknown(const struct diff_entry *e, const struct diff_side *sd, int c)
+{
+	return diff_ge(e->k[0], &sd[0], c) && diff_ge(e->k[1], &sd[1], c);
+}
+
+/*
+ * The largest of the changes of a gate's max, mean and p99 (hold, or wait),
+ * in percent: < 0 when all went down; NAN when none has one (0 to 0, no
+ * p99).  *@bd: the largest is a bound.  *@over: the gate is on and one of
+ * them rose past it, at or above its floor; a change known only to be at
+ * most its figure never does.
  */
 static double diff_regress(const struct diff_entry *e, const struct diff_side *sd,
-			   const struct diff_gate *g, enum diff_gate_id id, bool *over)
+			   const struct diff_gate *g, enum diff_gate_id id, enum diff_bound *bd,
+			   bool *over)
 {
-	static const int cols[DIFF_NR_GATES][2] = {
-		[DIFF_G_HOLD] = { DIFF_C_HOLD_MAX, DIFF_C_HOLD_MEAN },
-		[DIFF_G_WAIT] = { DIFF_C_WAIT_MAX, DIFF_C_WAIT_MEAN },
+	static const int cols[DIFF_NR_GATES][3] = {
+		[DIFF_G_HOLD] = { DIFF_C_HOLD_MAX, DIFF_C_HOLD_MEAN, DIFF_C_HOLD_P99 },
+		[DIFF_G_WAIT] = { DIFF_C_WAIT_MAX, DIFF_C_WAIT_MEAN, DIFF_C_WAIT_P99 },
 	};
 	double worst = NAN;
+	enum diff_bound cbd;
 	unsigned int i;
 
 	*over = false;
+	*bd = DIFF_EXACT;
 	for (i = 0; i < ARRAY_SIZE(cols[id]); i++) {
 		double b = diff_val(e->k[1], &sd[1], cols[id][i]);
-		double chg = diff_change(diff_val(e->k[0], &sd[0], cols[id][i]), b);
+		double chg = diff_col_change(e, sd, cols[id][i], &cbd);
 
 		if (isnan(chg))
 			continue;
-		if (isnan(worst) || chg > worst)
+		/* of two equal figures, the exact one */
+		if (isnan(worst) || chg > worst || (chg == worst && cbd == DIFF_EXACT)) {
 			worst = chg;
-		if (g->on && chg > g->pct && b >= (double)g->min_ns)
+			*bd = cbd;
+		}
+		if (g->on && cbd != DIFF_AT_MOST && chg > g->pct && b >= (double)g->min_ns)
 			*over = true;
 	}
 	return worst;
@@ -504,6 +557,7 @@ static void diff_gates(struct diff_entry *e, const struct diff_side *sd,
 		       const struct diff_params *p)
 {
 	const struct diff_gate *hold = &p->gate[DIFF_G_HOLD];
+	enum diff_bound bd;
 
 	if (e->status == DIFF_NEW) {
 		e->over_new = p->fail_new &&
@@ -513,8 +567,9 @@ static void diff_gates(struct diff_entry *e, const struct diff_side *sd,
 	}
 	if (e->status != DIFF_MATCHED)
 		return;
-	e->regress = diff_regress(e, sd, hold, DIFF_G_HOLD, &e->over_gate[DIFF_G_HOLD]);
-	diff_regress(e, sd, &p->gate[DIFF_G_WAIT], DIFF_G_WAIT, &e->over_gate[DIFF_G_WAIT]);
+	e->regress = diff_regress(e, sd, hold, DIFF_G_HOLD, &e->regress_bd,
+				  &e->over_gate[DIFF_G_HOLD]);
+	diff_regress(e, sd, &p->gate[DIFF_G_WAIT], DIFF_G_WAIT, &bd, &e->over_gate[DIFF_G_WAIT]);
 	e->over = e->over_gate[DIFF_G_HOLD] || e->over_gate[DIFF_G_WAIT];
 }
 
@@ -578,25 +633,38 @@ static struct diff_entry *diff_join(const struct diff_side *sd, const struct dif
 
 /* ---- the table ---- */
 
-/* "+12%", "-3.5%", "0%", "new" (from 0), "" (0 to 0) */
-static void diff_fmt_change(char *buf, size_t len, double chg)
+/* "+12%", "-3.5%", "0%", "new" (from 0), "-" (0 to 0, or none); a bound ">=+12%" */
+static void diff_fmt_change(char *buf, size_t len, double chg, enum diff_bound bd)
 {
+	static const char *const mark[] = {
+		[DIFF_EXACT] = "",
+		[DIFF_AT_LEAST] = ">=",
+		[DIFF_AT_MOST] = "<=",
+	};
+
 	if (isnan(chg))
 		snprintf(buf, len, "-");
 	else if (isinf(chg))
 		snprintf(buf, len, "new");
 	else if (fabs(chg) < 0.05)
-		snprintf(buf, len, "0%%");
+		snprintf(buf, len, "%s0%%", mark[bd]);
 	else if (fabs(chg) < 9.95)
-		snprintf(buf, len, "%+.1f%%", chg);
+		snprintf(buf, len, "%s%+.1f%%", mark[bd], chg);
 	else
-		snprintf(buf, len, "%+.0f%%", chg);
+		snprintf(buf, len, "%s%+.0f%%", mark[bd], chg);
 }
 
-/* column @c of @k has a value that is only a lower bound (the open last bucket) */
-static bool diff_ge(const struct diff_key *k, const struct diff_side *sd, int c)
+/* the change of column @c of matched @e as the table shows it: "?" between bounds */
+static void diff_fmt_col_change(char *buf, size_t len, const struct diff_entry *e,
+				const struct diff_side *sd, int c)
 {
-	return diff_cols[c].ge && !isnan(diff_val(k, sd, c)) && diff_cols[c].ge(&k->row, &sd->ctx);
+	enum diff_bound bd;
+	double chg = diff_col_change(e, sd, c, &bd);
+
+	if (diff_unknown(e, sd, c))
+		snprintf(buf, len, "?");
+	else
+		diff_fmt_change(buf, len, chg, bd);
 }
 
 static void diff_table_cols(FILE *f, const char *lead, const struct diff_key *k,
@@ -636,7 +704,7 @@ static void diff_table_entry(FILE *f, const struct diff_entry *e, const struct d
 	int c;
 
 	if (e->status == DIFF_MATCHED)
-		diff_fmt_change(buf, sizeof(buf), e->regress);
+		diff_fmt_change(buf, sizeof(buf), e->regress, e->regress_bd);
 	else
 		snprintf(buf, sizeof(buf), "%s", e->status == DIFF_NEW ? "new" : "gone");
 	fprintf(f, "%7s%s", buf, e->over ? "!" : " ");
@@ -654,8 +722,7 @@ static void diff_table_entry(FILE *f, const struct diff_entry *e, const struct d
 	for (c = 0; c < DIFF_NR_COLS; c++) {
 		if (!show[c])
 			continue;
-		diff_fmt_change(buf, sizeof(buf),
-				diff_change(diff_val(e->k[0], &sd[0], c), diff_val(e->k[1], &sd[1], c)));
+		diff_fmt_col_change(buf, sizeof(buf), e, sd, c);
 		fprintf(f, "%*s", DIFF_W, buf);
 	}
 	fputc('\n', f);
@@ -666,7 +733,7 @@ static void diff_table_gates(FILE *f, const struct diff_params *p)
 {
 	static const char *const what[DIFF_NR_GATES][2] = {
 		[DIFF_G_HOLD] = { "--fail-over", "" },
-		[DIFF_G_WAIT] = { "--fail-over-wait", " (wait max or mean)" },
+		[DIFF_G_WAIT] = { "--fail-over-wait", " (wait max, mean or p99)" },
 	};
 	const struct diff_gate *g;
 	char dur[32];
@@ -721,7 +788,8 @@ static void diff_table(FILE *f, const struct diff_entry *ev, size_t n,
 	fprintf(f, "Matched by %s: %zu matched, %zu new, %zu gone\n",
 		p->exact ? "exact names" : "function (offsets ignored)", cnt[DIFF_MATCHED],
 		cnt[DIFF_NEW], cnt[DIFF_GONE]);
-	fputs("REGRESS: the larger increase of hold max and hold mean, B over A\n", f);
+	fputs("REGRESS: the largest increase of hold max, mean and p99, B over A\n", f);
+	fputs(">=, <=: a bound, as a side's p99 is a lower bound; ?: both are, unknown\n", f);
 	diff_table_gates(f, p);
 	fprintf(f, "\n%s\n%-10s", diff_rule, "");
 	/* a group's name over its first column shown, right-aligned in it */
@@ -749,6 +817,13 @@ static void diff_table(FILE *f, const struct diff_entry *ev, size_t n,
 }
 
 /* ---- JSON and CSV: raw numbers ---- */
+
+/* a bound in JSON and CSV */
+static const char *const diff_bound_names[] = {
+	[DIFF_EXACT] = "",
+	[DIFF_AT_LEAST] = "ge",
+	[DIFF_AT_MOST] = "le",
+};
 
 static const char *const diff_status_names[] = {
 	[DIFF_MATCHED] = "matched",
@@ -789,6 +864,7 @@ static void diff_json_side(FILE *f, const char *name, const struct diff_key *k,
 static void diff_json_entry(FILE *f, const struct diff_entry *e, const struct diff_side *sd)
 {
 	const struct diff_key *k = e->k[1] ? e->k[1] : e->k[0];
+	enum diff_bound bd;
 	int c;
 
 	fprintf(f, "    { \"status\": \"%s\", \"type\": \"%s\", \"lock\": ",
@@ -798,6 +874,8 @@ static void diff_json_entry(FILE *f, const struct diff_entry *e, const struct di
 	lm_json_str(f, k->site);
 	fputs(", \"regress_pct\": ", f);
 	diff_json_num(f, e->status == DIFF_MATCHED ? e->regress : NAN);
+	if (e->status == DIFF_MATCHED && e->regress_bd != DIFF_EXACT)
+		fprintf(f, ", \"regress_bound\": \"%s\"", diff_bound_names[e->regress_bd]);
 	fprintf(f, ", \"over\": %s", e->over ? "true" : "false");
 	diff_json_side(f, "a", e->k[0], &sd[0]);
 	diff_json_side(f, "b", e->k[1], &sd[1]);
@@ -809,8 +887,10 @@ static void diff_json_entry(FILE *f, const struct diff_entry *e, const struct di
 	fputc('{', f);
 	for (c = 0; c < DIFF_NR_COLS; c++) {
 		fprintf(f, "%s\"%s\": ", c ? ", " : " ", diff_cols[c].name);
-		diff_json_num(f, diff_change(diff_val(e->k[0], &sd[0], c),
-					     diff_val(e->k[1], &sd[1], c)));
+		diff_json_num(f, diff_col_change(e, sd, c, &bd));
+		if (bd != DIFF_EXACT)
+			fprintf(f, ", \"%s_bound\": \"%s\"", diff_cols[c].name,
+				diff_bound_names[bd]);
 	}
 	fputs(" } }", f);
 }
@@ -856,10 +936,15 @@ static void diff_csv(FILE *f, const struct diff_entry *ev, size_t n,
 		for (c = 0; c < DIFF_NR_COLS; c++)
 			if (diff_cols[c].ge)
 				fprintf(f, ",%s%s", pre[s], diff_cols[c].ge_name);
+	fputs(",regress_bound", f);
+	for (c = 0; c < DIFF_NR_COLS; c++)
+		if (diff_cols[c].ge)
+			fprintf(f, ",change_%s_bound", diff_cols[c].name);
 	fputc('\n', f);
 	for (i = 0; i < n; i++) {
 		const struct diff_entry *e = &ev[i];
 		const struct diff_key *k = e->k[1] ? e->k[1] : e->k[0];
+		enum diff_bound bd;
 
 		fprintf(f, "%s,%s,", diff_status_names[e->status], lm_type_name(k->type));
 		lm_csv_str(f, k->lock);
@@ -872,13 +957,21 @@ static void diff_csv(FILE *f, const struct diff_entry *ev, size_t n,
 				diff_csv_num(f, e->k[s] ? diff_val(e->k[s], &sd[s], c) : NAN);
 		for (c = 0; c < DIFF_NR_COLS; c++)
 			diff_csv_num(f, e->status == DIFF_MATCHED ?
-					diff_change(diff_val(e->k[0], &sd[0], c),
-						    diff_val(e->k[1], &sd[1], c)) : NAN);
+					diff_col_change(e, sd, c, &bd) : NAN);
 		for (s = 0; s < 2; s++)
 			for (c = 0; c < DIFF_NR_COLS; c++)
 				if (diff_cols[c].ge)
 					fputs(!e->k[s] || isnan(diff_val(e->k[s], &sd[s], c)) ? "," :
 					      diff_ge(e->k[s], &sd[s], c) ? ",1" : ",0", f);
+		fprintf(f, ",%s", e->status == DIFF_MATCHED ? diff_bound_names[e->regress_bd] : "");
+		for (c = 0; c < DIFF_NR_COLS; c++) {
+			if (!diff_cols[c].ge)
+				continue;
+			bd = DIFF_EXACT;
+			if (e->status == DIFF_MATCHED)
+				diff_col_change(e, sd, c, &bd);
+			fprintf(f, ",%s", diff_bound_names[bd]);
+		}
 		fputc('\n', f);
 	}
 }

@@ -1600,6 +1600,8 @@ static bool lm_row_pass(const struct lm_row *r, const struct lm_filter *f)
 	if (f->name && !(f->icase ? strcasestr(r->lock, f->name) || strcasestr(r->site, f->name) :
 			 strstr(r->lock, f->name) || strstr(r->site, f->name)))
 		return false;
+	if (f->caller && !(f->icase ? strcasestr(r->site, f->caller) : strstr(r->site, f->caller)))
+		return false;
 	return (!f->comm && !f->has_pid) || lm_row_task(r, f);
 }
 

@@ -527,7 +527,8 @@ struct lm_filter {
 	bool stacks;		/* the table: evidence under each site (--stacks) */
 	bool percentiles;	/* the table: p50 to p99.9 columns (--percentiles) */
 	const char *name;	/* substring of the lock or site name */
-	bool icase;		/* ... in any case (-i) */
+	bool icase;		/* ... in any case (-i), and of caller */
+	const char *caller;	/* substring of the site name (-c, klockstat's) */
 	const char *comm;	/* rows whose worst holder or waiter is this task */
 	bool has_pid;
 	uint32_t pid;	/* ... or has this pid (the evidence's) */

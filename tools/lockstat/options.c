@@ -27,7 +27,9 @@
 #define LM_HELP_FILTERS							\
 	"  --name SUBSTR     only rows whose lock or site name contains SUBSTR", \
 	"  -L, --lock-filter SUBSTR  the same (perf lock's, klockstat's names)", \
-	"  -i, --ignore-case  --name in any case",			\
+	"  -c, --caller SUBSTR  only rows whose call site contains SUBSTR", \
+	"                    (klockstat's -c)",				\
+	"  -i, --ignore-case  --name and --caller in any case",		\
 	"  --pid PID, --comm COMM  only rows whose worst holder or worst waiter", \
 	"                    (their evidence, netlink only) is that task; the", \
 	"                    kernel meters every task, lockstat filters",	\
@@ -283,6 +285,13 @@ static int lm_view_opt(struct lm_view_opts *o, int opt, const char *arg)
 		}
 		f->name = arg;
 		return 0;
+	case 'c':
+		if (!*arg) {
+			lm_err("-c/--caller needs a non-empty string");
+			return LM_EXIT_USAGE;
+		}
+		f->caller = arg;
+		return 0;
 	case 'i':
 		f->icase = true;
 		return 0;
@@ -370,6 +379,11 @@ int lm_opt_error(int c, char **argv)
 			lm_err("%s: option '%s' needs an argument", cmd, argv[optind - 1]);
 	} else if (!optopt) {
 		lm_err("%s: unknown option '%s'", cmd, argv[optind - 1]);
+	} else if (optopt == 'n' && (!strcmp(cmd, "report") || !strcmp(cmd, "print") ||
+				     !strcmp(cmd, "record"))) {
+		/* klockstat's -n N is the number of locks; top(1)'s, and ours, the frames */
+		lm_err("%s: unknown option '-n'; klockstat's -n N is --top N here (top's -n is its number of frames)",
+		       cmd);
 	} else if (!strncmp(argv[optind - 1], "--", 2) && strchr(argv[optind - 1], '=')) {
 		lm_err("%s: option '%.*s' takes no argument", cmd,
 		       (int)strcspn(argv[optind - 1], "="), argv[optind - 1]);

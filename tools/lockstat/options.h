@@ -35,9 +35,9 @@ enum lm_opt {
 /*
  * the view options, for a subcommand's struct option table (and
  * LM_VIEW_SHORTOPTS in its optstring): perf lock's -E -k -L -Y, klockstat's
- * -S, -i
+ * -S, -i, -c
  */
-#define LM_VIEW_SHORTOPTS	"E:L:S:Y:ik:r"
+#define LM_VIEW_SHORTOPTS	"E:L:S:Y:c:ik:r"
 #define LM_VIEW_LONGOPTS						\
 	{ "csv", no_argument, NULL, LM_OPT_CSV },			\
 	{ "entries", required_argument, NULL, 'E' },			\
@@ -57,6 +57,7 @@ enum lm_opt {
 	{ "lock-filter", required_argument, NULL, 'L' },		\
 	{ "type-filter", required_argument, NULL, 'Y' },		\
 	{ "ignore-case", no_argument, NULL, 'i' },			\
+	{ "caller", required_argument, NULL, 'c' },			\
 	{ "pid", required_argument, NULL, LM_OPT_PID },			\
 	{ "comm", required_argument, NULL, LM_OPT_COMM }
 

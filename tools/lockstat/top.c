@@ -70,7 +70,8 @@ static const char *const top_msg[] = {
 	"HMAX and WMAX are the longest since the row appeared (bold on the",
 	"screen when set in the interval).  The first frame shows everything",
 	"since metering started.  Rows sort by UTIL of the interval unless --sort",
-	"says otherwise (HMAX: key s, or > and <).",
+	"says otherwise (HMAX: key s, or > and <).  The table's last line,",
+	"*TOTAL*, adds up the frame's rows.",
 	"",
 	"  -b, --batch        print frames to standard output, no screen",
 	"  -d, --delay SECS   the interval in seconds, or with a unit (500ms)",
@@ -86,6 +87,10 @@ static const char *const top_msg[] = {
 	NULL,
 };
 
+/* [ and ]: NAME scrolls by this many columns, up to its longest names */
+#define TOP_NAME_STEP		8
+#define TOP_NAME_OFF_MAX	256
+
 static const char *const top_keys_help[] = {
 	"lockstat top: keys",
 	"",
@@ -97,7 +102,7 @@ static const char *const top_keys_help[] = {
 	"  t                  cycle the lock type: all, then each the interval has",
 	"  g                  group by lock, or a row per (lock, site)",
 	"  c                  cycle all CPUs merged, CPU 0, CPU 1, ... (netlink)",
-	"  p                  pause; again to go on",
+	"  p                  pause; again to go on        [ ]  scroll NAME left, right",
 	"  space              a new sample now (replay: the next file)",
 	"  d                  change the interval (typed afresh; Enter alone keeps it)",
 	"  r                  reset all statistics (root; asks first, y to do it)",
@@ -115,7 +120,7 @@ static const char *const top_keys_help[] = {
 	"percentile of holds; HOLDER (148 columns and wider): who made HMAX.",
 	"Narrower, NAME keeps the rest of the line: columns drop, %CPU first, then",
 	"ACQ/s, WMEAN, CON, WMAX, TYPE, UTIL, HMEAN; under 100 TYPE abbreviates.",
-	"man lockstat: the rest.",
+	"*TOTAL*, the last line, adds up all the rows.  man lockstat: the rest.",
 	NULL,
 };
 
@@ -341,6 +346,23 @@ static void top_sel_find(struct top *t)
 		t->st.sel = lock_at;
 }
 
+/* the frame's total line: its rows added up, named after their number */
+static void top_total(struct lm_top_frame *f)
+{
+	size_t i;
+
+	if (!f->nr)
+		return;
+	f->total = *f->rows[0];
+	for (i = 1; i < f->nr; i++)
+		lm_row_add(&f->total, f->rows[i]);
+	snprintf(f->total_name, sizeof(f->total_name), "*TOTAL* of %zu row%s", f->nr,
+		 f->nr == 1 ? "" : "s");
+	f->total.type = LM_TYPE_NONE;
+	f->total.lock = f->total_name;
+	f->total.site = NULL;
+}
+
 /* sort and filter the delta into the frame again, after a key */
 static int top_build(struct top *t)
 {
@@ -355,6 +377,7 @@ static int top_build(struct top *t)
 	f->rows = t->flat.rows;
 	f->nr = t->flat.nr;
 	f->nr_active = t->flat.nr_all;
+	top_total(f);
 	top_sel_find(t);
 	return 0;
 }
@@ -758,6 +781,21 @@ static void top_select(struct top *t, long by)
 }
 
 /* what a key does; false: quit */
+/* NAME's text moved by a step to the left (@dir 1) or back (-1) */
+static void top_name_scroll(struct top *t, int dir)
+{
+	unsigned int *off = &t->st.name_off;
+
+	if (dir > 0 && *off + TOP_NAME_STEP <= TOP_NAME_OFF_MAX)
+		*off += TOP_NAME_STEP;
+	else if (dir < 0)
+		*off = *off > TOP_NAME_STEP ? *off - TOP_NAME_STEP : 0;
+	if (*off)
+		top_say(t, "NAME from its column %u (] further, [ back)", *off + 1);
+	else
+		top_say(t, "NAME from its start");
+}
+
 static bool top_key(struct top *t, int key, size_t *scroll)
 {
 	if (t->st.help) {
@@ -796,6 +834,10 @@ static bool top_key(struct top *t, int key, size_t *scroll)
 		break;
 	case 't':
 		top_type_step(t);
+		break;
+	case '[':
+	case ']':
+		top_name_scroll(t, key == ']' ? 1 : -1);
 		break;
 	case 'g':
 		t->st.by_site = !t->st.by_site;

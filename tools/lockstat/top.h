@@ -33,6 +33,7 @@ struct lm_top_state {
 	bool help;			/* h, ?: the help screen is up */
 	bool detail;			/* Enter: the selected row's detail pane */
 	size_t sel;			/* the selected row (up, down, j, k) */
+	unsigned int name_off;		/* [ ]: NAME's columns scrolled off to the left */
 	char name[128];			/* storage of filter.name */
 	char msg[160];			/* status line: what the last key did */
 	const char *const *help_text;	/* the help screen: lines, NULL-ended */
@@ -47,6 +48,12 @@ struct lm_top_frame {
 	uint64_t loss_new[LM_NR_LOSSES];	/* losses within the interval */
 	const struct lm_row *const *rows;	/* shown rows, sorted */
 	size_t nr;
+	/*
+	 * the total line, when nr > 0: the rows added up (lm_row_add()), type
+	 * LM_TYPE_NONE ("all"), named "*TOTAL* of N rows" in total_name
+	 */
+	struct lm_row total;
+	char total_name[48];
 	size_t nr_active;		/* rows before the name/type filters */
 	unsigned long seq;		/* frames so far, from 1 */
 	const char *origin;		/* "netlink", "proc", or the replay file */
@@ -93,6 +100,8 @@ int lm_top_col_width(enum lm_key_id k, const struct lm_top_layout *lo);
 /* the TYPE cell of @r in @lo: the type's short name where its name is wider */
 void lm_top_type_cell(char *cell, size_t len, const struct lm_row *r,
 		      const struct lm_top_layout *lo);
+/* the total line's TYPE cell, "all", where other rows have their type */
+#define LM_TOP_TOTAL_TYPE	"all"
 /* the header line: "12:00:01 on 2 cpus interval 1.00s metered 1.00s ..." */
 void lm_top_summary(char *buf, size_t len, const struct lm_top_frame *f,
 		    const struct lm_top_state *st);

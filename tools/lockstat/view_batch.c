@@ -17,7 +17,9 @@
  *     "metered_ns": since reset, "state": "on", "cpus": N, "cpu": N|null,
  *     "source": "netlink", "sort": { "key", "reverse" }, "group": "lock",
  *     "losses": { name: total }, "losses_new": { name: in the interval },
- *     "rows_active": N, "rows": [ { "type", "lock", "class", ["site"],
+ *     "rows_active": N, "total": null or { "rows": N, the 16 numbers, "rate",
+ *       "hold_mean_ns" ... "wait_cpu_pct" of the frame's rows added up },
+ *     "rows": [ { "type", "lock", "class", ["site"],
  *       the 16 numbers ("hold_min_ns", "wait_min_ns" null when the
  *       interval cannot tell: it had holds, waits, none shorter than
  *       before), "rate": acquisitions/s, "hold_mean_ns", "wait_mean_ns",
@@ -164,7 +166,10 @@ int lm_top_col_width(enum lm_key_id k, const struct lm_top_layout *lo)
 void lm_top_type_cell(char *cell, size_t len, const struct lm_row *r,
 		      const struct lm_top_layout *lo)
 {
-	snprintf(cell, len, "%s", lm_type_fit(r->type, lm_top_col_width(LM_K_TYPE, lo)));
+	if (r->type == LM_TYPE_NONE)
+		snprintf(cell, len, "%s", LM_TOP_TOTAL_TYPE);
+	else
+		snprintf(cell, len, "%s", lm_type_fit(r->type, lm_top_col_width(LM_K_TYPE, lo)));
 }
 
 /* HP99 and HOLDER only where NAME keeps the room of a lock and its site */
@@ -238,12 +243,34 @@ static void lm_batch_fields(FILE *out, const char *s, int width)
 	fputc('\n', out);
 }
 
+/* a row of the table, or the total line */
+static void lm_batch_row(FILE *out, const struct lm_row *r, const struct lm_top_frame *f,
+			 const struct lm_top_layout *lo)
+{
+	char cell[512];
+	unsigned int c;
+
+	for (c = 0; c < lm_top_nr_cols; c++) {
+		enum lm_key_id k = lm_top_cols[c];
+
+		if (!lo->show[c])
+			continue;
+		lm_top_cell(cell, sizeof(cell), k, r, f);
+		if (k == LM_K_TYPE)
+			lm_top_type_cell(cell, sizeof(cell), r, lo);
+		if (k == LM_K_NAME)
+			lm_batch_line(out, cell, lo->name_w);
+		else
+			fprintf(out, lm_top_left(k) ? "%-*s " : "%*s ", lm_top_col_width(k, lo), cell);
+	}
+}
+
 void lm_batch_text(FILE *out, const struct lm_top_frame *f, const struct lm_top_state *st,
 		   size_t top)
 {
 	int width = lm_out_width(st->filter.width);
 	struct lm_top_layout lo;
-	char line[512], cell[512];
+	char line[512];
 	unsigned int c;
 	size_t i, n = lm_batch_rows(f, top);
 
@@ -265,22 +292,11 @@ void lm_batch_text(FILE *out, const struct lm_top_frame *f, const struct lm_top_
 			fprintf(out, lm_top_left(k) ? "%-*s " : "%*s ", lm_top_col_width(k, &lo),
 				lm_top_header(k));
 	}
-	for (i = 0; i < n; i++) {
-		for (c = 0; c < lm_top_nr_cols; c++) {
-			enum lm_key_id k = lm_top_cols[c];
-
-			if (!lo.show[c])
-				continue;
-			lm_top_cell(cell, sizeof(cell), k, f->rows[i], f);
-			if (k == LM_K_TYPE)
-				lm_top_type_cell(cell, sizeof(cell), f->rows[i], &lo);
-			if (k == LM_K_NAME)
-				lm_batch_line(out, cell, lo.name_w);
-			else
-				fprintf(out, lm_top_left(k) ? "%-*s " : "%*s ", lm_top_col_width(k, &lo),
-					cell);
-		}
-	}
+	for (i = 0; i < n; i++)
+		lm_batch_row(out, f->rows[i], f, &lo);
+	/* of all the frame's rows, --top or not */
+	if (f->nr)
+		lm_batch_row(out, &f->total, f, &lo);
 	if (!f->nr)
 		fprintf(out, "%s\n", f->nr_active ? "(no rows match the filters)" :
 			lm_has(f->h, LM_H_STATE) && !f->h->on ?
@@ -359,7 +375,18 @@ void lm_batch_json(FILE *out, const struct lm_top_frame *f, const struct lm_top_
 		st->by_site ? "site" : "lock");
 	lm_batch_json_losses(out, "losses", h, h->loss);
 	lm_batch_json_losses(out, "losses_new", h, f->loss_new);
-	fprintf(out, ", \"rows_active\": %zu, \"rows\": [", f->nr_active);
+	fprintf(out, ", \"rows_active\": %zu, \"total\": ", f->nr_active);
+	if (f->nr) {
+		fprintf(out, "{ \"rows\": %zu", f->nr);
+		lm_json_fields(out, &f->total);
+		fprintf(out, ", \"rate\": %.3f", f->ctx.elapsed_ns > 0 ?
+			1e9 * (double)f->total.v[LM_F_ACQUIRED] / f->ctx.elapsed_ns : 0);
+		lm_json_derived(out, &f->total, &f->ctx);
+		fputs(" }", out);
+	} else {
+		fputs("null", out);
+	}
+	fputs(", \"rows\": [", out);
 	for (i = 0; i < n; i++) {
 		fputs(i ? ", " : " ", out);
 		lm_batch_json_row(out, f->rows[i], &f->ctx);

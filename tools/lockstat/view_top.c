@@ -10,6 +10,7 @@
  *     ACQ/s   UTIL   CON  HMEAN  *HMAX ...  NAME     the sort column has a *
  *      12.3k  0.59% 0.82%   13us   51ms ...  rtnl    a max new in the interval: bold
  *   -- 12 more rows (Down/PgDn) --
+ *      15.1k  0.80% 0.70%  9.0us   51ms ... all *TOTAL* of 14 rows   bold: the rows added up
  *    mutex lmt_mutex lmt_mutex_sleeper+0x23            Enter: the selected row's detail
  *   worst hold 50ms by lmt_sleeper/420 on CPU 0, ...   pane, its evidence as --stacks
  *     lmt_mutex_sleeper+0x23/0x70 [test_lockmeter]     prints it, at the bottom
@@ -253,6 +254,10 @@ static void lm_draw_colhdr(int y, const struct lm_top_state *st)
 			continue;
 		snprintf(hdr, sizeof(hdr), "%s%s", sorted ? "*" : " ", lm_top_header(k));
 		if (k == LM_K_NAME) {
+			/* scrolled: from which of its columns NAME is shown */
+			if (st->name_off)
+				snprintf(hdr, sizeof(hdr), "%s%s from %u ([ back)", sorted ? "*" : " ",
+					 lm_top_header(k), st->name_off + 1);
 			x = lm_put(y, x, " ", A_REVERSE);
 			x = lm_put(y, x, hdr, a);
 			break;
@@ -262,10 +267,11 @@ static void lm_draw_colhdr(int y, const struct lm_top_state *st)
 	lm_fill(y, x, A_REVERSE);
 }
 
-/* a row of the table; the selected one in reverse, to the right edge */
-static void lm_draw_row(int y, const struct lm_row *r, const struct lm_top_frame *f, bool sel)
+/* a row of the table in @base; the selected one (A_REVERSE) to the right edge */
+static void lm_draw_row(int y, const struct lm_row *r, const struct lm_top_frame *f, attr_t base,
+			size_t off)
 {
-	attr_t base = sel ? A_REVERSE : A_NORMAL;
+	bool sel = base & A_REVERSE;
 	unsigned int i;
 	char cell[512];
 	int x = 0;
@@ -282,7 +288,7 @@ static void lm_draw_row(int y, const struct lm_row *r, const struct lm_top_frame
 		x = lm_put(y, x, " ", base);
 		if (k == LM_K_NAME) {
 			x = lm_put(y, x, " ", base);
-			x = lm_put(y, x, cell, a);
+			x = lm_put(y, x, cell + (off < strlen(cell) ? off : strlen(cell)), a);
 			break;
 		}
 		x = lm_put_field(y, x, lm_col_width(k), cell, a);
@@ -361,10 +367,11 @@ static size_t lm_sel(const struct lm_top_frame *f, const struct lm_top_state *st
 	return st->sel < f->nr ? st->sel : f->nr - 1;
 }
 
-/* rows on lines @y to @lines - 1 */
+/* rows on lines @y to @lines - 1, the total line last (with room for a row too) */
 static void lm_draw_rows(int y, int lines, const struct lm_top_frame *f,
 			 const struct lm_top_state *st, size_t *scroll)
 {
+	int total = lines - y > 1;
 	size_t i, shown, sel;
 	char more[80];
 
@@ -374,14 +381,18 @@ static void lm_draw_rows(int y, int lines, const struct lm_top_frame *f,
 		return;
 	}
 	sel = lm_sel(f, st);
-	shown = lm_follow(f->nr, (size_t)(lines - y), sel, scroll);
+	shown = lm_follow(f->nr, (size_t)(lines - y - total), sel, scroll);
 	for (i = 0; i < shown; i++)
-		lm_draw_row(y + (int)i, f->rows[*scroll + i], f, *scroll + i == sel);
+		lm_draw_row(y + (int)i, f->rows[*scroll + i], f,
+			    *scroll + i == sel ? A_REVERSE : A_NORMAL, st->name_off);
+	y += (int)shown;
 	if (*scroll + shown < f->nr) {
 		snprintf(more, sizeof(more), "-- %zu more rows (Down/PgDn) --",
 			 f->nr - *scroll - shown);
-		lm_put(y + (int)shown, 0, more, A_BOLD);
+		lm_put(y++, 0, more, A_BOLD);
 	}
+	if (total)
+		lm_draw_row(y, &f->total, f, A_BOLD, st->name_off);
 }
 
 /* ---- the detail pane: the evidence of the selected row ---- */

@@ -292,12 +292,12 @@ assert got == want, got
 # top: full names where they fit, the short ones where not
 "$LOCKSTAT" top -b -n 1 --width 140 --sort type --replay "$fx/types.snap" >"$tmp/top140" 2>&1
 "$LOCKSTAT" top -b -n 1 --width 80 --sort type --replay "$fx/types.snap" >"$tmp/top80" 2>&1
-cut140() { sed -n 's/.* - \([a-z_]*\) .*/\1/p' "$tmp/top140" | uniq | tr '\n' ' '; }
+cut140() { grep -v '\*TOTAL\*' "$tmp/top140" | sed -n 's/.* - \([a-z_]*\) .*/\1/p' | uniq | tr '\n' ' '; }
 [ "$(cut140)" = "spin read write mutex rwsem_read rwsem_write rt_mutex pcrw_r pcrw_w semaphore rt_spin rt_read rt_write " ] &&
 	awk 'length > 140 { bad = 1 } END { exit bad }' "$tmp/top140" &&
 	pass "top -b, 140 columns: TYPE in full, percpu_rwsem_* as pcrw_r, pcrw_w" ||
 	fail "top -b, 140 columns: TYPE in full, percpu_rwsem_* as pcrw_r, pcrw_w" "$tmp/top140"
-[ "$(awk '/ TYPE +NAME$/ { on = 1; next } on && NF { print $7 }' "$tmp/top80" | uniq | tr '\n' ' ')" = \
+[ "$(awk '/ TYPE +NAME$/ { on = 1; next } on && NF && !/\*TOTAL\*/ { print $7 }' "$tmp/top80" | uniq | tr '\n' ' ')" = \
   "spin read write mutex rsem_r rsem_w rt_mtx pcrw_r pcrw_w sem rtspin rt_r rt_w " ] &&
 	awk 'length > 80 { bad = 1 } END { exit bad }' "$tmp/top80" &&
 	pass "top -b, 80 columns: TYPE in 6: rt_mtx, pcrw_r, pcrw_w, sem, rtspin, rt_r, rt_w" ||
@@ -672,6 +672,29 @@ rc "report: standard input" 0 report - <"$fx/demo.snap"
 replay="$fx/top-1.snap $fx/top-2.snap $fx/top-3.snap $fx/top-4.snap"
 # shellcheck disable=SC2086
 golden "top -b --replay: the frames as text" top-replay.txt top -b --replay $replay
+# the total line of a frame: top-2.snap's interval, its four rows added up
+# (2000 + 1000 + 1000 + 40 acquisitions a second; UTIL 20 + 0.5 + 0.4 + 0.08%)
+"$LOCKSTAT" top -b --replay "$fx/top-1.snap" "$fx/top-2.snap" >"$tmp/tot.txt" 2>&1
+ok "top -b: a total line per frame, the last of its table" sh -c "
+	[ \$(grep -c ' all  *\*TOTAL\* of 4 rows\$' '$tmp/tot.txt') -eq 2 ] &&
+	grep -q '^  4.0k  21.0% 10.1%   52us  400us  196us  600us  4.0% .* all  *\*TOTAL\* of 4 rows\$' '$tmp/tot.txt' &&
+	[ \"\$(awk 'NF { last = \$0 } !NF && last { print last; last = \"\" }' '$tmp/tot.txt' | grep -c TOTAL)\" -eq 2 ]"
+"$LOCKSTAT" top -b --json --top 1 --replay "$fx/top-1.snap" "$fx/top-2.snap" >"$tmp/tot1.json" 2>&1
+"$LOCKSTAT" top -b --json --replay "$fx/top-1.snap" "$fx/top-2.snap" >"$tmp/tot.json" 2>&1
+ok "top -b --json: \"total\" of the frame's rows, --top 1 its one row" "$PYTHON" -c '
+import json, sys
+one = [json.loads(l) for l in open(sys.argv[1])]
+full = [json.loads(l) for l in open(sys.argv[2])]
+for a, b in zip(one, full):
+    assert len(a["rows"]) == 1 and a["total"]["rows"] == 1, a["total"]
+    assert a["total"]["hold_total_ns"] == a["rows"][0]["hold_total_ns"], a["total"]
+    t, rows = b["total"], b["rows"]
+    assert t["rows"] == len(rows) == 4, t
+    for k in ("acquired", "hold_total_ns", "wait_total_ns"):
+        assert t[k] == sum(r[k] for r in rows), (k, t)
+    assert t["hold_max_ns"] == max(r["hold_max_ns"] for r in rows), t
+    assert abs(t["util_pct"] - sum(r["util_pct"] for r in rows)) < 1e-6, t
+' "$tmp/tot1.json" "$tmp/tot.json"
 # shellcheck disable=SC2086
 golden "top -b --json --by-site --sort rate" top-site.json top -b --json --by-site --sort rate \
 	--replay $replay
@@ -971,6 +994,37 @@ for args in "-E 0|-E/--entries: '0' is not a positive number" \
 	[ $? -eq 2 ] && grep -q "^lockstat: .*${args#*|}" "$tmp/stderr" &&
 		pass "report ${args%%|*}: exit 2, says why" || fail "report ${args%%|*}: exit 2, says why" "$tmp/stderr"
 done
+# klockstat's -c: the rows whose call site contains a string; a lock sums those only
+# (tasklist_lock's writes: copy_process, exit_notify, release_task)
+"$LOCKSTAT" report --csv -c exit_ "$fx/demo.snap" >"$tmp/c1.csv" 2>&1
+"$LOCKSTAT" report --csv "$fx/demo.snap" >"$tmp/c0.csv" 2>&1
+ok "report -c exit_: the sites with exit_ only, a lock the sum of its matching sites" "$PYTHON" -c '
+import csv, sys
+got = list(csv.DictReader(open(sys.argv[1])))
+every = list(csv.DictReader(open(sys.argv[2])))
+sites = [r for r in got if r["kind"] == "site"]
+assert sites and all("exit_" in r["site"] for r in sites), sites
+want = sorted((r["type"], r["lock"], r["site"]) for r in every if r["kind"] == "site" and "exit_" in r["site"])
+assert sorted((r["type"], r["lock"], r["site"]) for r in sites) == want, want
+lock = [r for r in got if r["kind"] == "lock" and r["type"] == "write" and r["lock"] == "tasklist_lock"]
+exit_notify = [r for r in sites if r["type"] == "write" and r["lock"] == "tasklist_lock"]
+assert len(lock) == 1 and len(exit_notify) == 1 and lock[0]["acquired"] == exit_notify[0]["acquired"], lock
+' "$tmp/c1.csv" "$tmp/c0.csv"
+"$LOCKSTAT" report --csv --caller exit_ "$fx/demo.snap" >"$tmp/c2.csv" 2>&1
+"$LOCKSTAT" report --csv -i -c EXIT_ "$fx/demo.snap" >"$tmp/c3.csv" 2>&1
+ok "report --caller is -c, and -i makes it any case" sh -c "
+	cmp -s '$tmp/c1.csv' '$tmp/c2.csv' && cmp -s '$tmp/c1.csv' '$tmp/c3.csv'"
+"$LOCKSTAT" report --csv -c pipe_ --name lookup "$fx/demo.snap" >"$tmp/c4.csv" 2>&1
+ok "report -c and --name: both must match, none here" sh -c "! grep -q '^site,' '$tmp/c4.csv'"
+rc "report -c ''" 2 report -c '' "$fx/demo.snap"
+"$LOCKSTAT" top -b -n 2 -c lmt_ --by-site --replay "$fx"/top-[1-4].snap >"$tmp/c5" 2>&1
+ok "top -b -c lmt_: the sites in lmt_ only" sh -c "
+	awk '/ NAME\$/ { on = 1; next } !NF { on = 0 } on && !/\\*TOTAL\\*/ { n++; if (\$NF !~ /lmt_/) bad = 1 }
+	END { exit bad || !n }' '$tmp/c5'"
+# -n: klockstat's number of locks, top(1)'s number of frames; lockstat keeps top's
+rc "report -n 3: no such option" 2 report -n 3 "$fx/demo.snap"
+ok "report -n: says klockstat's -n is --top here" grep -q "klockstat's -n N is --top N here" "$tmp/stderr"
+rc "top -b -n 1: still the number of frames" 0 top -b -n 1 --replay "$fx"/top-[1-4].snap
 "$LOCKSTAT" report --csv --sort contended "$fx/demo.snap" >"$tmp/c.csv" 2>&1
 ok "--sort contended: locks by spin + reject, most first" sh -c "awk -F, '
 	\$1 == \"total\" { sec = \$2; last = -1 }
@@ -1488,6 +1542,49 @@ golden "report --csv with percentiles" hist.csv report --csv --sort p99hold "$hs
 golden "hist: a lock, its sites summed" hist-lock.txt hist lmt_hist_lock "$hs"
 COLUMNS=60 golden "hist NAME@SITE, COLUMNS=60" hist-site.txt hist lmt_hist_lock@lmt_hist_hold "$hs"
 golden "diff of two snapshots with histograms" hist-diff.txt diff "$hs" "$hs2"
+# diff and p99: lmt_hist_hold's 100 holds more move its p99 by +92% and
+# its max and mean by 0 and +4.2%; big_lock's p99 is ">=5.7s" on both sides
+rc "diff --fail-over 50: a p99 of +92% is a regression" 9 diff --fail-over 50 "$hs" "$hs2"
+rc "diff --fail-over 100: +92% is not over 100" 0 diff --fail-over 100 "$hs" "$hs2"
+rc "diff --fail-over 50 --min-hold 84us: B's p99 83us under the floor" 0 diff --fail-over 50 \
+	--min-hold 84us "$hs" "$hs2"
+# A's big_lock in the bucket below the open one: its p99 an estimate
+awk '/^spin .* big_lock /{ sub(/13000000000 6000000000 7000000000/, "9000000000 4000000000 5000000000")
+	print; getline; sub(/ 0 2$/, " 2 0") } { print }' "$hs" >"$tmp/hs-big.snap"
+"$LOCKSTAT" diff --width 0 "$hs" "$hs2" >"$tmp/hd.txt" 2>&1
+"$LOCKSTAT" diff --width 0 "$tmp/hs-big.snap" "$hs2" >"$tmp/hd-ge.txt" 2>&1
+"$LOCKSTAT" diff --width 0 "$hs2" "$tmp/hs-big.snap" >"$tmp/hd-le.txt" 2>&1
+"$LOCKSTAT" diff --json "$hs" "$hs2" >"$tmp/hd.json" 2>&1
+"$LOCKSTAT" diff --json "$hs2" "$tmp/hs-big.snap" >"$tmp/hd-le.json" 2>&1
+"$LOCKSTAT" diff --csv "$tmp/hs-big.snap" "$hs2" >"$tmp/hd-ge.csv" 2>&1
+# the "%" line of big_lock: after UTIL, CON, MEAN and MAX, the hold p99
+p99chg() {
+	grep -A2 '^ .* A .*big_lock' "$1" | awk '$1 == "%" { print $6 }'
+}
+ok "diff: lmt_hist_hold's REGRESS is its p99's +92%" grep -q '^   +92%  A .*lmt_hist_hold' "$tmp/hd.txt"
+ok "diff: two >=5.7s p99s change by ?, not 0%" test "$(p99chg "$tmp/hd.txt")" = "?"
+ok "diff: to a >= p99 the change is >=" test "$(p99chg "$tmp/hd-ge.txt")" = ">=+15%"
+ok "diff: from a >= p99 the change is <=, and so is REGRESS" sh -c "
+	test \"\$(grep -A2 '^ .* A .*big_lock' '$tmp/hd-le.txt' | awk '\$1 == \"%\" { print \$6 }')\" = '<=-13%' &&
+	grep -q '^ <=-13%  A .*big_lock' '$tmp/hd-le.txt'"
+ok "diff --json: null between two bounds, a bound's change marked, the regression too" "$PYTHON" -c '
+import json, sys
+def big(f):
+    return [r for r in json.load(open(f))["rows"] if r["lock"] == "big_lock"][0]
+r = big(sys.argv[1])
+assert r["change_pct"]["hold_p99_ns"] is None and "hold_p99_ns_bound" not in r["change_pct"], r
+assert "regress_bound" not in r and r["regress_pct"] == 0, r
+r = big(sys.argv[2])
+assert r["change_pct"]["hold_p99_ns_bound"] == "le" and r["change_pct"]["hold_p99_ns"] < 0, r
+assert r["regress_bound"] == "le" and r["regress_pct"] == r["change_pct"]["hold_p99_ns"], r
+' "$tmp/hd.json" "$tmp/hd-le.json"
+ok "diff --csv: the bounds in columns of their own, ge, le or empty" "$PYTHON" -c '
+import csv, sys
+rows = {r["lock"] + " " + r["site"]: r for r in csv.DictReader(open(sys.argv[1]))}
+r = rows["big_lock big_hold"]
+assert r["change_hold_p99_ns_bound"] == "ge" and float(r["change_hold_p99_ns"]) > 14, r
+assert r["regress_bound"] == "" and r["change_wait_p99_ns_bound"] == "", r
+' "$tmp/hd-ge.csv"
 # CSV: the numeric columns hold numbers only; ">=" is a 0/1 column of its own
 "$LOCKSTAT" report --csv "$hs" >"$tmp/h.csv" 2>&1
 ok "report --csv: no '>=' in any cell, the p* columns numbers or empty" "$PYTHON" -c '

@@ -55,9 +55,9 @@ check() {
 	if until_seen "$2"; then pass "$1"; else fail "$1"; fi
 }
 
-# row N: the Nth table row (after the column line) of the last capture
+# row N: the Nth table row (after the column line, the total line not one) of the last capture
 row() {
-	awk -v n="$1" 'f && ++i == n { print; exit } /ACQ\/s .*NAME/ { f = 1 }' "$tmp/pane"
+	awk -v n="$1" 'f && !/\*TOTAL\*/ && ++i == n { print; exit } /ACQ\/s .*NAME/ { f = 1 }' "$tmp/pane"
 }
 
 # first_row NAME PATTERN: the first table row matches PATTERN (waiting for it)
@@ -73,7 +73,7 @@ first_row() {
 }
 
 rows() {
-	awk 'f && NF { n++ } /ACQ\/s .*NAME/ { f = 1 } END { print n + 0 }' "$tmp/pane"
+	awk 'f && NF && !/\*TOTAL\*/ { n++ } /ACQ\/s .*NAME/ { f = 1 } END { print n + 0 }' "$tmp/pane"
 }
 
 keys() {
@@ -127,6 +127,10 @@ check "space: the next file, an interval" "^lockstat top - 12:00:01 .*interval 1
 first_row "the interval's rates: 2000 acquisitions a second" "^ +2\\.0k +20\\.0% +20\\.0% .*lmt_static_lock"
 capture
 [ "$(rows)" -eq 4 ] && pass "a lock idle in the interval is not shown" || fail "a lock idle in the interval is not shown"
+check "a total line after the rows: the interval's four added up" \
+	"^ +4\\.0k +21\\.0% +10\\.1% +52us +400us +196us +600us +4\\.0% +all +\\*TOTAL\\* of 4 rows *$"
+awk '/ACQ\/s .*NAME/ { f = 1; next } f && NF { last = $0 } END { print last }' "$tmp/pane" |
+	grep -q 'TOTAL' && pass "the total line is the table's last" || fail "the total line is the table's last"
 
 keys '>'
 check "> sorts by the next column" "\\*WMEAN"
@@ -142,6 +146,7 @@ keys / r u n q Enter
 first_row "/ filters by name" "percpu:runqueues"
 capture
 [ "$(rows)" -eq 1 ] && pass "the filter leaves one lock" || fail "the filter leaves one lock"
+check "the total line adds up what the filter leaves" "spin +\\*TOTAL\\* of 1 row *$|all +\\*TOTAL\\* of 1 row *$"
 check "the filter is shown" "filter: \"runq\""
 keys / C-u Enter
 check "an empty filter shows all again" "filter: none"
@@ -324,6 +329,15 @@ until_seen "^ +\\*UTIL +CON +HMEAN +HMAX +WMEAN +WMAX +TYPE +NAME *$" >/dev/null
 	fail "80 columns: %CPU and ACQ/s dropped, the rest kept"
 check "80 columns: a name of 25 characters in full" "mutex +lmt_mutex\\[test_lockmeter\\] *$"
 check "80 columns: TYPE abbreviated, rwsem_read as rsem_r" " rsem_r +\\[heap\\] lock_vma_under_rcu"
+# [ and ]: NAME scrolls sideways, 8 columns a step, the rest of the row stays
+check "80 columns: a long name cut at the edge" "spin +lmt_static_lock\\[test_lockmeter$"
+keys ']'
+check "]: the header says from which column NAME is shown" "WMAX TYPE +NAME from 9 \\(\\[ back\\) *$"
+check "]: the end of the long name on the screen, the columns before it kept" \
+	"^ +5\\.0% +11\\.2% +48us +200us +100us +300us spin +ic_lock\\[test_lockmeter\\] *$"
+keys '['
+check "[: NAME from its start again" "^NAME from its start$"
+check "[: the header as it was" "WMAX TYPE +NAME *$"
 tm resize-window -t lt -x 120 -y 30 2>/dev/null || tm resize-pane -t lt -x 120 -y 30
 # the same screen, wide again: what dropped at 80 comes back
 until_seen "^ *ACQ/s +\\*UTIL +CON +HMEAN +HMAX +WMEAN +WMAX +%CPU +TYPE +NAME" >/dev/null &&
@@ -413,13 +427,15 @@ check "follow: g: a site of the same lock" "^ spin lmt_static_lock lmt_contend\\
 keys q
 tm kill-session -t lt 2>/dev/null
 
-# the selection scrolls the table: on 12 lines 6 rows show, the 11th row
-# selected is the last of them, in reverse; Home goes back to the first
+# the selection scrolls the table: on 12 lines 5 rows show (and the total
+# line), the 11th row selected is the last of them, in reverse; Home goes
+# back to the first
 start "" "--by-site --sort name --replay '$fx/demo.snap'" 12
 first_row "select: the first row by name" "spin +\\*overflow\\*\\(worst:lmt_many\\+0x1a0\\[test_lockmeter\\]\\) lmt"
 keys Down Down Down Down Down Down Down Down Down Down
-first_row "select: 10 rows down, the table scrolled 5" "\\[heap\\] lock_vma_under_rcu\\+0x6b$"
+first_row "select: 10 rows down, the table scrolled 6" "\\[heap\\] lookup_slow\\+0x2a$"
 check "select: the rows below counted" "^-- 19 more rows \\(Down/PgDn\\) --$"
+check "select: the total line under them, of all 30 rows" "all +\\*TOTAL\\* of 30 rows *$"
 tm capture-pane -e -p -t lt >"$tmp/pane.e"
 grep "$(printf '\033')\\[[0-9;]*7m" "$tmp/pane.e" | grep -v "ACQ/s" | grep -c "jiffies_lock tick_do_update_jiffies64" |
 	grep -qx 1 && pass "select: the selected row, the last shown, in reverse" ||
