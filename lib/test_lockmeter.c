@@ -115,6 +115,10 @@
  *                       (lmt_sem_waiter()); returns once it sleeps there
  *   sem_post            up(lmt_sem_wait): the waiter takes the count and
  *                       gives it back; the command returns when it has ended
+ *   sem_foreign N       XFS's buffer lock: holding lmt_foreign_mutex, N x
+ *                       down() of lmt_foreign_sem[i % 16], each up()'d by a
+ *                       work item, another task: count 1, hold_*_ns (the
+ *                       mutex's)                                 lmt_sem_foreign()
  *
  * Evidence:
  *
@@ -174,6 +178,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
 #include <linux/ww_mutex.h>
 
 #define LMT_MAX_THREADS	8
@@ -1910,6 +1915,54 @@ static int lmt_cmd_sem_bg(const unsigned int *a)
 	return READ_ONCE(t->__state) == TASK_UNINTERRUPTIBLE ? 0 : -ETIMEDOUT;
 }
 
+#define LMT_FOREIGN_SEMS	16
+static struct semaphore lmt_foreign_sem[LMT_FOREIGN_SEMS];
+static DEFINE_MUTEX(lmt_foreign_mutex);
+
+struct lmt_foreign {
+	struct work_struct work;
+	struct semaphore *sem;
+};
+
+static void lmt_foreign_up(struct work_struct *work)
+{
+	up(container_of(work, struct lmt_foreign, work)->sem);
+}
+
+/*
+ * Each down() here leaves a record with this task, since its up() runs
+ * in a kworker; the mutex, held across them all, must keep its own.
+ */
+static noinline void lmt_sem_foreign(unsigned int n)
+{
+	struct lmt_foreign f;
+	unsigned int i;
+	u64 t0, t1;
+
+	INIT_WORK_ONSTACK(&f.work, lmt_foreign_up);
+	mutex_lock(&lmt_foreign_mutex);
+	t0 = local_clock();
+	for (i = 0; i < n; i++) {
+		f.sem = &lmt_foreign_sem[i % LMT_FOREIGN_SEMS];
+		down(f.sem);
+		queue_work(system_wq, &f.work);
+		flush_work(&f.work);
+	}
+	t1 = local_clock();
+	mutex_unlock(&lmt_foreign_mutex);
+	destroy_work_on_stack(&f.work);
+	lmt_account(t0, t1);
+}
+
+static int lmt_cmd_sem_foreign(const unsigned int *a)
+{
+	if (!a[0] || a[0] > 10000)
+		return -EINVAL;
+	lmt_res.has_hold = true;
+	lmt_sem_foreign(a[0]);
+	return 0;
+}
+
 static int lmt_cmd_pcpu_handoff(const unsigned int *a)
 {
 	if (!LMT_HOLD_US_OK(a[0]))
@@ -1968,6 +2021,7 @@ static const struct lmt_cmd {
 	{ "rwsem_readers",	3, lmt_cmd_threads },
 	{ "rwsem_writer",	2, lmt_cmd_hold },
 	{ "sem_contend",	3, lmt_cmd_threads },
+	{ "sem_foreign",	1, lmt_cmd_sem_foreign },
 	{ "sem_post",		0, lmt_cmd_sem_bg },
 	{ "sem_hold",		2, lmt_cmd_hold },
 	{ "sem_trylock",	1, lmt_cmd_trylock },
@@ -2093,6 +2147,8 @@ static int __init test_lockmeter_init(void)
 
 	for (i = 0; i < LMT_MANY; i++)
 		spin_lock_init(&lmt_many[i]);
+	for (i = 0; i < LMT_FOREIGN_SEMS; i++)
+		sema_init(&lmt_foreign_sem[i], 1);
 	for (i = 0; i < LMT_IRQ_HELD; i++)
 		__mutex_init(&lmt_irq_held[i], "lmt_irq_held", &lmt_irq_held_keys[i]);
 	ww_mutex_init(&lmt_ww_a, &lmt_ww_class);

@@ -27,8 +27,10 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
+#include <linux/semaphore.h>
 #include <linux/sort.h>
 #include <linux/stacktrace.h>
+#include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
 #include "lockmeter.h"
@@ -137,6 +139,23 @@ static void lm_held_spinning(struct lm_held_snap *hs, u64 now, u64 over)
 }
 
 /*
+ * Whether semaphore @lock is taken: its count is 0.  A task keeps the
+ * record of a down() whose up() came from another context (XFS's buffer
+ * lock, released at I/O completion) until the record is evicted: while
+ * the count is up again, the record is not a hold.  A counting semaphore
+ * with a count left is not listed either.  The semaphore may be gone
+ * meanwhile, its memory unmapped: the count is read with
+ * get_kernel_nofault().
+ */
+static bool lm_held_sem_taken(unsigned long lock)
+{
+	const struct semaphore *sem = (const struct semaphore *)lock;
+	unsigned int count;
+
+	return !get_kernel_nofault(count, &sem->count) && !count;
+}
+
+/*
  * @p's sleeping locks held at least @over ns, with its current chain, or
  * where it runs now: the chain of a running task cannot be read (the
  * unwinder refuses a stack that changes under it).
@@ -163,6 +182,8 @@ static void lm_held_task(struct lm_held_snap *hs, struct task_struct *p, u32 epo
 
 		if (!lock || READ_ONCE(h->epoch) != epoch || !lm_type_sleeps(type) ||
 		    type >= LM_NR_TYPES)
+			continue;
+		if (type == LM_semaphore && !lm_held_sem_taken(lock))
 			continue;
 		r = lm_held_add(hs, lock, READ_ONCE(h->site), type, READ_ONCE(h->t_acq), now,
 				over);
