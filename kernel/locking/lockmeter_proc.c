@@ -237,8 +237,13 @@ static int lm_proc_open(struct inode *inode, struct file *file)
 	struct lm_proc *p;
 	int ret;
 
-	/* the report names kernel symbols: as privileged as the control */
-	if ((file->f_mode & FMODE_READ) && !capable(CAP_SYS_ADMIN))
+	/*
+	 * The report names kernel symbols, the control switches metering:
+	 * both need CAP_SYS_ADMIN, checked here, as the open is what grants
+	 * the file's use.  A writer that was handed the descriptor is judged
+	 * by whoever opened it (lm_proc_write()).
+	 */
+	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
 	p = __seq_open_private(file, &lm_seq_ops, sizeof(*p));
 	if (!p)
@@ -354,7 +359,8 @@ static ssize_t lm_proc_write(struct file *file, const char __user *ubuf,
 	unsigned int i;
 	int ret;
 
-	if (!capable(CAP_SYS_ADMIN))
+	/* the opener's credentials, not the writer's (a set-uid program's) */
+	if (!file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
 		return -EPERM;
 	if (!count || count >= sizeof(buf))
 		return -EINVAL;
