@@ -653,7 +653,8 @@ static noinline void __lockfunc lm_watch_raise(struct lm_cpu *c, struct lm_slot 
 					       u32 type, u64 ticks, u64 thr, u64 t_end,
 					       const struct lm_task_held *th)
 {
-	struct lm_alert_ring *r = this_cpu_read(lm_alert_rings);
+	/* pairs with smp_store_release() in lm_watch_alloc(): the ring's contents first */
+	struct lm_alert_ring *r = smp_load_acquire(this_cpu_ptr(&lm_alert_rings));
 	struct lm_alert_rec *a;
 	unsigned int head;
 

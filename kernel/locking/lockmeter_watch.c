@@ -189,7 +189,12 @@ static int lm_watch_alloc(void)
 			return -ENOMEM;
 		/* in hard interrupt context on PREEMPT_RT too: it only queues the work */
 		r->kick = (struct irq_work)IRQ_WORK_INIT_HARD(lm_alert_kick);
-		WRITE_ONCE(per_cpu(lm_alert_rings, cpu), r);
+		/*
+		 * Published with its contents: a CPU that charges a hold may
+		 * find it at once.  Pairs with smp_load_acquire() in
+		 * lm_watch_raise().
+		 */
+		smp_store_release(per_cpu_ptr(&lm_alert_rings, cpu), r);
 	}
 	return 0;
 }
