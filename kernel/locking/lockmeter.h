@@ -1101,6 +1101,9 @@ out:
 /* ---- control and readers ---- */
 
 int lockmeter_control(enum lm_ctl op);
+#if IS_ENABLED(CONFIG_KUNIT)
+extern int lm_setup_err;
+#endif
 int lockmeter_set_keys(unsigned long nr);
 unsigned int lm_mem(unsigned long *percpu, unsigned long *total, unsigned long *keys);
 extern struct lm_dir lm_dir;

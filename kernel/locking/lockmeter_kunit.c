@@ -543,6 +543,57 @@ static void lm_watch_trips_and_alerts(struct kunit *test)
 	vfree(c);
 }
 
+/*
+ * A reset may change the clock of the holds (a TSC found unstable:
+ * local_clock() from then on).  Each CPU's second of alerts then starts
+ * again in the new clock, not at the end of one in the old clock's
+ * ticks, which local_clock() might take years to reach.
+ */
+static void lm_reset_restarts_alert_windows(struct kunit *test)
+{
+	struct lm_alert_ring *r;
+	unsigned int cpu;
+
+	/* every CPU's queue, no threshold set */
+	KUNIT_ASSERT_EQ(test, lockmeter_watch_set(LM_NONE, LM_WATCH_KEEP, LM_WATCH_KEEP), 0);
+	if (READ_ONCE(lm_watching))
+		kunit_skip(test, "a threshold is set: alerts are being raised");
+	for_each_possible_cpu(cpu)
+		KUNIT_ASSERT_NOT_NULL(test, per_cpu(lm_alert_rings, cpu));
+	mutex_lock(&lm_ctl_mutex);
+	for_each_possible_cpu(cpu) {
+		r = per_cpu(lm_alert_rings, cpu);
+		/* the end of a second in TSC ticks, far ahead of local_clock() */
+		r->window = U64_MAX;
+		r->budget = 0;
+	}
+	lm_watch_reset();
+	mutex_unlock(&lm_ctl_mutex);
+	for_each_possible_cpu(cpu) {
+		r = per_cpu(lm_alert_rings, cpu);
+		KUNIT_EXPECT_EQ(test, r->window, 0ULL);
+	}
+}
+
+/*
+ * A failed setup at boot (no cache for the task blocks) leaves metering
+ * off for good: "on" fails with its error and changes nothing, so that
+ * no fork allocates from a cache that does not exist.
+ */
+static void lm_on_refused_after_failed_setup(struct kunit *test)
+{
+	bool on = READ_ONCE(lm_on);
+	int err = lm_setup_err;
+
+	KUNIT_ASSERT_EQ(test, err, 0);
+	lm_setup_err = -ENOMEM;
+	KUNIT_EXPECT_EQ(test, lockmeter_control(LM_CTL_ON), -ENOMEM);
+	lm_setup_err = err;
+	KUNIT_EXPECT_EQ(test, READ_ONCE(lm_on), on);
+	if (READ_ONCE(lm_on) != on)
+		lockmeter_control(on ? LM_CTL_ON : LM_CTL_OFF);
+}
+
 static void lm_charge_takes_evidence(struct kunit *test)
 {
 	struct lm_dir *d = t_dir(test);
@@ -985,6 +1036,8 @@ static struct kunit_case lockmeter_table_cases[] = {
 	KUNIT_CASE(lm_stat_add_keeps_evidence_of_max),
 	KUNIT_CASE(lm_charge_takes_evidence),
 	KUNIT_CASE(lm_watch_trips_and_alerts),
+	KUNIT_CASE(lm_reset_restarts_alert_windows),
+	KUNIT_CASE(lm_on_refused_after_failed_setup),
 	KUNIT_CASE(lm_chain_every_new_maximum),
 	KUNIT_CASE(lm_chain_full_store_skips_walk),
 	KUNIT_CASE(lm_chain_reset_makes_stale),

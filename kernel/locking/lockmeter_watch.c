@@ -251,8 +251,11 @@ void lm_watch_read(struct lm_watch_state *st)
 /*
  * A reset: the counters start again, in the clock the reset chose.  The
  * alerts still queued were counted in the period that ends: they go with
- * it.  lm_ctl_mutex is held, which keeps the sender out, and no CPU is in
- * the hot paths, where alerts are queued.
+ * it.  Each CPU's second of alerts starts again at its next alert: a
+ * window that ends in the ticks of a clock given up (a TSC found
+ * unstable) would stop its alerts for as long as those ticks are ahead
+ * of local_clock().  lm_ctl_mutex is held, which keeps the sender out,
+ * and no CPU is in the hot paths, where alerts are queued.
  */
 void lm_watch_reset(void)
 {
@@ -265,6 +268,8 @@ void lm_watch_reset(void)
 			continue;
 		/* pairs with smp_load_acquire() in lm_watch_raise(), as the sender's */
 		smp_store_release(&r->tail, READ_ONCE(r->head));
+		r->window = 0;
+		r->budget = 0;
 	}
 	atomic64_set(&lm_watch_sent, 0);
 	atomic64_set(&lm_watch_unsent, 0);
