@@ -487,18 +487,23 @@ static const struct lm_task_held t_blocked[] = {
 	{ },
 };
 
+/* Its address is a static lock's, for rows found through a CPU's cache. */
+static int t_watched;
+
 /*
  * A new maximum takes the current task and chain, a smaller hold takes
  * nothing.
  */
+
 /*
  * A threshold costs the fast path nothing: a row's trip is its longest
- * hold, lowered to the threshold when one is set (lm_watch_trip_cpu(), as
- * setting one does on every CPU), so that a hold over the threshold but
- * not over the longest still takes the slow path, and is an alert; a
- * hold under both is not, nor a wait under its threshold.  Without a
- * CPU's queue of alerts (none before a threshold is set) each alert is
- * counted as dropped.
+ * hold, lowered to the threshold when one is set, so that a hold over the
+ * threshold but not over the longest still takes the slow path, and is an
+ * alert; a hold under both is not, nor a wait under its threshold.
+ * Setting one (lm_watch_trip_cpu(), on every CPU) walks no row: it
+ * empties the CPU's cache, and a row's trip comes down when the CPU finds
+ * the row again.  Without a CPU's queue of alerts (none before a
+ * threshold is set) each alert is counted as dropped.
  */
 static void lm_watch_trips_and_alerts(struct kunit *test)
 {
@@ -513,16 +518,20 @@ static void lm_watch_trips_and_alerts(struct kunit *test)
 
 	if (r)
 		kunit_skip(test, "a threshold was set: alerts would be sent");
-	d->key[2] = t_key(0x1000, 0x2000, LM_mutex);
-	atomic_set(&d->used, 3);
-	s = &c->slot[2];
 	local_irq_save(flags);
+	s = lm_slot_of(c, (unsigned long)&t_watched, 0x2000, LM_mutex);
+	KUNIT_EXPECT_PTR_EQ(test, s, &c->slot[0]);
 	lm_charge(c, s, 100, 0, 1000, &h);
 	KUNIT_EXPECT_EQ(test, s->hold_trip, 100ULL);
 	WRITE_ONCE(lm_watch_hold[LM_mutex], 30);
 	WRITE_ONCE(lm_watch_wait[LM_mutex], 35);
 	WRITE_ONCE(lm_watching, true);
 	lm_watch_trip_cpu(c, NULL);
+	/* no row walked, whatever the number of keys ... */
+	KUNIT_EXPECT_EQ(test, s->hold_trip, 100ULL);
+	KUNIT_EXPECT_EQ(test, lm_cache_entry(c, (unsigned long)&t_watched, 0x2000)->lock, 0UL);
+	/* ... the row's trip comes down as its CPU finds it again */
+	KUNIT_EXPECT_PTR_EQ(test, lm_slot_of(c, (unsigned long)&t_watched, 0x2000, LM_mutex), s);
 	KUNIT_EXPECT_EQ(test, s->hold_trip, 30ULL);
 	lm_charge(c, s, 50, 0, 2000, &h);	/* over the threshold only */
 	lm_charge(c, s, 20, 0, 3000, &h);	/* under both */

@@ -236,6 +236,7 @@ noinline struct lm_slot *lm_cache_fill(struct lm_cpu *c, struct lm_cached *e,
 	struct lm_key k = { .site = site, .type = type };
 	struct lm_cached old = *e;
 	struct lm_slot *s;
+	u64 thr;
 	int id;
 
 	if (lm_cache_hit(alt, lock, site, type)) {
@@ -247,6 +248,9 @@ noinline struct lm_slot *lm_cache_fill(struct lm_cpu *c, struct lm_cached *e,
 	lm_classify(lock, &k);
 	id = lm_dir_get(c->dir, &k);
 	s = likely(id >= 0) ? &c->slot[id] : &c->overflow[type];
+	/* a threshold set since the row was last cached (lm_watch_trip_cpu()) */
+	thr = READ_ONCE(lm_watch_hold[type < LM_NR_TYPES ? type : LM_NONE]);
+	s->hold_trip = min(s->hold_trip, thr);
 	if (lm_class_merges(k.class))
 		s->inst |= lm_inst_bit(lock);
 	if (old.lock)

@@ -14,9 +14,10 @@
  * Cost: none on a charge's fast path, threshold set or not.  The fast
  * path already compares each hold with its row's longest; a row's trip
  * (struct lm_slot) is that longest, or the threshold when lower, so one
- * compare still decides both.  Setting a threshold lowers every row's
- * trip, on each CPU in an IPI.  A hold over the trip, and every wait,
- * takes the slow path, which compares with the thresholds.
+ * compare still decides both.  Setting a threshold empties each CPU's
+ * cache of rows, in an IPI, and a row's trip is lowered when its CPU
+ * caches it again.  A hold over the trip, and every wait, takes the slow
+ * path, which compares with the thresholds.
  *
  * While a hold threshold of a sleeping lock type is set, the work also
  * looks for sleeping locks held longer than it right now, what
@@ -150,24 +151,24 @@ void lm_watch_recalc(void)
 }
 
 /*
- * Lower every row's trip of @c to its type's hold threshold, on its CPU
- * with interrupts off (lm_for_every_cpu()).  A trip left higher than its
+ * The thresholds changed: every row's trip of @c must come down to its
+ * type's hold threshold before it is next charged, on its CPU with
+ * interrupts off (lm_for_every_cpu()).  A trip left higher than its
  * threshold would let a hold over the threshold through the fast path;
  * one left lower (a threshold raised or cleared) only sends a hold to
- * the slow path, which sets it right.
+ * the slow path, which sets it right.  The rows are not walked (up to
+ * LM_KEYS_MAX of them, on every CPU at once): the CPU's cache of rows is
+ * emptied, so that its next charge of each row fills an entry again, and
+ * the fill sets the trip (lm_cache_fill()).  The work is the cache's
+ * size whatever the number of keys; the fills after it cost what a
+ * reset's do.
  */
 VISIBLE_IF_KUNIT void lm_watch_trip_cpu(struct lm_cpu *c, void *unused)
 {
-	const struct lm_dir *d = c->dir;
-	unsigned int i, used = d ? min_t(unsigned int, atomic_read(&d->used), d->nr) : 0;
 	struct lm_slot *s;
+	unsigned int i;
 
-	for (i = 0; i < used; i++) {
-		u32 type = READ_ONCE(d->key[i].type);
-
-		s = &c->slot[i];
-		s->hold_trip = min(s->hold_max, lm_watch_hold[type < LM_NR_TYPES ? type : LM_NONE]);
-	}
+	memset(c->cache, 0, sizeof(c->cache));
 	for (i = LM_NONE + 1; i < LM_NR_TYPES; i++) {
 		s = &c->overflow[i];
 		s->hold_trip = min(s->hold_max, lm_watch_hold[i]);
