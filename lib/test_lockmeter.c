@@ -150,6 +150,16 @@
  *                       slab_objs, slab_off_a, slab_off_b (the offsets of
  *                       the locks in their objects)             lmt_slab_take()
  *
+ * Re-entry:
+ *
+ *   reenter N H         while a probe on the ipi_send_cpu tracepoint takes
+ *                       lmt_reenter_inner (raw) each time it fires, as a
+ *                       BPF program could, N x raw_spin_lock(lmt_reenter_lock),
+ *                       H us, 5 ms apart: an alert of such a hold
+ *                       raises an irq_work from inside lockmeter's charge,
+ *                       and the probe runs there.  inner: the probe's
+ *                       acquisitions, on any CPU              lmt_reenter_hold()
+ *
  * Loading the module takes lmt_init_lock once, in __init code: that site
  * has no name once the init code is freed.
  *
@@ -180,6 +190,9 @@
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
 #include <linux/ww_mutex.h>
+#ifdef CONFIG_TRACEPOINTS
+#include <trace/events/ipi.h>
+#endif
 
 #define LMT_MAX_THREADS	8
 #define LMT_MANY	20480	/* more than the key directory's default rows */
@@ -269,6 +282,8 @@ struct lmt_result {
 	bool has_short;
 	bool has_nonowner;
 	bool has_slab;
+	bool has_inner;
+	u64 inner;
 	unsigned int slab_objs;
 	size_t slab_off_a;
 	size_t slab_off_b;
@@ -1973,6 +1988,71 @@ static int lmt_cmd_pcpu_handoff(const unsigned int *a)
 	return lmt_pcpu_handoff(a[0]);
 }
 
+#ifdef CONFIG_TRACEPOINTS
+static DEFINE_RAW_SPINLOCK(lmt_reenter_lock);
+static DEFINE_RAW_SPINLOCK(lmt_reenter_inner);
+static atomic64_t lmt_reenter_count;
+
+/*
+ * On ipi_send_cpu, which irq_work_queue() fires before it raises the
+ * interrupt: a metered lock, taken wherever the tracepoint fires, lockmeter's
+ * charge of an alert included.  Not in NMIs, where the lock could be held
+ * by the code interrupted.
+ */
+static void lmt_reenter_probe(void *data, const unsigned int cpu, unsigned long site, void *fn)
+{
+	unsigned long flags;
+
+	if (in_nmi())
+		return;
+	raw_spin_lock_irqsave(&lmt_reenter_inner, flags);
+	atomic64_inc(&lmt_reenter_count);
+	raw_spin_unlock_irqrestore(&lmt_reenter_inner, flags);
+}
+
+static noinline void lmt_reenter_hold(unsigned int n, unsigned int us)
+{
+	unsigned long flags;
+	u64 t0, t1;
+
+	while (n--) {
+		raw_spin_lock_irqsave(&lmt_reenter_lock, flags);
+		t0 = local_clock();
+		lmt_delay(us);
+		t1 = local_clock();
+		raw_spin_unlock_irqrestore(&lmt_reenter_lock, flags);
+		/* a spinlock_t: not under a raw one (PREEMPT_RT) */
+		lmt_account(t0, t1);
+		usleep_range(5000, 10000);
+	}
+}
+
+static int lmt_cmd_reenter(const unsigned int *a)
+{
+	int ret;
+
+	if (!a[0] || a[0] > 1000 || !LMT_HOLD_US_OK(a[1]))
+		return -EINVAL;
+	atomic64_set(&lmt_reenter_count, 0);
+	ret = register_trace_ipi_send_cpu(lmt_reenter_probe, NULL);
+	if (ret)
+		return ret;
+	lmt_res.has_hold = true;
+	lmt_reenter_hold(a[0], a[1]);
+	unregister_trace_ipi_send_cpu(lmt_reenter_probe, NULL);
+	/* no probe still running after this */
+	tracepoint_synchronize_unregister();
+	lmt_res.has_inner = true;
+	lmt_res.inner = atomic64_read(&lmt_reenter_count);
+	return 0;
+}
+#else
+static int lmt_cmd_reenter(const unsigned int *a)
+{
+	return -EOPNOTSUPP;
+}
+#endif
+
 static const struct lmt_cmd {
 	const char *name;
 	int nargs;
@@ -2015,6 +2095,7 @@ static const struct lmt_cmd {
 	{ "pcpu_read",		2, lmt_cmd_hold },
 	{ "pcpu_write",		2, lmt_cmd_hold },
 	{ "readers",		3, lmt_cmd_threads },
+	{ "reenter",		2, lmt_cmd_reenter },
 	{ "rtmutex_contend",	3, lmt_cmd_threads },
 	{ "rtmutex_hold",	2, lmt_cmd_hold },
 	{ "rtmutex_trylock",	1, lmt_cmd_trylock },
@@ -2116,6 +2197,8 @@ static int lmt_show(struct seq_file *m, void *v)
 	if (lmt_res.has_slab)
 		seq_printf(m, "slab_objs: %u\nslab_off_a: %zu\nslab_off_b: %zu\n",
 			   lmt_res.slab_objs, lmt_res.slab_off_a, lmt_res.slab_off_b);
+	if (lmt_res.has_inner)
+		seq_printf(m, "inner: %llu\n", lmt_res.inner);
 	return 0;
 }
 

@@ -67,7 +67,7 @@ TEST_F(proc, header_order)
 		"kernel", "cpus", "clock", "state", "metered_ns", "resets",
 		"keys_used", "keys",
 		"slots_used", "slots_per_cpu", "rows", "dropped", "unmatched",
-		"table_full", "evicted", "irqctx", "truncated", "stack_depth",
+		"recursion", "table_full", "evicted", "irqctx", "truncated", "stack_depth",
 		"task_depth", "notask", "mem_percpu", "mem_tables",
 		"mem_task", "mem_keys", "cache_fills", "stacks_full", "captures",
 		"hist_buckets", "hist_lost",
@@ -92,7 +92,8 @@ TEST_F(proc, header_counters)
 {
 	static const char * const keys[] = {
 		"cpus", "metered_ns", "resets", "keys_used", "keys", "slots_used",
-		"slots_per_cpu", "rows", "mem_keys", "dropped", "unmatched", "table_full", "evicted",
+		"slots_per_cpu", "rows", "mem_keys", "dropped", "unmatched", "recursion",
+		"table_full", "evicted",
 		"irqctx", "truncated", "stack_depth", "task_depth", "notask",
 		"mem_percpu", "mem_tables", "mem_task", "stacks_full", "captures",
 		"hist_buckets", "hist_lost",

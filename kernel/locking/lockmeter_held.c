@@ -117,11 +117,15 @@ static void lm_held_spinning(struct lm_held_snap *hs, u64 now, u64 over)
 
 	for_each_online_cpu(cpu) {
 		struct lm_cpu *pc = per_cpu(lm_cpus, cpu);
+		struct lm_held *top;
 
 		if (!pc)
 			continue;
-		d = min_t(unsigned int, lm_held_depth(pc, READ_ONCE(pc->top)),
-			  CONFIG_LOCKMETER_STACK_DEPTH);
+		top = READ_ONCE(pc->top);
+		/* guarded for a moment (lm_guard()): its depth is not known */
+		if (top == lm_guard_top(pc))
+			continue;
+		d = min_t(unsigned int, lm_held_depth(pc, top), CONFIG_LOCKMETER_STACK_DEPTH);
 		for (i = 0; i < d; i++) {
 			const struct lm_held *h = &pc->held[1 + i];
 			unsigned long lock = READ_ONCE(h->lock);

@@ -101,6 +101,7 @@ static struct lm_cpu *t_cpu(struct kunit *test, struct lm_dir *d)
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	c->dir = d;
+	c->top = &c->held[1];
 	c->slot = kunit_kcalloc(test, d->nr, sizeof(*c->slot), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, c->slot);
 	for (i = 0; i < d->nr; i++)

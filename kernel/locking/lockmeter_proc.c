@@ -96,6 +96,7 @@ static void lm_show_header(struct seq_file *m, struct lm_proc *p)
 	seq_printf(m, "rows: %zu\n", s->nr);
 	seq_printf(m, "dropped: %llu\n", s->loss.dropped);
 	seq_printf(m, "unmatched: %llu\n", s->loss.unmatched);
+	seq_printf(m, "recursion: %llu\n", s->loss.recursion);
 	seq_printf(m, "table_full: %llu\n", s->table_full);
 	seq_printf(m, "evicted: %llu\n", s->loss.evicted);
 	seq_printf(m, "irqctx: %llu\n", s->loss.irqctx);
@@ -117,6 +118,7 @@ static void lm_show_header(struct seq_file *m, struct lm_proc *p)
 	seq_printf(m, "alerts: %llu\n", s->loss.alerts + s->watch.held);
 	seq_printf(m, "alerts_sent: %llu\n", s->watch.sent);
 	seq_printf(m, "alerts_dropped: %llu\n", s->loss.alerts_dropped + s->watch.unsent);
+	seq_printf(m, "alerts_self: %llu\n", s->loss.alerts_self);
 	seq_puts(m, "\n# type acquired nowait spin reject abort hold_total_ns hold_min_ns hold_max_ns wait_total_ns wait_min_ns wait_max_ns oncpu_total_ns oncpu_max_ns blocked_total_ns blocked_max_ns instances lock site\n");
 }
 

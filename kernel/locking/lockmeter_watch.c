@@ -31,8 +31,10 @@
  * sends LM_WATCH_RATE a second in all, the queues wait for the next
  * second), or nobody listened: in a flood, an alert dropped costs a
  * compare, no chain walk, no interrupt.  The sender's own locks may
- * cross a threshold too; the rate bounds what that costs.  The sender
- * drops what it cannot send: no memory for the message, no listener.
+ * cross a threshold too: the alerts raised by the sender's task and by
+ * the kick are dropped at once (and counted as alerts_self too), so that
+ * the machinery does not feed itself.  The sender drops what it cannot
+ * send: no memory for the message, no listener.
  *
  * So, read at any moment, alerts = sent + dropped + those still queued,
  * where alerts are the holds and waits the CPUs counted plus the held
@@ -60,6 +62,8 @@ u64 lm_watch_second __read_mostly = NSEC_PER_SEC;
 /* Alerts are dropped at once while nobody listens: set by the sender, cleared by a bind. */
 bool lm_alert_deaf __read_mostly = true;
 DEFINE_PER_CPU_READ_MOSTLY(struct lm_alert_ring *, lm_alert_rings);
+struct task_struct *lm_alert_sender;
+DEFINE_PER_CPU(bool, lm_alert_kicking);
 
 /* The thresholds as set, ns (0: none); under lm_ctl_mutex. */
 static u64 lm_watch_hold_ns[LM_NR_TYPES];
@@ -111,7 +115,10 @@ static DECLARE_DELAYED_WORK(lm_watch_work, lm_watch_fn);
 /* The irq_work of a CPU that queued an alert: send now. */
 static void lm_alert_kick(struct irq_work *work)
 {
+	/* the timer base, the pool, the worker's wakeup: alerts of their own */
+	this_cpu_write(lm_alert_kicking, true);
 	mod_delayed_work(system_wq, &lm_watch_work, 0);
+	this_cpu_write(lm_alert_kicking, false);
 }
 
 static u64 lm_ns_to_ticks(u64 ns)
@@ -550,6 +557,8 @@ static void lm_watch_fn(struct work_struct *work)
 	u64 over = lm_watch_sleep_over();
 	bool more;
 
+	/* its own locks (lm_ctl_mutex, the socket's, the wakeups) raise no alerts */
+	WRITE_ONCE(lm_alert_sender, current);
 	/* what it takes from the queues it counts in the period it took it in */
 	mutex_lock(&lm_ctl_mutex);
 	more = lm_watch_drain();
@@ -561,13 +570,15 @@ static void lm_watch_fn(struct work_struct *work)
 				LM_WATCH_SCAN_MIN, LM_WATCH_SCAN_MAX);
 		lm_tx.next_scan = now + delay;
 	}
-	if (!READ_ONCE(lm_watching) && !more)
-		return;
-	delay = LM_WATCH_SCAN_MAX;
-	if (over)
-		delay = min(delay, time_after(lm_tx.next_scan, now) ? lm_tx.next_scan - now : 0);
-	if (more)
-		delay = lm_tx.budget ? 0 :
-			min(delay, time_after(lm_tx.window, now) ? lm_tx.window - now : 0);
-	mod_delayed_work(system_wq, &lm_watch_work, delay);
+	if (READ_ONCE(lm_watching) || more) {
+		delay = LM_WATCH_SCAN_MAX;
+		if (over)
+			delay = min(delay, time_after(lm_tx.next_scan, now) ?
+					   lm_tx.next_scan - now : 0);
+		if (more)
+			delay = lm_tx.budget ? 0 :
+				min(delay, time_after(lm_tx.window, now) ? lm_tx.window - now : 0);
+		mod_delayed_work(system_wq, &lm_watch_work, delay);
+	}
+	WRITE_ONCE(lm_alert_sender, NULL);
 }
