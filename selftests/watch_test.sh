@@ -14,7 +14,8 @@
 # probe on the ipi_send_cpu tracepoint, which an alert's irq_work fires
 # from inside lockmeter's charge, is turned away there and counted as
 # recursion, and metered everywhere else; the alert machinery's own locks
-# alert nobody.
+# alert nobody; with a threshold left set and nobody listening, the sender
+# stops.
 #
 # Under single-threaded TCG any lock may look held for ~100 ms while its
 # vCPU waits for its turn, so other locks' alerts come too: the checks
@@ -124,7 +125,7 @@ if [ ! -e $MODPROC ]; then
 	insmod "/lib/modules/$(uname -r)/kernel/lib/$MOD.ko" 2>/dev/null
 	[ -e $MODPROC ] || { echo "1..0 # SKIP $MOD.ko not loadable"; exit $KSFT_SKIP; }
 fi
-echo "1..24"
+echo "1..25"
 read -r comm < /proc/$$/comm
 
 # 1: bad thresholds are refused and change nothing
@@ -326,6 +327,38 @@ r=$?
 echo "# the probe took the lock $inner times: $acq metered, recursion ${rec:-missing}"
 [ $r -ne 0 ] && { sed -n '/^dropped/,/^irqctx/p' $PROC; grep lmt_reenter $PROC; } | diag
 ok "reenter: turned away inside the charge and counted as recursion, metered elsewhere" $r
+
+# 25: lockstat watch killed with SIGKILL leaves its threshold set; with
+# nobody listening the sender stops (it ran every half threshold, 0.5 s
+# here, scanning every thread for held locks): no run of lm_watch_fn in
+# 3 s, by the workqueue_execute_start trace event
+TR=/sys/kernel/tracing
+EV=$TR/events/workqueue/workqueue_execute_start
+[ -e $EV/enable ] || mount -t tracefs nodev $TR 2>/dev/null
+if [ -e $EV/enable ]; then
+	lockstat on > /dev/null
+	lockstat watch --over 1s --type mutex --json > "$T/wk" 2>&1 &
+	kpid=$!
+	poll 100 sh -c "! grep -q '^watch_hold_ns: -' $PROC"
+	kill -KILL $kpid
+	wait $kpid 2>/dev/null
+	# the sender's next run finds nobody listening
+	sleep 1
+	echo > $TR/trace
+	echo 1 > $EV/enable
+	sleep 3
+	echo 0 > $EV/enable
+	runs=$(grep -c 'function lm_watch_fn' $TR/trace)
+	left=$(hdr watch_hold_ns)
+	echo > $TR/trace
+	echo 'watch off' > $PROC
+	echo "# threshold left: $left; the sender ran $runs times in 3 s"
+	[ "$left" != - ] && [ "$runs" -eq 0 ]
+	ok "nobody listening, a threshold left set: the sender stopped" $?
+else
+	n=$((n + 1))
+	echo "ok $n # SKIP no workqueue trace events"
+fi
 
 echo 'off' > $PROC
 [ $fails -eq 0 ]

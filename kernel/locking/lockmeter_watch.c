@@ -117,7 +117,7 @@ static void lm_alert_kick(struct irq_work *work)
 {
 	/* the timer base, the pool, the worker's wakeup: alerts of their own */
 	this_cpu_write(lm_alert_kicking, true);
-	mod_delayed_work(system_wq, &lm_watch_work, 0);
+	mod_delayed_work(system_unbound_wq, &lm_watch_work, 0);
 	this_cpu_write(lm_alert_kicking, false);
 }
 
@@ -243,7 +243,7 @@ int lockmeter_watch_set(u32 type, u64 hold_ns, u64 wait_ns)
 	/* whoever set them may listen already (lockstat watch joins first) */
 	WRITE_ONCE(lm_alert_deaf, !lm_nl_alert_listened());
 	if (lm_watching)
-		mod_delayed_work(system_wq, &lm_watch_work, 0);
+		mod_delayed_work(system_unbound_wq, &lm_watch_work, 0);
 	return 0;
 }
 
@@ -295,7 +295,7 @@ void lm_watch_reset(void)
 void lm_watch_heard(void)
 {
 	WRITE_ONCE(lm_alert_deaf, false);
-	mod_delayed_work(system_wq, &lm_watch_work, HZ / 50);
+	mod_delayed_work(system_unbound_wq, &lm_watch_work, HZ / 50);
 }
 
 /* Alerts dropped since the reset, by the queues and by the sender. */
@@ -547,9 +547,13 @@ static u64 lm_watch_sleep_over(void)
 
 /*
  * Send what is queued; scan for held locks when it is time; and come back
- * while any threshold is set: at once when the budget of this second is
- * not spent and alerts are left, at the next second when it is, and at
- * the next scan anyway.
+ * while any threshold is set and someone listens: at once when the budget
+ * of this second is not spent and alerts are left, at the next second
+ * when it is, and at the next scan anyway.  With nobody listening (a
+ * threshold left set by a lockstat watch that was killed) it stops: the
+ * CPUs drop their alerts without a kick, and a socket that joins the
+ * alerts group starts it again (lm_watch_heard()).  An unbound worker: a
+ * scan may take a while, and no CPU's other work waits for it.
  */
 static void lm_watch_fn(struct work_struct *work)
 {
@@ -564,13 +568,14 @@ static void lm_watch_fn(struct work_struct *work)
 	more = lm_watch_drain();
 	mutex_unlock(&lm_ctl_mutex);
 
-	if (over && READ_ONCE(lm_on) && time_after_eq(now, lm_tx.next_scan)) {
+	if (over && READ_ONCE(lm_on) && !READ_ONCE(lm_alert_deaf) &&
+	    time_after_eq(now, lm_tx.next_scan)) {
 		lm_watch_scan(over);
 		delay = clamp_t(unsigned long, nsecs_to_jiffies(over / 2),
 				LM_WATCH_SCAN_MIN, LM_WATCH_SCAN_MAX);
 		lm_tx.next_scan = now + delay;
 	}
-	if (READ_ONCE(lm_watching) || more) {
+	if ((READ_ONCE(lm_watching) && !READ_ONCE(lm_alert_deaf)) || more) {
 		delay = LM_WATCH_SCAN_MAX;
 		if (over)
 			delay = min(delay, time_after(lm_tx.next_scan, now) ?
@@ -578,7 +583,7 @@ static void lm_watch_fn(struct work_struct *work)
 		if (more)
 			delay = lm_tx.budget ? 0 :
 				min(delay, time_after(lm_tx.window, now) ? lm_tx.window - now : 0);
-		mod_delayed_work(system_wq, &lm_watch_work, delay);
+		mod_delayed_work(system_unbound_wq, &lm_watch_work, delay);
 	}
 	WRITE_ONCE(lm_alert_sender, NULL);
 }
