@@ -307,26 +307,44 @@ echo "# alerts the machinery raised itself: ${self:-no alerts_self}"
 [ $r -ne 0 ] && grep -e '"lm_watch_fn+' -e '"lm_alert_kick+' "$T/wf" | head -3 | diag
 ok "flood: the sender's and the kick's own alerts dropped and counted, none sent" $r
 
+# A probe on a tracepoint, or an event enabled, flips a static key: not in
+# the boot under QEMU's multi-threaded TCG (lockmeter=pinned), where text
+# patched at run time ends in "Oops: int3".
+pinned=0
+grep -qw 'lockmeter=pinned' /proc/cmdline && pinned=1
+skip() {	# skip COUNT REASON: COUNT results skipped
+	i=0
+	while [ $i -lt "$1" ]; do
+		n=$((n + 1))
+		echo "ok $n # SKIP $2"
+		i=$((i + 1))
+	done
+}
+
 # 23-24: re-entry.  A probe on ipi_send_cpu takes lmt_reenter_inner, as a
 # BPF program could; an alert's irq_work fires it from inside lockmeter's
 # charge of the hold, where the lock operation is turned away and counted
 # as recursion; everywhere else it is metered.  So its acquisitions are
 # the row's plus the recursion counted, exactly.
-lockstat reset > /dev/null && lockstat on > /dev/null
-watch_start "$T/wr" --over 1ms --type spin
-if echo 'reenter 20 2000' > $MODPROC; then r=0; else r=1; fi
-cp $MODPROC "$T/reenter.res"
-watch_stop
-r=$(( r | $? ))
-ok "reenter: 20 holds of 2 ms, a metered lock taken on ipi_send_cpu" $r
-inner=$(modval "$T/reenter.res" inner)
-rec=$(hdr recursion)
-acq=$(awk -v l="lmt_reenter_inner[$MOD]" '$(NF - 1) == l { n += $2 } END { print n + 0 }' $PROC)
-[ -n "$inner" ] && [ -n "$rec" ] && [ "$rec" -ge 1 ] && [ $((acq + rec)) -eq "$inner" ]
-r=$?
-echo "# the probe took the lock $inner times: $acq metered, recursion ${rec:-missing}"
-[ $r -ne 0 ] && { sed -n '/^dropped/,/^irqctx/p' $PROC; grep lmt_reenter $PROC; } | diag
-ok "reenter: turned away inside the charge and counted as recursion, metered elsewhere" $r
+if [ $pinned = 1 ]; then
+	skip 2 "lockmeter=pinned: no probe may be registered"
+else
+	lockstat reset > /dev/null && lockstat on > /dev/null
+	watch_start "$T/wr" --over 1ms --type spin
+	if echo 'reenter 20 2000' > $MODPROC; then r=0; else r=1; fi
+	cp $MODPROC "$T/reenter.res"
+	watch_stop
+	r=$(( r | $? ))
+	ok "reenter: 20 holds of 2 ms, a metered lock taken on ipi_send_cpu" $r
+	inner=$(modval "$T/reenter.res" inner)
+	rec=$(hdr recursion)
+	acq=$(awk -v l="lmt_reenter_inner[$MOD]" '$(NF - 1) == l { n += $2 } END { print n + 0 }' $PROC)
+	[ -n "$inner" ] && [ -n "$rec" ] && [ "$rec" -ge 1 ] && [ $((acq + rec)) -eq "$inner" ]
+	r=$?
+	echo "# the probe took the lock $inner times: $acq metered, recursion ${rec:-missing}"
+	[ $r -ne 0 ] && { sed -n '/^dropped/,/^irqctx/p' $PROC; grep lmt_reenter $PROC; } | diag
+	ok "reenter: turned away inside the charge and counted as recursion, metered elsewhere" $r
+fi
 
 # 25: lockstat watch killed with SIGKILL leaves its threshold set; with
 # nobody listening the sender stops (it ran every half threshold, 0.5 s
@@ -335,7 +353,9 @@ ok "reenter: turned away inside the charge and counted as recursion, metered els
 TR=/sys/kernel/tracing
 EV=$TR/events/workqueue/workqueue_execute_start
 [ -e $EV/enable ] || mount -t tracefs nodev $TR 2>/dev/null
-if [ -e $EV/enable ]; then
+if [ $pinned = 1 ]; then
+	skip 1 "lockmeter=pinned: no event may be enabled"
+elif [ -e $EV/enable ]; then
 	lockstat on > /dev/null
 	lockstat watch --over 1s --type mutex --json > "$T/wk" 2>&1 &
 	kpid=$!
@@ -356,8 +376,7 @@ if [ -e $EV/enable ]; then
 	[ "$left" != - ] && [ "$runs" -eq 0 ]
 	ok "nobody listening, a threshold left set: the sender stopped" $?
 else
-	n=$((n + 1))
-	echo "ok $n # SKIP no workqueue trace events"
+	skip 1 "no workqueue trace events"
 fi
 
 echo 'off' > $PROC
