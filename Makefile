@@ -12,11 +12,24 @@
 # Everything produced goes under build/.  See README.md.
 
 BUILD      := $(CURDIR)/build
-KSRC       ?= $(BUILD)/linux-6.12
-KOBJ       ?= $(BUILD)/obj
-MODROOT    := $(BUILD)/modroot
-KSFT_DIR   := $(BUILD)/kselftest
-INITRD     := $(BUILD)/initramfs.cpio.gz
+# The kernel line: Debian's linux-source-$(KVER), patches/linux-$(KVER).
+# 6.12 is the default and keeps the names below; another line (6.1) has
+# its own tree, objects, initramfs and logs, each name with -$(KVER)
+# (build/linux-6.1, build/obj-6.1, build/check-6.1.log ...), and its steps
+# in make's table say so.  PREEMPT_RT is a 6.12 kernel only.
+KVER       ?= 6.12
+KLINES     := 6.12 6.1
+ifeq ($(filter $(KVER),$(KLINES)),)
+$(error KVER=$(KVER): lockmeter has the kernel lines $(KLINES))
+endif
+comma      := ,
+L          := $(if $(filter 6.12,$(KVER)),,-$(KVER))
+LSTEP      := $(if $(filter 6.12,$(KVER)),,$(comma) Linux $(KVER))
+KSRC       ?= $(BUILD)/linux-$(KVER)
+KOBJ       ?= $(BUILD)/obj$(L)
+MODROOT    := $(BUILD)/modroot$(L)
+KSFT_DIR   := $(BUILD)/kselftest$(L)
+INITRD     := $(BUILD)/initramfs$(L).cpio.gz
 BZIMAGE    := $(KOBJ)/arch/x86/boot/bzImage
 LOCKSTAT   := $(BUILD)/lockstat/lockstat
 SMP        ?= 2
@@ -27,7 +40,7 @@ CMDLINE    ?=
 # validator, DEBUG_ATOMIC_SLEEP, CPU hotplug, locktorture, lock_stat, the
 # lock trace events) and the scenarios' block layer, ext4 and virtio disk.
 # The PREEMPT_RT kernel has no scenarios, the distro-sized one no lockdep.
-FRAGS_BASE := config/qemu-6.12.config config/lockmeter.config
+FRAGS_BASE := config/qemu-$(KVER).config config/lockmeter.config
 FRAGMENTS  := $(FRAGS_BASE) config/scenarios.config config/lockdep.config
 # make demo SCENARIO=NAME; the scenario tests boot once for all of them
 SCENARIOS  := fifo munmap journal
@@ -39,9 +52,9 @@ JOURNAL_BPS ?= 4194304
 # make demo's kernel: the guest kernel without lockdep, whose validator
 # and lock_stat would be in every hold the demo shows.  make check does
 # not build it: the distro-sized kernel is its kernel without lockdep.
-KOBJ_DEMO  := $(BUILD)/obj-demo
-MODROOT_DEMO := $(BUILD)/modroot-demo
-INITRD_DEMO := $(BUILD)/initramfs-demo.cpio.gz
+KOBJ_DEMO  := $(BUILD)/obj-demo$(L)
+MODROOT_DEMO := $(BUILD)/modroot-demo$(L)
+INITRD_DEMO := $(BUILD)/initramfs-demo$(L).cpio.gz
 BZIMAGE_DEMO := $(KOBJ_DEMO)/arch/x86/boot/bzImage
 FRAGS_DEMO := $(FRAGS_BASE) config/scenarios.config
 # The PREEMPT_RT kernel: spinlock_t and rwlock_t are rtmutexes there,
@@ -60,6 +73,14 @@ INITRD_RT  := $(BUILD)/initramfs-rt.cpio.gz
 BZIMAGE_RT := $(KOBJ_RT)/arch/x86/boot/bzImage
 FRAGS_RT   := $(FRAGS_BASE) config/rt.config
 BOOT_LOG_RT := $(BUILD)/torture-rt.log
+ifneq ($(KVER),6.12)
+# No architecture selects ARCH_SUPPORTS_RT before 6.12; and make check
+# runs the 6.12 line alone for now (make boot-check, check-lockdep,
+# check-scenarios KVER=6.1 boot the 6.1 line).
+ifneq ($(filter kernel-rt initramfs-rt boot-rt check-rt check guest-check,$(MAKECMDGOALS)),)
+$(error $(filter kernel-rt initramfs-rt boot-rt check-rt check guest-check,$(MAKECMDGOALS)) is for KVER=6.12 only)
+endif
+endif
 RT_TORTURE := spin_lock,rw_lock,raw_spin_lock,mutex_lock,rwsem_lock,ww_mutex_lock,rtmutex_lock,percpu_rwsem_lock
 RT_TESTS   ?= lockmeter:crosscheck_test,lockmeter:proc_test,lockmeter:metering_test,lockmeter:sleeping_test,lockmeter:overflow_test,lockmeter:snapshot_test,lockmeter:netlink_test,lockmeter:pipe_test,lockmeter:bench_test,lockmeter:module_test,lockmeter:nl_fuzz,lockmeter:task_test,lockmeter:types_test,lockmeter:lockstat_test.sh,lockmeter:watch_test.sh
 # The distro-sized kernel: x86_64_defconfig + config/distro.config
@@ -137,6 +158,8 @@ help:
 	@echo 'make bench            baseline vs lockmeter off/on vs LOCK_STAT kernels, ratios'
 	@echo 'make bench-quick      the lockmeter kernel alone, instructions per op (icount)'
 	@echo 'make shell            boot the guest with an interactive shell'
+	@echo 'make boot-check KVER=6.1   the 6.1 line (Debian 12): its kernel, KUnit and kselftests'
+	@echo '                      (build/check-6.1.log); check-lockdep, check-scenarios too'
 	@echo 'make keyflip          the "Oops: int3" of multi-threaded TCG on a kernel without lockmeter'
 	@echo 'variables: SMP=2 TIMEOUT=1200 CMDLINE="lockmeter=on" V=1 KSRC=... KOBJ=...'
 	@echo '           DISTRO=force (make check: the distro-sized kernel whatever build/distro.pass says)'
@@ -148,10 +171,10 @@ deps:
 	$(Q)scripts/deps.sh
 
 tree install-kernel-tree: deps
-	$(Q)scripts/prepare-tree.sh $(KSRC)
+	$(Q)scripts/prepare-tree.sh $(KSRC) $(KVER)
 
 kernel: tree
-	$(Q)$(STEP) 'kernel: guest (build/obj)' \
+	$(Q)$(STEP) 'kernel: guest (build/obj$(L))' \
 		scripts/build-kernel.sh $(KSRC) $(KOBJ) $(MODROOT) $(FRAGMENTS)
 
 # Its own objects, from the same tree; no kselftests build against it.
@@ -171,8 +194,8 @@ selftests: kernel
 	@echo '  KSFT    lockmeter -> $(KSFT_DIR)'
 	$(Q)rm -rf $(KSFT_DIR)
 	$(Q)$(MAKE) -s -C $(KSRC)/tools/testing/selftests TARGETS=lockmeter \
-		O=$(KOBJ) KSFT_INSTALL_PATH=$(KSFT_DIR) install >$(BUILD)/kselftest-build.log 2>&1 || \
-		{ cat $(BUILD)/kselftest-build.log; echo 'selftests: build failed'; exit 1; }
+		O=$(KOBJ) KSFT_INSTALL_PATH=$(KSFT_DIR) install >$(BUILD)/kselftest-build$(L).log 2>&1 || \
+		{ cat $(BUILD)/kselftest-build$(L).log; echo 'selftests: build failed'; exit 1; }
 
 # The guest has no libc: lockstat is linked statically for it.
 lockstat: deps
@@ -189,13 +212,13 @@ scenarios:
 
 initramfs: selftests lockstat scenarios
 	@echo '  CPIO    $(INITRD)'
-	$(Q)scripts/mkinitramfs.sh $(INITRD) $(BUILD)/initramfs $(MODROOT) $(KSFT_DIR) $(LOCKSTAT) \
+	$(Q)scripts/mkinitramfs.sh $(INITRD) $(BUILD)/initramfs$(L) $(MODROOT) $(KSFT_DIR) $(LOCKSTAT) \
 		$(LMSCENARIO)
 
 # The demo's user space: lockstat and the scenarios, no kselftests.
 initramfs-demo: lockstat scenarios kernel-demo
 	@echo '  CPIO    $(INITRD_DEMO)'
-	$(Q)scripts/mkinitramfs.sh $(INITRD_DEMO) $(BUILD)/initramfs-demo $(MODROOT_DEMO) \
+	$(Q)scripts/mkinitramfs.sh $(INITRD_DEMO) $(BUILD)/initramfs-demo$(L) $(MODROOT_DEMO) \
 		none $(LOCKSTAT) $(LMSCENARIO)
 
 initramfs-rt: selftests lockstat kernel-rt
@@ -251,9 +274,13 @@ host-check: deps
 #   check-distro.log     the distro-sized kernel (no lockdep), lockmeter=on
 #                        from boot, and scale-distro.log its scale boot
 # All but the distro-sized kernel's boots run under lockdep.
-BOOT_LOGS    := $(BUILD)/check.log $(BUILD)/check-scenarios.log
-BOOT_LOGS_LD := $(BUILD)/check-lockdep.log $(BUILD)/torture-lockdep.log \
-		$(BUILD)/parallel-lockdep.log
+BOOT_LOG     := $(BUILD)/check$(L).log
+BOOT_LOG_SCN := $(BUILD)/check-scenarios$(L).log
+BOOT_LOGS    := $(BOOT_LOG) $(BOOT_LOG_SCN)
+BOOT_LOG_LD  := $(BUILD)/check-lockdep$(L).log
+BOOT_LOG_TO  := $(BUILD)/torture-lockdep$(L).log
+BOOT_LOG_PAR := $(BUILD)/parallel-lockdep$(L).log
+BOOT_LOGS_LD := $(BOOT_LOG_LD) $(BOOT_LOG_TO) $(BOOT_LOG_PAR)
 # The parallel boot: PAR_SMP vCPUs under multi-threaded TCG, each a host
 # thread, so lock paths, snapshots and resets truly run at once.  QEMU's
 # multi-threaded TCG cannot be trusted with run-time text patching (a
@@ -272,34 +299,34 @@ BOOTS := boot-check boot-scenarios boot-lockdep boot-torture boot-parallel \
 .PHONY: $(BOOTS)
 
 boot-check: initramfs
-	@echo '  QEMU    check: -smp $(SMP), log in $(BUILD)/check.log (timeout $(TIMEOUT)s)'
-	-$(Q)$(STEP) 'boot: guest kernel, kselftests' scripts/run-guest.sh $(BZIMAGE) $(INITRD) \
-		$(BUILD)/check.log $(TIMEOUT) check $(CMDLINE)
+	@echo '  QEMU    check: -smp $(SMP), log in $(BOOT_LOG) (timeout $(TIMEOUT)s)'
+	-$(Q)$(STEP) 'boot: guest kernel, kselftests$(LSTEP)' scripts/run-guest.sh $(BZIMAGE) \
+		$(INITRD) $(BOOT_LOG) $(TIMEOUT) check $(CMDLINE)
 
 # The journal scenario's disk: a fresh ext4 image for every boot.
 boot-scenarios: initramfs
-	@echo '  QEMU    scenarios (fifo munmap journal): log in $(BUILD)/check-scenarios.log'
+	@echo '  QEMU    scenarios (fifo munmap journal): log in $(BOOT_LOG_SCN)'
 	-$(Q)scripts/scenarios/mkdisk.sh $(JOURNAL_IMG) && \
-	DISK=$(JOURNAL_IMG) DISK_BPS=$(JOURNAL_BPS) $(STEP) 'boot: guest kernel, scenarios' \
-		scripts/run-guest.sh $(BZIMAGE) $(INITRD) $(BUILD)/check-scenarios.log $(TIMEOUT) \
+	DISK=$(JOURNAL_IMG) DISK_BPS=$(JOURNAL_BPS) $(STEP) 'boot: guest kernel, scenarios$(LSTEP)' \
+		scripts/run-guest.sh $(BZIMAGE) $(INITRD) $(BOOT_LOG_SCN) $(TIMEOUT) \
 		scenarios $(CMDLINE)
 
 boot-lockdep: initramfs
-	@echo '  QEMU    check, lockmeter=on from boot: log in $(BUILD)/check-lockdep.log'
-	-$(Q)$(STEP) 'boot: guest kernel, lockmeter=on' scripts/run-guest.sh $(BZIMAGE) \
-		$(INITRD) $(BUILD)/check-lockdep.log $(TIMEOUT) check lockmeter=on $(CMDLINE)
+	@echo '  QEMU    check, lockmeter=on from boot: log in $(BOOT_LOG_LD)'
+	-$(Q)$(STEP) 'boot: guest kernel, lockmeter=on$(LSTEP)' scripts/run-guest.sh $(BZIMAGE) \
+		$(INITRD) $(BOOT_LOG_LD) $(TIMEOUT) check lockmeter=on $(CMDLINE)
 
 boot-torture: initramfs
-	@echo '  QEMU    torture: log in $(BUILD)/torture-lockdep.log'
-	-$(Q)$(STEP) 'boot: guest kernel, locktorture' scripts/run-guest.sh $(BZIMAGE) \
-		$(INITRD) $(BUILD)/torture-lockdep.log $(TIMEOUT) torture lockmeter=on \
+	@echo '  QEMU    torture: log in $(BOOT_LOG_TO)'
+	-$(Q)$(STEP) 'boot: guest kernel, locktorture$(LSTEP)' scripts/run-guest.sh $(BZIMAGE) \
+		$(INITRD) $(BOOT_LOG_TO) $(TIMEOUT) torture lockmeter=on \
 		lmtests=lockmeter:nl_fuzz $(CMDLINE)
 
 boot-parallel: initramfs
 	@echo '  QEMU    parallel: guest kernel, -smp $(PAR_SMP) under multi-threaded TCG,' \
-		'lockmeter=pinned: log in $(BUILD)/parallel-lockdep.log'
-	-$(Q)TCG_THREAD=multi SMP=$(PAR_SMP) $(STEP) 'boot: guest kernel, parallel vCPUs' \
-		scripts/run-guest.sh $(BZIMAGE) $(INITRD) $(BUILD)/parallel-lockdep.log \
+		'lockmeter=pinned: log in $(BOOT_LOG_PAR)'
+	-$(Q)TCG_THREAD=multi SMP=$(PAR_SMP) $(STEP) 'boot: guest kernel, parallel vCPUs$(LSTEP)' \
+		scripts/run-guest.sh $(BZIMAGE) $(INITRD) $(BOOT_LOG_PAR) \
 		$(TIMEOUT) torture lockmeter=pinned $(PAR_EVENTS) $(CMDLINE)
 
 boot-rt: initramfs-rt
@@ -483,7 +510,7 @@ check-scale: initramfs-distro
 
 # Only the scenario boot of make check, for work on the scenarios.
 check-scenarios: boot-scenarios
-	$(Q)scripts/guest-verdict.py --mode check --cpus $(SMP) $(BUILD)/check-scenarios.log
+	$(Q)scripts/guest-verdict.py --mode check --cpus $(SMP) $(BOOT_LOG_SCN)
 
 
 ifeq ($(SCENARIO),)

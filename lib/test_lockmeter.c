@@ -194,6 +194,8 @@
 #include <trace/events/ipi.h>
 #endif
 
+#include "../kernel/locking/lockmeter_compat.h"
+
 #define LMT_MAX_THREADS	8
 #define LMT_MANY	20480	/* more than the key directory's default rows */
 #define LMT_MAX_HOLD_US	1000000
@@ -232,9 +234,9 @@ static DECLARE_RWSEM(lmt_nonowner_rwsem);
 static struct ww_mutex lmt_ww_a, lmt_ww_b;
 static DEFINE_RT_MUTEX(lmt_rtmutex);
 DEFINE_STATIC_PERCPU_RWSEM(lmt_pcpu_rwsem);
-static DEFINE_SEMAPHORE(lmt_sem, 1);
-static DEFINE_SEMAPHORE(lmt_sem_zero, 0);
-static DEFINE_SEMAPHORE(lmt_sem_wait, 1);
+static struct semaphore lmt_sem = __SEMAPHORE_INITIALIZER(lmt_sem, 1);
+static struct semaphore lmt_sem_zero = __SEMAPHORE_INITIALIZER(lmt_sem_zero, 0);
+static struct semaphore lmt_sem_wait = __SEMAPHORE_INITIALIZER(lmt_sem_wait, 1);
 
 /* Held together, so each needs a lockdep class of its own. */
 #define LMT_IRQ_HELD	32
@@ -308,9 +310,18 @@ static struct lmt_result lmt_res;
 static DEFINE_SPINLOCK(lmt_res_lock);	/* guards lmt_res against the kthreads */
 static atomic_t lmt_readers_in;
 
+/* One more duration @d into a minimum, maximum and total; @first: the first. */
+static void lmt_extremes(u64 d, bool first, u64 *min, u64 *max, u64 *total)
+{
+	if (first || d < *min)
+		*min = d;
+	if (d > *max)
+		*max = d;
+	*total += d;
+}
+
 static void lmt_account(u64 t0, u64 t1)
 {
-	u64 d = t1 - t0;
 	unsigned long flags;
 
 	/*
@@ -318,11 +329,8 @@ static void lmt_account(u64 t0, u64 t1)
 	 * with the locks under test.
 	 */
 	spin_lock_irqsave(&lmt_res_lock, flags);
-	if (!lmt_res.count || d < lmt_res.hold_min)
-		lmt_res.hold_min = d;
-	if (d > lmt_res.hold_max)
-		lmt_res.hold_max = d;
-	lmt_res.hold_total += d;
+	lmt_extremes(t1 - t0, !lmt_res.count, &lmt_res.hold_min, &lmt_res.hold_max,
+		     &lmt_res.hold_total);
 	lmt_res.count++;
 	spin_unlock_irqrestore(&lmt_res_lock, flags);
 }
@@ -337,15 +345,11 @@ static void lmt_account(u64 t0, u64 t1)
  */
 static void lmt_account_span(u64 s0, u64 t0, u64 t1, u64 s1)
 {
-	u64 d = s1 - s0;
 	unsigned long flags;
 
 	spin_lock_irqsave(&lmt_res_lock, flags);
-	if (!lmt_res.has_span || d < lmt_res.span_min)
-		lmt_res.span_min = d;
-	if (d > lmt_res.span_max)
-		lmt_res.span_max = d;
-	lmt_res.span_total += d;
+	lmt_extremes(s1 - s0, !lmt_res.has_span, &lmt_res.span_min, &lmt_res.span_max,
+		     &lmt_res.span_total);
 	lmt_res.has_span = true;
 	spin_unlock_irqrestore(&lmt_res_lock, flags);
 	lmt_account(t0, t1);
@@ -763,7 +767,7 @@ static noinline int lmt_pcpu_handoff(unsigned int us)
 	t0 = local_clock();
 	lmt_delay(us);
 	t1 = local_clock();
-	percpu_rwsem_release(&lmt_pcpu_rwsem, _THIS_IP_);
+	lm_percpu_rwsem_release(&lmt_pcpu_rwsem, false, _THIS_IP_);
 	lmt_account(t0, t1);
 #ifdef CONFIG_LOCKMETER
 	lmt_res.held = lockmeter_current_held();

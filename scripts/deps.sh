@@ -5,13 +5,14 @@
 # Only Debian's archive is used (apt-get); nothing is downloaded otherwise.
 set -eu
 
-PKGS="linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
+PKGS="linux-source-6.12 linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev
 cpio xz-utils kmod ccache rsync python3 perl qemu-system-x86 busybox-static
 pkg-config libnl-3-dev libnl-genl-3-dev libncurses-dev tmux clang libclang-rt-dev
 prometheus prometheus-node-exporter pcp python3-requests curl
 gcc-aarch64-linux-gnu dpkg-dev debhelper lintian file dwarves linux-config-6.12 e2fsprogs
 stress-ng"
 
+# linux-source-6.1: Debian 12's own line, the second kernel line (KVER=6.1).
 # make deb: dpkg-dev and debhelper build the packages (the kernel's
 # bindeb-pkg calls dh_* too), lintian and file test them, dwarves has the
 # pahole that a distribution config's CONFIG_DEBUG_INFO_BTF needs, and

@@ -43,6 +43,11 @@
 #pragma GCC diagnostic ignored "-Wclobbered"
 #include "../kselftest_harness.h"
 
+/* 6.1's kselftest.h has no __printf */
+#ifndef __printf
+#define __printf(a, b)	__attribute__((format(printf, a, b)))
+#endif
+
 #define LM_PROC		"/proc/lockmeter"
 #define LM_MOD_NAME	"test_lockmeter"
 #define LM_MOD_PROC	"/proc/" LM_MOD_NAME

@@ -7,6 +7,7 @@
  * module's slab caches are named by cache and offset, and once the module
  * has destroyed its caches, by "[slab]" and the offset.
  */
+#define _GNU_SOURCE
 #include <fcntl.h>
 
 #include "lockmeter_lib.h"

@@ -11,6 +11,7 @@
  *
  * Each test meters its own work: reset, on, module command, off, read.
  */
+#define _GNU_SOURCE
 #include "lockmeter_lib.h"
 
 #define HOLD_N			10

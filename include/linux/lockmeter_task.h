@@ -70,6 +70,17 @@ struct lm_task {
 	 * went off meanwhile) is stale, neither shown nor charged.
 	 */
 	u32 wait_epoch;
+	/*
+	 * A lock built on an rtmutex whose fast acquisition failed
+	 * (lm_contended_rt()): the wait begins only if the slow path finds
+	 * the rtmutex taken (lockmeter_rt_slow()), where the kernel's
+	 * contention event fires; @rt_site, @rt_type and @rt_epoch are the
+	 * acquisition's.  0: none.
+	 */
+	unsigned long rt_pending;
+	unsigned long rt_site;
+	u32 rt_type;
+	u32 rt_epoch;
 };
 
 /* The scheduler's side: lockmeter_sleep.c. */
@@ -104,10 +115,27 @@ static __always_inline void lockmeter_sched_in(struct task_struct *p)
 		lm_sched_in(lt);
 }
 
+struct rt_mutex_base;
+void lm_rt_slow(struct rt_mutex_base *rtm);
+
+/*
+ * The slow path of an rtmutex found it taken, its wait_lock held: the
+ * current task waits for it, from here if its fast acquisition noted it
+ * (lm_contended_rt()).  kernel/locking/rtmutex.c, next to the
+ * contention event.
+ */
+static __always_inline void lockmeter_rt_slow(struct rt_mutex_base *rtm)
+{
+	if (lockmeter_active())
+		lm_rt_slow(rtm);
+}
+
 #else
 
 static inline void lockmeter_sched_out(struct task_struct *p) { }
 static inline void lockmeter_sched_in(struct task_struct *p) { }
+struct rt_mutex_base;
+static inline void lockmeter_rt_slow(struct rt_mutex_base *rtm) { }
 
 #endif /* CONFIG_LOCKMETER */
 

@@ -598,17 +598,6 @@ struct lm_mod_range {
 };
 
 #ifdef CONFIG_MODULES
-static bool lm_mod_has(const struct module *mod, unsigned long addr)
-{
-	for_each_mod_mem_type(t) {
-		unsigned long base = (unsigned long)mod->mem[t].base;
-
-		if (base && addr >= base && addr < base + mod->mem[t].size)
-			return true;
-	}
-	return false;
-}
-
 static int lm_gone_cmp(unsigned long addr, bool site, const struct lm_gone *g)
 {
 	if (addr != g->addr)
@@ -831,16 +820,17 @@ static unsigned int lm_init_nr;
 
 static void lm_module_live(struct module *mod)
 {
-	const struct module_memory *m = &mod->mem[MOD_INIT_TEXT];
+	unsigned long base, size;
 	struct lm_init_text *it;
 
-	if (!m->base || !m->size)
+	lm_mod_init_text(mod, &base, &size);
+	if (!base || !size)
 		return;
 	it = kmalloc(sizeof(*it), GFP_KERNEL);
 	if (!it)
 		return;
-	it->base = (unsigned long)m->base;
-	it->size = m->size;
+	it->base = base;
+	it->size = size;
 	strscpy(it->mod, mod->name, sizeof(it->mod));
 	guard(mutex)(&lm_ctl_mutex);
 	if (!lm_allocated) {

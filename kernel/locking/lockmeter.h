@@ -45,6 +45,8 @@
 #include <linux/types.h>
 #include <asm/barrier.h>
 
+#include "lockmeter_compat.h"
+
 #define LOCKMETER_VERSION	1
 
 /*
@@ -949,7 +951,7 @@ struct lm_task_block {
 	struct lm_task_held held[CONFIG_LOCKMETER_TASK_DEPTH];
 };
 
-static_assert(!IS_ENABLED(CONFIG_64BIT) || sizeof(struct lm_task) == 56);
+static_assert(!IS_ENABLED(CONFIG_64BIT) || sizeof(struct lm_task) == 80);
 
 /* The records of the block @lt heads. */
 static __always_inline struct lm_task_held *lm_held(struct lm_task *lt)

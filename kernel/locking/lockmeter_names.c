@@ -196,7 +196,7 @@ void lm_names_init(struct lm_names *n, const struct lm_snapshot *snap)
 			n->pcpu[n->nr_pcpu++].lock = lock;
 	}
 	if (IS_ENABLED(CONFIG_KALLSYMS_ALL))
-		kallsyms_on_each_symbol(lm_pcpu_sym, n);
+		lm_kallsyms_on_each_symbol(lm_pcpu_sym, n);
 }
 EXPORT_SYMBOL_IF_KUNIT(lm_names_init);
 

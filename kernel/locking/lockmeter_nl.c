@@ -66,6 +66,8 @@ LM_SAME(LOCKMETER_CLASS_HEAP, LM_HEAP);
 LM_SAME(LOCKMETER_CLASS_SLAB, LM_SLAB);
 LM_SAME(LOCKMETER_CLASS_OVERFLOW, LM_OVERFLOW);
 
+static struct genl_family lockmeter_nl_family;
+
 /* Naming what a dump sends, for one reader. */
 struct lm_nl_names {
 	struct lm_names names;
@@ -164,7 +166,7 @@ int lockmeter_nl_status_get_doit(struct sk_buff *skb, struct genl_info *info)
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
-	hdr = genlmsg_iput(msg, info);
+	hdr = lm_genlmsg_iput(msg, info, &lockmeter_nl_family);
 	if (!hdr || lm_nl_status_put(msg, &snap)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
@@ -315,8 +317,7 @@ err_cancel:
 
 int lockmeter_nl_stats_get_start(struct netlink_callback *cb)
 {
-	const struct genl_info *info = genl_info_dump(cb);
-	struct nlattr *cpu_attr = info->attrs[LOCKMETER_A_CPU];
+	struct nlattr *cpu_attr = lm_genl_dump_attrs(cb)[LOCKMETER_A_CPU];
 	struct lm_nl_dump *d;
 	int ret;
 
@@ -366,7 +367,7 @@ static int lm_nl_dump_items(struct sk_buff *skb, struct netlink_callback *cb,
 	size_t end = nr ? nr : !!truncated;
 
 	for (; *pos < end; ++*pos) {
-		void *hdr = genlmsg_iput(skb, genl_info_dump(cb));
+		void *hdr = lm_genlmsg_dump_put(skb, cb);
 
 		if (!hdr)
 			break;
@@ -489,8 +490,7 @@ err_cancel:
 
 int lockmeter_nl_held_get_start(struct netlink_callback *cb)
 {
-	const struct genl_info *info = genl_info_dump(cb);
-	struct nlattr *over = info->attrs[LOCKMETER_A_OVER];
+	struct nlattr *over = lm_genl_dump_attrs(cb)[LOCKMETER_A_OVER];
 	static const struct lm_snapshot no_rows;
 	struct lm_nl_held *h;
 	int ret;
@@ -612,8 +612,11 @@ static const struct genl_multicast_group lm_nl_mcgrps[] = {
 	},
 };
 
-/* A socket joins a group: alerts are sent again, if they had no listener. */
-static int lm_nl_bind(int grp)
+/*
+ * A socket joins a group: alerts are sent again, if they had no listener.
+ * (6.1 has no bind callback: see LM_GENL_BIND in lockmeter_compat.h.)
+ */
+static int __maybe_unused lm_nl_bind(int grp)
 {
 	if (grp == LOCKMETER_NLGRP_ALERTS)
 		lm_watch_heard();
@@ -626,11 +629,10 @@ static struct genl_family lockmeter_nl_family __ro_after_init = {
 	.netnsok	= false,	/* metering is global: the initial netns only */
 	.parallel_ops	= true,
 	.module		= THIS_MODULE,
-	.split_ops	= lockmeter_nl_ops,
-	.n_split_ops	= ARRAY_SIZE(lockmeter_nl_ops),
+	LM_GENL_OPS,
 	.resv_start_op	= LOCKMETER_CMD_CONTROL + 1,
 	.mcgrps		= lm_nl_mcgrps,
-	.bind		= lm_nl_bind,
+	LM_GENL_BIND
 	.n_mcgrps	= ARRAY_SIZE(lm_nl_mcgrps),
 };
 

@@ -612,32 +612,79 @@ static void *lm_rt_lock(struct rt_mutex_base *rtm, unsigned int type)
 }
 
 /*
- * A lock built on an rtmutex whose fast acquisition failed: a wait, for
- * the rtmutex's owner (for a reader of an rwbase, the writer), unless
+ * A lock built on an rtmutex whose fast acquisition failed.  The wait
+ * begins where the kernel's own contention event fires: in the slow
+ * path, once it finds the rtmutex taken with its wait_lock held
+ * (lm_rt_slow()), naming the owner it then has.  Here it is only noted
+ * in the task.  A look at the owner here would not tell: with
+ * CONFIG_DEBUG_RT_MUTEXES (lockdep selects it) the fast path always
+ * fails, and an owner seen here may leave, or one not seen arrive,
+ * before the slow path looks.  Two waits begin here at once:
  *
- *  - there is none: the lock is free, and the slow path takes it at once.
- *    With CONFIG_DEBUG_RT_MUTEXES (lockdep selects it) an rtlock's fast
- *    path always fails, and every acquisition of a spinlock_t or of an
- *    rwlock_t's rtmutex on PREEMPT_RT would count as contended.  A wait
- *    whose owner left just before this look is missed (a statistic);
- *  - it is the current task: an rwbase writer, holding the rtmutex,
- *    waits for the readers to leave.  A wait, for no one named.
+ *  - the current task's own: an rwbase writer, holding the rtmutex,
+ *    waits for the readers to leave.  A wait, for no one named;
+ *  - a reader of an rwbase (rwbase_read_lock()'s fast attempt failed,
+ *    a writer in): the kernel's event fires there, for the rwbase.
  */
 void __lockfunc lm_contended_rt(struct rt_mutex_base *rtm, unsigned int type,
 				unsigned long ip)
 {
 	struct task_struct *owner;
+	struct lm_task *lt;
 
 	/* RCU keeps the owner's task_struct, as for the mutex's owner */
 	rcu_read_lock();
 	owner = rt_mutex_owner(rtm);
-	if (owner)
-		lm_contended_task(lm_rt_lock(rtm, type), type, ip,
-				  owner == current ? NULL : owner);
+	if (owner == current || type == LM_rt_read || type == LM_rwsem_read) {
+		if (owner)
+			lm_contended_task(lm_rt_lock(rtm, type), type, ip,
+					  owner == current ? NULL : owner);
+		rcu_read_unlock();
+		return;
+	}
 	rcu_read_unlock();
+	if (!lm_task_ctx())
+		return;
+	/* no block and the pool empty: its acquisition counts as notask */
+	lt = lm_task_get();
+	if (!lt)
+		return;
+	lt->rt_site = ip;
+	lt->rt_type = type;
+	lt->rt_epoch = READ_ONCE(lm_epoch);
+	WRITE_ONCE(lt->rt_pending, (unsigned long)rtm);
 }
 
 NOKPROBE_SYMBOL(lm_contended_rt);
+
+/*
+ * The slow path of @rtm found it taken (lockmeter_rt_slow()), with its
+ * wait_lock held and interrupts off: the wait lm_contended_rt() noted
+ * begins, for the owner @rtm has now.  The owner cannot leave meanwhile:
+ * its release takes the wait_lock once a waiter is marked.  An rtmutex
+ * being handed over has no owner but a top waiter, woken to take it:
+ * that is whom the wait is for.
+ */
+void __lockfunc lm_rt_slow(struct rt_mutex_base *rtm)
+{
+	struct lm_task *lt = READ_ONCE(current->lockmeter);
+	struct task_struct *owner;
+
+	if (!lt || READ_ONCE(lt->rt_pending) != (unsigned long)rtm)
+		return;
+	WRITE_ONCE(lt->rt_pending, 0);
+	if (lt->rt_epoch != READ_ONCE(lm_epoch))
+		return;
+	rcu_read_lock();
+	owner = rt_mutex_owner(rtm);
+	if (!owner && rt_mutex_has_waiters(rtm))
+		owner = rt_mutex_top_waiter(rtm)->task;
+	lm_contended_task(lm_rt_lock(rtm, lt->rt_type), lt->rt_type, lt->rt_site,
+			  owner == current ? NULL : owner);
+	rcu_read_unlock();
+}
+
+NOKPROBE_SYMBOL(lm_rt_slow);
 
 /*
  * The operation that may have begun a wait for @lock is not metered

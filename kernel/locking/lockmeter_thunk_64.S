@@ -14,10 +14,11 @@
  * about 20 instructions per inlined unlock; the pushes come before the
  * release is timed, so a hold measured this way includes them.
  */
-#include <linux/export.h>
 #include <linux/linkage.h>
 #include <asm/asm.h>
 #include <asm/frame.h>
+
+#include "lockmeter_compat.h"
 
 	.section .spinlock.text, "ax"
 

@@ -252,14 +252,15 @@ static const char *const diff_msg[] = {
 	"                      rose by more than PCT percent",
 	"  --json              JSON instead of the table (raw numbers)",
 	"  --min-hold DUR      with --fail-over, --fail-on-new: only rows whose",
-	"                      value is at least DUR in B (ns, us, ms, s; default 0)",
+	"                      value is at least DUR in B (a number and its unit:",
+	"                      ns, us, ms or s; default 0)",
 	"  --min-wait DUR      the same for --fail-over-wait",
 	"  --width N           the table in N columns (0: no limit); default the",
 	"                      terminal's, else $COLUMNS, else no limit",
 	"  -h, --help          this text",
 	"",
-	"exit status of diff: 0, 9 when a gate found a regression, or the error",
-	"codes below (1 a write error, 6 and 7 a snapshot file): never 9",
+	"exit status of diff: 0 no gate failed, 9 a gate found a regression, else",
+	"an error's code below (1 a write error, 6 and 7 a snapshot file), never 9",
 	NULL,
 };
 
@@ -300,7 +301,8 @@ static int diff_gate_opt(struct diff_params *p, int c, const char *arg)
 	g = &p->gate[t[i].gate];
 	if (t[i].floor) {
 		if (lm_parse_duration(arg, &g->min_ns)) {
-			lm_err("diff: %s: '%s' is not a duration (10us, 1.5ms, 2s)", t[i].name, arg);
+			lm_err("diff: %s: '%s' is not a duration: a number and its unit, ns, us, ms or s (10us, 1.5ms, 2s)",
+			       t[i].name, arg);
 			return LM_EXIT_USAGE;
 		}
 		g->floor = true;

@@ -44,8 +44,8 @@ static const char *const held_msg[] = {
 	"the netlink family and CAP_SYS_ADMIN; lists nothing while metering is",
 	"off.",
 	"",
-	"  --over DURATION  held at least this long: 500ms, 10us, 2s, or ns without",
-	"                   a unit (default 1s; 0 lists every lock held)",
+	"  --over DURATION  held at least this long: a number and its unit, 500ms,",
+	"                   10us, 2s (default 1s; 0 lists every lock held)",
 	"  --json           as one JSON object, raw ns",
 	"  -h, --help       this text",
 	NULL,
@@ -78,7 +78,7 @@ static int held_parse_args(int argc, char **argv, struct held_params *p)
 			break;
 		case HELD_OPT_OVER:
 			if (lm_parse_duration(optarg, &p->over_ns)) {
-				lm_err("held: --over: '%s' is not a duration (500ms, 10us, 2s)",
+				lm_err("held: --over: '%s' is not a duration: a number and its unit, ns, us, ms or s (500ms, 10us, 2s)",
 				       optarg);
 				return LM_EXIT_USAGE;
 			}

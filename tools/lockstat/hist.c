@@ -5,6 +5,7 @@
  * snapshot file (get -o, record -o).
  */
 #include <string.h>
+#include <sys/stat.h>
 
 #include "lockstat.h"
 #include "options.h"
@@ -26,6 +27,10 @@ static const char *const hist_msg[] = {
 	"",
 	"  --type TYPE        only TYPE (repeatable, or comma-separated), one of:",
 	LM_HELP_TYPES "                     ",
+	"  --width N          the bars in N columns (default the terminal's, else",
+	"                     $COLUMNS, else 80)",
+	"  --json             one JSON object: the bounds, and per type the counts",
+	"                     and percentiles, as report --json has them",
 	"  -h, --help         this text",
 	"",
 	"exit status of hist: 8 when no row has that lock (and site); 1 when",
@@ -43,10 +48,13 @@ static int hist_parse_args(int argc, char **argv, struct hist_params *p)
 	static const struct option opts[] = {
 		{ "cpu", required_argument, NULL, LM_OPT_CPU },
 		{ "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, LM_OPT_JSON },
 		{ "source", required_argument, NULL, LM_OPT_SOURCE },
 		{ "type", required_argument, NULL, LM_OPT_TYPE },
+		{ "width", required_argument, NULL, LM_OPT_WIDTH },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct stat st;
 	int ret;
 
 	memset(p, 0, sizeof(*p));
@@ -57,6 +65,12 @@ static int hist_parse_args(int argc, char **argv, struct hist_params *p)
 		lm_err("hist: no lock NAME given");
 		return LM_EXIT_USAGE;
 	}
+	/* a snapshot where the lock's name goes: not a name to ask the kernel for */
+	if (argc - optind == 1 && !stat(argv[optind], &st) && S_ISREG(st.st_mode)) {
+		lm_err("hist: '%s' is a file, and NAME comes first: lockstat hist NAME[@SITE] %s",
+		       argv[optind], argv[optind]);
+		return LM_EXIT_USAGE;
+	}
 	if (argc - optind > 2) {
 		lm_err("hist: one NAME[@SITE] and at most one FILE");
 		return LM_EXIT_USAGE;
@@ -65,6 +79,8 @@ static int hist_parse_args(int argc, char **argv, struct hist_params *p)
 	if (ret)
 		return ret;
 	p->target.types = p->opts.view.filter.types;
+	p->target.width = p->opts.view.filter.width;
+	p->target.json = p->opts.view.fmt == LM_FMT_JSON;
 	p->file = argc - optind == 2 ? argv[optind + 1] : NULL;
 	if (p->file && (p->opts.source != LM_SRC_AUTO || p->opts.cpu >= 0)) {
 		lm_err("hist: --source and --cpu are for the running kernel, not a FILE");

@@ -46,8 +46,14 @@ void lm_err_capture(char *buf, size_t len);
 void lm_print_lines(FILE *f, const char *const *lines);
 /* flush @f: 0, or LM_EXIT_ERR with a write error said (once per run) */
 int lm_write_check(FILE *f);
+/* after a write to @f: keep the errno of its first failure for lm_write_check() */
+void lm_write_errno(FILE *f);
 int lm_out_width(int opt);
-/* @len bytes of lines of text, each fitted into @width columns (0: as they are) */
+/*
+ * @len bytes of lines of text, each fitted into @width columns (0: as they
+ * are); a line that starts with LM_PROSE is wrapped however it is indented
+ */
+#define LM_PROSE	'\x1f'
 void lm_fit_text(FILE *f, const char *text, size_t len, int width);
 
 int ctl_main(int argc, char **argv);	/* on, off, reset */

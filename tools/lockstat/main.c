@@ -42,8 +42,15 @@ static const char *const msg[] = {
 	"                       hold and wait histograms of one lock, percentiles",
 	"  export               Prometheus text for node_exporter and PCP",
 	"",
-	"  lockstat COMMAND -h  the options of COMMAND",
+	"  lockstat COMMAND -h  the options of COMMAND (or: lockstat help COMMAND)",
 	"  lockstat -V          the version",
+	"",
+	"quick start (as root, on a kernel with CONFIG_LOCKMETER):",
+	"  record a workload    lockstat record -o run.snap -- make -j2",
+	"  the worst holds      lockstat report --stacks run.snap",
+	"  who waited           lockstat report --sort maxwait --stacks run.snap",
+	"  compare two runs     lockstat diff before.snap after.snap",
+	"  live view            lockstat top",
 	"",
 	NULL,
 };
@@ -51,21 +58,22 @@ static const char *const msg[] = {
 static const struct {
 	const char *name;
 	int (*main)(int argc, char **argv);
+	bool changes;		/* changes the kernel's state: never suggested */
 } cmds[] = {
-	{ "diff", diff_main },
-	{ "export", export_main },
-	{ "get", get_main },
-	{ "held", held_main },
-	{ "hist", hist_main },
-	{ "off", ctl_main },
-	{ "on", ctl_main },
-	{ "print", print_main },
-	{ "record", record_main },
-	{ "report", report_main },
-	{ "reset", ctl_main },
-	{ "status", status_main },
-	{ "top", top_main },
-	{ "watch", watch_main },
+	{ "diff", diff_main, false },
+	{ "export", export_main, false },
+	{ "get", get_main, false },
+	{ "held", held_main, false },
+	{ "hist", hist_main, false },
+	{ "off", ctl_main, true },
+	{ "on", ctl_main, true },
+	{ "print", print_main, false },
+	{ "record", record_main, true },
+	{ "report", report_main, false },
+	{ "reset", ctl_main, true },
+	{ "status", status_main, false },
+	{ "top", top_main, false },
+	{ "watch", watch_main, false },
 };
 
 static void usage(int err)
@@ -115,17 +123,27 @@ static unsigned int lm_distance(const char *a, const char *b)
 	return d[la][lb];
 }
 
-/* an unknown command: the nearest ones (within 2 edits, or a prefix), not the whole usage */
+/*
+ * an unknown command: the nearest ones (within 2 edits, or a prefix), not
+ * the whole usage; never one that changes the kernel's state (a typo of
+ * 'report' must not run 'reset'), nor any for an option
+ */
 static void lm_unknown(const char *cmd)
 {
 	char near[128] = "";
 	size_t n = 0;
 	unsigned int i;
 
+	if (*cmd == '-') {
+		lm_err("unknown option '%s'; a command comes first", cmd);
+		fputs("Try 'lockstat -h' for the commands.\n", stderr);
+		return;
+	}
 	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
 		const char *name = cmds[i].name;
 
-		if (strlen(cmd) < 2 || (lm_distance(cmd, name) > 2 && strncmp(name, cmd, strlen(cmd))))
+		if (cmds[i].changes || strlen(cmd) < 2 ||
+		    (lm_distance(cmd, name) > 2 && strncmp(name, cmd, strlen(cmd))))
 			continue;
 		n += snprintf(near + n, sizeof(near) - n, "%s'%s'", n ? " or " : "", name);
 		if (n >= sizeof(near))

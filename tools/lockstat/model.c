@@ -826,11 +826,14 @@ void lm_row_add(struct lm_row *dst, const struct lm_row *src)
 				d[f] = s[f];
 			break;
 		case LM_F_HOLD_MIN:
-			if (src_hold && (!dst_hold || s[f] < d[f]))
-				d[f] = s[f];
-			break;
 		case LM_F_WAIT_MIN:
-			if (src_wait && (!dst_wait || s[f] < d[f]))
+			/* one minimum the interval cannot tell: nor can the merge */
+			if (!(f == LM_F_HOLD_MIN ? src_hold : src_wait))
+				break;
+			dst->nomin |= src->nomin & (1U << f);
+			if (dst->nomin & (1U << f))
+				d[f] = 0;
+			else if (!(f == LM_F_HOLD_MIN ? dst_hold : dst_wait) || s[f] < d[f])
 				d[f] = s[f];
 			break;
 		default:
@@ -865,6 +868,13 @@ static double lm_ratio(uint64_t num, uint64_t den)
 double lm_util_pct(const struct lm_row *r, const struct lm_ctx *c)
 {
 	return c->elapsed_ns > 0 ? 100.0 * (double)r->v[LM_F_HOLD_TOTAL] / c->elapsed_ns : 0;
+}
+
+double lm_waitcpu_pct(const struct lm_row *r, const struct lm_ctx *c)
+{
+	double den = c->cpus * c->elapsed_ns;
+
+	return den > 0 ? 100.0 * (double)r->v[LM_F_WAIT_TOTAL] / den : 0;
 }
 
 double lm_con_pct(const struct lm_row *r)
@@ -1315,9 +1325,7 @@ static void pr_con(char *buf, size_t len, const struct lm_row *r, const struct l
 
 static void pr_waitcpu(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
 {
-	double den = c->cpus * c->elapsed_ns;
-
-	lm_fmt_pct(buf, len, den > 0 ? 100.0 * (double)F(r, WAIT_TOTAL) / den : 0);
+	lm_fmt_pct(buf, len, lm_waitcpu_pct(r, c));
 }
 
 static void pr_total(char *buf, size_t len, const struct lm_row *r, const struct lm_ctx *c)
@@ -1427,9 +1435,12 @@ static const struct lm_key_alias {
 	enum lm_key_id id;
 	const char *from;
 } lm_key_aliases[] = {
+	{ "acq_count", LM_K_RATE, "klockstat" },
 	{ "acq_max", LM_K_MAXWAIT, "klockstat" },
+	{ "acq_total", LM_K_WAITCPU, "klockstat" },
 	{ "acquired", LM_K_RATE, "perf lock" },
 	{ "avg_wait", LM_K_MEANWAIT, "perf lock" },
+	{ "hld_count", LM_K_RATE, "klockstat" },
 	{ "hld_max", LM_K_MAXHOLD, "klockstat" },
 	{ "hld_total", LM_K_TOTALHOLD, "klockstat" },
 	{ "hold_total", LM_K_TOTALHOLD, "perf lock" },
@@ -1468,14 +1479,16 @@ const char *lm_key_alias(const struct lm_key *k, size_t *pos, const char **from)
 
 /*
  * The order columns drop in when a line is too narrow, first first: the
- * extra percentiles, then what says least beside the rest, down to HOLD
- * MAX; NAME never drops, it takes the rest of the line
+ * extra percentiles, then what says least beside the rest (NOWAIT is 100
+ * - CON; ONCPU is the hold less BLOCKED), down to HOLD MAX.  BLOCKED, a
+ * sleeping holder's time off the CPU, stays past TOTAL: it is what the
+ * hung-task reports are about.  NAME never drops, it takes the rest.
  */
 static const enum lm_key_id lm_col_drop[] = {
 	LM_K_P999WAIT, LM_K_P90WAIT, LM_K_P50WAIT, LM_K_P999HOLD, LM_K_P90HOLD, LM_K_P50HOLD,
-	LM_K_HOLDER, LM_K_ABORT, LM_K_BLOCKED, LM_K_ONCPU, LM_K_REJECT, LM_K_NOWAIT,
-	LM_K_P99WAIT, LM_K_WAITCPU, LM_K_RATE, LM_K_SPIN, LM_K_P99HOLD, LM_K_MEANWAIT,
-	LM_K_TOTAL, LM_K_CON, LM_K_MAXWAIT, LM_K_TYPE, LM_K_UTIL, LM_K_MEANHOLD, LM_K_MAXHOLD,
+	LM_K_NOWAIT, LM_K_HOLDER, LM_K_REJECT, LM_K_ABORT, LM_K_ONCPU, LM_K_P99WAIT,
+	LM_K_WAITCPU, LM_K_RATE, LM_K_SPIN, LM_K_P99HOLD, LM_K_MEANWAIT, LM_K_TOTAL,
+	LM_K_BLOCKED, LM_K_CON, LM_K_MAXWAIT, LM_K_TYPE, LM_K_UTIL, LM_K_MEANHOLD, LM_K_MAXHOLD,
 };
 
 static int lm_cols_drop_one(const enum lm_key_id *cols, size_t n, enum lm_key_id k,
@@ -1563,15 +1576,31 @@ static bool lm_same_lock(const struct lm_row *a, const struct lm_row *b)
 	       (!lm_lock_per_site(a->class) || !strcmp(a->site, b->site));
 }
 
+/* whether the worst holder or the worst waiter of @r is the task of --pid, --comm */
+static bool lm_row_task(const struct lm_row *r, const struct lm_filter *f)
+{
+	int k;
+
+	for (k = 0; k < LM_NR_EV; k++) {
+		const struct lm_evidence *ev = r->ev[k];
+
+		if (ev && (!f->has_pid || ev->pid == f->pid) &&
+		    (!f->comm || !strcmp(ev->comm, f->comm)))
+			return true;
+	}
+	return false;
+}
+
 static bool lm_row_pass(const struct lm_row *r, const struct lm_filter *f)
 {
 	if (r->type <= LM_TYPE_NONE || r->type >= LM_NR_TYPES)
 		return false;
 	if (f->types && !(f->types & (1U << r->type)))
 		return false;
-	if (f->name && !strstr(r->lock, f->name) && !strstr(r->site, f->name))
+	if (f->name && !(f->icase ? strcasestr(r->lock, f->name) || strcasestr(r->site, f->name) :
+			 strstr(r->lock, f->name) || strstr(r->site, f->name)))
 		return false;
-	return true;
+	return (!f->comm && !f->has_pid) || lm_row_task(r, f);
 }
 
 /* merge rows with equal (type, lock, site) into copies; returns the count */
@@ -1790,6 +1819,7 @@ static bool lm_row_sub(struct lm_row *d, const struct lm_row *c, const struct lm
 
 	*d = *c;
 	d->fresh = 0;
+	d->nomin = 0;
 	for (f = 0; f < LM_NR_FIELDS; f++) {
 		if (!lm_field_counts(f))
 			continue;
@@ -1802,11 +1832,20 @@ static bool lm_row_sub(struct lm_row *d, const struct lm_row *c, const struct lm
 	for (f = 0; f < LM_NR_FIELDS; f++)
 		if ((LM_MAX_FIELDS & (1U << f)) && c->v[f] > p->v[f])
 			d->fresh |= 1U << f;
-	/* a minimum is the interval's only when it went down */
-	if (c->v[LM_F_HOLD_MIN] == p->v[LM_F_HOLD_MIN])
+	/*
+	 * a minimum is the interval's only when it went down; else the
+	 * interval's holds (waits), if it had any, were no shorter: unknown
+	 */
+	if (c->v[LM_F_HOLD_MIN] == p->v[LM_F_HOLD_MIN]) {
 		d->v[LM_F_HOLD_MIN] = 0;
-	if (c->v[LM_F_WAIT_MIN] == p->v[LM_F_WAIT_MIN])
+		if (d->v[LM_F_ACQUIRED])
+			d->nomin |= 1U << LM_F_HOLD_MIN;
+	}
+	if (c->v[LM_F_WAIT_MIN] == p->v[LM_F_WAIT_MIN]) {
 		d->v[LM_F_WAIT_MIN] = 0;
+		if (d->v[LM_F_SPIN])
+			d->nomin |= 1U << LM_F_WAIT_MIN;
+	}
 	return true;
 }
 

@@ -201,6 +201,9 @@ struct lm_row {
 	uint32_t class;		/* enum lm_class */
 	uint32_t fresh;		/* deltas: 1 << LM_F_*_MAX of maxima set in
 				 * the interval; the others are older */
+	uint32_t nomin;		/* deltas: 1 << LM_F_*_MIN of minima the
+				 * interval cannot tell (the total one did
+				 * not go down); their value is 0 */
 	uint64_t v[LM_NR_FIELDS];
 	const char *lock;
 	const char *site;
@@ -439,6 +442,8 @@ struct lm_ctx {
 
 void lm_ctx_init(struct lm_ctx *c, const struct lm_header *h);
 double lm_util_pct(const struct lm_row *r, const struct lm_ctx *c);
+/* total wait / (CPUs x metered time), the table's (% CPU) */
+double lm_waitcpu_pct(const struct lm_row *r, const struct lm_ctx *c);
 double lm_con_pct(const struct lm_row *r);
 /* the mean hold of the acquisitions, or the mean wait of those that waited; 0 for none */
 double lm_mean_ns(const struct lm_row *r, enum lm_hist_kind kind);
@@ -522,6 +527,10 @@ struct lm_filter {
 	bool stacks;		/* the table: evidence under each site (--stacks) */
 	bool percentiles;	/* the table: p50 to p99.9 columns (--percentiles) */
 	const char *name;	/* substring of the lock or site name */
+	bool icase;		/* ... in any case (-i) */
+	const char *comm;	/* rows whose worst holder or waiter is this task */
+	bool has_pid;
+	uint32_t pid;	/* ... or has this pid (the evidence's) */
 	unsigned int types;	/* 1 << enum lm_type; 0: all */
 	double min_con;		/* percent; < 0: off */
 	double min_util;

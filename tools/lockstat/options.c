@@ -12,28 +12,58 @@
 #include "lockstat.h"
 #include "options.h"
 
+/* the sort keys and the filters, as report and top both take them */
+#define LM_HELP_KEYS							\
+	"  -k, --key KEY     the same (perf lock's names for it)",		\
+	"                    maxhold meanhold totalhold util con maxwait minwait meanwait", \
+	"                    waitcpu total nowait spin reject abort blocked oncpu rate", \
+	"                    contended holder p50hold p90hold p99hold p999hold p50wait", \
+	"                    p90wait p99wait p999wait type name; perf lock's acquired", \
+	"                    avg_wait wait_max wait_min wait_total hold_total and", \
+	"                    klockstat's acq_count acq_max acq_total hld_count", \
+	"                    hld_max hld_total are aliases", \
+	"  -S KEY            the same (klockstat's name for it)",		\
+	"  -r, --reverse     reverse the order (smallest first; name: Z to A)"
+#define LM_HELP_FILTERS							\
+	"  --name SUBSTR     only rows whose lock or site name contains SUBSTR", \
+	"  -L, --lock-filter SUBSTR  the same (perf lock's, klockstat's names)", \
+	"  -i, --ignore-case  --name in any case",			\
+	"  --pid PID, --comm COMM  only rows whose worst holder or worst waiter", \
+	"                    (their evidence, netlink only) is that task; the", \
+	"                    kernel meters every task, lockstat filters",	\
+	"  --type TYPE       only TYPE (repeatable, or comma-separated), one of:", \
+	LM_HELP_TYPES "                    ",				\
+	"  -Y, --type-filter TYPE  the same (perf lock's name for it)",	\
+	"  --min-con PCT     only locks with CON >= PCT",			\
+	"  --min-util PCT    only locks with UTIL >= PCT"
+
 const char *const lm_view_help[] = {
 	"view options:",
 	"  --sort KEY        sort locks, and sites under them, by KEY (default maxhold):",
-	"  -k, --key KEY     the same (perf lock's names for it)",
-	"                    maxhold meanhold totalhold util con maxwait minwait meanwait",
-	"                    waitcpu total nowait spin reject abort blocked oncpu rate",
-	"                    contended holder p50hold p90hold p99hold p999hold p50wait",
-	"                    p90wait p99wait p999wait type name; perf lock's acquired",
-	"                    avg_wait wait_max wait_min wait_total hold_total and",
-	"                    klockstat's acq_max hld_max hld_total are aliases",
-	"  -r, --reverse     reverse the order (smallest first; name: Z to A)",
+	LM_HELP_KEYS,
 	"  --top N           the first N locks of each section, N sites under each",
 	"  -E, --entries N   the same (perf lock's names for it)",
-	"  --name SUBSTR     only rows whose lock or site name contains SUBSTR",
-	"  --type TYPE       only TYPE (repeatable, or comma-separated), one of:",
-	LM_HELP_TYPES "                    ",
-	"  --min-con PCT     only locks with CON >= PCT",
-	"  --min-util PCT    only locks with UTIL >= PCT",
-	"  --width N         the table (top: -b) in N columns, 0 no limit: columns",
-	"                    drop by priority, NAME has the rest; default the",
-	"                    terminal's width, else $COLUMNS, else no limit",
-	"  --json            JSON instead of the table (raw ns and counts; evidence too)",
+	LM_HELP_FILTERS,
+	"  --width N         the table in N columns, 0 no limit: columns drop by",
+	"                    priority, NAME has the rest; default the terminal's",
+	"                    width, else $COLUMNS, else no limit",
+	"  --json            JSON instead of the table (raw ns and counts; the",
+	"                    evidence, where the source has it)",
+	NULL,
+};
+
+/* top's: one flat list of rows per frame, sorted by UTIL unless told */
+const char *const lm_view_top_help[] = {
+	"view options:",
+	"  --sort KEY        sort the rows by KEY, of the interval (default util):",
+	LM_HELP_KEYS,
+	"  --top N           with -b: the first N rows of each frame",
+	"  -E, --entries N   the same (perf lock's names for it)",
+	LM_HELP_FILTERS,
+	"  --width N         with -b: the frames in N columns, 0 no limit; default",
+	"                    the terminal's width, else $COLUMNS, else no limit",
+	"  --json            with -b: a JSON object per frame and line (raw ns and",
+	"                    counts, each row's evidence as report --json has it)",
 	NULL,
 };
 
@@ -94,14 +124,15 @@ int lm_parse_pct(const char *arg, double max, double *out)
 
 /*
  * A duration into ns: a decimal number and a unit, ns, us, ms or s
- * ("10us", "1.5ms"); a bare number is ns.  Digits and one '.' only.
+ * ("10us", "1.5ms").  A bare number is refused, 0 alone excepted: "5"
+ * is no more 5 ns than 5 s.  Digits and one '.' only.
  */
 int lm_parse_duration(const char *arg, uint64_t *ns)
 {
 	static const struct {
 		const char *unit;
 		double mult;
-	} units[] = { { "", 1 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
+	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
 	size_t n = strspn(arg, "0123456789.");
 	unsigned int i;
 	char *end;
@@ -113,6 +144,10 @@ int lm_parse_duration(const char *arg, uint64_t *ns)
 	v = strtod(arg, &end);
 	if (errno || end != arg + n || !isfinite(v))
 		return -1;
+	if (!*end && v == 0) {
+		*ns = 0;
+		return 0;
+	}
 	for (i = 0; i < ARRAY_SIZE(units); i++) {
 		if (strcmp(end, units[i].unit))
 			continue;
@@ -208,6 +243,7 @@ static int lm_view_opt(struct lm_view_opts *o, int opt, const char *arg)
 {
 	struct lm_filter *f = &o->filter;
 	char types[256];
+	uint64_t v;
 
 	switch (opt) {
 	case 'r':
@@ -239,20 +275,40 @@ static int lm_view_opt(struct lm_view_opts *o, int opt, const char *arg)
 			return 0;
 		lm_err("--min-util: '%s' is not a percentage", arg);
 		return LM_EXIT_USAGE;
+	case 'L':
 	case LM_OPT_NAME:
 		if (!*arg) {
-			lm_err("--name needs a non-empty string");
+			lm_err("%s needs a non-empty string", opt == 'L' ? "-L/--lock-filter" : "--name");
 			return LM_EXIT_USAGE;
 		}
 		f->name = arg;
 		return 0;
+	case 'i':
+		f->icase = true;
+		return 0;
+	case LM_OPT_COMM:
+		if (!*arg || strlen(arg) >= LM_COMM_MAX) {
+			lm_err("--comm: '%s' is not a task name (1 to %d bytes)", arg, LM_COMM_MAX - 1);
+			return LM_EXIT_USAGE;
+		}
+		f->comm = arg;
+		return 0;
+	case LM_OPT_PID:
+		if (lm_parse_u64(arg, &v) || v > UINT32_MAX) {
+			lm_err("--pid: '%s' is not a pid", arg);
+			return LM_EXIT_USAGE;
+		}
+		f->pid = (uint32_t)v;
+		f->has_pid = true;
+		return 0;
 	case 'k':
+	case 'S':
 	case LM_OPT_SORT:
 		f->key = lm_key_find(arg);
 		if (f->key)
 			return 0;
-		lm_err("%s: unknown key '%s'; the keys are:", opt == 'k' ? "-k/--key" : "--sort",
-		       arg);
+		lm_err("%s: unknown key '%s'; the keys are:", opt == 'k' ? "-k/--key" :
+		       opt == 'S' ? "-S" : "--sort", arg);
 		lm_keys_list(stderr);
 		return LM_EXIT_USAGE;
 	case 'E':
@@ -264,6 +320,7 @@ static int lm_view_opt(struct lm_view_opts *o, int opt, const char *arg)
 		return LM_EXIT_USAGE;
 	case LM_OPT_WIDTH:
 		return lm_parse_width(arg, &f->width);
+	case 'Y':
 	case LM_OPT_TYPE:
 		if (!lm_parse_types(arg, &f->types))
 			return 0;
@@ -433,8 +490,10 @@ void lm_usage(int err, const char *cmd, const char *synopsis, const char *const 
 	lm_help_lines(f, msg);
 	if (parts & LM_USAGE_SOURCE)
 		lm_help_lines(f, lm_source_help);
-	if (parts & (LM_USAGE_VIEW | LM_USAGE_VIEW_TOP))
+	if (parts & LM_USAGE_VIEW)
 		lm_help_lines(f, lm_view_help);
+	else if (parts & LM_USAGE_VIEW_TOP)
+		lm_help_lines(f, lm_view_top_help);
 	if (parts & LM_USAGE_VIEW)
 		lm_help_lines(f, lm_view_table_help);
 	fputc('\n', f);

@@ -28,9 +28,16 @@ enum lm_opt {
 	LM_OPT_TOP,
 	LM_OPT_TYPE,
 	LM_OPT_WIDTH,
+	LM_OPT_PID,
+	LM_OPT_COMM,
 };
 
-/* the view options, for a subcommand's struct option table (and "E:k:r" in its optstring) */
+/*
+ * the view options, for a subcommand's struct option table (and
+ * LM_VIEW_SHORTOPTS in its optstring): perf lock's -E -k -L -Y, klockstat's
+ * -S, -i
+ */
+#define LM_VIEW_SHORTOPTS	"E:L:S:Y:ik:r"
 #define LM_VIEW_LONGOPTS						\
 	{ "csv", no_argument, NULL, LM_OPT_CSV },			\
 	{ "entries", required_argument, NULL, 'E' },			\
@@ -46,7 +53,12 @@ enum lm_opt {
 	{ "stacks", no_argument, NULL, LM_OPT_STACKS },			\
 	{ "top", required_argument, NULL, LM_OPT_TOP },			\
 	{ "type", required_argument, NULL, LM_OPT_TYPE },		\
-	{ "width", required_argument, NULL, LM_OPT_WIDTH }
+	{ "width", required_argument, NULL, LM_OPT_WIDTH },		\
+	{ "lock-filter", required_argument, NULL, 'L' },		\
+	{ "type-filter", required_argument, NULL, 'Y' },		\
+	{ "ignore-case", no_argument, NULL, 'i' },			\
+	{ "pid", required_argument, NULL, LM_OPT_PID },			\
+	{ "comm", required_argument, NULL, LM_OPT_COMM }
 
 struct lm_view_opts {
 	struct lm_filter filter;
@@ -75,6 +87,7 @@ struct lm_opts {
 #define LM_USAGE_VIEW_TOP	(1U << 2)	/* the view options top takes */
 
 extern const char *const lm_view_help[];
+extern const char *const lm_view_top_help[];
 extern const char *const lm_view_table_help[];
 extern const char *const lm_source_help[];
 extern const char *const lm_exit_help[];

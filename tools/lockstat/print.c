@@ -39,7 +39,7 @@ static int print_parse_args(int argc, char **argv, struct print_params *p)
 	int ret;
 
 	memset(p, 0, sizeof(*p));
-	ret = lm_opts_parse(&p->opts, argc, argv, "+:E:hk:r", opts);
+	ret = lm_opts_parse(&p->opts, argc, argv, "+:" LM_VIEW_SHORTOPTS "h", opts);
 	if (!ret)
 		ret = lm_opts_no_operand(argc, argv);
 	if (!ret)

@@ -61,6 +61,30 @@ static const char *lm_quote(char *buf, size_t len, const char *s)
 	return buf;
 }
 
+struct lm_packer {
+	const char *name;
+	const char *cat;	/* what decompresses to standard output */
+	const char *magic;
+	size_t len;
+};
+
+/* the compressor whose magic number @buf begins with, or NULL */
+static const struct lm_packer *lm_compressed(const char *buf, size_t n)
+{
+	static const struct lm_packer packers[] = {
+		{ "gzip", "zcat", "\x1f\x8b", 2 },
+		{ "xz", "xzcat", "\xfd" "7zXZ", 6 },	/* its NUL too */
+		{ "zstd", "zstdcat", "\x28\xb5\x2f\xfd", 4 },
+		{ "bzip2", "bzcat", "BZh", 3 },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(packers); i++)
+		if (n >= packers[i].len && !memcmp(buf, packers[i].magic, packers[i].len))
+			return &packers[i];
+	return NULL;
+}
+
 /*
  * The next line without its newline in *line, NULL at the end of the
  * file.  Returns 0, LM_EXIT_FILE on a read error, or LM_EXIT_CORRUPT for
@@ -69,6 +93,7 @@ static const char *lm_quote(char *buf, size_t len, const char *s)
  */
 int lm_lines_next(struct lm_lines *l, char **line, struct lm_perr *e)
 {
+	const struct lm_packer *pk;
 	ssize_t n;
 
 	*line = NULL;
@@ -83,6 +108,12 @@ int lm_lines_next(struct lm_lines *l, char **line, struct lm_perr *e)
 		return 0;
 	}
 	l->line++;
+	pk = l->line == 1 ? lm_compressed(l->buf, (size_t)n) : NULL;
+	if (pk) {
+		lm_perr_set(e, 1, "compressed (%s), not a text file: '%s FILE | lockstat report -' reads it",
+			    pk->name, pk->cat);
+		return LM_EXIT_CORRUPT;
+	}
 	if (strlen(l->buf) != (size_t)n) {
 		lm_perr_set(e, l->line, "NUL byte in the line (not a text file?)");
 		return LM_EXIT_CORRUPT;
@@ -309,6 +340,7 @@ int lm_parse_body(struct lm_lines *l, struct lm_snapshot *s, struct lm_perr *e,
 		  struct lm_body_hook *hook)
 {
 	static const int required[] = { LM_H_CPUS, LM_H_METERED_NS, LM_H_ROWS };
+	unsigned long blank = 0;	/* the first empty line after the last row */
 	unsigned int i;
 	char *line;
 	int ret;
@@ -340,6 +372,15 @@ int lm_parse_body(struct lm_lines *l, struct lm_snapshot *s, struct lm_perr *e,
 			return ret;
 		if (line && line[0] == '#')
 			continue;
+		/* empty lines may end the file (an editor's), not stand among the rows */
+		if (line && !*line) {
+			blank = blank ? blank : l->line;
+			continue;
+		}
+		if (line && blank) {
+			lm_perr_set(e, blank, "an empty line among the rows");
+			return LM_EXIT_CORRUPT;
+		}
 		ret = hook ? hook->line(hook, s, line, l->line, e) : 0;
 		if (ret == 1)
 			continue;
@@ -347,10 +388,6 @@ int lm_parse_body(struct lm_lines *l, struct lm_snapshot *s, struct lm_perr *e,
 			return ret;
 		if (!line)
 			break;
-		if (!*line) {
-			lm_perr_set(e, l->line, "an empty line among the rows");
-			return LM_EXIT_CORRUPT;
-		}
 		if (!s->h.metered_ns) {
 			lm_perr_set(e, l->line, "a row, but metered_ns is 0: nothing was metered");
 			return LM_EXIT_CORRUPT;

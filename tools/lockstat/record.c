@@ -75,7 +75,7 @@ static int record_parse_args(int argc, char **argv, struct record_params *p)
 	memset(p, 0, sizeof(*p));
 	lm_opts_init(&p->opts);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:E:hk:o:r", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:" LM_VIEW_SHORTOPTS "ho:", opts, NULL)) != -1) {
 		if (c == RECORD_OPT_HIST) {
 			if (p->hist) {
 				lm_err("record: --hist once only");

@@ -40,7 +40,7 @@ static int report_parse_args(int argc, char **argv, struct report_params *p)
 	int ret;
 
 	memset(p, 0, sizeof(*p));
-	ret = lm_opts_parse(&p->opts, argc, argv, ":E:hk:r", opts);
+	ret = lm_opts_parse(&p->opts, argc, argv, ":" LM_VIEW_SHORTOPTS "h", opts);
 	if (ret)
 		return ret;
 	if (optind != argc - 1) {

@@ -73,7 +73,8 @@ static const char *const top_msg[] = {
 	"says otherwise (HMAX: key s, or > and <).",
 	"",
 	"  -b, --batch        print frames to standard output, no screen",
-	"  -d, --delay SECS   the interval (default 1; 0.05 to 86400)",
+	"  -d, --delay SECS   the interval in seconds, or with a unit (500ms)",
+	"                     (default 1; 0.05 s to 86400 s)",
 	"  -n, --iterations N stop after N frames (default: until q or ^C)",
 	"  --by-site          a row per (lock, call site), not per lock (key g)",
 	"  --replay FILE...   frames from saved snapshots (lockstat get), in order,",
@@ -93,7 +94,7 @@ static const char *const top_keys_help[] = {
 	"                     meanwait maxwait waitcpu p99hold p99wait type name ...",
 	"  R                  reverse the sort",
 	"  /                  show only locks or sites containing a string (empty: all)",
-	"  t                  cycle the lock type shown: all, spin, read, write, ...",
+	"  t                  cycle the lock type: all, then each the interval has",
 	"  g                  group by lock, or a row per (lock, site)",
 	"  c                  cycle all CPUs merged, CPU 0, CPU 1, ... (netlink)",
 	"  p                  pause; again to go on",
@@ -101,10 +102,10 @@ static const char *const top_keys_help[] = {
 	"  d                  change the interval (typed afresh; Enter alone keeps it)",
 	"  r                  reset all statistics (root; asks first, y to do it)",
 	"  o                  switch metering on, or off (root; off asks first)",
-	"  up down j k PgUp PgDn Home  select a row (the screen follows)",
+	"  up down j k PgUp PgDn Home End  select a row; it stays on its lock",
 	"  Enter              the selected row's detail pane: the worst holder and",
 	"                     its chain, where it blocked, the worst waiter, the owner",
-	"  ^L                 repaint      q  quit",
+	"  ^L                 repaint      q F10  quit      F1 h  help      F6 s  sort",
 	"",
 	"ACQ/s acquisitions a second; UTIL hold time / metered time; CON share",
 	"of attempts that waited or failed; HMEAN, HMAX mean and longest hold;",
@@ -124,13 +125,20 @@ static void top_usage(int err)
 		 LM_USAGE_SOURCE | LM_USAGE_VIEW_TOP);
 }
 
+/* the interval: seconds, as top(1) has it, or a duration with its unit (500ms) */
 static int top_parse_delay(const char *arg, double *out)
 {
+	uint64_t ns;
 	char *end;
 	double v;
 
 	errno = 0;
 	v = strtod(arg, &end);
+	if (*end && strspn(arg, "0123456789.") == (size_t)(end - arg) &&
+	    !lm_parse_duration(arg, &ns)) {
+		v = (double)ns / 1e9;
+		end += strlen(end);
+	}
 	if (errno || end == arg || *end || !isfinite(v) || v < 0.05 || v > 86400)
 		return -1;
 	*out = v;
@@ -160,7 +168,7 @@ static int top_parse_args(int argc, char **argv, struct top_params *p)
 	p->opts.view.filter.key = NULL;	/* top's own default, below */
 	p->delay_s = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":E:bd:hk:n:r", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":" LM_VIEW_SHORTOPTS "bd:hn:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			p->batch = true;
@@ -246,6 +254,10 @@ struct top {
 	bool have_frame;
 	double delay_s;
 	struct timespec due;		/* of the next sample */
+	/* the selected row's lock and site (copies): the selection follows them */
+	bool sel_known;
+	uint32_t sel_type;
+	char *sel_lock, *sel_site;
 };
 
 static double top_ts_diff(const struct timespec *a, const struct timespec *b)
@@ -265,6 +277,70 @@ static void top_ts_add(struct timespec *ts, double s)
 	}
 }
 
+static bool top_str_eq(const char *a, const char *b)
+{
+	return a && b ? !strcmp(a, b) : a == b;
+}
+
+static void top_sel_forget(struct top *t)
+{
+	free(t->sel_lock);
+	free(t->sel_site);
+	t->sel_lock = NULL;
+	t->sel_site = NULL;
+	t->sel_known = false;
+}
+
+/* remember the lock (and site) of the selected row, to keep it selected */
+static void top_sel_keep(struct top *t)
+{
+	const struct lm_row *r;
+
+	top_sel_forget(t);
+	if (!t->have_frame || !t->frame.nr)
+		return;
+	if (t->st.sel >= t->frame.nr)
+		t->st.sel = t->frame.nr - 1;
+	r = t->frame.rows[t->st.sel];
+	t->sel_lock = r->lock ? strdup(r->lock) : NULL;
+	t->sel_site = r->site ? strdup(r->site) : NULL;
+	t->sel_type = r->type;
+	t->sel_known = (t->sel_lock || !r->lock) && (t->sel_site || !r->site);
+	if (!t->sel_known)
+		top_sel_forget(t);	/* out of memory: the selection stays by position */
+}
+
+/*
+ * The selection onto the row of the remembered lock and site, or of the
+ * lock alone (g changed the grouping); where neither is shown (a filter,
+ * an idle interval) it stays where it was, and the lock is still
+ * remembered for when it is shown again.
+ */
+static void top_sel_find(struct top *t)
+{
+	const struct lm_top_frame *fr = &t->frame;
+	size_t i, lock_at = fr->nr;
+
+	if (!t->sel_known) {
+		top_sel_keep(t);
+		return;
+	}
+	for (i = 0; i < fr->nr; i++) {
+		const struct lm_row *r = fr->rows[i];
+
+		if (r->type != t->sel_type || !top_str_eq(r->lock, t->sel_lock))
+			continue;
+		if (top_str_eq(r->site, t->sel_site)) {
+			t->st.sel = i;
+			return;
+		}
+		if (lock_at == fr->nr)
+			lock_at = i;
+	}
+	if (lock_at < fr->nr)
+		t->st.sel = lock_at;
+}
+
 /* sort and filter the delta into the frame again, after a key */
 static int top_build(struct top *t)
 {
@@ -279,6 +355,7 @@ static int top_build(struct top *t)
 	f->rows = t->flat.rows;
 	f->nr = t->flat.nr;
 	f->nr_active = t->flat.nr_all;
+	top_sel_find(t);
 	return 0;
 }
 
@@ -437,6 +514,7 @@ static void top_close(struct top *t)
 	lm_snap_free(&t->delta);
 	lm_snap_free(&t->cur);
 	lm_snap_free(&t->prev);
+	top_sel_forget(t);
 	if (t->live)
 		lm_source_close(&t->src);
 }
@@ -598,7 +676,18 @@ static void top_delay_prompt(struct top *t)
 	top_say(t, "interval: %gs", d);
 }
 
-/* all types, then each in turn, then all again */
+/* whether the interval has a row of type @ty */
+static bool top_type_active(const struct top *t, int ty)
+{
+	size_t i;
+
+	for (i = 0; i < t->delta.nr; i++)
+		if ((int)t->delta.rows[i].type == ty)
+			return true;
+	return false;
+}
+
+/* all types, then each in turn that the interval has rows of, then all again */
 static void top_type_step(struct top *t)
 {
 	unsigned int m = t->st.filter.types;
@@ -606,7 +695,8 @@ static void top_type_step(struct top *t)
 
 	if (m && !(m & (m - 1)))
 		ty = __builtin_ctz(m);
-	ty++;
+	while (++ty < LM_NR_TYPES && t->have_frame && !top_type_active(t, ty))
+		;
 	t->st.filter.types = ty < LM_NR_TYPES ? 1U << ty : 0;
 	top_say(t, "type: %s", t->st.filter.types ? lm_type_name(ty) : "all");
 }
@@ -664,6 +754,7 @@ static void top_select(struct top *t, long by)
 	else
 		sel = sel + (size_t)by < nr ? sel + (size_t)by : (nr ? nr - 1 : 0);
 	t->st.sel = sel;
+	top_sel_keep(t);
 }
 
 /* what a key does; false: quit */
@@ -750,6 +841,10 @@ static bool top_key(struct top *t, int key, size_t *scroll)
 	case LM_TK_HOME:
 		t->st.sel = 0;
 		*scroll = 0;
+		top_sel_keep(t);
+		break;
+	case LM_TK_END:
+		top_select(t, t->have_frame ? (long)t->frame.nr : 0);
 		break;
 	case '\r':
 	case '\n':

@@ -116,6 +116,7 @@ enum {
 	LM_TK_PGUP,
 	LM_TK_PGDN,
 	LM_TK_HOME,
+	LM_TK_END,		/* the last row */
 	LM_TK_HUP,		/* the terminal hung up: quit */
 };
 

@@ -51,6 +51,19 @@ void lm_err(const char *fmt, ...)
 }
 
 /*
+ * A failed write's errno, kept where it happened: once the stream's error
+ * flag is set, the final fflush() may have nothing left to write and say
+ * nothing of why
+ */
+static int lm_out_errno;
+
+void lm_write_errno(FILE *f)
+{
+	if (ferror(f) && errno && !lm_out_errno)
+		lm_out_errno = errno;
+}
+
+/*
  * 0 when what was written to @f reached it, else LM_EXIT_ERR, said once:
  * the subcommand that checks and main() after it do not both say so
  */
@@ -62,7 +75,7 @@ int lm_write_check(FILE *f)
 	errno = 0;
 	if (!fflush(f) && !ferror(f))
 		return 0;
-	err = errno ? errno : EIO;
+	err = errno ? errno : lm_out_errno ? lm_out_errno : EIO;
 	if (!said)
 		lm_err("write error%s: %s", f == stdout ? " on standard output" : "", strerror(err));
 	said = true;
@@ -99,27 +112,37 @@ int lm_out_width(int opt)
 /*
  * One line of text in @width columns: a table row (it starts with a
  * blank) or a line without a blank (a rule) is cut; prose is wrapped at
- * blanks, its continuations indented by two
+ * blanks, its continuations indented by two.  A line that starts with
+ * LM_PROSE is prose however far it is indented (the evidence under a
+ * row): the mark goes, its continuations are indented four past it, two
+ * past the call chain beneath it.
  */
 static void lm_fit_line(FILE *f, const char *s, size_t n, size_t width)
 {
-	size_t lead = 0, room, cut;
+	size_t lead = 0, indent = 0, skip, room, cut;
+	bool prose = n && *s == LM_PROSE;
 
+	if (prose) {
+		s++;
+		n--;
+		while (indent < n && s[indent] == ' ')
+			indent++;
+	}
 	/* a continuation needs room past its indentation */
-	if (!width || n <= width || *s == ' ' || !memchr(s, ' ', n) || width < 8) {
+	if (!width || n <= width || (*s == ' ' && !prose) ||
+	    !memchr(s + indent, ' ', n - indent) || width < indent + 12) {
 		fprintf(f, "%.*s\n", (int)(width && n > width ? width : n), s);
 		return;
 	}
-	while (lead + n > width) {
+	for (skip = indent; lead + n > width; skip = 0, lead = prose ? indent + 4 : 2) {
 		room = width - lead;
-		for (cut = room; cut > 0 && s[cut] != ' '; cut--)
+		for (cut = room; cut > skip && s[cut] != ' '; cut--)
 			;
-		if (!cut)
+		if (cut <= skip)
 			cut = room;
 		fprintf(f, "%*s%.*s\n", (int)lead, "", (int)cut, s);
 		for (s += cut, n -= cut; n && *s == ' '; s++, n--)
 			;
-		lead = 2;
 	}
 	if (n)
 		fprintf(f, "%*s%.*s\n", (int)lead, "", (int)n, s);
@@ -133,7 +156,9 @@ void lm_fit_text(FILE *f, const char *text, size_t len, int width)
 	while (text < end) {
 		nl = memchr(text, '\n', (size_t)(end - text));
 		n = nl ? (size_t)(nl - text) : (size_t)(end - text);
+		errno = 0;
 		lm_fit_line(f, text, n, width > 0 ? (size_t)width : 0);
+		lm_write_errno(f);
 		text += n + (nl != NULL);
 	}
 }

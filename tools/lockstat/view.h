@@ -52,6 +52,8 @@ struct lm_hist_target {
 	char site[1024];	/* SITE, normalised; "" for all sites */
 	const char *arg;	/* NAME[@SITE] as given */
 	unsigned int types;	/* 1 << enum lm_type; 0: all */
+	int width;		/* --width; -1 (lm_hist_target()'s): the terminal's */
+	bool json;		/* one JSON object instead of the text */
 };
 
 int lm_hist_target(struct lm_hist_target *t, const char *arg);

@@ -18,9 +18,11 @@
  *     "source": "netlink", "sort": { "key", "reverse" }, "group": "lock",
  *     "losses": { name: total }, "losses_new": { name: in the interval },
  *     "rows_active": N, "rows": [ { "type", "lock", "class", ["site"],
- *       the 16 numbers, "rate": acquisitions/s, "hold_mean_ns",
- *       "wait_mean_ns", "util_pct", "con_pct" (as report --json),
- *       "wait_cpu_pct", "hold_max_new", "wait_max_new", and the evidence of
+ *       the 16 numbers ("hold_min_ns", "wait_min_ns" null when the
+ *       interval cannot tell: it had holds, waits, none shorter than
+ *       before), "rate": acquisitions/s, "hold_mean_ns", "wait_mean_ns",
+ *       "util_pct", "con_pct", "wait_cpu_pct" (as report --json),
+ *       "hold_max_new", "wait_max_new", and the evidence of
  *       the maxima as report --json has it: of the interval when *_new;
  *       the interval's percentiles and histograms as report --json has
  *       them } ] }
@@ -214,6 +216,28 @@ static void lm_batch_line(FILE *out, const char *s, int width)
 		fprintf(out, "%s\n", s);
 }
 
+/*
+ * A line of fields two blanks apart (the summary, the losses) at @width:
+ * broken between fields, never inside one, continued two columns in
+ */
+static void lm_batch_fields(FILE *out, const char *s, int width)
+{
+	int at = 0, n;
+
+	while (*s) {
+		n = (int)strcspn(s, " ");
+		while (s[n] == ' ' && s[n + 1] && s[n + 1] != ' ')
+			n += 1 + (int)strcspn(s + n + 1, " ");
+		if (at && width > 0 && at + 2 + n > width)
+			at = fprintf(out, "\n  ") - 1;
+		else if (at)
+			at += fprintf(out, "  ");
+		at += fprintf(out, "%.*s", n, s);
+		s += n + strspn(s + n, " ");
+	}
+	fputc('\n', out);
+}
+
 void lm_batch_text(FILE *out, const struct lm_top_frame *f, const struct lm_top_state *st,
 		   size_t top)
 {
@@ -225,10 +249,10 @@ void lm_batch_text(FILE *out, const struct lm_top_frame *f, const struct lm_top_
 
 	lm_top_layout(&lo, width, st->filter.key);
 	lm_top_summary(line, sizeof(line), f, st);
-	lm_batch_line(out, line, width);
+	lm_batch_fields(out, line, width);
 	lm_top_losses(line, sizeof(line), f);
 	if (*line)
-		lm_batch_line(out, line, width);
+		lm_batch_fields(out, line, width);
 	fputc('\n', out);
 	for (c = 0; c < lm_top_nr_cols; c++) {
 		enum lm_key_id k = lm_top_cols[c];
@@ -263,11 +287,7 @@ void lm_batch_text(FILE *out, const struct lm_top_frame *f, const struct lm_top_
 			"(no lock activity: metering is off)" : "(no lock activity)");
 	fputc('\n', out);
 	fflush(out);
-}
-
-static double lm_pct(double num, double den)
-{
-	return den > 0 ? 100.0 * num / den : 0;
+	lm_write_errno(out);
 }
 
 static void lm_batch_json_row(FILE *out, const struct lm_row *r, const struct lm_ctx *c)
@@ -285,8 +305,6 @@ static void lm_batch_json_row(FILE *out, const struct lm_row *r, const struct lm
 	fprintf(out, ", \"rate\": %.3f",
 		c->elapsed_ns > 0 ? 1e9 * (double)v[LM_F_ACQUIRED] / c->elapsed_ns : 0);
 	lm_json_derived(out, r, c);
-	fprintf(out, ", \"wait_cpu_pct\": %.4f",
-		lm_pct((double)v[LM_F_WAIT_TOTAL], c->cpus * c->elapsed_ns));
 	fprintf(out, ", \"hold_max_new\": %s, \"wait_max_new\": %s",
 		r->fresh & (1U << LM_F_HOLD_MAX) ? "true" : "false",
 		r->fresh & (1U << LM_F_WAIT_MAX) ? "true" : "false");
@@ -348,4 +366,5 @@ void lm_batch_json(FILE *out, const struct lm_top_frame *f, const struct lm_top_
 	}
 	fputs(n ? " ] }\n" : "] }\n", out);
 	fflush(out);
+	lm_write_errno(out);
 }

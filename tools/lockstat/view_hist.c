@@ -11,7 +11,8 @@
  * One line per non-empty bucket: its bounds in ns as the kernel reports
  * them (and humanized), the count, its share of the total and the
  * cumulative share, and a bar scaled to the terminal (a terminal's on
- * standard output, else COLUMNS, else 80: lm_out_width()); a run of empty
+ * standard output, else COLUMNS, else 80: lm_out_width()); on a line too
+ * narrow for a bar of 10, the bounds in ns drop first; a run of empty
  * buckets between two non-empty ones is one line of 0.  Above each
  * histogram the percentiles, estimates at bucket resolution (model.c).
  */
@@ -56,6 +57,8 @@ int lm_hist_target(struct lm_hist_target *p, const char *arg)
 	memcpy(lock, arg, n);
 	lock[n] = '\0';
 	p->arg = arg;
+	p->width = -1;
+	p->json = false;
 	hist_norm(p->name, sizeof(p->name), lock, true);
 	if (at)
 		hist_norm(p->site, sizeof(p->site), at + 1, true);
@@ -80,19 +83,41 @@ static bool hist_match(const struct lm_hist_target *p, const struct lm_row *r)
 	return !strcmp(buf, p->site);
 }
 
-/* the width of the output (lm_out_width()), else 80 */
-static int hist_columns(void)
+/* the width of the output (--width, else lm_out_width()'s), else 80 */
+static int hist_columns(const struct lm_hist_target *p)
 {
-	int w = lm_out_width(-1);
+	int w = lm_out_width(p->width);
 
 	return w ? w : 80;
 }
 
-#define HIST_LEAD	61	/* the columns before the bar */
+#define HIST_LEAD	61	/* the columns before the bar, its two blanks too */
+#define HIST_RAW_W	22	/* of them FROM_NS and TO_NS, which drop first */
+#define HIST_BAR_MIN	10
+
+/*
+ * The line's layout at @width columns: FROM_NS and TO_NS drop when the
+ * bar would be shorter than HIST_BAR_MIN; the bar then has what is left
+ * (none on a line too narrow even for the rest)
+ */
+struct hist_layout {
+	bool raw;		/* FROM_NS and TO_NS shown */
+	int bar;		/* columns of the longest bar */
+	int width;
+};
+
+static void hist_layout(struct hist_layout *lo, int width)
+{
+	lo->width = width;
+	lo->raw = width - HIST_LEAD >= HIST_BAR_MIN;
+	lo->bar = width - HIST_LEAD + (lo->raw ? 0 : HIST_RAW_W);
+	if (lo->bar < 1)
+		lo->bar = 0;
+}
 
 /* one line: buckets @i to @j (inclusive) with @count between them */
 static void hist_line(FILE *f, const struct lm_ctx *c, uint32_t i, uint32_t j, uint64_t count,
-		      uint64_t total, uint64_t cum, uint64_t peak, int bar)
+		      uint64_t total, uint64_t cum, uint64_t peak, const struct hist_layout *lo)
 {
 	char from[24], to[24], hfrom[32], hto[32], share[16], cshare[16], cnt[24];
 	bool last = j + 1 == c->nr_buckets;
@@ -112,9 +137,11 @@ static void hist_line(FILE *f, const struct lm_ctx *c, uint32_t i, uint32_t j, u
 	lm_fmt_pct(share, sizeof(share), 100.0 * (double)count / (double)total);
 	lm_fmt_pct(cshare, sizeof(cshare), 100.0 * (double)cum / (double)total);
 	lm_fmt_count(cnt, sizeof(cnt), count, 9);
-	fprintf(f, "%10s %10s %6s %6s %9s %6s %6s", from, to, hfrom, hto, cnt, share, cshare);
-	n = count ? (int)((double)count / (double)peak * bar + 0.5) : 0;
-	if (count && n < 1)
+	if (lo->raw)
+		fprintf(f, "%10s %10s ", from, to);
+	fprintf(f, "%6s %6s %9s %6s %6s", hfrom, hto, cnt, share, cshare);
+	n = count ? (int)((double)count / (double)peak * lo->bar + 0.5) : 0;
+	if (count && lo->bar && n < 1)
 		n = 1;
 	if (n)
 		fputs("  ", f);
@@ -123,17 +150,20 @@ static void hist_line(FILE *f, const struct lm_ctx *c, uint32_t i, uint32_t j, u
 	fputc('\n', f);
 }
 
-/* the histogram of @kind of @r, with its percentiles above it */
-static void hist_print_kind(FILE *f, const struct lm_row *r, const struct lm_ctx *c, int kind)
+/* the histogram of @kind of @r, with its percentiles above it, in @width columns */
+static void hist_print_kind(FILE *f, const struct lm_row *r, const struct lm_ctx *c, int kind,
+			    int width)
 {
 	uint64_t total = kind == LM_HIST_HOLD ? r->v[LM_F_ACQUIRED] : r->v[LM_F_SPIN];
 	uint64_t max = kind == LM_HIST_HOLD ? r->v[LM_F_HOLD_MAX] : r->v[LM_F_WAIT_MAX];
 	const uint64_t *hc = r->hc[kind];
 	uint64_t peak = 0, cum = 0;
 	uint32_t i, prev = UINT32_MAX;
+	struct hist_layout lo;
 	char buf[32];
-	int p, bar = hist_columns() - HIST_LEAD;
+	int p, at;
 
+	hist_layout(&lo, width);
 	fprintf(f, "\n%s: ", kind == LM_HIST_HOLD ? "HOLD" : "WAIT");
 	if (!(r->hist & (1U << kind))) {
 		fputs("no histogram (a row of this lock came without one)\n", f);
@@ -147,15 +177,18 @@ static void hist_print_kind(FILE *f, const struct lm_row *r, const struct lm_ctx
 		fputs("\n", f);
 		return;
 	}
-	fputs("\n  estimated at bucket resolution:", f);
+	/* the percentiles, wrapped between them at the width */
+	at = fprintf(f, "\n  estimated at bucket resolution:") - 1;
 	for (p = 0; p < LM_NR_PCT; p++) {
 		lm_fmt_pct_cell(buf, sizeof(buf), r, c, kind, p);
-		fprintf(f, " %s %s", lm_pcts[p].label, buf);
+		if (at + 2 + (int)(strlen(lm_pcts[p].label) + strlen(buf)) > lo.width)
+			at = fprintf(f, "\n   ") - 1;
+		at += fprintf(f, " %s %s", lm_pcts[p].label, buf);
 	}
-	fprintf(f, "\n%10s %10s %6s %6s %9s %6s %6s\n", "FROM_NS", "TO_NS", "FROM", "TO",
-		"COUNT", "SHARE", "CUM");
-	if (bar < 10)
-		bar = 10;
+	fputc('\n', f);
+	if (lo.raw)
+		fprintf(f, "%10s %10s ", "FROM_NS", "TO_NS");
+	fprintf(f, "%6s %6s %9s %6s %6s\n", "FROM", "TO", "COUNT", "SHARE", "CUM");
 	for (i = 0; i < c->nr_buckets; i++)
 		if (hc[i] > peak)
 			peak = hc[i];
@@ -163,9 +196,9 @@ static void hist_print_kind(FILE *f, const struct lm_row *r, const struct lm_ctx
 		if (!hc[i])
 			continue;
 		if (prev != UINT32_MAX && i > prev + 1)
-			hist_line(f, c, prev + 1, i - 1, 0, total, cum, peak, bar);
+			hist_line(f, c, prev + 1, i - 1, 0, total, cum, peak, &lo);
 		cum += hc[i];
-		hist_line(f, c, i, i, hc[i], total, cum, peak, bar);
+		hist_line(f, c, i, i, hc[i], total, cum, peak, &lo);
 		prev = i;
 	}
 }
@@ -192,6 +225,62 @@ static int hist_collect(const struct lm_hist_target *p, const struct lm_snapshot
 	return found;
 }
 
+static int hist_none(const struct lm_hist_target *p, const char *from)
+{
+	lm_err("no lock '%s'%s%s%s%s in %s", p->name, p->site[0] ? " at site '" : "",
+	       p->site, p->site[0] ? "'" : "", p->types ? " of those types" : "", from);
+	return LM_EXIT_NOTFOUND;
+}
+
+/*
+ * --json: { "lock", ["site"], "hist_bounds_ns": [...], "types": [ { "type",
+ * "sites", the 16 numbers summed, the derived ones, the percentiles and
+ * counts (lm_json_hist(), as report --json has them) } ] }; a type whose
+ * rows have no histogram has no percentiles and no counts.
+ */
+static int hist_json(FILE *f, const struct lm_hist_target *p, const struct lm_snapshot *s,
+		     const char *from)
+{
+	struct lm_row agg[LM_NR_TYPES];
+	size_t nr_sites[LM_NR_TYPES] = { 0 };
+	const char *sep = "";
+	struct lm_ctx c;
+	uint32_t i;
+	int t, with = 0;
+
+	lm_ctx_init(&c, &s->h);
+	if (!hist_collect(p, s, agg, nr_sites))
+		return hist_none(p, from);
+	fputs("{ \"lock\": ", f);
+	lm_json_str(f, p->name);
+	if (p->site[0]) {
+		fputs(", \"site\": ", f);
+		lm_json_str(f, p->site);
+	}
+	fputs(", \"hist_bounds_ns\": [", f);
+	for (i = 0; i < c.nr_buckets; i++)
+		fprintf(f, "%s%llu", i ? ", " : " ", (unsigned long long)c.bound[i]);
+	fputs(c.nr_buckets ? " ], \"types\": [" : "], \"types\": [", f);
+	for (t = LM_TYPE_NONE + 1; t < LM_NR_TYPES; t++) {
+		if (!nr_sites[t])
+			continue;
+		fprintf(f, "%s\n  { \"type\": \"%s\", \"sites\": %zu", sep, lm_type_name(t),
+			nr_sites[t]);
+		lm_json_fields(f, &agg[t]);
+		lm_json_derived(f, &agg[t], &c);
+		lm_json_hist(f, &agg[t], &c);
+		fputs(" }", f);
+		sep = ",";
+		with += c.nr_buckets && agg[t].hist;
+	}
+	fputs("\n] }\n", f);
+	if (!with) {
+		lm_err("no histogram of '%s'", p->arg);
+		return LM_EXIT_ERR;
+	}
+	return 0;
+}
+
 int lm_hist_print(FILE *f, const struct lm_hist_target *p, const struct lm_snapshot *s,
 		  const char *from)
 {
@@ -201,12 +290,10 @@ int lm_hist_print(FILE *f, const struct lm_hist_target *p, const struct lm_snaps
 	int t, k, none = 0, shown = 0;
 
 	lm_ctx_init(&c, &s->h);
-	if (!hist_collect(p, s, agg, nr_sites)) {
-		lm_err("no lock '%s'%s%s%s%s in %s", p->name, p->site[0] ? " at site '" : "",
-		       p->site, p->site[0] ? "'" : "", p->types ? " of those types" : "",
-		       from);
-		return LM_EXIT_NOTFOUND;
-	}
+	if (p->json)
+		return hist_json(f, p, s, from);
+	if (!hist_collect(p, s, agg, nr_sites))
+		return hist_none(p, from);
 	for (t = LM_TYPE_NONE + 1; t < LM_NR_TYPES; t++) {
 		const struct lm_row *r = &agg[t];
 
@@ -227,7 +314,7 @@ int lm_hist_print(FILE *f, const struct lm_hist_target *p, const struct lm_snaps
 		fprintf(f, "%u buckets, lower bounds in ns as the kernel reports them\n",
 			c.nr_buckets);
 		for (k = 0; k < LM_NR_HIST; k++)
-			hist_print_kind(f, r, &c, k);
+			hist_print_kind(f, r, &c, k, hist_columns(p));
 	}
 	if (none == shown) {
 		lm_err("no histogram of '%s'", p->arg);

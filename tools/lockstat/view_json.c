@@ -16,11 +16,13 @@
  *   (the header's "hist_bounds_ns"), a row's "hold_p50_ns" ...
  *   "hold_p999_ns", "hold_hist": [counts] and the same for wait, of the
  *   kinds it has (lm_json_hist()).  After the counts of every row,
- *   "hold_mean_ns", "wait_mean_ns" (of those that waited), "util_pct"
- *   and "con_pct", the MEAN, UTIL and CON of the table (lm_derived[]).
+ *   "hold_mean_ns", "wait_mean_ns" (of those that waited), "util_pct",
+ *   "con_pct" and "wait_cpu_pct", the MEAN, UTIL, CON and (% CPU) of the
+ *   table (lm_derived[]).
  *
  * CSV: a header line, then kind,type,lock,site, the 16 numbers of
- * /proc/lockmeter and hold_mean_ns,wait_mean_ns,util_pct,con_pct per
+ * /proc/lockmeter, hold_mean_ns,wait_mean_ns,util_pct,con_pct,wait_cpu_pct
+ * and the snapshot's metered_ns,cpus (what UTIL and % CPU divide by) per
  * line; kind is total, lock or site, each lock line followed by its site
  * lines.  No evidence: it is not in /proc/lockmeter.  With histograms,
  * hold_p50_ns ... wait_p999_ns after them (empty without a histogram),
@@ -30,8 +32,9 @@
  * a number.
  *
  * Folded stacks (--folded), for flame graphs: a line per row that has a
- * hold chain, the lock ("spin lmt_static_lock[test_lockmeter]") as the root
- * frame, so that the chains of two locks never merge, then its functions
+ * hold chain, the lock ("spin lmt_static_lock[test_lockmeter]", a heap
+ * lock "mutex [heap] pipe_write+0x5a") as the root frame, so that the
+ * chains of two locks never merge, then its functions
  * outermost first, joined by ';', a blank, and the row's total hold time
  * in ns.
  */
@@ -70,14 +73,20 @@ void lm_json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* , "name": n for each of the 16 numbers */
+/*
+ * , "name": n for each of the 16 numbers; null for a minimum an interval
+ * cannot tell (top's rows, lm_row_sub())
+ */
 void lm_json_fields(FILE *f, const struct lm_row *r)
 {
 	char num[24];
 	int i;
 
 	for (i = 0; i < LM_NR_FIELDS; i++) {
-		lm_u64_str(num, r->v[i]);
+		if (r->nomin & (1U << i))
+			snprintf(num, sizeof(num), "null");
+		else
+			lm_u64_str(num, r->v[i]);
 		fputs(", \"", f);
 		fputs(lm_field_names[i], f);
 		fputs("\": ", f);
@@ -116,9 +125,13 @@ static const struct {
 	{ "wait_mean_ns", "%.3f", lm_wait_mean },
 	{ "util_pct", "%.4f", lm_util_pct },
 	{ "con_pct", "%.4f", lm_con },
+	{ "wait_cpu_pct", "%.4f", lm_waitcpu_pct },
 };
 
-/* , "hold_mean_ns": N, "wait_mean_ns": N, "util_pct": P, "con_pct": P */
+/*
+ * , "hold_mean_ns": N, "wait_mean_ns": N, "util_pct": P, "con_pct": P,
+ * "wait_cpu_pct": P
+ */
 void lm_json_derived(FILE *f, const struct lm_row *r, const struct lm_ctx *c)
 {
 	size_t i;
@@ -389,6 +402,7 @@ static void lm_csv_row(FILE *f, const char *kind, uint32_t type, const char *loc
 		fputc(',', f);
 		fprintf(f, lm_derived[i].fmt, lm_derived[i].val(r, c));
 	}
+	fprintf(f, ",%.0f,%.0f", c->elapsed_ns, c->cpus);
 	lm_csv_pcts(f, r, c);
 	fputc('\n', f);
 }
@@ -403,6 +417,7 @@ void lm_csv_print(FILE *f, const struct lm_view *v)
 		fprintf(f, ",%s", lm_field_names[i]);
 	for (i = 0; i < ARRAY_SIZE(lm_derived); i++)
 		fprintf(f, ",%s", lm_derived[i].name);
+	fputs(",metered_ns,cpus", f);
 	for (t = 0; v->ctx.nr_buckets && t < LM_NR_HIST; t++)
 		for (i = 0; i < LM_NR_PCT; i++)
 			fprintf(f, ",%s_%s_ns", lm_hist_names[t], lm_pcts[i].json);
@@ -452,14 +467,25 @@ static void lm_folded_frame(FILE *f, const char *frame)
 	}
 }
 
-/* the root frame: the lock's type and name as they are, offset and module too */
+/*
+ * the root frame: the lock's type and name as they are, offset and module
+ * too; a [heap] lock, which has no name, as the table names it: "[heap]
+ * site", so that two heap locks' chains do not merge either
+ */
 static void lm_folded_lock(FILE *f, const struct lm_row *r)
 {
+	char site[1024];
 	const char *s;
 
 	fprintf(f, "%s ", lm_type_name(r->type));
 	for (s = r->lock; *s; s++)
 		lm_folded_char(f, *s);
+	if (r->class == LM_CLASS_HEAP && r->site) {
+		lm_site_short(site, sizeof(site), r->site);
+		fputc(' ', f);
+		for (s = site; *s; s++)
+			lm_folded_char(f, *s);
+	}
 	fputc(';', f);
 }
 

@@ -15,10 +15,10 @@
  * the last reset gauges.  The header's state, metered time, resets and
  * loss counters are series of their own.
  *
- * Each metric is a line of lm_prom_row_metrics[]: a histogram (when the
- * kernel has buckets) is one more kind there, with its own printer;
- * lockmeter_hold_duration_seconds and lockmeter_wait_duration_seconds
- * are the names kept for it.  Nothing here does I/O but to the FILE.
+ * Each metric is a line of lm_prom_row_metrics[].  The kernel's hold and
+ * wait histograms are not exported yet: they would be one more kind
+ * there, with its own printer, named lockmeter_hold_duration_seconds and
+ * lockmeter_wait_duration_seconds.  Nothing here does I/O but to the FILE.
  */
 #include <stdlib.h>
 #include <string.h>

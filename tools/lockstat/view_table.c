@@ -13,7 +13,7 @@
  * One section per lock type, *TOTAL* first, each lock followed by its call
  * sites indented by two.  The sections of sleeping locks (lm_type_sleeping())
  * add ABORT, and the hold split into ONCPU and BLOCKED MEAN(MAX).  A title
- * longer than its column (PERCPU RWSEM WRITES) keeps a blank before HOLD.
+ * too long to end before HOLD (PERCPU RWSEM WRITES) has a line of its own.
  * Cells come from the key table (model.c), so a column prints the same
  * value its --sort key compares.
  * A [heap] row has no lock name, only its site: it is a lock of its own,
@@ -48,6 +48,7 @@
  * histogram (model.c), "-" without one.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -136,7 +137,8 @@ static void lm_cell_mean(struct lm_line *l, uint64_t total, uint64_t n)
  */
 enum lm_tcol_id {
 	LM_T_UTIL, LM_T_CON, LM_T_HOLD, LM_T_WAIT, LM_T_TOTAL, LM_T_NOWAIT, LM_T_SPIN,
-	LM_T_REJECT, LM_T_ABORT, LM_T_ONCPU, LM_T_BLOCKED, LM_T_PCT, LM_NR_TCOLS = LM_T_PCT + 8
+	LM_T_REJECT, LM_T_ABORT, LM_T_ONCPU, LM_T_BLOCKED, LM_T_PCT, LM_T_SORT = LM_T_PCT + 8,
+	LM_NR_TCOLS
 };
 
 static const struct {
@@ -163,6 +165,8 @@ static const struct {
 	[LM_T_PCT + 5] = { .key = LM_K_P90WAIT, .hdr = "    WP90" },
 	[LM_T_PCT + 6] = { .key = LM_K_P99WAIT, .hdr = "    WP99" },
 	[LM_T_PCT + 7] = { .key = LM_K_P999WAIT, .hdr = "  WP99.9" },
+	/* the sort key where no other column shows it: its key and header vary */
+	[LM_T_SORT] = { .key = LM_K_NAME, .hdr = "" },
 };
 
 #define LM_TABLE_NAME_MIN	24	/* columns drop before NAME gets less */
@@ -171,24 +175,79 @@ static const struct {
 struct lm_tlayout {
 	bool show[LM_NR_TCOLS];
 	bool narrow;		/* a column dropped: the column line of lm_tcols[] */
+	enum lm_key_id sort;	/* the key of LM_T_SORT */
+	int sort_w;		/* its cells' width, without the two blanks before */
+	char sort_hdr[24];	/* its part of the column line, blanks before included */
 };
+
+/*
+ * The column that shows sort key @k: its own, or the one it shares (a
+ * MEAN, % CPU); LM_T_SORT where no other column does (TOTALHOLD,
+ * MINWAIT, RATE, CONTENDED, HOLDER, a percentile without
+ * --percentiles); -1 for TYPE and NAME, which the table always shows.
+ */
+static int lm_tcol_of(enum lm_key_id k, bool percentiles)
+{
+	int i;
+
+	switch (k) {
+	case LM_K_MEANHOLD:
+		return LM_T_HOLD;
+	case LM_K_MEANWAIT:
+	case LM_K_WAITCPU:
+		return LM_T_WAIT;
+	case LM_K_TYPE:
+	case LM_K_NAME:
+		return -1;
+	default:
+		break;
+	}
+	for (i = 0; i < LM_T_SORT; i++)
+		if (lm_tcols[i].key == k && (percentiles || i < LM_T_PCT))
+			return i;
+	return LM_T_SORT;
+}
+
+/* the header of the sort key's own column: MIN and HOLD alone say too little */
+static const char *lm_sort_header(enum lm_key_id k)
+{
+	switch (k) {
+	case LM_K_MINWAIT:
+		return "WMIN";
+	case LM_K_TOTALHOLD:
+		return "HTOTAL";
+	default:
+		return lm_keys[k].header;
+	}
+}
 
 static void lm_tlayout(struct lm_tlayout *lo, const struct lm_view *v, bool sleeping, int width)
 {
 	enum lm_key_id keys[LM_NR_TCOLS];
 	int w[LM_NR_TCOLS], i, n = 0, idx[LM_NR_TCOLS];
 	bool show[LM_NR_TCOLS];
+	enum lm_key_id sk = (enum lm_key_id)(v->filter->key - lm_keys);
+	int sc = lm_tcol_of(sk, v->filter->percentiles);
+	const char *hdr = lm_sort_header(sk);
 
+	lo->sort = sk;
+	lo->sort_w = lm_keys[sk].width > (int)strlen(hdr) ? lm_keys[sk].width : (int)strlen(hdr);
+	snprintf(lo->sort_hdr, sizeof(lo->sort_hdr), "  %*s", lo->sort_w, hdr);
 	for (i = 0; i < LM_NR_TCOLS; i++) {
-		lo->show[i] = (sleeping || (i < LM_T_ABORT || i >= LM_T_PCT)) &&
-			      (v->filter->percentiles || i < LM_T_PCT);
+		if (i == LM_T_SORT)
+			lo->show[i] = sc == LM_T_SORT;
+		else
+			lo->show[i] = (sleeping || (i < LM_T_ABORT || i >= LM_T_PCT)) &&
+				      (v->filter->percentiles || i < LM_T_PCT);
 		if (!lo->show[i])
 			continue;
-		keys[n] = lm_tcols[i].key;
-		w[n] = (int)strlen(lm_tcols[i].hdr);
+		keys[n] = i == LM_T_SORT ? sk : lm_tcols[i].key;
+		w[n] = i == LM_T_SORT ? lo->sort_w + 2 : (int)strlen(lm_tcols[i].hdr);
 		idx[n++] = i;
 	}
-	lm_cols_fit(keys, w, (size_t)n, width, LM_TABLE_NAME_MIN + 2, v->filter->key, show);
+	/* the column of the sort key drops last */
+	lm_cols_fit(keys, w, (size_t)n, width, LM_TABLE_NAME_MIN + 2,
+		    sc < 0 ? NULL : &lm_keys[sc == LM_T_SORT ? sk : lm_tcols[sc].key], show);
 	lo->narrow = false;
 	for (i = 0; i < n; i++) {
 		lo->show[idx[i]] = show[i];
@@ -288,9 +347,16 @@ static void lm_table_row(FILE *f, const struct lm_view *v, const struct lm_row *
 		lm_cell_mean(&l, r->v[LM_F_BLOCKED_TOTAL], r->v[LM_F_ACQUIRED]);
 		lm_cell(&l, "", LM_K_BLOCKED, r, c, ")");
 	}
-	for (k = LM_T_PCT; k < LM_NR_TCOLS; k++)
+	for (k = LM_T_PCT; k < LM_T_SORT; k++)
 		if (on[k])
 			lm_cell(&l, " ", lm_tcols[k].key, r, c, "");
+	if (on[LM_T_SORT]) {
+		char buf[48];
+
+		lm_keys[lo->sort].print(buf, sizeof(buf), r, c);
+		lm_put(&l, "  ");
+		lm_put_pad(&l, lo->sort_w, buf);
+	}
 	lm_put(&l, "  ");
 	lm_row_name(&l, r, kind);
 	l.b[l.n++] = '\n';
@@ -422,20 +488,33 @@ void lm_ev_blocked_line(char *buf, size_t len, const struct lm_evidence *ev)
  *           blocked 49ms of it in schedule_timeout <- msleep <- lmt_x <- ...
  *             schedule_timeout+0x9e/0x170
  */
+/* set while the table goes to lm_fit_text(): the evidence's sentences wrap */
+static bool lm_table_fitted;
+
+/* the indentation of a sentence of evidence, marked to wrap when fitted */
+static void lm_put_prose(struct lm_line *l, const char *indent)
+{
+	static const char mark[] = { LM_PROSE, '\0' };
+
+	if (lm_table_fitted)
+		lm_put(l, mark);
+	lm_put(l, indent);
+}
+
 static void lm_table_evidence(FILE *f, const struct lm_row *r, int kind)
 {
 	const struct lm_evidence *ev = r->ev[kind];
 	struct lm_line l;
 
 	l.n = 0;
-	lm_put(&l, "        ");
+	lm_put_prose(&l, "        ");
 	lm_ev_head_line(l.b + l.n, sizeof(l.b) - 2 - l.n, r, kind);
 	l.n += strlen(l.b + l.n);
 	lm_line_out(f, &l);
 	lm_table_frames(f, &l, "          ", ev->frame, ev->nr_frames);
 	if (!lm_ev_has(ev, LM_EB_BLOCKED))
 		return;
-	lm_put(&l, "          ");
+	lm_put_prose(&l, "          ");
 	lm_ev_blocked_line(l.b + l.n, sizeof(l.b) - 2 - l.n, ev);
 	l.n += strlen(l.b + l.n);
 	lm_line_out(f, &l);
@@ -462,10 +541,25 @@ static int lm_head_at(FILE *f, int at, int col, const char *s)
 	return at + fprintf(f, "%*s%s", col > at ? col - at : 1, "", s);
 }
 
+/*
+ * A section's title, at the start of its first head line; a title too
+ * long to end before @col, where the first column's title goes, has the
+ * line to itself, so that the column titles stay over their columns
+ */
+static int lm_table_title(FILE *f, const struct lm_section *sec, int col)
+{
+	const char *title = lm_type_title(sec->type);
+
+	if ((int)strlen(title) < col)
+		return fprintf(f, "%s", title);
+	fprintf(f, "%s\n", title);
+	return 0;
+}
+
 /* the first head line of a section: its title, HOLD and WAIT (and the hold's split) */
 static void lm_table_head(FILE *f, const struct lm_section *sec, bool sleeping)
 {
-	int at = fprintf(f, "%s", lm_type_title(sec->type));
+	int at = lm_table_title(f, sec, 18);
 
 	at = lm_head_at(f, at, 18, "HOLD");
 	at = lm_head_at(f, at, 34, "WAIT");
@@ -482,7 +576,12 @@ static void lm_table_narrow_head(FILE *f, const struct lm_section *sec,
 {
 	int i, x = 0, at = 0;
 
-	at = fprintf(f, "%s", lm_type_title(sec->type));
+	/* the first title over a column shown: where the section's title must end */
+	for (i = 0; i < LM_NR_TCOLS && !(lo->show[i] && lm_tcols[i].title); i++)
+		if (lo->show[i])
+			x += (int)strlen(lm_tcols[i].hdr);
+	at = lm_table_title(f, sec, i < LM_NR_TCOLS ? x + 3 : INT_MAX);
+	x = 0;
 	for (i = 0; i < LM_NR_TCOLS; i++) {
 		if (!lo->show[i])
 			continue;
@@ -494,7 +593,7 @@ static void lm_table_narrow_head(FILE *f, const struct lm_section *sec,
 	fputc('\n', f);
 	for (i = 0; i < LM_NR_TCOLS; i++)
 		if (lo->show[i])
-			fputs(lm_tcols[i].hdr, f);
+			fputs(i == LM_T_SORT ? lo->sort_hdr : lm_tcols[i].hdr, f);
 	fputs("  NAME\n", f);
 }
 
@@ -506,20 +605,22 @@ static void lm_table_section(FILE *f, const struct lm_view *v, const struct lm_s
 	const char *pct = v->filter->percentiles ? pcts : "";
 	bool sleeping = lm_type_sleeping(sec->type);
 	struct lm_tlayout lo;
+	const char *sort_hdr;
 	size_t i, j;
 
 	fprintf(f, "\n%s\n", lm_rule);
 	lm_tlayout(&lo, v, sleeping, width);
+	sort_hdr = lo.show[LM_T_SORT] ? lo.sort_hdr : "";
 	if (lo.narrow) {
 		lm_table_narrow_head(f, sec, &lo);
 	} else if (sleeping) {
 		lm_table_head(f, sec, true);
-		fprintf(f, "  UTIL  CON    MEAN(  MAX )   MEAN(  MAX )(%% CPU)     TOTAL NOWAIT SPIN RJECT  ABORT   MEAN(  MAX )   MEAN(  MAX )%s  NAME\n",
-			pct);
+		fprintf(f, "  UTIL  CON    MEAN(  MAX )   MEAN(  MAX )(%% CPU)     TOTAL NOWAIT SPIN RJECT  ABORT   MEAN(  MAX )   MEAN(  MAX )%s%s  NAME\n",
+			pct, sort_hdr);
 	} else {
 		lm_table_head(f, sec, false);
-		fprintf(f, "  UTIL  CON    MEAN(  MAX )   MEAN(  MAX )(%% CPU)     TOTAL NOWAIT SPIN RJECT%s  NAME\n",
-			pct);
+		fprintf(f, "  UTIL  CON    MEAN(  MAX )   MEAN(  MAX )(%% CPU)     TOTAL NOWAIT SPIN RJECT%s%s  NAME\n",
+			pct, sort_hdr);
 	}
 	fputc('\n', f);
 	lm_table_row(f, v, &sec->total, LM_ROW_TOTAL, &lo);
@@ -707,6 +808,34 @@ static void lm_table_pct_note(FILE *f, const struct lm_header *h)
 		h->nr_buckets);
 }
 
+/*
+ * --percentiles on a line too narrow for some of them: which did not fit
+ * in the sections shown, said once, not left for the reader to miss
+ */
+static void lm_table_pct_dropped(FILE *f, const struct lm_view *v, int width)
+{
+	bool gone[LM_NR_TCOLS] = { false };
+	struct lm_tlayout lo;
+	int t, i, n = 0;
+
+	for (t = LM_TYPE_NONE + 1; t < LM_NR_TYPES; t++) {
+		if (!v->sec[t].nr_rows)
+			continue;
+		lm_tlayout(&lo, v, lm_type_sleeping(t), width);
+		for (i = LM_T_PCT; i < LM_T_SORT; i++)
+			gone[i] |= !lo.show[i];
+	}
+	for (i = LM_T_PCT; i < LM_T_SORT; i++) {
+		if (!gone[i])
+			continue;
+		fprintf(f, "%s%s", n++ ? "," : "Not shown at this width:",
+			lm_tcols[i].hdr + strspn(lm_tcols[i].hdr, " ") - 1);
+	}
+	if (n)
+		fprintf(f, "; %d columns are too few (--width 0, or a wider COLUMNS, shows %s)\n",
+			width, n > 1 ? "them" : "it");
+}
+
 static void lm_table_print_in(FILE *f, const struct lm_view *v, int width)
 {
 	int t, shown = 0;
@@ -714,8 +843,11 @@ static void lm_table_print_in(FILE *f, const struct lm_view *v, int width)
 	lm_table_header(f, v->h);
 	if (v->filter->stacks)
 		lm_table_ev_note(f, v);
-	if (v->filter->percentiles)
+	if (v->filter->percentiles) {
 		lm_table_pct_note(f, v->h);
+		if (width)
+			lm_table_pct_dropped(f, v, width);
+	}
 	for (t = LM_TYPE_NONE + 1; t < LM_NR_TYPES; t++) {
 		if (!v->sec[t].nr_rows)
 			continue;
@@ -742,9 +874,12 @@ void lm_table_print(FILE *f, const struct lm_view *v)
 	mem = width ? open_memstream(&buf, &len) : NULL;
 	if (!mem) {
 		lm_table_print_in(f, v, 0);
+		lm_write_errno(f);
 		return;
 	}
+	lm_table_fitted = true;
 	lm_table_print_in(mem, v, width);
+	lm_table_fitted = false;
 	if (!fclose(mem))
 		lm_fit_text(f, buf, len, width);
 	free(buf);

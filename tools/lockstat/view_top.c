@@ -573,6 +573,9 @@ int lm_screen_key(int timeout_ms)
 		{ KEY_RESIZE, LM_TK_RESIZE }, { KEY_LEFT, LM_TK_LEFT }, { KEY_RIGHT, LM_TK_RIGHT },
 		{ KEY_UP, LM_TK_UP }, { KEY_DOWN, LM_TK_DOWN }, { KEY_PPAGE, LM_TK_PGUP },
 		{ KEY_NPAGE, LM_TK_PGDN }, { KEY_HOME, LM_TK_HOME }, { KEY_ENTER, '\r' },
+		{ KEY_END, LM_TK_END },
+		/* htop's function keys: F1 help, F6 sort by, F10 quit */
+		{ KEY_F(1), 'h' }, { KEY_F(6), 's' }, { KEY_F(10), 'q' },
 	};
 	unsigned int i;
 	int c;

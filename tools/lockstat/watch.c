@@ -73,8 +73,8 @@ static const char *const watch_msg[] = {
 	"M dropped\" on stderr.  Needs the netlink family, CAP_NET_ADMIN and",
 	"CAP_SYS_ADMIN.",
 	"",
-	"  --over DUR       alert on holds longer than DUR: 5ms, 250us, 1s, or ns",
-	"                   without a unit (1us to 1000s)",
+	"  --over DUR       alert on holds longer than DUR: a number and its unit,",
+	"                   5ms, 250us, 1s (1us to 1000s)",
 	"  --wait-over DUR  alert on waits longer than DUR",
 	"  --type TYPE      set the thresholds of TYPE only, and show its alerts",
 	"                   only; TYPE is one of:",
@@ -99,7 +99,8 @@ static int watch_dur(const char *opt, const char *arg, uint64_t *ns)
 {
 	if (!lm_parse_duration(arg, ns) && *ns >= WATCH_MIN_NS && *ns <= WATCH_MAX_NS)
 		return 0;
-	lm_err("watch: %s: '%s' is not a duration from 1us to 1000s (5ms, 250us, 1s)", opt, arg);
+	lm_err("watch: %s: '%s' is not a duration from 1us to 1000s: a number and its unit, ns, us, ms or s (5ms, 250us, 1s)",
+	       opt, arg);
 	return LM_EXIT_USAGE;
 }
 

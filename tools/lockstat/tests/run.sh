@@ -157,6 +157,50 @@ for key in name con totalhold meanwait blocked abort; do
 	golden "--sort $key" "sort-$key.csv" report --csv --sort "$key" "$fx/demo.snap"
 done
 golden "--sort total -r" sort-total-r.csv report --csv --sort total -r "$fx/demo.snap"
+# the table's (% CPU) in JSON and CSV, and in CSV what it and UTIL divide by
+"$LOCKSTAT" report --json "$fx/demo.snap" >"$tmp/wc.json" 2>&1
+"$LOCKSTAT" report --csv "$fx/demo.snap" >"$tmp/wc.csv" 2>&1
+"$LOCKSTAT" report --width 0 "$fx/demo.snap" >"$tmp/wc.txt" 2>&1
+ok "JSON and CSV: wait_cpu_pct, the table's (% CPU); CSV: metered_ns and cpus" "$PYTHON" -c '
+import csv, json, re, sys
+d = json.load(open(sys.argv[1]))
+m, n = d["header"]["metered_ns"], d["header"]["cpus"]
+rows = [s for sec in d["sections"] for l in sec["locks"] for s in [l] + l["sites"]]
+rows += [sec["total"] for sec in d["sections"]]
+for r in rows:
+    assert abs(r["wait_cpu_pct"] - 100.0 * r["wait_total_ns"] / (m * n)) < 1e-3, r
+c = list(csv.DictReader(open(sys.argv[2])))
+assert len(c) == len(rows), (len(c), len(rows))
+for r in c:
+    assert int(r["metered_ns"]) == m and int(r["cpus"]) == n, r
+    assert abs(float(r["wait_cpu_pct"]) - 100.0 * int(r["wait_total_ns"]) / (m * n)) < 1e-3, r
+    assert abs(float(r["util_pct"]) - 100.0 * int(r["hold_total_ns"]) / m) < 1e-3, r
+# the table shows the same: (0.02%) of the runqueues, in JSON 0.0781
+t = open(sys.argv[3]).read()
+rq = [l for l in t.splitlines() if l.endswith("  percpu:runqueues+0x0")][0]
+cell = float(re.search(r"\)\( *([0-9.]+)%\)", rq).group(1))
+j = [r for r in c if r["kind"] == "lock" and r["lock"] == "percpu:runqueues+0x0"][0]
+assert abs(cell - float(j["wait_cpu_pct"])) < 0.006, (cell, j["wait_cpu_pct"])
+' "$tmp/wc.json" "$tmp/wc.csv" "$tmp/wc.txt"
+# top -b --json: an interval's minimum it cannot tell is null, never 0
+"$LOCKSTAT" top -b --json --replay "$fx/top-1.snap" "$fx/top-2.snap" "$fx/top-3.snap" \
+	>"$tmp/min.json" 2>&1
+ok "top -b --json: hold_min_ns, wait_min_ns null where the interval cannot tell them" "$PYTHON" -c '
+import json, sys
+frames = [json.loads(l) for l in open(sys.argv[1])]
+f1, f2 = frames[0], frames[1]
+assert all(r["hold_min_ns"] is not None for r in f1["rows"]), f1["rows"]
+by = {r["lock"]: r for r in f2["rows"]}
+# lmt_static_lock: 1000 held in the interval, no hold shorter than before
+s = by["lmt_static_lock[test_lockmeter]"]
+assert s["acquired"] > 0 and s["hold_min_ns"] is None and s["wait_min_ns"] is None, s
+# tasklist_lock is new in the interval: its minimum is the interval`s
+assert by["tasklist_lock"]["hold_min_ns"] == 5000, by["tasklist_lock"]
+for f in frames:
+    for r in f["rows"]:
+        assert not (r["acquired"] and r["hold_min_ns"] == 0), r
+        assert not (r["spin"] and r["wait_min_ns"] == 0), r
+' "$tmp/min.json"
 golden "--sort maxwait --top 2" sort-maxwait-top2.txt report --sort maxwait --top 2 "$fx/demo.snap"
 golden "--type mutex --type rwsem_write --min-con 5" filter-type-con.txt \
 	report --type mutex --type rwsem_write --min-con 5 "$fx/demo.snap"
@@ -180,22 +224,28 @@ golden "every type, a section each" types.txt report "$fx/types.snap"
 golden "every type: CSV" types.csv report --csv "$fx/types.snap"
 golden "a /proc/lockmeter of the four newer types" proc-types.txt report "$fx/proc-types.txt"
 "$LOCKSTAT" report "$fx/types.snap" >"$tmp/types.txt" 2>&1
-sed -n 's/^\([A-Z][A-Z ]*[A-Z]\) *HOLD .*/\1/p' "$tmp/types.txt" >"$tmp/titles"
+# a section's title: before HOLD, or on a line of its own when too long for that
+titles() {
+	awk '/^[A-Z][A-Z ]*[A-Z] +HOLD / { sub(/ +HOLD .*/, ""); print; next }
+		/^[A-Z][A-Z ]*[A-Z]$/ { print }' "$1"
+}
+titles "$tmp/types.txt" >"$tmp/titles"
 printf '%s\n' "SPINLOCKS" "RWLOCK READS" "RWLOCK WRITES" "MUTEXES" "RWSEM READS" "RWSEM WRITES" \
 	"RT MUTEXES" "PERCPU RWSEM READS" "PERCPU RWSEM WRITES" "SEMAPHORES" "RT SPINLOCKS" \
 	"RT RWLOCK READS" "RT RWLOCK WRITES" >"$tmp/titles.want"
 ok "report: the thirteen section titles, in the order of the types" diff -u "$tmp/titles.want" "$tmp/titles"
 sleeping_titles="RT MUTEXES|PERCPU RWSEM READS|PERCPU RWSEM WRITES|SEMAPHORES|RT SPINLOCKS|RT RWLOCK READS|RT RWLOCK WRITES"
-[ "$(grep -Ec "^($sleeping_titles) +HOLD +WAIT +ONCPU +BLOCKED\$" "$tmp/types.txt")" -eq 7 ] &&
-	grep -qx 'PERCPU RWSEM WRITES HOLD          WAIT  .*' "$tmp/types.txt" &&
-	pass "report: the seven newer are sleeping sections; a long title keeps a blank before HOLD" ||
-	fail "report: the seven newer are sleeping sections; a long title keeps a blank before HOLD" "$tmp/types.txt"
+[ "$(awk -v re="^($sleeping_titles)( +HOLD|\$)" '$0 ~ re { if ($0 !~ /HOLD/) getline
+		if ($0 ~ /HOLD +WAIT +ONCPU +BLOCKED$/) n++ } END { print n + 0 }' "$tmp/types.txt")" -eq 7 ] &&
+	[ "$(grep -A1 -x 'PERCPU RWSEM WRITES' "$tmp/types.txt" | sed -n 2p | cut -c1-23)" = "                  HOLD " ] &&
+	pass "report: the seven newer are sleeping sections; a title too long for HOLD has its own line" ||
+	fail "report: the seven newer are sleeping sections; a title too long for HOLD has its own line" "$tmp/types.txt"
 for t in $new_types $rt_types; do
 	"$LOCKSTAT" report --csv --type "$t" "$fx/types.snap" >"$tmp/t.csv" 2>&1
 	"$LOCKSTAT" report --type "$t" "$fx/types.snap" >"$tmp/t.txt" 2>&1
 	title=$(sed -n "$(($(echo $all_types | tr ' ' '\n' | grep -nx "$t" | cut -d: -f1)))p" "$tmp/titles.want")
 	if awk -F, -v t="$t" 'NR > 1 { n++; if ($2 != t) bad = 1 } END { exit bad || n < 3 }' "$tmp/t.csv" &&
-	   [ "$(sed -n 's/^\([A-Z][A-Z ]*[A-Z]\) *HOLD .*/\1/p' "$tmp/t.txt")" = "$title" ]; then
+	   [ "$(titles "$tmp/t.txt")" = "$title" ]; then
 		pass "--type $t: its rows only, in the section $title"
 	else
 		fail "--type $t: its rows only, in the section $title" "$tmp/t.txt"
@@ -363,8 +413,14 @@ leaf = [l.rsplit(" ", 1)[0].split(";")[-1] for l in lines]
 assert "lmt_hold_static [test_lockmeter]" in leaf and "pipe_write" in leaf, leaf
 assert all(l.split(";")[1] in ("ret_from_fork_asm", "ret_from_fork", "default_idle",
                                "entry_SYSCALL_64_after_hwframe") for l in lines), lines
-# the root frame is the lock, type and name, so two locks never share a box
-locks = {(sec["type"], l["lock"]) for sec in d["sections"] for l in sec["locks"] for s in l["sites"]
+# the root frame is the lock, type and name, so two locks never share a box;
+# a [heap] lock has no name: its site, as the table has it, is part of it
+import re
+def lock(l, s):
+    if l["lock"] != "[heap]":
+        return l["lock"]
+    return "[heap] " + re.sub(r"/0x[0-9a-f]+", "", s["site"])
+locks = {(sec["type"], lock(l, s)) for sec in d["sections"] for l in sec["locks"] for s in l["sites"]
          if s.get("hold_evidence", {}).get("frames")}
 roots = {tuple(l.split(";")[0].split(" ", 1)) for l in lines}
 assert roots == locks, (roots, locks)
@@ -380,8 +436,50 @@ assert roots == locks, (roots, locks)
 rc "--folded: odd frames" 0 report --folded "$tmp/fold.snap"
 printf '%s\n' 'spin l;+0x5/0x9 odd;0xffffffffc0a01100;mid?dle;in?ner [m?od] 10' >"$tmp/fold.want"
 ok "--folded: odd frames named as a flame graph wants them" diff -u "$tmp/fold.want" "$tmp/stdout"
+# two [heap] mutexes, each with a chain: two roots, never one box
+sed -e '/^mutex .* \[heap\] pipe_read+0x41/{
+p
+s/.*/> hold pid=9 comm=cat ctx=task cpu=0 time=51000000000 frames=2\
+> hold frame pipe_read+0x1f0\/0x4a0\
+> hold frame ksys_read+0x70\/0xf0/
+}' "$fx/stacks.snap" >"$tmp/heap2.snap"
+"$LOCKSTAT" report --folded "$tmp/heap2.snap" >"$tmp/heap2.folded" 2>&1
+ok "--folded: each [heap] lock a root of its own, named by its site" sh -c "
+	grep -q '^mutex \[heap\] pipe_write+0x5a;entry_SYSCALL_64_after_hwframe;.*;pipe_write 30211090\$' '$tmp/heap2.folded' &&
+	grep -q '^mutex \[heap\] pipe_read+0x41;ksys_read;pipe_read 12110209\$' '$tmp/heap2.folded'"
 # where a sleeping lock's holder blocked, under its worst hold
 golden "--stacks: where the holder blocked" blocked.txt report --stacks "$fx/blocked.snap"
+# at 80 columns the evidence's sentences wrap (indented past the chain),
+# none is cut; the chains' frames are rows, cut as rows are
+golden "--stacks --width 80: the sentences wrapped" blocked-80.txt report --stacks --width 80 \
+	"$fx/blocked.snap"
+for f in blocked stacks; do
+	COLUMNS=80 "$LOCKSTAT" report --stacks "$fx/$f.snap" >"$tmp/s80" 2>&1
+	"$LOCKSTAT" report --stacks --width 0 "$fx/$f.snap" >"$tmp/s0" 2>&1
+	ok "--stacks at COLUMNS=80 ($f.snap): every word of every sentence, no line over 80" \
+		"$PYTHON" -c '
+import sys
+narrow = open(sys.argv[1]).read().splitlines()
+wide = open(sys.argv[2]).read().splitlines()
+assert all(len(l) <= 80 for l in narrow), [l for l in narrow if len(l) > 80]
+def sentences(lines, wrapped):
+    out, i = [], 0
+    while i < len(lines):
+        l = lines[i]
+        if l.startswith("        worst ") or l.startswith("          blocked "):
+            words = l.split()
+            ind = len(l) - len(l.lstrip())
+            while wrapped and i + 1 < len(lines) and lines[i + 1].startswith(" " * (ind + 4)) \
+                    and not lines[i + 1].startswith(" " * (ind + 5)):
+                i += 1
+                words += lines[i].split()
+            out.append(" ".join(words))
+        i += 1
+    return out
+w, n = sentences(wide, False), sentences(narrow, True)
+assert w and w == n, (w, n)
+' "$tmp/s80" "$tmp/s0"
+done
 golden "JSON with where the holder blocked" blocked.json report --json "$fx/blocked.snap"
 "$LOCKSTAT" report "$fx/blocked.snap" >"$tmp/plain.txt" 2>&1
 "$LOCKSTAT" report --stacks "$fx/blocked.snap" |
@@ -519,7 +617,7 @@ rq = [r for r in rows if r["kind"] == "lock" and r["lock"] == "percpu:runqueues+
 assert (rq["hold_mean_ns"], rq["wait_mean_ns"], rq["util_pct"], rq["con_pct"]) == \
     ("8552.915", "154662.514", "1.9622", "0.4402"), rq
 ' "$tmp/dj.json" "$tmp/c.csv"
-ok "CSV: 24 fields on every line (16 numbers, the means, UTIL, CON)" sh -c "awk -F, 'NF != 24 { bad = 1 } END { exit bad }' '$tmp/c.csv'"
+ok "CSV: 27 fields on every line (16 numbers, the means, UTIL, CON, % CPU, metered_ns, cpus)" sh -c "awk -F, 'NF != 27 { bad = 1 } END { exit bad }' '$tmp/c.csv'"
 ok "CSV: lock rows are the sums of their site rows" sh -c "awk -F, '
 	\$1 == \"lock\" { if (key != \"\" && sum != want) bad = 1; key = \$2 \$3 \$4; want = \$5; sum = 0; next }
 	\$1 == \"site\" { sum += \$5 }
@@ -752,6 +850,36 @@ rc "unknown command" 2 frobnicate
 "$LOCKSTAT" help tpo >/dev/null 2>"$tmp/stderr"
 [ $? -eq 2 ] && grep -q "did you mean 'top'?" "$tmp/stderr" && pass "help of an unknown command: did you mean" ||
 	fail "help of an unknown command: did you mean" "$tmp/stderr"
+# an option where the command goes, and typos: never a command that
+# changes the kernel's state suggested (-x was "did you mean 'on'?")
+for bad in -x of rest recrod; do
+	"$LOCKSTAT" $bad >"$tmp/stdout" 2>"$tmp/stderr"
+	[ $? -eq 2 ] && ! grep -Eq "'(on|off|reset|record)'" "$tmp/stderr" &&
+		pass "lockstat $bad: no suggestion of on, off, reset or record" ||
+		fail "lockstat $bad: no suggestion of on, off, reset or record" "$tmp/stderr"
+done
+"$LOCKSTAT" -x 2>"$tmp/stderr"
+ok "lockstat -x: an unknown option, said as one" grep -q "^lockstat: unknown option '-x'" "$tmp/stderr"
+"$LOCKSTAT" prnt 2>"$tmp/stderr"
+ok "lockstat prnt: what only reads is still suggested" grep -q "did you mean 'print'?" "$tmp/stderr"
+# the quick start of -h and of the manual: the same commands, and those that
+# read files run as they are written (the fixtures for the files)
+"$LOCKSTAT" -h >"$tmp/usage" 2>&1
+ok "lockstat -h: 'lockstat help COMMAND' and a quick start" sh -c "
+	grep -q 'lockstat help COMMAND' '$tmp/usage' && grep -q '^quick start' '$tmp/usage'"
+sed -n 's/^  [a-z ]*  *\(lockstat .*\)/\1/p' "$tmp/usage" | sed -n '/^lockstat record -o/,$p' >"$tmp/qs"
+sed -n '/^\.SH QUICK START/,/^\.PP/s/^\.B \(lockstat .*\)/\1/p' "$here/../lockstat.8" |
+	sed 's/\\//g' >"$tmp/qs.man"
+ok "quick start: five commands, the same in -h and the manual" sh -c "
+	[ \$(wc -l <'$tmp/qs') -eq 5 ] && diff -u '$tmp/qs' '$tmp/qs.man'"
+while read -r line; do
+	case $line in *report*|*diff*) ;; *) continue ;; esac
+	set -- $(echo "$line" | sed -e "s|run.snap|$fx/stacks.snap|" -e "s|before.snap|$fx/diff-a.snap|" \
+		-e "s|after.snap|$fx/diff-b.snap|" -e 's/^lockstat //')
+	"$LOCKSTAT" "$@" >"$tmp/qs.out" 2>&1
+	[ $? -eq 0 ] && [ -s "$tmp/qs.out" ] && pass "quick start runs: $line" ||
+		fail "quick start runs: $line" "$tmp/qs.out"
+done <"$tmp/qs"
 rc "lockstat -h" 0 -h
 rc "lockstat --help" 0 --help
 rc "lockstat help" 0 help
@@ -853,6 +981,83 @@ ok "--sort contended: locks by spin + reject, most first" sh -c "awk -F, '
 	fail "--help to a full disk: exit 1, says so" "$tmp/stderr"
 "$LOCKSTAT" report -h >/dev/full 2>/dev/null
 [ $? -eq 1 ] && pass "report -h to a full disk: exit 1" || fail "report -h to a full disk: exit 1"
+# the cause of a write error, whichever view wrote: ENOSPC, not EIO
+# (demo.snap: more than a buffer of table, so that the last flush has nothing left)
+for args in "report --width 0" "report --width 80" "report --json" "top -b --replay"; do
+	"$LOCKSTAT" $args "$fx/demo.snap" >/dev/full 2>"$tmp/stderr"
+	[ $? -eq 1 ] && grep -q "write error on standard output: No space left on device$" "$tmp/stderr" &&
+		pass "$args to a full disk: says no space, exit 1" ||
+		fail "$args to a full disk: says no space, exit 1" "$tmp/stderr"
+done
+# a snapshot an editor saved with empty lines at the end reads; one
+# among the rows is refused with its line; a compressed one is said to be
+sed -n p "$fx/demo.snap" >"$tmp/blank.snap" && printf '\n\n' >>"$tmp/blank.snap"
+"$LOCKSTAT" report --csv "$tmp/blank.snap" >"$tmp/blank.csv" 2>"$tmp/stderr"
+"$LOCKSTAT" report --csv "$fx/demo.snap" >"$tmp/demo.csv" 2>&1
+[ $? -eq 0 ] && cmp -s "$tmp/blank.csv" "$tmp/demo.csv" && pass "a snapshot with empty lines at its end reads" ||
+	fail "a snapshot with empty lines at its end reads" "$tmp/stderr"
+sed '40{p;s/.*//;}' "$fx/demo.snap" >"$tmp/blank.snap"
+rc "an empty line among the rows" 7 report "$tmp/blank.snap"
+ok "an empty line among the rows: its line named" grep -q "blank.snap:41: corrupt snapshot: an empty line among the rows" \
+	"$tmp/stderr"
+if command -v gzip >/dev/null; then
+	gzip -c "$fx/demo.snap" >"$tmp/demo.snap.gz"
+	rc "a gzipped snapshot" 7 report "$tmp/demo.snap.gz"
+	ok "a gzipped snapshot: said to be compressed, and how to read it" grep -q \
+		"demo.snap.gz:1: corrupt snapshot: compressed (gzip), not a text file: 'zcat FILE | lockstat report -' reads it" \
+		"$tmp/stderr"
+	gzip -dc "$tmp/demo.snap.gz" | "$LOCKSTAT" report --csv - >"$tmp/gz.csv" 2>&1
+	ok "a gzipped snapshot: zcat FILE | lockstat report - reads it" cmp "$tmp/gz.csv" "$tmp/demo.csv"
+fi
+printf '\050\265\057\375rest\n' >"$tmp/z.snap"
+"$LOCKSTAT" report "$tmp/z.snap" 2>"$tmp/stderr"
+ok "a zstd snapshot: said to be compressed" grep -q "compressed (zstd)" "$tmp/stderr"
+# building outside the tree: make names UAPI_DIR when linux/lockmeter.h is not found
+if [ ! -e /usr/include/linux/lockmeter.h ] && command -v make >/dev/null; then
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$here/.." O="$tmp/ob" \
+		UAPI_DIR="$tmp/no-uapi" >"$tmp/mk.out" 2>&1
+	mk=$?
+	[ $mk -ne 0 ] && grep -q "no-uapi/linux/lockmeter.h not found: outside the lockmeter tree, set UAPI_DIR" \
+		"$tmp/mk.out" && [ ! -e "$tmp/ob/lockstat" ] &&
+		pass "make without linux/lockmeter.h: says to set UAPI_DIR, builds nothing" ||
+		fail "make without linux/lockmeter.h: says to set UAPI_DIR, builds nothing" "$tmp/mk.out"
+fi
+# every section's column titles over their columns, however long its title
+for w in 0 100; do
+	"$LOCKSTAT" report --width $w "$fx/proc-types.txt" >"$tmp/titles" 2>&1
+	ok "report --width $w: HOLD and WAIT at the same column in every section" "$PYTHON" -c '
+import sys
+l = open(sys.argv[1]).read().splitlines()
+heads = [x for x in l if " HOLD " in x and "WAIT" in x]
+assert len(heads) == 5, heads
+cols = {(x.index("HOLD"), x.index("WAIT")) for x in heads}
+assert len(cols) == 1, heads
+' "$tmp/titles"
+done
+# hist: the bars, and the percentiles, within the width
+for w in 60 80; do
+	COLUMNS=$w "$LOCKSTAT" hist lmt_hist_lock "$fx/hist.snap" >"$tmp/hw" 2>&1
+	ok "hist at COLUMNS=$w: no line longer, the bars still there" sh -c "
+		awk 'length > $w { bad = 1 } END { exit bad }' '$tmp/hw' && grep -q '##########\$' '$tmp/hw'"
+done
+# top -b: the header broken between its fields, no value cut
+"$LOCKSTAT" top -b -n 2 --width 80 --replay "$fx/top-1.snap" "$fx/top-2.snap" >"$tmp/t80" 2>&1
+"$LOCKSTAT" top -b -n 2 --width 0 --replay "$fx/top-1.snap" "$fx/top-2.snap" >"$tmp/t0" 2>&1
+ok "top -b --width 80: the header within 80 columns, every field whole" "$PYTHON" -c '
+import sys
+def heads(p, join):
+    out, l = [], open(p).read().splitlines()
+    for i, x in enumerate(l):
+        if x.startswith("lockstat top - "):
+            while join and i + 1 < len(l) and l[i + 1].startswith("  ") and l[i + 1][2] != " ":
+                i += 1
+                x += "  " + l[i][2:]
+            out.append(x)
+    return out
+narrow, wide = heads(sys.argv[1], True), heads(sys.argv[2], False)
+assert len(wide) == 2 and narrow == wide, (narrow, wide)
+assert all(len(x) <= 80 for x in open(sys.argv[1]).read().splitlines()), "a line over 80"
+' "$tmp/t80" "$tmp/t0"
 rc "--sort needs an argument" 2 report "$fx/demo.snap" --sort
 # held: --over is a duration, nothing else is taken (checked before any kernel is asked)
 for bad in x 5x -1 1.2.3 10m 1e3 "" 99999999999s; do
@@ -916,7 +1121,7 @@ else
 	rc "print --source=proc, no /proc/lockmeter" 4 print --source=proc
 	rc "print --source=netlink, no family" 5 print --source=netlink
 	rc "record --source=netlink, no family" 5 record --source=netlink -- true
-	for over in 0 500ms 1.5s 10us 250; do
+	for over in 0 500ms 1.5s 10us 250ns; do
 		rc "held --over $over, no lockmeter" 4 held --over "$over"
 	done
 	grep -q "^lockstat: held: this kernel has no lockmeter (CONFIG_LOCKMETER)" "$tmp/stderr" &&
@@ -1375,6 +1580,28 @@ for key in p50hold p90hold p99hold p999hold p50wait p90wait p99wait p999wait; do
 	rc "--sort $key" 0 report --sort "$key" --percentiles "$hs"
 done
 rc "--percentiles --json" 0 report --percentiles --json "$hs"
+# the column a report sorts by is always shown: its own before NAME where
+# no other column has it, at any width; in every section's column line
+golden "--sort p99hold without --percentiles: an HP99 column" sort-p99hold.txt \
+	report --width 200 --sort p99hold "$hs"
+for pair in p99hold:HP99 holder:HOLDER rate:ACQ/s contended:CONTND minwait:WMIN \
+	totalhold:HTOTAL p99wait:WP99; do
+	for w in 0 200 80; do
+		"$LOCKSTAT" report --width $w --sort "${pair%%:*}" "$fx/stacks.snap" >"$tmp/sc" 2>&1
+		ok "report --sort ${pair%%:*} --width $w: every column line has ${pair#*:}" \
+			awk -v h=" ${pair#*:}  NAME" '/  NAME$/ { n++; if (index($0, h)) k++ }
+				END { exit !(n > 0 && n == k) }' "$tmp/sc"
+	done
+done
+"$LOCKSTAT" report --width 60 --sort meanwait "$fx/stacks.snap" >"$tmp/sc" 2>&1
+ok "report --sort meanwait --width 60: WAIT MEAN(MAX)(% CPU) kept, no column of its own" \
+	awk '/  NAME$/ { n++; if (/ MEAN\(  MAX \)\(% CPU\)  NAME$/) k++ }
+		END { exit !(n > 0 && n == k) }' "$tmp/sc"
+"$LOCKSTAT" report --width 80 --percentiles "$hs" >"$tmp/pct80" 2>&1
+"$LOCKSTAT" report --width 0 --percentiles "$hs" >"$tmp/pct0" 2>&1
+ok "report --percentiles at 80 columns: the columns that do not fit are named" sh -c "
+	grep -q '^Not shown at this width: HP50, HP90, HP99, HP99.9, WP50, WP90, WP99, WP99.9; 80\$' '$tmp/pct80' &&
+	! grep -q '^Not shown' '$tmp/pct0'"
 "$LOCKSTAT" top -b --json --by-site --sort p99hold --replay "$hs" "$hs2" >"$tmp/top-h.json" 2>&1
 ok "top: the interval's p99 from the histograms' difference, sorted by it" "$PYTHON" -c '
 import json, sys
@@ -1445,8 +1672,118 @@ ok "bad-hist-bounds.snap: named with its line and why" grep -q \
 	"bad-hist-bounds.snap:22: corrupt snapshot: header key 'hist_bounds': histogram bounds are not strictly increasing" \
 	"$tmp/stderr"
 
+# ---- what perf, klockstat and htop users reach for (issue 42) ----
+# durations: a bare number is refused everywhere (0 alone excepted); top's -d is seconds, or has its unit
+for args in "held --over 5" "watch --over 5" "diff --fail-over 10 --min-hold 5"; do
+	set -- $args
+	"$LOCKSTAT" "$@" "$fx/diff-a.snap" "$fx/diff-b.snap" >"$tmp/stdout" 2>"$tmp/stderr"
+	[ $? -eq 2 ] && grep -q "'5' is not a duration.*a number and its unit" "$tmp/stderr" &&
+		pass "$args: a bare number is refused, the unit asked for" ||
+		fail "$args: a bare number is refused, the unit asked for" "$tmp/stderr"
+done
+rc "diff --min-hold 0: 0 needs no unit" 0 diff --fail-over 10 --min-hold 0 "$fx/diff-a.snap" "$fx/diff-a.snap"
+"$LOCKSTAT" top -b -n 2 -d 500ms --json --replay "$fx/top-1.snap" "$fx/top-2.snap" >"$tmp/d.json" 2>&1
+ok "top -d 500ms: an interval with its unit" grep -q '"frame": 2' "$tmp/d.json"
+rc "top -d 10ms: under 0.05 s, refused" 2 top -b -d 10ms --replay "$fx/top-1.snap"
+# hist: a file where NAME goes is said, not taken to the kernel; --width; --json
+rc "hist FILE without NAME" 2 hist "$fx/hist.snap"
+ok "hist FILE without NAME: NAME comes first" grep -q "hist: '.*hist.snap' is a file, and NAME comes first" "$tmp/stderr"
+"$LOCKSTAT" hist --width 60 lmt_hist_lock "$fx/hist.snap" >"$tmp/hw60" 2>&1
+ok "hist --width 60: within 60 columns" awk 'length > 60 { bad = 1 } END { exit bad || NR < 10 }' "$tmp/hw60"
+"$LOCKSTAT" hist --json lmt_hist_lock "$fx/hist.snap" >"$tmp/h.json" 2>&1
+"$LOCKSTAT" report --json --name lmt_hist_lock "$fx/hist.snap" >"$tmp/hr.json" 2>&1
+ok "hist --json: the bounds, and the lock's counts and percentiles as report --json has them" "$PYTHON" -c '
+import json, sys
+h = json.load(open(sys.argv[1]))
+r = json.load(open(sys.argv[2]))
+lk = [l for s in r["sections"] for l in s["locks"] if l["lock"] == "lmt_hist_lock[test_lockmeter]"][0]
+assert h["lock"] == "lmt_hist_lock" and len(h["hist_bounds_ns"]) == 28, h.keys()
+t = h["types"][0]
+assert t["type"] == "spin" and t["sites"] == 2, t
+for k in ("acquired", "hold_total_ns", "hold_hist", "wait_hist", "hold_p99_ns", "wait_p50_ns"):
+    assert t[k] == lk[k], (k, t[k], lk[k])
+' "$tmp/h.json" "$tmp/hr.json"
+# the columns a reader needs at 120: a sleeping section keeps BLOCKED, drops NOWAIT (100 - CON)
+"$LOCKSTAT" report --width 120 "$fx/blocked.snap" >"$tmp/b120" 2>&1
+ok "report at 120 columns: MUTEXES keep BLOCKED, NOWAIT drops first" sh -c "
+	grep -A1 '^MUTEXES' '$tmp/b120' | grep -q 'BLOCKED' && ! grep -q 'NOWAIT' '$tmp/b120'"
+# perf lock's and klockstat's options and keys
+"$LOCKSTAT" report --csv --name test_lockmeter --type mutex "$fx/demo.snap" >"$tmp/a" 2>&1
+"$LOCKSTAT" report --csv -L test_lockmeter -Y mutex "$fx/demo.snap" >"$tmp/b" 2>&1
+ok "-L and -Y (perf lock) are --name and --type" sh -c "diff -u '$tmp/a' '$tmp/b' && [ \$(wc -l <'$tmp/a') -gt 1 ]"
+"$LOCKSTAT" report --csv --lock-filter test_lockmeter --type-filter mutex "$fx/demo.snap" >"$tmp/b" 2>&1
+ok "--lock-filter and --type-filter are --name and --type" diff -u "$tmp/a" "$tmp/b"
+"$LOCKSTAT" report --csv --sort maxwait "$fx/demo.snap" >"$tmp/a" 2>&1
+"$LOCKSTAT" report --csv -S maxwait "$fx/demo.snap" >"$tmp/b" 2>&1
+ok "-S (klockstat) is --sort" diff -u "$tmp/a" "$tmp/b"
+for pair in acq_total:waitcpu acq_count:rate hld_count:rate; do
+	"$LOCKSTAT" report --csv --sort "${pair%%:*}" "$fx/demo.snap" >"$tmp/a" 2>&1
+	"$LOCKSTAT" report --csv --sort "${pair#*:}" "$fx/demo.snap" >"$tmp/b" 2>&1
+	ok "klockstat's ${pair%%:*} is ${pair#*:}" sh -c "[ -s '$tmp/a' ] && diff -u '$tmp/b' '$tmp/a'"
+done
+"$LOCKSTAT" report --csv --name TEST_LOCKMETER "$fx/demo.snap" >"$tmp/a" 2>&1
+"$LOCKSTAT" report --csv -i --name TEST_LOCKMETER "$fx/demo.snap" >"$tmp/b" 2>&1
+"$LOCKSTAT" report --csv --name test_lockmeter "$fx/demo.snap" >"$tmp/c" 2>&1
+ok "-i: --name in any case" sh -c "[ \$(wc -l <'$tmp/a') -eq 1 ] && diff -u '$tmp/c' '$tmp/b'"
+# --pid, --comm: rows whose worst holder or waiter is the task
+"$LOCKSTAT" report --json --comm lmt_sleeper "$fx/blocked.snap" >"$tmp/p.json" 2>&1
+"$LOCKSTAT" report --json --pid 421 "$fx/blocked.snap" >"$tmp/q.json" 2>&1
+ok "--comm, --pid: the sites whose worst holder or waiter is that task" "$PYTHON" -c '
+import json, sys
+def sites(p):
+    d = json.load(open(p))
+    return [(l["lock"], s["site"]) for sec in d["sections"] for l in sec["locks"] for s in l["sites"]]
+def tasks(p):
+    d = json.load(open(p))
+    return [{s.get(k, {}).get("comm") for k in ("hold_evidence", "wait_evidence")} |
+            {s.get(k, {}).get("pid") for k in ("hold_evidence", "wait_evidence")}
+            for sec in d["sections"] for l in sec["locks"] for s in l["sites"]]
+a, b = sites(sys.argv[1]), sites(sys.argv[2])
+assert a and all("lmt_sleeper" in t for t in tasks(sys.argv[1])), a
+assert b and all(421 in t for t in tasks(sys.argv[2])), b
+assert ("lmt_mutex[test_lockmeter]", "lmt_mutex_sleeper+0x23/0x70[test_lockmeter]") in b, b
+' "$tmp/p.json" "$tmp/q.json"
+rc "--pid x" 2 report --pid x "$fx/demo.snap"
+rc "--comm of 64 bytes" 2 report --comm "$(printf '%064d' 0)" "$fx/demo.snap"
+
 # ---- the manual page, as man renders it ----
 man8=$here/../lockstat.8
+# what -h and the manual say is what the tool does
+for cmd in report top; do
+	"$LOCKSTAT" $cmd -h >"$tmp/h.$cmd" 2>&1
+	want=$(sed -n 's/^  --sort KEY .*(default \([a-z0-9]*\)[),].*/\1/p' "$tmp/h.$cmd")
+	if [ $cmd = top ]; then
+		"$LOCKSTAT" top -b -n 1 --json --replay "$fx/top-1.snap" >"$tmp/h.json" 2>&1
+	else
+		"$LOCKSTAT" report --json "$fx/top-1.snap" >"$tmp/h.json" 2>&1
+	fi
+	ok "$cmd -h: the default sort it names ($want) is the one it uses" \
+		grep -q "\"sort\": { \"key\": \"$want\"" "$tmp/h.json"
+done
+ok "top -h: --top and --json as top has them (rows of a frame, with -b; no sections)" sh -c "
+	grep -q '^  --top N  *with -b: the first N rows of each frame' '$tmp/h.top' &&
+	grep -q '^  --json  *with -b: ' '$tmp/h.top' && ! grep -q 'section' '$tmp/h.top'"
+"$LOCKSTAT" diff -h >"$tmp/h.diff" 2>&1
+ok "diff -h: exit 9 is a gate's regression, and never an error's" sh -c "
+	grep -q '^exit status of diff: 0 no gate failed, 9 a gate found a regression' '$tmp/h.diff' &&
+	! grep -q ': never 9\$' '$tmp/h.diff'"
+"$LOCKSTAT" report --csv "$fx/hist.snap" >"$tmp/man.csv" 2>&1
+sed -n '/^\.SH JSON AND CSV/,/^\.SH /p' "$man8" >"$tmp/man.jc"
+ok "lockstat.8: JSON AND CSV names every CSV column (the p* ranges by their ends)" "$PYTHON" -c '
+import re, sys
+cols = open(sys.argv[1]).readline().strip().split(",")
+man = open(sys.argv[2]).read()
+ends = {"hold_p50_ns", "wait_p999_ns", "hold_p50_ge", "wait_p999_ge"}
+want = [c for c in cols if not re.search(r"_p[0-9]+_", c) or c in ends]
+missing = [c for c in want if not re.search(r"\b%s\b" % c, man)]
+assert not missing, missing
+assert "CSV keeps the 16 fields" not in man
+' "$tmp/man.csv" "$tmp/man.jc"
+"$LOCKSTAT" export "$fx/hist.snap" >"$tmp/man.prom" 2>&1
+sed -n '/^\.SH PROMETHEUS AND PCP/,/^\.SS /p' "$man8" | tr '\n' ' ' >"$tmp/man.prom.txt"
+ok "lockstat.8: histograms not exported, though the kernel has buckets (hist.snap has 28)" sh -c "
+	! grep -q '_bucket' '$tmp/man.prom' && grep -q 'are not exported yet' '$tmp/man.prom.txt' &&
+	! grep -q 'kernel has no buckets' '$tmp/man.prom.txt'"
 if LC_ALL=C grep -q '[[:cntrl:]]' "$man8"; then
 	fail "lockstat.8: no control characters in the source"
 else

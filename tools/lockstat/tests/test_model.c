@@ -1215,12 +1215,12 @@ static void test_duration(void)
 		const char *arg;
 		uint64_t ns;
 	} good[] = {
-		{ "0", 0 }, { "750", 750 }, { "750ns", 750 }, { "10us", 10000 },
+		{ "0", 0 }, { "0.0", 0 }, { "750ns", 750 }, { "10us", 10000 },
 		{ "1.5ms", 1500000 }, { "2s", 2000000000 }, { "0.25us", 250 },
 	};
 	static const char *const bad[] = {
 		"", "us", ".5us", "1..5ms", "10 us", "10m", "-1us", "1e3", "10usx",
-		"99999999999s",
+		"99999999999s", "750", "5",	/* a bare number: no unit, no duration */
 	};
 	unsigned int i;
 	uint64_t ns;

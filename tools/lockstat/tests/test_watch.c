@@ -21,10 +21,11 @@ static void test_durations(void)
 		uint64_t ns;
 	} good[] = {
 		{ "5ms", 5000000 }, { "250us", 250000 }, { "1s", 1000000000 },
-		{ "1000", 1000 }, { "1.5ms", 1500000 }, { "1000s", 1000000000000ULL },
+		{ "1000ns", 1000 }, { "1.5ms", 1500000 }, { "1000s", 1000000000000ULL },
 		{ "2500ns", 2500 },
 	};
-	static const char *const bad[] = { "", "5 ms", "ms", "-1ms", "5m", "1e3", "5ms5", "1..2s" };
+	static const char *const bad[] = { "", "5 ms", "ms", "-1ms", "5m", "1e3", "5ms5", "1..2s",
+					   "1000" };
 	uint64_t ns;
 	size_t i;
 

@@ -153,18 +153,13 @@ capture
 	fail "t: only the two spin locks"
 keys t
 check "t again: rwlock reads" "type: read"
-keys t t t t t
-check "t five times more: rt_mutex, after the rw_semaphore sides" "type: rt_mutex"
+# the interval has spin, read and rwsem_read rows: t skips the other types
 keys t
-check "t again: percpu_rwsem_read" "type: percpu_rwsem_read"
-keys t t
-check "t twice more: semaphore, the last of the types that are not PREEMPT_RT's" "type: semaphore"
+check "t again: rwsem_read, the types without rows skipped" "type: rwsem_read"
+capture
+[ "$(rows)" -eq 1 ] && pass "t: the one rwsem_read row" || fail "t: the one rwsem_read row"
 keys t
-check "t again: rt_spin, spinlock_t on PREEMPT_RT" "type: rt_spin"
-keys t t
-check "t twice more: rt_write, the last type" "type: rt_write"
-keys t
-check "t cycles back to all types" "type: all"
+check "t after the last type with rows: all types again" "type: all"
 
 keys g
 check "g: a row per (lock, site), the module named once" "lmt_static_lock lmt_contend\\+0x40\\[test_lockmeter\\]$"
@@ -176,6 +171,13 @@ check "r in a replay says there is no kernel" "no kernel"
 keys c
 check "c in a replay says why not" "netlink"
 
+keys F1
+check "F1, as in htop: the help screen" "lockstat top: keys"
+keys x
+first_row "F1: any key leaves the help screen" "lmt_static_lock"
+keys F6
+check "F6, as in htop: the sort prompt" "^sort key: *$"
+keys Escape
 keys h
 check "h: the help screen" "lockstat top: keys"
 keys x
@@ -213,8 +215,8 @@ check "d: Enter alone keeps the interval" "^interval: 5s, unchanged"
 # idle: the replay is over; in 2 s top may wake 4 times a second
 idle "idle" "lockstat top -d 3600 --sort maxhold --replay $fx/top-1.snap"
 
-keys q
-check "q quits with exit 0" "^top-exited-0"
+keys F10
+check "F10, as in htop: quits with exit 0" "^top-exited-0"
 tm kill-session -t lt 2>/dev/null
 
 # without --sort, the rows sort by UTIL of the interval
@@ -385,6 +387,32 @@ keys q
 check "detail: q: exit 0" "^top-exited-0"
 tm kill-session -t lt 2>/dev/null
 
+# the selection follows the lock, not its place in the table: across a
+# new interval, a re-sort, a filter and its clearing, and g
+start "" "-d 3600 --replay '$fx/top-1.snap' '$fx/top-2.snap' '$fx/top-3.snap' '$fx/top-4.snap'"
+first_row "follow: by UTIL, the mutex first" "mutex +lmt_mutex"
+keys j Enter
+pane_spin="^ spin lmt_static_lock\\[test_lockmeter\\]  \\(Enter: close\\)"
+check "follow: j, Enter: the second row's pane, lmt_static_lock" "$pane_spin"
+keys Space
+until_seen "^lockstat top - 12:00:01" >/dev/null
+first_row "follow: the next interval, lmt_static_lock first" "spin +lmt_static_lock"
+check "follow: the next interval: the pane stays on lmt_static_lock" "$pane_spin"
+keys R
+until_seen "UTIL asc" >/dev/null
+check "follow: reversed, lmt_static_lock last: the pane stays on it" "$pane_spin"
+keys / r u n q Enter
+until_seen "filter: \"runq\"" >/dev/null
+check "follow: a filter without it: the pane on the row shown" "^ spin percpu:runqueues\\+0x0  \\(Enter"
+keys / C-u Enter
+until_seen "filter: none" >/dev/null
+check "follow: the filter cleared: back on lmt_static_lock" "$pane_spin"
+keys g
+until_seen "group: site" >/dev/null
+check "follow: g: a site of the same lock" "^ spin lmt_static_lock lmt_contend\\+0x40\\[test_lockmeter\\]  \\(Enter"
+keys q
+tm kill-session -t lt 2>/dev/null
+
 # the selection scrolls the table: on 12 lines 6 rows show, the 11th row
 # selected is the last of them, in reverse; Home goes back to the first
 start "" "--by-site --sort name --replay '$fx/demo.snap'" 12
@@ -396,6 +424,12 @@ tm capture-pane -e -p -t lt >"$tmp/pane.e"
 grep "$(printf '\033')\\[[0-9;]*7m" "$tmp/pane.e" | grep -v "ACQ/s" | grep -c "jiffies_lock tick_do_update_jiffies64" |
 	grep -qx 1 && pass "select: the selected row, the last shown, in reverse" ||
 	fail "select: the selected row, the last shown, in reverse"
+keys End
+check "select: End: the last row, uts_sem, scrolled to" "rwsem_read +uts_sem __do_sys_newuname\\+0x2e"
+tm capture-pane -e -p -t lt >"$tmp/pane.e"
+grep "$(printf '\033')\\[[0-9;]*7m" "$tmp/pane.e" | grep -q "uts_sem" && ! grep -q "more rows (Down" "$tmp/pane.e" &&
+	pass "select: End: the last row selected, nothing below" ||
+	fail "select: End: the last row selected, nothing below"
 keys Home
 first_row "select: Home, back to the first row" "spin +\\*overflow\\*\\(worst:lmt_many\\+0x1a0\\[test_lockmeter\\]\\) lmt"
 keys q

@@ -60,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	buf[size] = '\0';
 	argc = fuzz_argv(buf, size, argv);
 	optind = 0;	/* glibc: start over */
-	if (!lm_opts_parse(&o, argc, argv, "+:ho:r", fuzz_longopts))
+	if (!lm_opts_parse(&o, argc, argv, "+:" LM_VIEW_SHORTOPTS "ho:", fuzz_longopts))
 		lm_opts_check(&o);
 	for (i = 1; i < argc; i++) {
 		size_t len = strlen(argv[i]) + 1;
