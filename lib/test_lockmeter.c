@@ -1992,7 +1992,7 @@ static int lmt_cmd_pcpu_handoff(const unsigned int *a)
 	return lmt_pcpu_handoff(a[0]);
 }
 
-#ifdef CONFIG_TRACEPOINTS
+#if defined(CONFIG_TRACEPOINTS) && LM_HAS_TRACE_IPI_SEND_CPU
 static DEFINE_RAW_SPINLOCK(lmt_reenter_lock);
 static DEFINE_RAW_SPINLOCK(lmt_reenter_inner);
 static atomic64_t lmt_reenter_count;

@@ -552,7 +552,9 @@ static u64 lm_watch_sleep_over(void)
  * when it is, and at the next scan anyway.  With nobody listening (a
  * threshold left set by a lockstat watch that was killed) it stops: the
  * CPUs drop their alerts without a kick, and a socket that joins the
- * alerts group starts it again (lm_watch_heard()).  An unbound worker: a
+ * alerts group starts it again (lm_watch_heard()); on 6.1, which has no
+ * bind callback, it goes on looking for a listener once a second, and
+ * scans nothing.  An unbound worker: a
  * scan may take a while, and no CPU's other work waits for it.
  */
 static void lm_watch_fn(struct work_struct *work)
@@ -575,7 +577,9 @@ static void lm_watch_fn(struct work_struct *work)
 				LM_WATCH_SCAN_MIN, LM_WATCH_SCAN_MAX);
 		lm_tx.next_scan = now + delay;
 	}
-	if ((READ_ONCE(lm_watching) && !READ_ONCE(lm_alert_deaf)) || more) {
+	/* without a bind callback (6.1) only this finds a new listener */
+	if ((READ_ONCE(lm_watching) && (!READ_ONCE(lm_alert_deaf) || !LM_GENL_HAS_BIND)) ||
+	    more) {
 		delay = LM_WATCH_SCAN_MAX;
 		if (over)
 			delay = min(delay, time_after(lm_tx.next_scan, now) ?
