@@ -327,23 +327,42 @@ skip() {	# skip COUNT REASON: COUNT results skipped
 # BPF program could; an alert's irq_work fires it from inside lockmeter's
 # charge of the hold, where the lock operation is turned away and counted
 # as recursion; everywhere else it is metered.  So its acquisitions are
-# the row's plus the recursion counted, exactly.
-if [ $pinned = 1 ]; then
-	skip 2 "lockmeter=pinned: no probe may be registered"
-else
+# the row's plus the recursion counted, exactly.  An alert raises the
+# irq_work only if its CPU's queue was empty and the second's budget not
+# spent, which other locks' alerts can prevent for a whole round: rounds
+# of 20 holds until the probe ran inside a charge, 10 rounds at most.
+# Without the tracepoint (6.1) the module refuses the command: skipped.
+if [ $pinned = 0 ]; then
 	lockstat reset > /dev/null && lockstat on > /dev/null
 	watch_start "$T/wr" --over 1ms --type spin
-	if echo 'reenter 20 2000' > $MODPROC; then r=0; else r=1; fi
-	cp $MODPROC "$T/reenter.res"
+	r=0
+	rounds=0
+	inner=0
+	rec=0
+	while [ $r -eq 0 ] && [ "${rec:-0}" -lt 1 ] && [ $rounds -lt 10 ]; do
+		rounds=$((rounds + 1))
+		if echo 'reenter 20 2000' > $MODPROC 2> "$T/reenter.err"; then
+			cp $MODPROC "$T/reenter.res"
+			n=$(modval "$T/reenter.res" inner)
+			[ -n "$n" ] && inner=$((inner + n)) || r=1
+		else
+			r=1
+		fi
+		rec=$(hdr recursion)
+	done
 	watch_stop
 	r=$(( r | $? ))
-	ok "reenter: 20 holds of 2 ms, a metered lock taken on ipi_send_cpu" $r
-	inner=$(modval "$T/reenter.res" inner)
-	rec=$(hdr recursion)
+fi
+if [ $pinned = 1 ]; then
+	skip 2 "lockmeter=pinned: no probe may be registered"
+elif grep -qi 'not supported' "$T/reenter.err"; then
+	skip 2 "the test module has no probe on ipi_send_cpu (no such tracepoint)"
+else
+	ok "reenter: rounds of 20 holds of 2 ms, a metered lock taken on ipi_send_cpu" $r
 	acq=$(grep " lmt_reenter_inner\[$MOD\] " $PROC | awk '{ n += $2 } END { print n + 0 }')
-	[ -n "$inner" ] && [ -n "$rec" ] && [ "$rec" -ge 1 ] && [ $((acq + rec)) -eq "$inner" ]
+	[ $r -eq 0 ] && [ -n "$rec" ] && [ "$rec" -ge 1 ] && [ $((acq + rec)) -eq "$inner" ]
 	r=$?
-	echo "# the probe took the lock $inner times: $acq metered, recursion ${rec:-missing}"
+	echo "# $rounds rounds; the probe took the lock $inner times: $acq metered, recursion ${rec:-missing}"
 	[ $r -ne 0 ] && { sed -n '/^dropped/,/^irqctx/p' $PROC; grep lmt_reenter $PROC; } | diag
 	ok "reenter: turned away inside the charge and counted as recursion, metered elsewhere" $r
 fi
