@@ -115,6 +115,10 @@
  *                       (lmt_sem_waiter()); returns once it sleeps there
  *   sem_post            up(lmt_sem_wait): the waiter takes the count and
  *                       gives it back; the command returns when it has ended
+ *   sem_foreign N       XFS's buffer lock: holding lmt_foreign_mutex, N x
+ *                       down() of lmt_foreign_sem[i % 16], each up()'d by a
+ *                       work item, another task: count 1, hold_*_ns (the
+ *                       mutex's)                                 lmt_sem_foreign()
  *
  * Evidence:
  *
@@ -146,6 +150,16 @@
  *                       slab_objs, slab_off_a, slab_off_b (the offsets of
  *                       the locks in their objects)             lmt_slab_take()
  *
+ * Re-entry:
+ *
+ *   reenter N H         while a probe on the ipi_send_cpu tracepoint takes
+ *                       lmt_reenter_inner (raw) each time it fires, as a
+ *                       BPF program could, N x raw_spin_lock(lmt_reenter_lock),
+ *                       H us, 5 ms apart: an alert of such a hold
+ *                       raises an irq_work from inside lockmeter's charge,
+ *                       and the probe runs there.  inner: the probe's
+ *                       acquisitions, on any CPU              lmt_reenter_hold()
+ *
  * Loading the module takes lmt_init_lock once, in __init code: that site
  * has no name once the init code is freed.
  *
@@ -174,7 +188,11 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
 #include <linux/ww_mutex.h>
+#ifdef CONFIG_TRACEPOINTS
+#include <trace/events/ipi.h>
+#endif
 
 #include "../kernel/locking/lockmeter_compat.h"
 
@@ -266,6 +284,8 @@ struct lmt_result {
 	bool has_short;
 	bool has_nonowner;
 	bool has_slab;
+	bool has_inner;
+	u64 inner;
 	unsigned int slab_objs;
 	size_t slab_off_a;
 	size_t slab_off_b;
@@ -1914,6 +1934,54 @@ static int lmt_cmd_sem_bg(const unsigned int *a)
 	return READ_ONCE(t->__state) == TASK_UNINTERRUPTIBLE ? 0 : -ETIMEDOUT;
 }
 
+#define LMT_FOREIGN_SEMS	16
+static struct semaphore lmt_foreign_sem[LMT_FOREIGN_SEMS];
+static DEFINE_MUTEX(lmt_foreign_mutex);
+
+struct lmt_foreign {
+	struct work_struct work;
+	struct semaphore *sem;
+};
+
+static void lmt_foreign_up(struct work_struct *work)
+{
+	up(container_of(work, struct lmt_foreign, work)->sem);
+}
+
+/*
+ * Each down() here leaves a record with this task, since its up() runs
+ * in a kworker; the mutex, held across them all, must keep its own.
+ */
+static noinline void lmt_sem_foreign(unsigned int n)
+{
+	struct lmt_foreign f;
+	unsigned int i;
+	u64 t0, t1;
+
+	INIT_WORK_ONSTACK(&f.work, lmt_foreign_up);
+	mutex_lock(&lmt_foreign_mutex);
+	t0 = local_clock();
+	for (i = 0; i < n; i++) {
+		f.sem = &lmt_foreign_sem[i % LMT_FOREIGN_SEMS];
+		down(f.sem);
+		queue_work(system_wq, &f.work);
+		flush_work(&f.work);
+	}
+	t1 = local_clock();
+	mutex_unlock(&lmt_foreign_mutex);
+	destroy_work_on_stack(&f.work);
+	lmt_account(t0, t1);
+}
+
+static int lmt_cmd_sem_foreign(const unsigned int *a)
+{
+	if (!a[0] || a[0] > 10000)
+		return -EINVAL;
+	lmt_res.has_hold = true;
+	lmt_sem_foreign(a[0]);
+	return 0;
+}
+
 static int lmt_cmd_pcpu_handoff(const unsigned int *a)
 {
 	if (!LMT_HOLD_US_OK(a[0]))
@@ -1923,6 +1991,71 @@ static int lmt_cmd_pcpu_handoff(const unsigned int *a)
 	lmt_res.has_nonowner = true;
 	return lmt_pcpu_handoff(a[0]);
 }
+
+#if defined(CONFIG_TRACEPOINTS) && LM_HAS_TRACE_IPI_SEND_CPU
+static DEFINE_RAW_SPINLOCK(lmt_reenter_lock);
+static DEFINE_RAW_SPINLOCK(lmt_reenter_inner);
+static atomic64_t lmt_reenter_count;
+
+/*
+ * On ipi_send_cpu, which irq_work_queue() fires before it raises the
+ * interrupt: a metered lock, taken wherever the tracepoint fires, lockmeter's
+ * charge of an alert included.  Not in NMIs, where the lock could be held
+ * by the code interrupted.
+ */
+static void lmt_reenter_probe(void *data, const unsigned int cpu, unsigned long site, void *fn)
+{
+	unsigned long flags;
+
+	if (in_nmi())
+		return;
+	raw_spin_lock_irqsave(&lmt_reenter_inner, flags);
+	atomic64_inc(&lmt_reenter_count);
+	raw_spin_unlock_irqrestore(&lmt_reenter_inner, flags);
+}
+
+static noinline void lmt_reenter_hold(unsigned int n, unsigned int us)
+{
+	unsigned long flags;
+	u64 t0, t1;
+
+	while (n--) {
+		raw_spin_lock_irqsave(&lmt_reenter_lock, flags);
+		t0 = local_clock();
+		lmt_delay(us);
+		t1 = local_clock();
+		raw_spin_unlock_irqrestore(&lmt_reenter_lock, flags);
+		/* a spinlock_t: not under a raw one (PREEMPT_RT) */
+		lmt_account(t0, t1);
+		usleep_range(5000, 10000);
+	}
+}
+
+static int lmt_cmd_reenter(const unsigned int *a)
+{
+	int ret;
+
+	if (!a[0] || a[0] > 1000 || !LMT_HOLD_US_OK(a[1]))
+		return -EINVAL;
+	atomic64_set(&lmt_reenter_count, 0);
+	ret = register_trace_ipi_send_cpu(lmt_reenter_probe, NULL);
+	if (ret)
+		return ret;
+	lmt_res.has_hold = true;
+	lmt_reenter_hold(a[0], a[1]);
+	unregister_trace_ipi_send_cpu(lmt_reenter_probe, NULL);
+	/* no probe still running after this */
+	tracepoint_synchronize_unregister();
+	lmt_res.has_inner = true;
+	lmt_res.inner = atomic64_read(&lmt_reenter_count);
+	return 0;
+}
+#else
+static int lmt_cmd_reenter(const unsigned int *a)
+{
+	return -EOPNOTSUPP;
+}
+#endif
 
 static const struct lmt_cmd {
 	const char *name;
@@ -1966,12 +2099,14 @@ static const struct lmt_cmd {
 	{ "pcpu_read",		2, lmt_cmd_hold },
 	{ "pcpu_write",		2, lmt_cmd_hold },
 	{ "readers",		3, lmt_cmd_threads },
+	{ "reenter",		2, lmt_cmd_reenter },
 	{ "rtmutex_contend",	3, lmt_cmd_threads },
 	{ "rtmutex_hold",	2, lmt_cmd_hold },
 	{ "rtmutex_trylock",	1, lmt_cmd_trylock },
 	{ "rwsem_readers",	3, lmt_cmd_threads },
 	{ "rwsem_writer",	2, lmt_cmd_hold },
 	{ "sem_contend",	3, lmt_cmd_threads },
+	{ "sem_foreign",	1, lmt_cmd_sem_foreign },
 	{ "sem_post",		0, lmt_cmd_sem_bg },
 	{ "sem_hold",		2, lmt_cmd_hold },
 	{ "sem_trylock",	1, lmt_cmd_trylock },
@@ -2066,6 +2201,8 @@ static int lmt_show(struct seq_file *m, void *v)
 	if (lmt_res.has_slab)
 		seq_printf(m, "slab_objs: %u\nslab_off_a: %zu\nslab_off_b: %zu\n",
 			   lmt_res.slab_objs, lmt_res.slab_off_a, lmt_res.slab_off_b);
+	if (lmt_res.has_inner)
+		seq_printf(m, "inner: %llu\n", lmt_res.inner);
 	return 0;
 }
 
@@ -2097,6 +2234,8 @@ static int __init test_lockmeter_init(void)
 
 	for (i = 0; i < LMT_MANY; i++)
 		spin_lock_init(&lmt_many[i]);
+	for (i = 0; i < LMT_FOREIGN_SEMS; i++)
+		sema_init(&lmt_foreign_sem[i], 1);
 	for (i = 0; i < LMT_IRQ_HELD; i++)
 		__mutex_init(&lmt_irq_held[i], "lmt_irq_held", &lmt_irq_held_keys[i]);
 	ww_mutex_init(&lmt_ww_a, &lmt_ww_class);

@@ -276,8 +276,8 @@ TEST_F(meter, nonlifo)
 TEST_F(meter, reset_zeroes)
 {
 	static const char * const zero[] = {
-		"metered_ns", "slots_used", "dropped", "unmatched", "table_full",
-		"evicted", "notask", "stacks_full", "captures",
+		"metered_ns", "slots_used", "dropped", "unmatched", "recursion",
+		"table_full", "evicted", "notask", "stacks_full", "captures",
 	};
 	const struct lm_report *rep = &self->rep;
 	uint64_t resets;

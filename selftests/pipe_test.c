@@ -121,7 +121,7 @@ static int reader(const char *path, unsigned int rounds, pid_t writer)
 {
 	unsigned int i, eofs = 0;
 	ssize_t n;
-	char c;
+	char c, eof;
 	int fd;
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != writer)
@@ -132,6 +132,17 @@ static int reader(const char *path, unsigned int rounds, pid_t writer)
 		if (fd < 0)
 			return reader_fail(i, 3, "open");
 		n = wait_ready(fd, false) == 1 ? read(fd, &c, 1) : -1;
+		/*
+		 * Then read to the end of file: the writer has closed its
+		 * end before the acknowledgment, so the next round's opens
+		 * meet each other.  A reader's open that met this round's
+		 * writer sees end of file; a writer's open that met it
+		 * writes into a pipe that both then close, byte and all.
+		 */
+		if (n == 1 && read(fd, &eof, 1) != 0) {
+			close(fd);
+			return reader_fail(i, 4, "read: no end of file after the byte");
+		}
 		close(fd);
 		if (n == 0 && eofs++ < MAX_EOFS) {
 			/*

@@ -560,6 +560,34 @@ TEST_F(sleep, irq_context_leaves_task_records_alone)
 }
 
 /*
+ * XFS's buffer lock: down() in the task that submits the I/O, up() at
+ * its completion, in another context.  Each down() leaves its record with
+ * the task; once its records are full, a semaphore's goes first, never
+ * that of the mutex the task still holds, whose hold is charged whole.
+ */
+#define FOREIGN_N		40
+
+TEST_F(sleep, semaphore_released_elsewhere)
+{
+	uint64_t mod_max, depth;
+	const struct lm_row *row;
+
+	lm_metered(_metadata, "sem_foreign %u", FOREIGN_N);
+	ASSERT_EQ(1ULL, lm_mod_value(_metadata, "count"));
+	mod_max = lm_mod_value(_metadata, "hold_max_ns");
+
+	lm_report_read(_metadata, &self->rep);
+	row = lm_find_row(&self->rep, "mutex", "lmt_foreign_mutex", "lmt_sem_foreign");
+	ASSERT_NE(NULL, row) TH_LOG("the mutex's record was evicted: its hold is lost");
+	EXPECT_EQ(1ULL, row->acquired);
+	EXPECT_LE(mod_max, row->hold_max);
+	/* the leftovers went, and were counted */
+	depth = lm_header_u64(_metadata, self->rep.text, "task_depth");
+	ASSERT_LT(depth, (uint64_t)FOREIGN_N);
+	EXPECT_LE(FOREIGN_N - depth, lm_header_u64(_metadata, self->rep.text, "evicted"));
+}
+
+/*
  * A holder that moves to the next CPU and sleeps, each hold: the split
  * into on-CPU and blocked time is made in one clock, so blocked time is
  * the sleep, whichever CPUs the hold began and ended on.

@@ -115,6 +115,15 @@ static unsigned int lm_keys = CONFIG_LOCKMETER_KEYS;
 /* The per-CPU state exists (lm_alloc()); it is never freed. */
 static bool lm_allocated;
 
+/*
+ * What lockmeter_init() left: 0 once it set up what metering needs (the
+ * cache of task blocks, the per-CPU areas for classification), else the
+ * error that stopped it, and "on" fails with it: no fork may allocate
+ * from a cache that was never made.
+ */
+VISIBLE_IF_KUNIT int lm_setup_err = -ENODEV;
+EXPORT_SYMBOL_IF_KUNIT(lm_setup_err);
+
 struct lm_each {
 	void (*fn)(struct lm_cpu *c, void *arg);
 	void *arg;
@@ -441,6 +450,8 @@ static int __lockmeter_on(void)
 {
 	int ret;
 
+	if (lm_setup_err)
+		return lm_setup_err;
 	if (lm_on)
 		return 0;
 	ret = lm_alloc();
@@ -950,11 +961,13 @@ static int __init lockmeter_init(void)
 	int ret;
 
 	ret = lm_task_cache_init();
-	if (ret)
+	if (!ret)
+		ret = lm_classify_init();
+	if (ret) {
+		lm_setup_err = ret;
 		return ret;
-	ret = lm_classify_init();
-	if (ret)
-		return ret;
+	}
+	lm_setup_err = 0;
 #ifdef CONFIG_MODULES
 	register_module_notifier(&lm_module_nb);
 #endif

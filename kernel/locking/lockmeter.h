@@ -448,6 +448,12 @@ u64 lm_hist_bound(unsigned int b);
 struct lm_loss {
 	u64 dropped;		/* held stack full: acquisition not metered */
 	u64 unmatched;		/* release without a recorded acquire */
+	/*
+	 * acquisition or failed trylock turned away: it came from inside
+	 * lockmeter's own bookkeeping on this CPU (a tracepoint or kprobe on
+	 * its path), see lm_guard()
+	 */
+	u64 recursion;
 	u64 evicted;		/* task's held records full: oldest dropped */
 	u64 irqctx;		/* sleeping-lock op outside task context: not metered */
 	u64 notask;		/* task record pool empty: acquisition not metered */
@@ -456,6 +462,7 @@ struct lm_loss {
 	/* not losses, but counted the same way: lockstat watch */
 	u64 alerts;		/* holds and waits over a threshold */
 	u64 alerts_dropped;	/* ... not queued: this CPU's queue was full */
+	u64 alerts_self;	/* ... of which raised by the alert machinery itself */
 };
 
 /*
@@ -593,9 +600,12 @@ struct lm_cpu {
 	 * The held stack: @held[1] to @top - 1 in use, @top the next free
 	 * entry.  @held[0] is a floor whose lock stays 0, never a released
 	 * lock's: a release compares with @top - 1 and needs no other check.
+	 * The last entry is never used and its lock stays 0 too: while
+	 * lockmeter's own bookkeeping runs out of line, @top points past it
+	 * (lm_guard()).
 	 */
 	struct lm_held *top;
-	struct lm_held held[1 + CONFIG_LOCKMETER_STACK_DEPTH];
+	struct lm_held held[2 + CONFIG_LOCKMETER_STACK_DEPTH];
 	struct lm_cached cache[1U << LM_CACHE_BITS];
 	u64 fills;		/* cache misses: classified and looked up */
 	struct lm_loss loss;
@@ -613,6 +623,50 @@ struct lm_cpu {
 };
 
 DECLARE_PER_CPU_READ_MOSTLY(struct lm_cpu *, lm_cpus);
+
+/* Where @c's held stack is full: a push stops below. */
+static __always_inline struct lm_held *lm_held_end(struct lm_cpu *c)
+{
+	return &c->held[1 + CONFIG_LOCKMETER_STACK_DEPTH];
+}
+
+/* @c->top while @c is guarded (lm_guard()). */
+static __always_inline struct lm_held *lm_guard_top(const struct lm_cpu *c)
+{
+	return (struct lm_held *)&c->held[ARRAY_SIZE(c->held)];
+}
+
+/*
+ * Guard @c against lock operations from inside lockmeter's bookkeeping,
+ * until lm_unguard(): a call out of line (a stack walk, irq_work_queue()
+ * and its ipi_send_cpu tracepoint, the classification of a lock) may run
+ * a BPF program or an optimised kprobe that takes a metered lock on this
+ * CPU, whose push would overwrite the record being charged.  With @top
+ * past the held stack's unused last entry, a push finds the stack full
+ * and is counted as recursion (lm_acquire()), a release finds no record
+ * on top and is turned away by lm_release_deep(), a failed trylock is
+ * turned away by lm_miss().  Interrupts are off.  Returns the top to
+ * restore.
+ */
+static __always_inline struct lm_held *lm_guard(struct lm_cpu *c)
+{
+	struct lm_held *top = c->top;
+
+	WRITE_ONCE(c->top, lm_guard_top(c));
+	barrier();
+	return top;
+}
+
+static __always_inline void lm_unguard(struct lm_cpu *c, struct lm_held *top)
+{
+	barrier();
+	WRITE_ONCE(c->top, top);
+}
+
+static __always_inline bool lm_guarded(const struct lm_cpu *c)
+{
+	return c->top == lm_guard_top(c);
+}
 
 /* Entries of @c's held stack in use, were its top @top. */
 static inline unsigned int lm_held_depth(const struct lm_cpu *c, const struct lm_held *top)
@@ -1103,6 +1157,9 @@ out:
 /* ---- control and readers ---- */
 
 int lockmeter_control(enum lm_ctl op);
+#if IS_ENABLED(CONFIG_KUNIT)
+extern int lm_setup_err;
+#endif
 int lockmeter_set_keys(unsigned long nr);
 unsigned int lm_mem(unsigned long *percpu, unsigned long *total, unsigned long *keys);
 extern struct lm_dir lm_dir;
@@ -1262,6 +1319,14 @@ extern bool lm_alert_deaf;
 void lm_watch_heard(void);
 
 DECLARE_PER_CPU_READ_MOSTLY(struct lm_alert_ring *, lm_alert_rings);
+
+/*
+ * The alert machinery at work: the task sending (NULL: none), and on each
+ * CPU whether its kick is queueing the sender.  Alerts raised there are
+ * dropped (alerts_self): the machinery's own locks would feed it.
+ */
+extern struct task_struct *lm_alert_sender;
+DECLARE_PER_CPU(bool, lm_alert_kicking);
 
 /* What to set: a threshold in ns, 0 to clear, or LM_WATCH_KEEP. */
 #define LM_WATCH_KEEP	U64_MAX

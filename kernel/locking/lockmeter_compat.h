@@ -120,10 +120,15 @@ lm_kallsyms_on_each_symbol(int (*fn)(void *data, const char *name, unsigned long
 /*
  * No family bind callback on 6.1: a socket that joins the alerts group
  * is found by the sender, which looks for listeners each time it runs,
- * at least once a second while a threshold is set (lockmeter_watch.c),
- * and by a threshold's setting (lockstat watch joins first).
+ * at least once a second while a threshold is set, even with nobody
+ * listening (lockmeter_watch.c), and by a threshold's setting (lockstat
+ * watch joins first).
  */
 #define LM_GENL_BIND
+#define LM_GENL_HAS_BIND		0
+
+/* No ipi_send_cpu tracepoint (6.6): the test module's re-entry probe is 6.12's. */
+#define LM_HAS_TRACE_IPI_SEND_CPU	0
 
 /* The request's attributes, in a dump's .start. */
 static inline struct nlattr **lm_genl_dump_attrs(struct netlink_callback *cb)
@@ -229,6 +234,8 @@ static inline void lm_mod_init_text(const struct module *mod, unsigned long *bas
 #define LM_GENL_OPS			.split_ops = lockmeter_nl_ops,		\
 					.n_split_ops = ARRAY_SIZE(lockmeter_nl_ops)
 #define LM_GENL_BIND			.bind = lm_nl_bind,
+#define LM_GENL_HAS_BIND		1
+#define LM_HAS_TRACE_IPI_SEND_CPU	1
 
 static inline struct nlattr **lm_genl_dump_attrs(struct netlink_callback *cb)
 {

@@ -27,8 +27,11 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/semaphore.h>
 #include <linux/sort.h>
 #include <linux/stacktrace.h>
+#include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
 #include "lockmeter.h"
@@ -115,11 +118,15 @@ static void lm_held_spinning(struct lm_held_snap *hs, u64 now, u64 over)
 
 	for_each_online_cpu(cpu) {
 		struct lm_cpu *pc = per_cpu(lm_cpus, cpu);
+		struct lm_held *top;
 
 		if (!pc)
 			continue;
-		d = min_t(unsigned int, lm_held_depth(pc, READ_ONCE(pc->top)),
-			  CONFIG_LOCKMETER_STACK_DEPTH);
+		top = READ_ONCE(pc->top);
+		/* guarded for a moment (lm_guard()): its depth is not known */
+		if (top == lm_guard_top(pc))
+			continue;
+		d = min_t(unsigned int, lm_held_depth(pc, top), CONFIG_LOCKMETER_STACK_DEPTH);
 		for (i = 0; i < d; i++) {
 			const struct lm_held *h = &pc->held[1 + i];
 			unsigned long lock = READ_ONCE(h->lock);
@@ -134,6 +141,23 @@ static void lm_held_spinning(struct lm_held_snap *hs, u64 now, u64 over)
 				r->cpu = cpu;
 		}
 	}
+}
+
+/*
+ * Whether semaphore @lock is taken: its count is 0.  A task keeps the
+ * record of a down() whose up() came from another context (XFS's buffer
+ * lock, released at I/O completion) until the record is evicted: while
+ * the count is up again, the record is not a hold.  A counting semaphore
+ * with a count left is not listed either.  The semaphore may be gone
+ * meanwhile, its memory unmapped: the count is read with
+ * get_kernel_nofault().
+ */
+static bool lm_held_sem_taken(unsigned long lock)
+{
+	const struct semaphore *sem = (const struct semaphore *)lock;
+	unsigned int count;
+
+	return !get_kernel_nofault(count, &sem->count) && !count;
 }
 
 /*
@@ -163,6 +187,8 @@ static void lm_held_task(struct lm_held_snap *hs, struct task_struct *p, u32 epo
 
 		if (!lock || READ_ONCE(h->epoch) != epoch || !lm_type_sleeps(type) ||
 		    type >= LM_NR_TYPES)
+			continue;
+		if (type == LM_semaphore && !lm_held_sem_taken(lock))
 			continue;
 		r = lm_held_add(hs, lock, READ_ONCE(h->site), type, READ_ONCE(h->t_acq), now,
 				over);
@@ -296,15 +322,42 @@ VISIBLE_IF_KUNIT void lm_held_match(struct lm_held_snap *hs, u64 over)
 }
 EXPORT_SYMBOL_IF_KUNIT(lm_held_match);
 
+/* Tasks looked at between two breaks of the RCU read section. */
+#define LM_HELD_BATCH	1024
+
+/*
+ * Leave the RCU read section for a moment, as the hung-task detector does
+ * (rcu_lock_break()): a walk of every thread in one section would hold up
+ * grace periods for as long as it takes, with tens of thousands of
+ * threads.  Whether the walk can go on from @g and @t: neither exited
+ * meanwhile.
+ */
+static bool lm_held_rcu_break(struct task_struct *g, struct task_struct *t)
+{
+	bool can_cont;
+
+	get_task_struct(g);
+	get_task_struct(t);
+	rcu_read_unlock();
+	cond_resched();
+	rcu_read_lock();
+	can_cont = pid_alive(g) && pid_alive(t);
+	put_task_struct(t);
+	put_task_struct(g);
+	return can_cont;
+}
+
 /*
  * The locks held at least @over ns now, longest first, into @hs (free it
- * with lm_held_free()).  Nothing while metering is off.
+ * with lm_held_free()).  Nothing while metering is off.  A walk that
+ * cannot go on after a break (the task it stood on exited) ends there,
+ * counted as truncated.
  */
 int lm_held_snapshot(struct lm_held_snap *hs, u64 over)
 {
 	struct task_struct *g, *p;
+	unsigned int cpu, batch = 0;
 	struct lm_held_cpu *run;
-	unsigned int cpu;
 	size_t i;
 	u64 now;
 
@@ -324,6 +377,13 @@ int lm_held_snapshot(struct lm_held_snap *hs, u64 over)
 	lm_held_spinning(hs, now, over);
 	rcu_read_lock();
 	for_each_process_thread(g, p) {
+		if (++batch == LM_HELD_BATCH) {
+			batch = 0;
+			if (!lm_held_rcu_break(g, p)) {
+				hs->truncated++;
+				goto out_rcu;
+			}
+		}
 		if (READ_ONCE(p->on_cpu)) {
 			cpu = task_cpu(p);
 			if (cpu < nr_cpu_ids) {
@@ -334,6 +394,7 @@ int lm_held_snapshot(struct lm_held_snap *hs, u64 over)
 		lm_held_task(hs, p, READ_ONCE(lm_epoch), now, over);
 		lm_held_waits(hs, p, now);
 	}
+out_rcu:
 	rcu_read_unlock();
 	/* a spinning lock's holder: what its CPU runs (pid 0: idle, or unseen) */
 	for (i = 0; i < hs->nr; i++) {

@@ -101,6 +101,7 @@ static struct lm_cpu *t_cpu(struct kunit *test, struct lm_dir *d)
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	c->dir = d;
+	c->top = &c->held[1];
 	c->slot = kunit_kcalloc(test, d->nr, sizeof(*c->slot), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, c->slot);
 	for (i = 0; i < d->nr; i++)
@@ -487,18 +488,23 @@ static const struct lm_task_held t_blocked[] = {
 	{ },
 };
 
+/* Its address is a static lock's, for rows found through a CPU's cache. */
+static int t_watched;
+
 /*
  * A new maximum takes the current task and chain, a smaller hold takes
  * nothing.
  */
+
 /*
  * A threshold costs the fast path nothing: a row's trip is its longest
- * hold, lowered to the threshold when one is set (lm_watch_trip_cpu(), as
- * setting one does on every CPU), so that a hold over the threshold but
- * not over the longest still takes the slow path, and is an alert; a
- * hold under both is not, nor a wait under its threshold.  Without a
- * CPU's queue of alerts (none before a threshold is set) each alert is
- * counted as dropped.
+ * hold, lowered to the threshold when one is set, so that a hold over the
+ * threshold but not over the longest still takes the slow path, and is an
+ * alert; a hold under both is not, nor a wait under its threshold.
+ * Setting one (lm_watch_trip_cpu(), on every CPU) walks no row: it
+ * empties the CPU's cache, and a row's trip comes down when the CPU finds
+ * the row again.  Without a CPU's queue of alerts (none before a
+ * threshold is set) each alert is counted as dropped.
  */
 static void lm_watch_trips_and_alerts(struct kunit *test)
 {
@@ -513,16 +519,20 @@ static void lm_watch_trips_and_alerts(struct kunit *test)
 
 	if (r)
 		kunit_skip(test, "a threshold was set: alerts would be sent");
-	d->key[2] = t_key(0x1000, 0x2000, LM_mutex);
-	atomic_set(&d->used, 3);
-	s = &c->slot[2];
 	local_irq_save(flags);
+	s = lm_slot_of(c, (unsigned long)&t_watched, 0x2000, LM_mutex);
+	KUNIT_EXPECT_PTR_EQ(test, s, &c->slot[0]);
 	lm_charge(c, s, 100, 0, 1000, &h);
 	KUNIT_EXPECT_EQ(test, s->hold_trip, 100ULL);
 	WRITE_ONCE(lm_watch_hold[LM_mutex], 30);
 	WRITE_ONCE(lm_watch_wait[LM_mutex], 35);
 	WRITE_ONCE(lm_watching, true);
 	lm_watch_trip_cpu(c, NULL);
+	/* no row walked, whatever the number of keys ... */
+	KUNIT_EXPECT_EQ(test, s->hold_trip, 100ULL);
+	KUNIT_EXPECT_EQ(test, lm_cache_entry(c, (unsigned long)&t_watched, 0x2000)->lock, 0UL);
+	/* ... the row's trip comes down as its CPU finds it again */
+	KUNIT_EXPECT_PTR_EQ(test, lm_slot_of(c, (unsigned long)&t_watched, 0x2000, LM_mutex), s);
 	KUNIT_EXPECT_EQ(test, s->hold_trip, 30ULL);
 	lm_charge(c, s, 50, 0, 2000, &h);	/* over the threshold only */
 	lm_charge(c, s, 20, 0, 3000, &h);	/* under both */
@@ -541,6 +551,57 @@ static void lm_watch_trips_and_alerts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->loss.alerts, 3ULL);
 	KUNIT_EXPECT_EQ(test, c->loss.alerts_dropped, 3ULL);
 	vfree(c);
+}
+
+/*
+ * A reset may change the clock of the holds (a TSC found unstable:
+ * local_clock() from then on).  Each CPU's second of alerts then starts
+ * again in the new clock, not at the end of one in the old clock's
+ * ticks, which local_clock() might take years to reach.
+ */
+static void lm_reset_restarts_alert_windows(struct kunit *test)
+{
+	struct lm_alert_ring *r;
+	unsigned int cpu;
+
+	/* every CPU's queue, no threshold set */
+	KUNIT_ASSERT_EQ(test, lockmeter_watch_set(LM_NONE, LM_WATCH_KEEP, LM_WATCH_KEEP), 0);
+	if (READ_ONCE(lm_watching))
+		kunit_skip(test, "a threshold is set: alerts are being raised");
+	for_each_possible_cpu(cpu)
+		KUNIT_ASSERT_NOT_NULL(test, per_cpu(lm_alert_rings, cpu));
+	mutex_lock(&lm_ctl_mutex);
+	for_each_possible_cpu(cpu) {
+		r = per_cpu(lm_alert_rings, cpu);
+		/* the end of a second in TSC ticks, far ahead of local_clock() */
+		r->window = U64_MAX;
+		r->budget = 0;
+	}
+	lm_watch_reset();
+	mutex_unlock(&lm_ctl_mutex);
+	for_each_possible_cpu(cpu) {
+		r = per_cpu(lm_alert_rings, cpu);
+		KUNIT_EXPECT_EQ(test, r->window, 0ULL);
+	}
+}
+
+/*
+ * A failed setup at boot (no cache for the task blocks) leaves metering
+ * off for good: "on" fails with its error and changes nothing, so that
+ * no fork allocates from a cache that does not exist.
+ */
+static void lm_on_refused_after_failed_setup(struct kunit *test)
+{
+	bool on = READ_ONCE(lm_on);
+	int err = lm_setup_err;
+
+	KUNIT_ASSERT_EQ(test, err, 0);
+	lm_setup_err = -ENOMEM;
+	KUNIT_EXPECT_EQ(test, lockmeter_control(LM_CTL_ON), -ENOMEM);
+	lm_setup_err = err;
+	KUNIT_EXPECT_EQ(test, READ_ONCE(lm_on), on);
+	if (READ_ONCE(lm_on) != on)
+		lockmeter_control(on ? LM_CTL_ON : LM_CTL_OFF);
 }
 
 static void lm_charge_takes_evidence(struct kunit *test)
@@ -985,6 +1046,8 @@ static struct kunit_case lockmeter_table_cases[] = {
 	KUNIT_CASE(lm_stat_add_keeps_evidence_of_max),
 	KUNIT_CASE(lm_charge_takes_evidence),
 	KUNIT_CASE(lm_watch_trips_and_alerts),
+	KUNIT_CASE(lm_reset_restarts_alert_windows),
+	KUNIT_CASE(lm_on_refused_after_failed_setup),
 	KUNIT_CASE(lm_chain_every_new_maximum),
 	KUNIT_CASE(lm_chain_full_store_skips_walk),
 	KUNIT_CASE(lm_chain_reset_makes_stale),

@@ -134,6 +134,7 @@ static int lm_nl_status_put(struct sk_buff *skb, const struct lm_snapshot *s)
 	    nla_put_u32(skb, LOCKMETER_A_SLOTS_PER_CPU, s->keys) ||
 	    nla_put_uint(skb, LOCKMETER_A_DROPPED, s->loss.dropped) ||
 	    nla_put_uint(skb, LOCKMETER_A_UNMATCHED, s->loss.unmatched) ||
+	    nla_put_uint(skb, LOCKMETER_A_RECURSION, s->loss.recursion) ||
 	    nla_put_uint(skb, LOCKMETER_A_TABLE_FULL, s->table_full) ||
 	    nla_put_uint(skb, LOCKMETER_A_EVICTED, s->loss.evicted) ||
 	    nla_put_uint(skb, LOCKMETER_A_RESETS, s->resets) ||

@@ -96,6 +96,7 @@ static void lm_show_header(struct seq_file *m, struct lm_proc *p)
 	seq_printf(m, "rows: %zu\n", s->nr);
 	seq_printf(m, "dropped: %llu\n", s->loss.dropped);
 	seq_printf(m, "unmatched: %llu\n", s->loss.unmatched);
+	seq_printf(m, "recursion: %llu\n", s->loss.recursion);
 	seq_printf(m, "table_full: %llu\n", s->table_full);
 	seq_printf(m, "evicted: %llu\n", s->loss.evicted);
 	seq_printf(m, "irqctx: %llu\n", s->loss.irqctx);
@@ -117,6 +118,7 @@ static void lm_show_header(struct seq_file *m, struct lm_proc *p)
 	seq_printf(m, "alerts: %llu\n", s->loss.alerts + s->watch.held);
 	seq_printf(m, "alerts_sent: %llu\n", s->watch.sent);
 	seq_printf(m, "alerts_dropped: %llu\n", s->loss.alerts_dropped + s->watch.unsent);
+	seq_printf(m, "alerts_self: %llu\n", s->loss.alerts_self);
 	seq_puts(m, "\n# type acquired nowait spin reject abort hold_total_ns hold_min_ns hold_max_ns wait_total_ns wait_min_ns wait_max_ns oncpu_total_ns oncpu_max_ns blocked_total_ns blocked_max_ns instances lock site\n");
 }
 
@@ -237,8 +239,13 @@ static int lm_proc_open(struct inode *inode, struct file *file)
 	struct lm_proc *p;
 	int ret;
 
-	/* the report names kernel symbols: as privileged as the control */
-	if ((file->f_mode & FMODE_READ) && !capable(CAP_SYS_ADMIN))
+	/*
+	 * The report names kernel symbols, the control switches metering:
+	 * both need CAP_SYS_ADMIN, checked here, as the open is what grants
+	 * the file's use.  A writer that was handed the descriptor is judged
+	 * by whoever opened it (lm_proc_write()).
+	 */
+	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
 	p = __seq_open_private(file, &lm_seq_ops, sizeof(*p));
 	if (!p)
@@ -354,7 +361,8 @@ static ssize_t lm_proc_write(struct file *file, const char __user *ubuf,
 	unsigned int i;
 	int ret;
 
-	if (!capable(CAP_SYS_ADMIN))
+	/* the opener's credentials, not the writer's (a set-uid program's) */
+	if (!file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
 		return -EPERM;
 	if (!count || count >= sizeof(buf))
 		return -EINVAL;

@@ -15,13 +15,15 @@
  * it has not checked: the lock must be in the linear map, at a page frame
  * with a struct page (pfn_valid()); its page must be a slab's; the cache
  * that slab names must itself be an object of the cache of caches
- * (kmem_cache), which keeps the loads from it on a slab page.  A race with a free can
- * then at worst key one acquisition by a wrong cache or offset, never
- * fault (but with DEBUG_PAGEALLOC, which unmaps free pages, if the
- * object, its cache and the cache's slab page were all freed in the few
- * instructions between the check and the loads).  The lock itself is
- * never read.  About a dozen loads and one 32-bit division, per cache
- * miss; nothing on a hit.
+ * (kmem_cache), which keeps the loads from it on a slab page.  The cache
+ * may still be destroyed and its page freed between the check and the
+ * loads, and a reader of the locks held now classifies with preemption
+ * on, where that window has no bound: with DEBUG_PAGEALLOC (free pages
+ * unmapped) or KASAN's hardware tags such a load would fault, so the
+ * cache's fields are read with get_kernel_nofault().  A race with a free
+ * can then at worst key one acquisition by a wrong cache or offset, or
+ * leave it a heap lock.  The lock itself is never read.  About a dozen
+ * loads and one 32-bit division, per cache miss; nothing on a hit.
  *
  * The offset is that of the lock in its object: (lock - slab start) modulo
  * the cache's object stride (kmem_cache::size), less the left red zone
@@ -34,6 +36,7 @@
 #include <linux/kasan.h>
 #include <linux/kfence.h>
 #include <linux/mm.h>
+#include <linux/uaccess.h>
 
 #include "../../mm/slab.h"
 #include "lockmeter.h"
@@ -65,9 +68,10 @@ static __always_inline struct slab *lm_slab_of(unsigned long a)
  */
 static __always_inline bool lm_classify_slab(unsigned long lock, struct lm_key *k)
 {
-	const struct kmem_cache *s;
+	const struct kmem_cache *s, *sv;
 	struct slab *slab, *cs;
 	unsigned int size, off, red;
+	slab_flags_t flags;
 
 	slab = lm_slab_of(lock);
 	if (!slab || is_kfence_address((void *)lock))
@@ -77,13 +81,14 @@ static __always_inline bool lm_classify_slab(unsigned long lock, struct lm_key *
 	cs = lm_slab_of((unsigned long)s);
 	if (!cs || !kmem_cache || READ_ONCE(cs->slab_cache) != kmem_cache)
 		return false;
-	size = READ_ONCE(s->size);
-	if (!size)
+	/* the cache may be gone by now, its page unmapped: loads that may fail */
+	sv = kasan_reset_tag(s);
+	if (get_kernel_nofault(size, &sv->size) || !size ||
+	    get_kernel_nofault(flags, &sv->flags))
 		return false;
 	off = (unsigned int)(lock - (unsigned long)slab_address(slab)) % size;
-	if (READ_ONCE(s->flags) & SLAB_RED_ZONE) {
-		red = READ_ONCE(s->red_left_pad);
-		if (off < red)
+	if (flags & SLAB_RED_ZONE) {
+		if (get_kernel_nofault(red, &sv->red_left_pad) || off < red)
 			return false;
 		off -= red;
 	}

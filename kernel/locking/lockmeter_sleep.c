@@ -359,17 +359,27 @@ static void lm_task_remove(struct lm_task *lt, unsigned int i)
 
 /*
  * Make room for one more record of the current task, whose block is @lt:
- * the records of earlier periods out, else its oldest.  Preemption is
- * off.
+ * the records of earlier periods out, else its oldest semaphore's, else
+ * its oldest.  A semaphore may be released by another context (XFS's
+ * buffer lock, down() in the task that submits the I/O, up() at its
+ * completion), which leaves the record of the down() behind: such
+ * leftovers go first, so that they never cost a lock the task still
+ * holds its record and its hold.  Preemption is off.
  */
 static void lm_task_room(struct lm_task *lt, u32 epoch)
 {
+	const struct lm_task_held *held = lm_held(lt);
+	unsigned int i;
+
 	lm_task_purge(lt, epoch);
-	if (lt->depth >= CONFIG_LOCKMETER_TASK_DEPTH) {
-		/* the oldest record is the likeliest to be stale */
-		lm_task_remove(lt, 0);
-		this_cpu_read(lm_cpus)->loss.evicted++;
-	}
+	if (lt->depth < CONFIG_LOCKMETER_TASK_DEPTH)
+		return;
+	for (i = 0; i < lt->depth; i++)
+		if (held[i].type == LM_semaphore)
+			break;
+	/* else the oldest record, the likeliest to be stale */
+	lm_task_remove(lt, i < lt->depth ? i : 0);
+	lm_loss_inc(&this_cpu_read(lm_cpus)->loss.evicted);
 }
 
 NOKPROBE_SYMBOL(lm_task_room);

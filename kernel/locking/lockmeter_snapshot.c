@@ -769,12 +769,14 @@ int lm_snapshot(struct lm_snapshot *snap, int cpu, bool rows)
 			continue;
 		snap->loss.dropped += READ_ONCE(pc->loss.dropped);
 		snap->loss.unmatched += READ_ONCE(pc->loss.unmatched);
+		snap->loss.recursion += READ_ONCE(pc->loss.recursion);
 		snap->loss.evicted += READ_ONCE(pc->loss.evicted);
 		snap->loss.irqctx += READ_ONCE(pc->loss.irqctx);
 		snap->loss.notask += READ_ONCE(pc->loss.notask);
 		snap->loss.stacks_full += READ_ONCE(pc->loss.stacks_full);
 		snap->loss.hist_lost += READ_ONCE(pc->loss.hist_lost);
 		snap->loss.alerts_dropped += READ_ONCE(pc->loss.alerts_dropped);
+		snap->loss.alerts_self += READ_ONCE(pc->loss.alerts_self);
 		/*
 		 * The drops before the alerts (pairs with smp_wmb() in
 		 * lm_watch_raise()): never a drop without its alert.

@@ -235,7 +235,9 @@ noinline struct lm_slot *lm_cache_fill(struct lm_cpu *c, struct lm_cached *e,
 	struct lm_cached *alt = &c->cache[(e - c->cache) ^ 1];
 	struct lm_key k = { .site = site, .type = type };
 	struct lm_cached old = *e;
+	struct lm_held *top;
 	struct lm_slot *s;
+	u64 thr;
 	int id;
 
 	if (lm_cache_hit(alt, lock, site, type)) {
@@ -244,9 +246,15 @@ noinline struct lm_slot *lm_cache_fill(struct lm_cpu *c, struct lm_cached *e,
 		return e->slot;
 	}
 	c->fills++;
+	/* the classification calls out, into code that may be probed */
+	top = lm_guard(c);
 	lm_classify(lock, &k);
 	id = lm_dir_get(c->dir, &k);
+	lm_unguard(c, top);
 	s = likely(id >= 0) ? &c->slot[id] : &c->overflow[type];
+	/* a threshold set since the row was last cached (lm_watch_trip_cpu()) */
+	thr = READ_ONCE(lm_watch_hold[type < LM_NR_TYPES ? type : LM_NONE]);
+	s->hold_trip = min(s->hold_trip, thr);
 	if (lm_class_merges(k.class))
 		s->inst |= lm_inst_bit(lock);
 	if (old.lock)
@@ -539,15 +547,15 @@ static void lm_ev_take(struct lm_cpu *c, struct lm_ev *ev, u64 t, u64 ticks, u64
 
 /*
  * The key of an overflow row's new maximum, classified: the lock and site
- * of sleeping record @th, or else of the spinning record just popped,
- * still at @c->top (lm_charge()).
+ * of sleeping record @th, or else of spinning record @sh, the copy
+ * lm_charge_slow() took of the record just popped.
  */
-static void lm_ovf_key(struct lm_cpu *c, struct lm_key *k, const struct lm_task_held *th,
-		       u32 type)
+static void lm_ovf_key(struct lm_key *k, const struct lm_task_held *th,
+		       const struct lm_held *sh, u32 type)
 {
-	k->site = th ? th->site : c->top->site;
+	k->site = th ? th->site : sh->site;
 	k->type = type;
-	lm_classify(th ? th->lock : c->top->lock, k);
+	lm_classify(th ? th->lock : sh->lock, k);
 }
 
 #ifdef CONFIG_LOCKMETER_HIST
@@ -651,9 +659,11 @@ static __always_inline int lm_stack_index(u64 ref)
  */
 static noinline void __lockfunc lm_watch_raise(struct lm_cpu *c, struct lm_slot *s, u32 kind,
 					       u32 type, u64 ticks, u64 thr, u64 t_end,
-					       const struct lm_task_held *th)
+					       const struct lm_task_held *th,
+					       const struct lm_held *sh)
 {
-	struct lm_alert_ring *r = this_cpu_read(lm_alert_rings);
+	/* pairs with smp_store_release() in lm_watch_alloc(): the ring's contents first */
+	struct lm_alert_ring *r = smp_load_acquire(this_cpu_ptr(&lm_alert_rings));
 	struct lm_alert_rec *a;
 	unsigned int head;
 
@@ -661,6 +671,12 @@ static noinline void __lockfunc lm_watch_raise(struct lm_cpu *c, struct lm_slot 
 	WRITE_ONCE(c->loss.alerts, c->loss.alerts + 1);
 	if (unlikely(!r) || READ_ONCE(lm_alert_deaf))
 		goto drop;
+	/* raised by the alert machinery itself: sending it would feed it */
+	if (unlikely((in_task() && current == READ_ONCE(lm_alert_sender)) ||
+		     this_cpu_read(lm_alert_kicking))) {
+		WRITE_ONCE(c->loss.alerts_self, c->loss.alerts_self + 1);
+		goto drop;
+	}
 	if (t_end >= r->window) {
 		r->window = t_end + READ_ONCE(lm_watch_second);
 		r->budget = LM_WATCH_RATE;
@@ -679,7 +695,7 @@ static noinline void __lockfunc lm_watch_raise(struct lm_cpu *c, struct lm_slot 
 	    READ_ONCE(c->dir->key[s - c->slot].type))
 		a->key = c->dir->key[s - c->slot];
 	else
-		lm_ovf_key(c, &a->key, th, type);
+		lm_ovf_key(&a->key, th, sh, type);
 	lm_ev_task(&a->ev, t_end, ticks);
 	a->nr = lm_stack_walk(a->ip, false);
 	a->blk = 0;
@@ -715,13 +731,14 @@ NOKPROBE_SYMBOL(lm_watch_raise);
 /*
  * The thresholds of a charge's type, while some threshold is set: the
  * slot's trip (see struct lm_slot) and an alert for a hold or wait over
- * one.  The type is @th's, or that of the spinning record just popped.
+ * one.  The type is @th's, or that of the spinning record @sh.
  */
 static __always_inline void lm_watch_check(struct lm_cpu *c, struct lm_slot *s, u64 hold,
 					   u64 wait, bool waited, u64 t_acq,
-					   const struct lm_task_held *th)
+					   const struct lm_task_held *th,
+					   const struct lm_held *sh)
 {
-	u32 type = th ? th->type : c->top->type;
+	u32 type = th ? th->type : sh->type;
 	u64 thr;
 
 	if (unlikely(type >= LM_NR_TYPES))
@@ -729,10 +746,10 @@ static __always_inline void lm_watch_check(struct lm_cpu *c, struct lm_slot *s, 
 	thr = READ_ONCE(lm_watch_hold[type]);
 	s->hold_trip = min(s->hold_max, thr);
 	if (hold > thr)
-		lm_watch_raise(c, s, LOCKMETER_ALERT_HOLD, type, hold, thr, t_acq + hold, th);
+		lm_watch_raise(c, s, LOCKMETER_ALERT_HOLD, type, hold, thr, t_acq + hold, th, sh);
 	thr = READ_ONCE(lm_watch_wait[type]);
 	if (waited && wait > thr)
-		lm_watch_raise(c, s, LOCKMETER_ALERT_WAIT, type, wait, thr, t_acq, th);
+		lm_watch_raise(c, s, LOCKMETER_ALERT_WAIT, type, wait, thr, t_acq, th, sh);
 }
 
 /*
@@ -744,10 +761,13 @@ static __always_inline void lm_watch_check(struct lm_cpu *c, struct lm_slot *s, 
  * site it waited at is the row's.  A maximum shorter than lm_chain_min
  * keeps no chain.  A sleeping lock's record @th (NULL for spinning
  * locks) has the owner waited for and the hold's longest blocked
- * stretch, with the chain there.  Interrupts are off.
+ * stretch, with the chain there; for a spinning lock @sh is a copy of
+ * its record.  Interrupts are off, and @c is guarded (lm_charge_slow()).
  */
-noinline void __lockfunc lm_charge_slow(struct lm_cpu *c, struct lm_slot *s, u64 hold,
-					u64 t_wait, u64 t_acq, const struct lm_task_held *th)
+static __always_inline void __lm_charge_slow(struct lm_cpu *c, struct lm_slot *s, u64 hold,
+					     u64 t_wait, u64 t_acq,
+					     const struct lm_task_held *th,
+					     const struct lm_held *sh)
 {
 	const struct lm_owner *owner = th && th->owner.pid ? &th->owner : NULL;
 	u64 wait = lm_delta(t_wait, t_acq), stack = LM_NO_STACK, blk_stack = LM_NO_STACK;
@@ -779,7 +799,7 @@ noinline void __lockfunc lm_charge_slow(struct lm_cpu *c, struct lm_slot *s, u64
 	}
 	s->hold_trip = s->hold_max;
 	if (unlikely(READ_ONCE(lm_watching)) && c)
-		lm_watch_check(c, s, hold, wait, t_wait, t_acq, th);
+		lm_watch_check(c, s, hold, wait, t_wait, t_acq, th, sh);
 	if (!new_hold && !new_wait)
 		return;
 	/*
@@ -798,7 +818,7 @@ noinline void __lockfunc lm_charge_slow(struct lm_cpu *c, struct lm_slot *s, u64
 		ev->blk = th ? th->blk : 0;
 		ev->blk_stack = blk_stack;
 		if (ovf)
-			lm_ovf_key(c, &ovf->hold_key, th, ovf - c->ovf);
+			lm_ovf_key(&ovf->hold_key, th, sh, ovf - c->ovf);
 	}
 	if (new_wait) {
 		lm_ev_take(c, &ev->wait, t_acq, wait,
@@ -807,9 +827,32 @@ noinline void __lockfunc lm_charge_slow(struct lm_cpu *c, struct lm_slot *s, u64
 		if (owner)
 			memcpy(ev->owner_comm, owner->comm, sizeof(ev->owner_comm));
 		if (ovf)
-			lm_ovf_key(c, &ovf->wait_key, th, ovf - c->ovf);
+			lm_ovf_key(&ovf->wait_key, th, sh, ovf - c->ovf);
 	}
 	lm_ev_put(ev, seq);
+}
+
+/*
+ * The slow path calls out (a stack walk, irq_work_queue()), into code a
+ * tracepoint or kprobe may run a metered lock operation from: @c is
+ * guarded meanwhile, and a spinning lock's record, the one just popped
+ * at @c->top (see lm_charge()), is charged from a copy taken first.
+ * @c is NULL only in KUnit tests of charges without a CPU state.
+ */
+noinline void __lockfunc lm_charge_slow(struct lm_cpu *c, struct lm_slot *s, u64 hold,
+					u64 t_wait, u64 t_acq, const struct lm_task_held *th)
+{
+	struct lm_held sh = {}, *top;
+
+	if (!c) {
+		__lm_charge_slow(c, s, hold, t_wait, t_acq, th, &sh);
+		return;
+	}
+	if (!th)
+		sh = *c->top;
+	top = lm_guard(c);
+	__lm_charge_slow(c, s, hold, t_wait, t_acq, th, &sh);
+	lm_unguard(c, top);
 }
 EXPORT_SYMBOL_IF_KUNIT(lm_charge_slow);
 NOKPROBE_SYMBOL(lm_charge_slow);
@@ -863,13 +906,15 @@ static __always_inline void lm_acquire(void *lock, unsigned long site, u32 type,
 	if (unlikely(!c))
 		goto out;
 	h = c->top;
-	if (likely(h < c->held + ARRAY_SIZE(c->held))) {
+	if (likely(h < lm_held_end(c))) {
 		h->lock = (unsigned long)lock;
 		h->site = site;
 		h->t_wait = t_wait;
 		h->type = type;
 		c->top = h + 1;
 		lm_stamp_into(&h->t_acq);
+	} else if (h == lm_guard_top(c)) {
+		c->loss.recursion++;
 	} else {
 		c->loss.dropped++;
 	}
@@ -905,6 +950,9 @@ static noinline void __lockfunc lm_release_deep(struct lm_cpu *c, unsigned long 
 	int i, top = c->top - c->held;
 	struct lm_held h;
 
+	/* a release from inside the bookkeeping: its acquisition was turned away */
+	if (unlikely(lm_guarded(c)))
+		return;
 	/* the caller checked the top entry, held[top - 1]; held[0] is the floor */
 	for (i = top - 2; i >= 1; i--) {
 		if (c->held[i].lock != lock)
@@ -966,7 +1014,9 @@ static __always_inline void lm_miss(void *lock, unsigned long site, u32 type, bo
 	struct lm_cpu *c;
 
 	c = lm_enter(false, &flags);
-	if (c) {
+	if (c && unlikely(lm_guarded(c))) {
+		c->loss.recursion++;
+	} else if (c) {
 		s = lm_slot_of(c, (unsigned long)lock, site, type);
 		if (!abort)
 			s->reject++;

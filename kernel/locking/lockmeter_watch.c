@@ -14,9 +14,10 @@
  * Cost: none on a charge's fast path, threshold set or not.  The fast
  * path already compares each hold with its row's longest; a row's trip
  * (struct lm_slot) is that longest, or the threshold when lower, so one
- * compare still decides both.  Setting a threshold lowers every row's
- * trip, on each CPU in an IPI.  A hold over the trip, and every wait,
- * takes the slow path, which compares with the thresholds.
+ * compare still decides both.  Setting a threshold empties each CPU's
+ * cache of rows, in an IPI, and a row's trip is lowered when its CPU
+ * caches it again.  A hold over the trip, and every wait, takes the slow
+ * path, which compares with the thresholds.
  *
  * While a hold threshold of a sleeping lock type is set, the work also
  * looks for sleeping locks held longer than it right now, what
@@ -30,8 +31,10 @@
  * sends LM_WATCH_RATE a second in all, the queues wait for the next
  * second), or nobody listened: in a flood, an alert dropped costs a
  * compare, no chain walk, no interrupt.  The sender's own locks may
- * cross a threshold too; the rate bounds what that costs.  The sender
- * drops what it cannot send: no memory for the message, no listener.
+ * cross a threshold too: the alerts raised by the sender's task and by
+ * the kick are dropped at once (and counted as alerts_self too), so that
+ * the machinery does not feed itself.  The sender drops what it cannot
+ * send: no memory for the message, no listener.
  *
  * So, read at any moment, alerts = sent + dropped + those still queued,
  * where alerts are the holds and waits the CPUs counted plus the held
@@ -59,6 +62,8 @@ u64 lm_watch_second __read_mostly = NSEC_PER_SEC;
 /* Alerts are dropped at once while nobody listens: set by the sender, cleared by a bind. */
 bool lm_alert_deaf __read_mostly = true;
 DEFINE_PER_CPU_READ_MOSTLY(struct lm_alert_ring *, lm_alert_rings);
+struct task_struct *lm_alert_sender;
+DEFINE_PER_CPU(bool, lm_alert_kicking);
 
 /* The thresholds as set, ns (0: none); under lm_ctl_mutex. */
 static u64 lm_watch_hold_ns[LM_NR_TYPES];
@@ -110,7 +115,10 @@ static DECLARE_DELAYED_WORK(lm_watch_work, lm_watch_fn);
 /* The irq_work of a CPU that queued an alert: send now. */
 static void lm_alert_kick(struct irq_work *work)
 {
-	mod_delayed_work(system_wq, &lm_watch_work, 0);
+	/* the timer base, the pool, the worker's wakeup: alerts of their own */
+	this_cpu_write(lm_alert_kicking, true);
+	mod_delayed_work(system_unbound_wq, &lm_watch_work, 0);
+	this_cpu_write(lm_alert_kicking, false);
 }
 
 static u64 lm_ns_to_ticks(u64 ns)
@@ -150,24 +158,24 @@ void lm_watch_recalc(void)
 }
 
 /*
- * Lower every row's trip of @c to its type's hold threshold, on its CPU
- * with interrupts off (lm_for_every_cpu()).  A trip left higher than its
+ * The thresholds changed: every row's trip of @c must come down to its
+ * type's hold threshold before it is next charged, on its CPU with
+ * interrupts off (lm_for_every_cpu()).  A trip left higher than its
  * threshold would let a hold over the threshold through the fast path;
  * one left lower (a threshold raised or cleared) only sends a hold to
- * the slow path, which sets it right.
+ * the slow path, which sets it right.  The rows are not walked (up to
+ * LM_KEYS_MAX of them, on every CPU at once): the CPU's cache of rows is
+ * emptied, so that its next charge of each row fills an entry again, and
+ * the fill sets the trip (lm_cache_fill()).  The work is the cache's
+ * size whatever the number of keys; the fills after it cost what a
+ * reset's do.
  */
 VISIBLE_IF_KUNIT void lm_watch_trip_cpu(struct lm_cpu *c, void *unused)
 {
-	const struct lm_dir *d = c->dir;
-	unsigned int i, used = d ? min_t(unsigned int, atomic_read(&d->used), d->nr) : 0;
 	struct lm_slot *s;
+	unsigned int i;
 
-	for (i = 0; i < used; i++) {
-		u32 type = READ_ONCE(d->key[i].type);
-
-		s = &c->slot[i];
-		s->hold_trip = min(s->hold_max, lm_watch_hold[type < LM_NR_TYPES ? type : LM_NONE]);
-	}
+	memset(c->cache, 0, sizeof(c->cache));
 	for (i = LM_NONE + 1; i < LM_NR_TYPES; i++) {
 		s = &c->overflow[i];
 		s->hold_trip = min(s->hold_max, lm_watch_hold[i]);
@@ -189,7 +197,12 @@ static int lm_watch_alloc(void)
 			return -ENOMEM;
 		/* in hard interrupt context on PREEMPT_RT too: it only queues the work */
 		r->kick = (struct irq_work)IRQ_WORK_INIT_HARD(lm_alert_kick);
-		WRITE_ONCE(per_cpu(lm_alert_rings, cpu), r);
+		/*
+		 * Published with its contents: a CPU that charges a hold may
+		 * find it at once.  Pairs with smp_load_acquire() in
+		 * lm_watch_raise().
+		 */
+		smp_store_release(per_cpu_ptr(&lm_alert_rings, cpu), r);
 	}
 	return 0;
 }
@@ -230,7 +243,7 @@ int lockmeter_watch_set(u32 type, u64 hold_ns, u64 wait_ns)
 	/* whoever set them may listen already (lockstat watch joins first) */
 	WRITE_ONCE(lm_alert_deaf, !lm_nl_alert_listened());
 	if (lm_watching)
-		mod_delayed_work(system_wq, &lm_watch_work, 0);
+		mod_delayed_work(system_unbound_wq, &lm_watch_work, 0);
 	return 0;
 }
 
@@ -246,8 +259,11 @@ void lm_watch_read(struct lm_watch_state *st)
 /*
  * A reset: the counters start again, in the clock the reset chose.  The
  * alerts still queued were counted in the period that ends: they go with
- * it.  lm_ctl_mutex is held, which keeps the sender out, and no CPU is in
- * the hot paths, where alerts are queued.
+ * it.  Each CPU's second of alerts starts again at its next alert: a
+ * window that ends in the ticks of a clock given up (a TSC found
+ * unstable) would stop its alerts for as long as those ticks are ahead
+ * of local_clock().  lm_ctl_mutex is held, which keeps the sender out,
+ * and no CPU is in the hot paths, where alerts are queued.
  */
 void lm_watch_reset(void)
 {
@@ -260,6 +276,8 @@ void lm_watch_reset(void)
 			continue;
 		/* pairs with smp_load_acquire() in lm_watch_raise(), as the sender's */
 		smp_store_release(&r->tail, READ_ONCE(r->head));
+		r->window = 0;
+		r->budget = 0;
 	}
 	atomic64_set(&lm_watch_sent, 0);
 	atomic64_set(&lm_watch_unsent, 0);
@@ -277,7 +295,7 @@ void lm_watch_reset(void)
 void lm_watch_heard(void)
 {
 	WRITE_ONCE(lm_alert_deaf, false);
-	mod_delayed_work(system_wq, &lm_watch_work, HZ / 50);
+	mod_delayed_work(system_unbound_wq, &lm_watch_work, HZ / 50);
 }
 
 /* Alerts dropped since the reset, by the queues and by the sender. */
@@ -529,9 +547,15 @@ static u64 lm_watch_sleep_over(void)
 
 /*
  * Send what is queued; scan for held locks when it is time; and come back
- * while any threshold is set: at once when the budget of this second is
- * not spent and alerts are left, at the next second when it is, and at
- * the next scan anyway.
+ * while any threshold is set and someone listens: at once when the budget
+ * of this second is not spent and alerts are left, at the next second
+ * when it is, and at the next scan anyway.  With nobody listening (a
+ * threshold left set by a lockstat watch that was killed) it stops: the
+ * CPUs drop their alerts without a kick, and a socket that joins the
+ * alerts group starts it again (lm_watch_heard()); on 6.1, which has no
+ * bind callback, it goes on looking for a listener once a second, and
+ * scans nothing.  An unbound worker: a
+ * scan may take a while, and no CPU's other work waits for it.
  */
 static void lm_watch_fn(struct work_struct *work)
 {
@@ -539,24 +563,31 @@ static void lm_watch_fn(struct work_struct *work)
 	u64 over = lm_watch_sleep_over();
 	bool more;
 
+	/* its own locks (lm_ctl_mutex, the socket's, the wakeups) raise no alerts */
+	WRITE_ONCE(lm_alert_sender, current);
 	/* what it takes from the queues it counts in the period it took it in */
 	mutex_lock(&lm_ctl_mutex);
 	more = lm_watch_drain();
 	mutex_unlock(&lm_ctl_mutex);
 
-	if (over && READ_ONCE(lm_on) && time_after_eq(now, lm_tx.next_scan)) {
+	if (over && READ_ONCE(lm_on) && !READ_ONCE(lm_alert_deaf) &&
+	    time_after_eq(now, lm_tx.next_scan)) {
 		lm_watch_scan(over);
 		delay = clamp_t(unsigned long, nsecs_to_jiffies(over / 2),
 				LM_WATCH_SCAN_MIN, LM_WATCH_SCAN_MAX);
 		lm_tx.next_scan = now + delay;
 	}
-	if (!READ_ONCE(lm_watching) && !more)
-		return;
-	delay = LM_WATCH_SCAN_MAX;
-	if (over)
-		delay = min(delay, time_after(lm_tx.next_scan, now) ? lm_tx.next_scan - now : 0);
-	if (more)
-		delay = lm_tx.budget ? 0 :
-			min(delay, time_after(lm_tx.window, now) ? lm_tx.window - now : 0);
-	mod_delayed_work(system_wq, &lm_watch_work, delay);
+	/* without a bind callback (6.1) only this finds a new listener */
+	if ((READ_ONCE(lm_watching) && (!READ_ONCE(lm_alert_deaf) || !LM_GENL_HAS_BIND)) ||
+	    more) {
+		delay = LM_WATCH_SCAN_MAX;
+		if (over)
+			delay = min(delay, time_after(lm_tx.next_scan, now) ?
+					   lm_tx.next_scan - now : 0);
+		if (more)
+			delay = lm_tx.budget ? 0 :
+				min(delay, time_after(lm_tx.window, now) ? lm_tx.window - now : 0);
+		mod_delayed_work(system_unbound_wq, &lm_watch_work, delay);
+	}
+	WRITE_ONCE(lm_alert_sender, NULL);
 }

@@ -736,7 +736,7 @@ void lm_table_losses(FILE *f, const struct lm_header *h)
 		[LM_L_UNMATCHED] = { "note", "release had", "releases had",
 			"no recorded acquisition; normal right after 'on', for locks taken before it" },
 		[LM_L_RECURSION] = { "WARNING", "lock operation", "lock operations",
-			"re-entered the lockmeter hook on one CPU and were not metered (older kernels)" },
+			"came from inside lockmeter's own bookkeeping on their CPU (a tracepoint or kprobe on its path) and were not metered" },
 		[LM_L_TABLE_FULL] = { "WARNING", "event found", "events found",
 			"the key directory full; their keys have no rows of their own, totals are exact (see the *overflow* rows, named after their longest hold)" },
 		[LM_L_EVICTED] = { "WARNING", "sleeping-lock record was", "sleeping-lock records were",

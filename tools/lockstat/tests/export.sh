@@ -327,14 +327,17 @@ allow "local:*" : all;
 EOF
 	printf 'root {\n\topenmetrics\t144:*:*\n}\n' >"$pcp/root"
 	port=$(free_port)
-	PCP_RUN_DIR=$pcp/run PCP_LOG_DIR=$pcp/log "$pmcd" -f -A -c "$pcp/pmcd.conf" -n "$pcp/root" \
-		-i 127.0.0.1 -p "$port" -s "$pcp/run/pmcd.socket" -l "$pcp/log/pmcd.log" \
+	# -q 30 -t 30: a python PMDA at nice 19 beside a kernel build took over
+	# pmcd's 3 s to start (pmcd then dropped it and knew no metric); 30 s
+	# of asking for it
+	PCP_RUN_DIR=$pcp/run PCP_LOG_DIR=$pcp/log "$pmcd" -f -A -q 30 -t 30 -c "$pcp/pmcd.conf" \
+		-n "$pcp/root" -i 127.0.0.1 -p "$port" -s "$pcp/run/pmcd.socket" -l "$pcp/log/pmcd.log" \
 		-x "$pcp/log/pmcd.err" >"$pcp/log/out" 2>&1 &
 	pmcd_pid=$!
 	pids="$pids $pmcd_pid"
 	m=openmetrics.lockmeter.lockmeter_acquisitions_total
 	i=0
-	while [ $i -lt 100 ] && ! pminfo -h "127.0.0.1:$port" -f "$m" >"$tmp/pminfo" 2>&1; do
+	while [ $i -lt 300 ] && ! pminfo -h "127.0.0.1:$port" -f "$m" >"$tmp/pminfo" 2>&1; do
 		sleep 0.1
 		i=$((i + 1))
 	done
