@@ -139,8 +139,11 @@
  *                       when it is held and the waiters run: pid (the holder's)
  *   mutex_wait_bg W     W more "lmt/waiter" kthreads for the mutex that
  *                       mutex_hold_bg holds (EINVAL if none does)
- *   bg_join             let the holder of mutex_hold_bg go, and wait until
- *                       its kthreads have ended
+ *   rwsem_hold_bg MS W  the same with lmt_held_rwsem, which the holder and
+ *                       the waiters take to write: the writer's wait of an
+ *                       rwbase on PREEMPT_RT, its site lmt_held_waiter()'s
+ *   bg_join             let the holder of mutex_hold_bg or rwsem_hold_bg
+ *                       go, and wait until its kthreads have ended
  *
  * Names:
  *
@@ -1321,31 +1324,44 @@ static noinline int lmt_chain_run(unsigned int n, unsigned int us)
 /* ---- the locks held now: a mutex held in the background ---- */
 
 static DEFINE_MUTEX(lmt_held_mutex);
+static DECLARE_RWSEM(lmt_held_rwsem);
 
-/* The kthreads of mutex_hold_bg, until bg_join; under lmt_mutex. */
+/* The kthreads of mutex_hold_bg or rwsem_hold_bg, until bg_join; under lmt_mutex. */
 static struct {
-	struct completion holding;	/* the holder has the mutex */
+	struct completion holding;	/* the holder has the lock */
 	struct completion release;	/* bg_join: the holder may let it go */
 	struct completion exited;	/* once per kthread */
 	unsigned int nr;		/* kthreads started, not yet joined */
 	unsigned int ms;
+	bool rwsem;			/* lmt_held_rwsem, not lmt_held_mutex */
 } lmt_bg;
 
 static noinline void lmt_held_holder(unsigned int ms)
 {
-	mutex_lock(&lmt_held_mutex);
+	if (lmt_bg.rwsem)
+		down_write(&lmt_held_rwsem);
+	else
+		mutex_lock(&lmt_held_mutex);
 	complete(&lmt_bg.holding);
 	msleep(ms);
 	/* still in msleep(), as the tests expect its chain to show */
 	while (!completion_done(&lmt_bg.release))
 		msleep(20);
-	mutex_unlock(&lmt_held_mutex);
+	if (lmt_bg.rwsem)
+		up_write(&lmt_held_rwsem);
+	else
+		mutex_unlock(&lmt_held_mutex);
 }
 
 static noinline void lmt_held_waiter(void)
 {
-	mutex_lock(&lmt_held_mutex);
-	mutex_unlock(&lmt_held_mutex);
+	if (lmt_bg.rwsem) {
+		down_write(&lmt_held_rwsem);
+		up_write(&lmt_held_rwsem);
+	} else {
+		mutex_lock(&lmt_held_mutex);
+		mutex_unlock(&lmt_held_mutex);
+	}
 }
 
 static int lmt_bg_holder_fn(void *arg)
@@ -1395,6 +1411,7 @@ static int lmt_cmd_hold_bg(const unsigned int *a)
 	init_completion(&lmt_bg.release);
 	init_completion(&lmt_bg.exited);
 	lmt_bg.ms = a[0];
+	lmt_bg.rwsem = !strcmp(lmt_res.cmd, "rwsem_hold_bg");
 	t = kthread_run(lmt_bg_holder_fn, NULL, "lmt/holder");
 	if (IS_ERR(t))
 		return PTR_ERR(t);
@@ -2085,6 +2102,7 @@ static const struct lmt_cmd {
 	{ "irq_sleeping",	1, lmt_cmd_irq_sleeping },
 	{ "mutex_abort",	1, lmt_cmd_mutex_abort },
 	{ "rwsem_abort",	1, lmt_cmd_rwsem_abort },
+	{ "rwsem_hold_bg",	2, lmt_cmd_hold_bg },
 	{ "mutex_contend",	3, lmt_cmd_threads },
 	{ "mutex_hold_bg",	2, lmt_cmd_hold_bg },
 	{ "mutex_migrate",	2, lmt_cmd_mutex_migrate },

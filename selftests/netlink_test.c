@@ -1015,6 +1015,28 @@ static void nl_held_get(const struct nl_reply *r, struct nl_held *h)
 }
 
 /*
+ * Held-get @held into @r until its row (r->want_lock) is listed with a
+ * waiter, at most 400 times 10 ms apart; the row into @h.
+ */
+static void held_poll_waiter(struct __test_metadata *_metadata, __u16 family,
+			     const struct nl_req *held, struct nl_reply *r, struct nl_held *h)
+{
+	int i;
+
+	for (i = 0; i < 400; i++) {
+		free(r->buf);
+		ASSERT_EQ(0, nl_do(family, held, r));
+		ASSERT_EQ(0, r->error) TH_LOG("held-get: %s", r->msg);
+		if (r->have_row) {
+			nl_held_get(r, h);
+			if (h->waiters)
+				return;
+		}
+		usleep(10000);
+	}
+}
+
+/*
  * While a kthread holds a mutex for 2 s and another waits for it, the
  * locks held over 500 ms name the holder, its site and its chain now
  * (asleep in msleep() in the known function), and the waiter; once both
@@ -1029,7 +1051,6 @@ TEST_F_TIMEOUT(nl, held_lists_holder_chain_and_waiter, 120)
 	};
 	struct nl_held h;
 	__u32 pid;
-	int i;
 
 	lm_setup(_metadata);
 	ASSERT_EQ(0, lm_ctl("reset"));
@@ -1037,17 +1058,7 @@ TEST_F_TIMEOUT(nl, held_lists_holder_chain_and_waiter, 120)
 	lm_mod_cmd(_metadata, "mutex_hold_bg 2000 1");
 	pid = lm_mod_value(_metadata, "pid");
 	self->r.want_lock = "lmt_held_mutex";
-	for (i = 0; i < 400; i++) {
-		free(self->r.buf);
-		ASSERT_EQ(0, nl_do(self->family, &held, &self->r));
-		ASSERT_EQ(0, self->r.error) TH_LOG("held-get: %s", self->r.msg);
-		if (self->r.have_row) {
-			nl_held_get(&self->r, &h);
-			if (h.waiters)
-				break;
-		}
-		usleep(10000);
-	}
+	held_poll_waiter(_metadata, self->family, &held, &self->r, &h);
 	ASSERT_TRUE(self->r.have_row) TH_LOG("lmt_held_mutex never listed");
 	ksft_print_msg("held %llu ns by %u %s at %s, %u frames, %u waiters (%s %llu ns at %s)\n",
 		       (unsigned long long)h.ns, h.pid, h.comm, h.site, h.frames, h.waiters,
@@ -1078,6 +1089,37 @@ TEST_F_TIMEOUT(nl, held_lists_holder_chain_and_waiter, 120)
 	/* other tasks' stacks: not for a reader without CAP_SYS_ADMIN */
 	EXPECT_EQ(-EPERM, nl_do_as(self->family, &held, true));
 	EXPECT_EQ(-EPERM, nl_do_as(self->family, &held, false));
+	ASSERT_EQ(0, lm_ctl("reset"));
+}
+
+/*
+ * The writer of an rw_semaphore that waits is listed at the site of its
+ * down_write(), as a mutex's waiter is: on PREEMPT_RT, where the wait is
+ * an rwbase's, as anywhere else.
+ */
+TEST_F_TIMEOUT(nl, held_names_rwsem_writer_site, 120)
+{
+	static const struct nl_req held = {
+		.cmd = LOCKMETER_CMD_HELD_GET, .flags = NLM_F_DUMP,
+		.attr = { { LOCKMETER_A_OVER, 4, 500000000 } },
+	};
+	struct nl_held h;
+
+	lm_setup(_metadata);
+	ASSERT_EQ(0, lm_ctl("reset"));
+	ASSERT_EQ(0, lm_ctl("on"));
+	lm_mod_cmd(_metadata, "rwsem_hold_bg 2000 1");
+	self->r.want_lock = "lmt_held_rwsem";
+	held_poll_waiter(_metadata, self->family, &held, &self->r, &h);
+	lm_mod_cmd(_metadata, "bg_join");
+	ASSERT_TRUE(self->r.have_row) TH_LOG("lmt_held_rwsem never listed");
+	ksft_print_msg("held by %s at %s, %u waiters (%s at %s)\n", h.comm, h.site,
+		       h.waiters, h.waiter_comm, h.waiter_site);
+	EXPECT_EQ((__u32)LOCKMETER_TYPE_RWSEM_WRITE, h.type);
+	EXPECT_TRUE(lm_site_in(h.site, "lmt_held_holder")) TH_LOG("site %s", h.site);
+	EXPECT_EQ(1U, h.waiters);
+	EXPECT_TRUE(lm_site_in(h.waiter_site, "lmt_held_waiter")) TH_LOG("%s", h.waiter_site);
+	ASSERT_EQ(0, lm_ctl("off"));
 	ASSERT_EQ(0, lm_ctl("reset"));
 }
 

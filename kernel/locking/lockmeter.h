@@ -39,9 +39,7 @@
 #include <linux/irq_work.h>
 #include <linux/jump_label.h>
 #include <linux/lockmeter_task.h>
-#ifdef CONFIG_X86_TSC
-#include <asm/tsc.h>
-#endif
+#include <linux/timex.h>
 #include <linux/types.h>
 #include <asm/barrier.h>
 
@@ -762,11 +760,18 @@ static __always_inline bool lm_clock_is_tsc(void)
 #endif
 }
 
-/* The TSC, where lm_clock_is_tsc() has been checked already. */
+/*
+ * The TSC, where lm_clock_is_tsc() has been checked already: get_cycles(),
+ * the architecture's cycle counter, which is RDTSC with CONFIG_X86_TSC.
+ * Unordered, as sched_clock() reads it: the CPU may read it a few dozen
+ * cycles before or after the instructions around it, an error well below
+ * a hold's or a wait's, where RDTSCP or an LFENCE per stamp would add
+ * tens of cycles to every lock operation.
+ */
 static __always_inline u64 lm_tsc(void)
 {
 #ifdef CONFIG_X86_TSC
-	return rdtsc();
+	return get_cycles();
 #else
 	return local_clock_noinstr();
 #endif
@@ -1239,13 +1244,14 @@ struct lm_names {
 	struct lm_slab_name *slab;	/* the caches of the snapshot's slab rows */
 	unsigned int nr_slab;
 	const char *gone;	/* the snapshot's names of unloaded modules' rows */
+	bool show_addr;		/* the reader may see kernel addresses */
 	char sym[KSYM_NAME_LEN];
 };
 
 const char *lm_addr_name(struct lm_names *n, unsigned long addr, bool site,
 			 char *buf, size_t len);
 
-void lm_names_init(struct lm_names *n, const struct lm_snapshot *snap);
+void lm_names_init(struct lm_names *n, const struct lm_snapshot *snap, bool show_addr);
 bool lm_slab_live(unsigned long cache);
 void lm_slab_lock(void);
 void lm_slab_unlock(void);

@@ -902,7 +902,7 @@ static const char *lm_kunit_name(struct kunit *test, const struct lm_key *k)
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	snap->rows = &row;
 	snap->nr = 1;
-	lm_names_init(n, snap);
+	lm_names_init(n, snap, false);
 	buf = (char *)lm_lock_name(n, k, buf, LM_NAME_LEN);
 	lm_names_free(n);
 	return buf;
@@ -950,6 +950,41 @@ static void lm_slab_lock_named_by_cache(struct kunit *test)
 	lm_classify((unsigned long)v + 64, &k);
 	free_page((unsigned long)v);
 	KUNIT_EXPECT_EQ(test, k.class, (u32)LM_HEAP);
+}
+
+/*
+ * An address kallsyms cannot name is shown as it is only to a reader
+ * that may see kernel addresses, and hashed to any other, whatever the
+ * credentials of the task that does the naming: an alert is named in a
+ * kworker, which %pK would judge, not the listener.  kptr_restrict=1 is
+ * where the two differ (this test runs with the kernel's credentials).
+ */
+static void lm_unknown_address_shown_by_reader(struct kunit *test)
+{
+	struct lm_snapshot snap = { };
+	char *buf = kunit_kzalloc(test, LM_NAME_LEN, GFP_KERNEL);
+	struct lm_names *n = kunit_kzalloc(test, sizeof(*n), GFP_KERNEL);
+	unsigned long addr = (unsigned long)buf;
+	int restrict_was;
+	char raw[24];
+
+	if (!IS_BUILTIN(CONFIG_LOCKMETER_KUNIT_TEST))
+		kunit_skip(test, "sets kptr_restrict: built in only");
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_NOT_NULL(test, n);
+	snprintf(raw, sizeof(raw), "%lx", addr);
+	restrict_was = READ_ONCE(kptr_restrict);
+	WRITE_ONCE(kptr_restrict, 1);
+	lm_names_init(n, &snap, false);
+	lm_addr_name(n, addr, true, buf, LM_NAME_LEN);
+	lm_names_free(n);
+	WRITE_ONCE(kptr_restrict, restrict_was);
+	KUNIT_EXPECT_NULL_MSG(test, strstr(buf, raw), "%s names %s", buf, raw);
+
+	lm_names_init(n, &snap, true);
+	lm_addr_name(n, addr, true, buf, LM_NAME_LEN);
+	lm_names_free(n);
+	KUNIT_EXPECT_STREQ(test, buf + 2, raw);
 }
 
 /*
@@ -1053,6 +1088,7 @@ static struct kunit_case lockmeter_table_cases[] = {
 	KUNIT_CASE(lm_chain_reset_makes_stale),
 	KUNIT_CASE(lm_overflow_names_its_worst),
 	KUNIT_CASE(lm_slab_lock_named_by_cache),
+	KUNIT_CASE(lm_unknown_address_shown_by_reader),
 	KUNIT_CASE(lm_held_keeps_longest),
 	KUNIT_CASE(lm_held_lists_unrecorded_holders),
 	{}

@@ -12,8 +12,10 @@
  * An address in a module's init text, freed once the module is up, is
  * named "[init]+0xoff[module]" (lm_init_text_name()).  Any other address
  * kallsyms cannot name (the kernel's freed __init code, say) is printed
- * with %pK: it follows kptr_restrict for the reader, so no reader learns
- * more of the kernel's layout than /proc/kallsyms would tell it.
+ * as it is only to a reader that may see kernel addresses (the caller
+ * decides, by kallsyms_show_value() of the reader's credentials), hashed
+ * (%p) to any other: not %pK, which judges whoever runs the printing, and
+ * an alert is named in a kworker, with the kernel's credentials.
  *
  * A lock in a slab object is keyed by its struct kmem_cache and offset,
  * and named "cache+0xoff".  A cache may have been destroyed since (its
@@ -170,13 +172,14 @@ static const char *lm_slab_name(struct lm_names *n, const struct lm_key *k,
 }
 
 /* Prepare to name the rows of @snap; without memory, names degrade to offsets. */
-void lm_names_init(struct lm_names *n, const struct lm_snapshot *snap)
+void lm_names_init(struct lm_names *n, const struct lm_snapshot *snap, bool show_addr)
 {
 	unsigned int j, count = 0;
 	size_t i;
 
 	memset(n, 0, sizeof(*n));
 	n->gone = snap->gone;
+	n->show_addr = show_addr;
 	lm_names_slab_init(n, snap);
 	for (i = 0; i < snap->nr; i++)
 		count += lm_class(snap->rows[i].key.class) == LM_PERCPU;
@@ -219,8 +222,12 @@ const char *lm_addr_name(struct lm_names *n, unsigned long addr, bool size,
 	char *mod = NULL;
 
 	if (!kallsyms_lookup(addr, &symsize, &off, &mod, n->sym)) {
-		if (!lm_init_text_name(addr, buf, len))
-			snprintf(buf, len, "%pK", (void *)addr);
+		if (lm_init_text_name(addr, buf, len))
+			return buf;
+		if (n->show_addr)
+			snprintf(buf, len, "0x%lx", addr);
+		else
+			snprintf(buf, len, "%p", (void *)addr);
 		return buf;
 	}
 	if (size)
@@ -234,6 +241,7 @@ const char *lm_addr_name(struct lm_names *n, unsigned long addr, bool size,
 			 mod ? "[" : "", mod ?: "", mod ? "]" : "");
 	return buf;
 }
+EXPORT_SYMBOL_IF_KUNIT(lm_addr_name);
 
 /*
  * An overflow row is named after the lock of its longest hold, if it has

@@ -70,8 +70,7 @@ static struct genl_family lockmeter_nl_family;
 
 /* Naming what a dump sends, for one reader. */
 struct lm_nl_names {
-	struct lm_names names;
-	bool show_addr;		/* the reader may see kernel addresses */
+	struct lm_names names;	/* .show_addr: the reader may see addresses */
 	char buf[LM_NAME_LEN];
 };
 
@@ -189,7 +188,7 @@ static int lm_nl_frames_put(struct sk_buff *skb, struct lm_nl_names *nn, int nam
 		if (nla_put_string(skb, name, nn->buf))
 			return -EMSGSIZE;
 	}
-	for (i = 0; nn->show_addr && i < nr; i++)
+	for (i = 0; nn->names.show_addr && i < nr; i++)
 		if (nla_put_uint(skb, addr, ip[i]))
 			return -EMSGSIZE;
 	return 0;
@@ -330,8 +329,6 @@ int lockmeter_nl_stats_get_start(struct netlink_callback *cb)
 	if (!d)
 		return -ENOMEM;
 	d->cpu = -1;
-	/* addresses as /proc/kallsyms shows them to this reader */
-	d->nn.show_addr = kallsyms_show_value(current_cred());
 	if (cpu_attr) {
 		d->cpu = nla_get_u32(cpu_attr);
 		if (d->cpu >= nr_cpu_ids || !cpu_possible(d->cpu)) {
@@ -344,7 +341,8 @@ int lockmeter_nl_stats_get_start(struct netlink_callback *cb)
 	if (ret)
 		goto err_free;
 	lm_snapshot_sort(&d->snap);
-	lm_names_init(&d->nn.names, &d->snap);
+	/* addresses as /proc/kallsyms shows them to this reader */
+	lm_names_init(&d->nn.names, &d->snap, kallsyms_show_value(current_cred()));
 	lm_nl_ctx(cb)->d = d;
 	return 0;
 
@@ -503,14 +501,13 @@ int lockmeter_nl_held_get_start(struct netlink_callback *cb)
 	h = kvzalloc(sizeof(*h), GFP_KERNEL);
 	if (!h)
 		return -ENOMEM;
-	h->nn.show_addr = kallsyms_show_value(current_cred());
 	ret = lm_held_snapshot(&h->hs, over ? nla_get_uint(over) : 0);
 	if (ret) {
 		kvfree(h);
 		return ret;
 	}
 	/* no snapshot of rows: static per-CPU locks are named by offset */
-	lm_names_init(&h->nn.names, &no_rows);
+	lm_names_init(&h->nn.names, &no_rows, kallsyms_show_value(current_cred()));
 	lm_nl_held_ctx(cb)->h = h;
 	return 0;
 }

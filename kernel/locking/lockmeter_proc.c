@@ -260,7 +260,7 @@ static int lm_proc_open(struct inode *inode, struct file *file)
 		return ret;
 	}
 	lm_snapshot_sort(&p->snap);
-	lm_names_init(&p->names, &p->snap);
+	lm_names_init(&p->names, &p->snap, kallsyms_show_value(file->f_cred));
 	return 0;
 }
 

@@ -436,7 +436,8 @@ static bool lm_watch_drain(void)
 	sort(lm_tx.batch, n, sizeof(lm_tx.batch[0]), lm_alert_rec_cmp, NULL);
 	for (i = 0; i < n; i++)
 		lm_tx.rows[i].key = lm_tx.batch[i].key;
-	lm_names_init(&lm_tx.names, &(struct lm_snapshot){ .rows = lm_tx.rows, .nr = n });
+	/* an alert's listeners are not known here: no raw address */
+	lm_names_init(&lm_tx.names, &(struct lm_snapshot){ .rows = lm_tx.rows, .nr = n }, false);
 	for (i = 0; i < n; i++)
 		lm_watch_send_rec(&lm_tx.batch[i]);
 	lm_names_free(&lm_tx.names);
@@ -481,7 +482,7 @@ static void lm_watch_send_held(struct lm_held_snap *hs, const struct lm_held_row
 		return;
 	}
 	lm_tx.rows[0].key = r->key;
-	lm_names_init(&lm_tx.names, &(struct lm_snapshot){ .rows = lm_tx.rows, .nr = 1 });
+	lm_names_init(&lm_tx.names, &(struct lm_snapshot){ .rows = lm_tx.rows, .nr = 1 }, false);
 	lm_watch_send(&m, &r->key);
 	lm_names_free(&lm_tx.names);
 }
