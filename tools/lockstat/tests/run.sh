@@ -1970,6 +1970,11 @@ sed -n '/^\.SH PROMETHEUS AND PCP/,/^\.SS /p' "$man8" | tr '\n' ' ' >"$tmp/man.p
 ok "lockstat.8: histograms not exported, though the kernel has buckets (hist.snap has 28)" sh -c "
 	! grep -q '_bucket' '$tmp/man.prom' && grep -q 'are not exported yet' '$tmp/man.prom.txt' &&
 	! grep -q 'kernel has no buckets' '$tmp/man.prom.txt'"
+# the lines the manual shows above a diff of two kernels are the tool's
+sed -n '/^Kernels differ: A 6\.1\.192, B 6\.12\.118$/{n;p;}' "$man8" >"$tmp/man-kd"
+ok "lockstat.8: the lines of a diff across kernels, as diff prints them" sh -c "
+	[ -s '$tmp/man-kd' ] && grep -qxF -f '$tmp/man-kd' '$gold/diff-kernels.txt' &&
+	grep -qx 'Kernels differ: A 6.1.192, B 6.12.120' '$gold/diff-kernels.txt'"
 if LC_ALL=C grep -q '[[:cntrl:]]' "$man8"; then
 	fail "lockstat.8: no control characters in the source"
 else
