@@ -455,8 +455,9 @@ static int diff_key_cmp(const void *pa, const void *pb)
 /*
  * What a compiler appends to a symbol after a '.', and which differs from
  * build to build: a clone's kind (constprop, isra, part), a function's
- * cold part, a static's or a clone's number.  A symbol is matched without
- * them; an other '.' part keeps the name as it is.
+ * cold part, LTO's and clang's marks (lto_priv, llvm, __uniq), an alias
+ * (localalias), a static's or a clone's number.  A symbol is matched
+ * without them; any other '.' part keeps the name as it is.
  */
 static bool diff_suffix(const char *s, size_t n)
 {
@@ -476,7 +477,8 @@ static bool diff_suffix(const char *s, size_t n)
 /* @name without its symbol's suffixes, in place: "foo.isra.0[mod]" is "foo[mod]" */
 static void diff_strip_suffixes(char *name)
 {
-	char *end = name + strcspn(name, "["), *dot = memchr(name, '.', end - name), *p;
+	char *end = name + strcspn(name, "[");	/* a module's name stays */
+	char *dot = memchr(name, '.', end - name), *p;
 	size_t n;
 
 	if (!dot)
@@ -903,8 +905,7 @@ static void diff_table(FILE *f, const struct diff_entry *ev, size_t n,
 	fprintf(f, "%s\n", diff_rule);
 	diff_table_kernels(f, sd, p);
 	fprintf(f, "Matched by %s: %zu matched, %zu new, %zu gone\n",
-		p->exact ? "exact names" :
-		"function (offsets, .isra.0 ignored)",
+		p->exact ? "exact names" : "function (offsets, .isra.0 ignored)",
 		cnt[DIFF_MATCHED], cnt[DIFF_NEW], cnt[DIFF_GONE]);
 	fputs("REGRESS: the largest increase of hold max, mean and p99, B over A\n", f);
 	fputs(">=, <=: a bound, as a side's p99 is a lower bound; ?: both are, unknown\n", f);
