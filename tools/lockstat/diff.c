@@ -5,8 +5,12 @@
  *
  * Rows are matched by (type, lock name, site function): "+0xoff/0xsize"
  * is dropped from sites and "+0xoff" from lock names ("init_task+0x668"
- * is "init_task"), since offsets differ between builds; a module's name
- * ("[test_lockmeter]") stays.  --exact matches the names as they are.
+ * is "init_task"), since offsets differ between builds, and so is what a
+ * compiler appends to a symbol ("lookup_slow.isra.0" is "lookup_slow");
+ * a module's name ("[test_lockmeter]") stays.  Another name is another
+ * function: one renamed or inlined between two kernels is gone and new.
+ * A name that is only an address matches only in the same build (release
+ * and uname -v).  --exact matches the names as they are.
  * The overflow row of a type is one key, "*overflow*", on both sides,
  * whichever longest hold names it.
  * The rows of one snapshot with one key are merged first (lm_row_add), so
@@ -64,10 +68,18 @@ struct diff_gate {
 	uint64_t min_ns;
 };
 
+/* what the two snapshots' kernels are to each other */
+enum diff_kernels {
+	DIFF_K_SAME,		/* one release, one build (uname -v) where both say */
+	DIFF_K_BUILDS,		/* one release, two builds */
+	DIFF_K_DIFFER,		/* two releases, or one unknown */
+};
+
 struct diff_params {
 	enum lm_fmt fmt;
 	int width;		/* --width; -1 unset */
 	bool exact;		/* match the names as they are */
+	enum diff_kernels kernels;	/* not an option: of the two headers, once read */
 	bool fail_new;		/* --fail-on-new */
 	struct diff_gate gate[DIFF_NR_GATES];
 	const char *file[2];	/* A, B */
@@ -78,6 +90,7 @@ struct diff_key {
 	uint32_t type;
 	const char *lock;	/* normalised, in the side's name buffer */
 	const char *site;
+	int only;		/* 1 + the side: an address in another build, matches nothing */
 	struct lm_row row;	/* all rows of the snapshot with this key */
 };
 
@@ -245,8 +258,11 @@ static const char diff_rule[] =
 
 static const char *const diff_msg[] = {
 	"",
-	"Compare two snapshots (lockstat get, record -o): A before, B after.  Rows",
-	"match by (type, lock, site function): offsets (+0xoff/0xsize) are ignored.",
+	"Compare two snapshots (lockstat get, record -o): A before, B after, each",
+	"named with its kernel.  Rows match by (type, lock, site function):",
+	"offsets (+0xoff/0xsize) and a compiler's suffixes (.isra.0, .cold) are",
+	"ignored; a function renamed or inlined between two kernels shows as gone",
+	"and new, as does, between two builds, a name that is only an address.",
 	"Per match UTIL, CON, hold and wait mean, max and p99 (from histograms,",
 	"'-' without), acquisitions per second (each over its own metered time)",
 	"of A and B and the change in percent of A; sorted by regression, the",
@@ -256,7 +272,7 @@ static const char *const diff_msg[] = {
 	"one between two lower bounds unknown, ?.",
 	"",
 	"  --csv               CSV instead of the table (raw numbers)",
-	"  --exact             match the names as they are, offsets too",
+	"  --exact             match the names as they are, offsets and suffixes too",
 	"  --fail-on-new       exit 9 when B has a row A has not, its hold max at",
 	"                      least --min-hold",
 	"  --fail-over PCT     exit 9 when a matched row's hold max, mean or p99",
@@ -401,6 +417,28 @@ static int diff_parse_args(int argc, char **argv, struct diff_params *p)
 	return 0;
 }
 
+/* the kernel a snapshot metered: lockmeter's release, else uname -r; NULL unknown */
+static const char *diff_kernel(const struct lm_header *h)
+{
+	if (lm_has(h, LM_H_KERNEL) && *h->kernel)
+		return h->kernel;
+	if (lm_has(h, LM_H_RELEASE) && *h->release)
+		return h->release;
+	return NULL;
+}
+
+static enum diff_kernels diff_kernels(const struct lm_header *a, const struct lm_header *b)
+{
+	const char *ka = diff_kernel(a), *kb = diff_kernel(b);
+
+	if (!ka || !kb || strcmp(ka, kb))
+		return DIFF_K_DIFFER;
+	if (lm_has(a, LM_H_UVERSION) && lm_has(b, LM_H_UVERSION) &&
+	    strcmp(a->uversion, b->uversion))
+		return DIFF_K_BUILDS;
+	return DIFF_K_SAME;
+}
+
 static int diff_key_cmp(const void *pa, const void *pb)
 {
 	const struct diff_key *a = pa, *b = pb;
@@ -409,7 +447,61 @@ static int diff_key_cmp(const void *pa, const void *pb)
 	if (a->type != b->type)
 		return a->type < b->type ? -1 : 1;
 	d = strcmp(a->lock, b->lock);
-	return d ? d : strcmp(a->site, b->site);
+	if (!d)
+		d = strcmp(a->site, b->site);
+	return d ? d : (a->only > b->only) - (a->only < b->only);
+}
+
+/*
+ * What a compiler appends to a symbol after a '.', and which differs from
+ * build to build: a clone's kind (constprop, isra, part), a function's
+ * cold part, LTO's and clang's marks (lto_priv, llvm, __uniq), an alias
+ * (localalias), a static's or a clone's number.  A symbol is matched
+ * without them; any other '.' part keeps the name as it is.
+ */
+static bool diff_suffix(const char *s, size_t n)
+{
+	static const char *const kinds[] = {
+		"constprop", "isra", "part", "cold", "lto_priv", "localalias", "llvm", "__uniq",
+	};
+	unsigned int i;
+
+	if (n && strspn(s, "0123456789") >= n)
+		return true;
+	for (i = 0; i < ARRAY_SIZE(kinds); i++)
+		if (strlen(kinds[i]) == n && !memcmp(s, kinds[i], n))
+			return true;
+	return false;
+}
+
+/* @name without its symbol's suffixes, in place: "foo.isra.0[mod]" is "foo[mod]" */
+static void diff_strip_suffixes(char *name)
+{
+	char *end = name + strcspn(name, "[");	/* a module's name stays */
+	char *dot = memchr(name, '.', end - name), *p;
+	size_t n;
+
+	if (!dot)
+		return;
+	for (p = dot; p < end; p += 1 + n) {
+		n = strcspn(p + 1, ".[");
+		if (!diff_suffix(p + 1, n))
+			return;
+	}
+	memmove(dot, end, strlen(end) + 1);
+}
+
+/*
+ * A name that is only an address (the kernel found no symbol, or hid it:
+ * zeros), a raw per-CPU offset, or a module's code gone unnamed: in another
+ * build the same string is other code or data, or none.
+ */
+static bool diff_addr_name(const char *name)
+{
+	size_t n = strspn(name, "0123456789abcdef");
+
+	return (!name[n] && (n == 8 || n == 16)) || !strncmp(name, "percpu:0x", 9) ||
+	       !strcmp(name, "[unloaded module]");
 }
 
 /* @name as it is matched, copied to *@p (moved past it) */
@@ -418,16 +510,21 @@ static const char *diff_name(char **p, const char *name, bool exact)
 	char *dst = *p;
 	size_t len = strlen(name) + 1;
 
-	if (exact)
+	if (exact) {
 		memcpy(dst, name, len);
-	else
+	} else {
 		lm_site_func(dst, len, name);
+		diff_strip_suffixes(dst);
+	}
 	*p = dst + strlen(dst) + 1;
 	return dst;
 }
 
-/* the keys of a loaded snapshot: named, sorted, one per key (merged) */
-static int diff_side_keys(struct diff_side *sd, bool exact)
+/*
+ * The keys of loaded snapshot @side: named, sorted, one per key (merged);
+ * a name that is an address matches only in the same build.
+ */
+static int diff_side_keys(struct diff_side *sd, int side, const struct diff_params *dp)
 {
 	const struct lm_snapshot *s = &sd->snap;
 	size_t i, j, len = 0;
@@ -452,8 +549,11 @@ static int diff_side_keys(struct diff_side *sd, bool exact)
 			k->site = LM_OVERFLOW_NAME;
 			continue;
 		}
-		k->lock = diff_name(&p, r->lock, exact);
-		k->site = diff_name(&p, r->site, exact);
+		k->lock = diff_name(&p, r->lock, dp->exact);
+		k->site = diff_name(&p, r->site, dp->exact);
+		if (!dp->exact && dp->kernels != DIFF_K_SAME &&
+		    (diff_addr_name(k->lock) || diff_addr_name(k->site)))
+			k->only = 1 + side;
 	}
 	qsort(sd->keys, s->nr, sizeof(*sd->keys), diff_key_cmp);
 	for (i = 0, j = 0; i < s->nr; i++) {
@@ -768,10 +868,26 @@ static void diff_table_fit(bool *show, int width)
 		    NULL, show);
 }
 
+/* the two kernels, when they are not known to be one build, and what that does */
+static void diff_table_kernels(FILE *f, const struct diff_side *sd, const struct diff_params *p)
+{
+	const char *k[2] = { diff_kernel(&sd[0].snap.h), diff_kernel(&sd[1].snap.h) };
+
+	if (p->kernels == DIFF_K_SAME)
+		return;
+	if (p->kernels == DIFF_K_BUILDS)
+		fprintf(f, "Builds differ: both %s, uname -v not the same\n", k[0]);
+	else
+		fprintf(f, "Kernels %s: A %s, B %s\n", k[0] && k[1] ? "differ" : "may differ",
+			k[0] ? k[0] : "unknown", k[1] ? k[1] : "unknown");
+	if (!p->exact)
+		fputs("A renamed or inlined function shows as gone and new, as does an address\n", f);
+}
+
 static void diff_table(FILE *f, const struct diff_entry *ev, size_t n,
 		       const struct diff_side *sd, const struct diff_params *p, int width)
 {
-	const char *group = "";
+	const char *group = "", *k;
 	size_t i, cnt[3] = { 0 };
 	bool show[DIFF_NR_COLS];
 	int c, s, pad;
@@ -780,14 +896,17 @@ static void diff_table(FILE *f, const struct diff_entry *ev, size_t n,
 	for (i = 0; i < n; i++)
 		cnt[ev[i].status]++;
 	for (s = 0; s < 2; s++) {
-		fprintf(f, "%s: %s\n", s ? "B (after)" : "A (before)", p->file[s]);
+		k = diff_kernel(&sd[s].snap.h);
+		fprintf(f, "%s: %s, kernel %s\n", s ? "B (after)" : "A (before)", p->file[s],
+			k ? k : "unknown");
 		lm_table_header(f, &sd[s].snap.h);
 		fputc('\n', f);
 	}
 	fprintf(f, "%s\n", diff_rule);
+	diff_table_kernels(f, sd, p);
 	fprintf(f, "Matched by %s: %zu matched, %zu new, %zu gone\n",
-		p->exact ? "exact names" : "function (offsets ignored)", cnt[DIFF_MATCHED],
-		cnt[DIFF_NEW], cnt[DIFF_GONE]);
+		p->exact ? "exact names" : "function (offsets, .isra.0 ignored)",
+		cnt[DIFF_MATCHED], cnt[DIFF_NEW], cnt[DIFF_GONE]);
 	fputs("REGRESS: the largest increase of hold max, mean and p99, B over A\n", f);
 	fputs(">=, <=: a bound, as a side's p99 is a lower bound; ?: both are, unknown\n", f);
 	diff_table_gates(f, p);
@@ -823,6 +942,12 @@ static const char *const diff_bound_names[] = {
 	[DIFF_EXACT] = "",
 	[DIFF_AT_LEAST] = "ge",
 	[DIFF_AT_MOST] = "le",
+};
+
+static const char *const diff_kernels_names[] = {
+	[DIFF_K_SAME] = "same",
+	[DIFF_K_BUILDS] = "builds_differ",
+	[DIFF_K_DIFFER] = "differ",
 };
 
 static const char *const diff_status_names[] = {
@@ -904,7 +1029,8 @@ static void diff_json(FILE *f, const struct diff_entry *ev, size_t n,
 	lm_json_header(f, &sd[0].snap.h, 2);
 	fputs(",\n  \"b\": ", f);
 	lm_json_header(f, &sd[1].snap.h, 2);
-	fprintf(f, ",\n  \"match\": \"%s\",\n  \"rows\": [", p->exact ? "exact" : "function");
+	fprintf(f, ",\n  \"match\": \"%s\",\n  \"kernels\": \"%s\",\n  \"rows\": [",
+		p->exact ? "exact" : "function", diff_kernels_names[p->kernels]);
 	for (i = 0; i < n; i++) {
 		fputs(i ? ",\n" : "\n", f);
 		diff_json_entry(f, &ev[i], sd);
@@ -940,10 +1066,11 @@ static void diff_csv(FILE *f, const struct diff_entry *ev, size_t n,
 	for (c = 0; c < DIFF_NR_COLS; c++)
 		if (diff_cols[c].ge)
 			fprintf(f, ",change_%s_bound", diff_cols[c].name);
-	fputc('\n', f);
+	fputs(",a_kernel,b_kernel\n", f);
 	for (i = 0; i < n; i++) {
 		const struct diff_entry *e = &ev[i];
 		const struct diff_key *k = e->k[1] ? e->k[1] : e->k[0];
+		const char *kernel;
 		enum diff_bound bd;
 
 		fprintf(f, "%s,%s,", diff_status_names[e->status], lm_type_name(k->type));
@@ -971,6 +1098,11 @@ static void diff_csv(FILE *f, const struct diff_entry *ev, size_t n,
 			if (e->status == DIFF_MATCHED)
 				diff_col_change(e, sd, c, &bd);
 			fprintf(f, ",%s", diff_bound_names[bd]);
+		}
+		for (s = 0; s < 2; s++) {
+			kernel = diff_kernel(&sd[s].snap.h);
+			fputc(',', f);
+			lm_csv_str(f, kernel ? kernel : "");
 		}
 		fputc('\n', f);
 	}
@@ -1062,9 +1194,11 @@ int diff_main(int argc, char **argv)
 		if (ret)
 			goto out_free_sides;
 		lm_ctx_init(&sd[s].ctx, &sd[s].snap.h);
-		if (diff_side_keys(&sd[s], p.exact))
-			goto out_nomem;
 	}
+	p.kernels = diff_kernels(&sd[0].snap.h, &sd[1].snap.h);
+	for (s = 0; s < 2; s++)
+		if (diff_side_keys(&sd[s], s, &p))
+			goto out_nomem;
 	ev = diff_join(sd, &p, &n);
 	if (!ev)
 		goto out_nomem;

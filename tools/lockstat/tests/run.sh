@@ -1528,6 +1528,95 @@ ok "diff: the corrupt file named with its line" grep -q 'bad-fields.snap:27: cor
 	"$tmp/stderr"
 rc "diff -h" 0 diff -h
 
+# ---- diff across kernel lines: 6.1 before, 6.12 after ----
+# diff-a-6.1.snap is derived from diff-a.snap: its release, uname -v and
+# kernel made 6.1.192, and lookup_slow's site named as a clone,
+# lookup_slow.isra.0; nothing else changed.  B is diff-b.snap (6.12.120).
+d61=$fx/diff-a-6.1.snap
+golden "diff across kernel lines: each side's kernel, a clone is its function" \
+	diff-kernels.txt diff "$d61" "$db"
+"$LOCKSTAT" diff --json "$d61" "$db" >"$tmp/dk.json" 2>&1
+"$LOCKSTAT" diff --csv "$d61" "$db" >"$tmp/dk.csv" 2>&1
+"$LOCKSTAT" diff --json "$fx/hist.snap" "$fx/hist-2.snap" >"$tmp/dk-same.json" 2>&1
+ok "diff --json, --csv across kernel lines: each side's kernel, and that they differ" "$PYTHON" -c '
+import csv, json, sys
+d = json.load(open(sys.argv[1]))
+assert d["kernels"] == "differ" and d["a"]["kernel"] == "6.1.192", d["kernels"]
+assert d["b"]["kernel"] == "6.12.120"
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert {(r["a_kernel"], r["b_kernel"]) for r in rows} == {("6.1.192", "6.12.120")}, rows[0]
+assert [r["status"] for r in rows if r["site"] == "lookup_slow"] == ["matched"], rows
+s = json.load(open(sys.argv[3]))
+assert s["kernels"] == "same" and s["a"]["kernel"] == s["b"]["kernel"] == "6.12.117"
+' "$tmp/dk.json" "$tmp/dk.csv" "$tmp/dk-same.json"
+# What is the same function, each case derived from the two files above by
+# renaming one name on each side (WHAT: lookup_slow's site, or the lock of
+# init_task's spin row at copy_process) and read back as the statuses of
+# that row: a compiler's suffix (a clone, a cold part, a static's number)
+# is the same name, another name or module is not, and a name that is only
+# an address (hidden, raw, a per-CPU offset) matches nothing across kernels,
+# but in one snapshot against itself, and as it is under --exact.
+dk_status() {	# dk_status WHAT CSV: the statuses of that row, sorted
+	case $1 in
+	site) awk -F, '$2 == "rwsem_read" { print $1 }' "$2" ;;
+	lock) awk -F, '$2 == "spin" && $4 == "copy_process" { print $1 }' "$2" ;;
+	esac | sort | tr '\n' ' '
+}
+: >"$tmp/dk.why"
+while read -r want what a b; do
+	case $what in
+	site) oa='lookup_slow\.isra\.0+0x2a/0x50' ob='lookup_slow+0x2a/0x50' ;;
+	lock) oa='init_task+0x668' ob='init_task+0x6a8' ;;
+	esac
+	sed "s# $oa\( \|$\)# $a\1#" "$d61" >"$tmp/dk-a.snap"
+	sed "s# $ob\( \|$\)# $b\1#" "$db" >"$tmp/dk-b.snap"
+	case $want in
+	exact:*) "$LOCKSTAT" diff --exact --csv "$tmp/dk-a.snap" "$tmp/dk-b.snap" ;;
+	self:*) "$LOCKSTAT" diff --csv "$tmp/dk-a.snap" "$tmp/dk-a.snap" ;;
+	*) "$LOCKSTAT" diff --csv "$tmp/dk-a.snap" "$tmp/dk-b.snap" ;;
+	esac >"$tmp/dk-case.csv" 2>&1
+	got=$(dk_status "$what" "$tmp/dk-case.csv")
+	case ${want#*:} in
+	matched) [ "$got" = "matched " ] ;;
+	apart) [ "$got" = "gone new " ] ;;
+	esac || echo "$what $a / $b: want ${want#*:}, got '$got'" >>"$tmp/dk.why"
+done <<'CASES'
+matched site lookup_slow.isra.0+0x2a/0x50 lookup_slow+0x2a/0x50
+matched site lookup_slow.constprop.0+0x2a/0x50 lookup_slow.constprop.3+0x31/0x58
+matched site lookup_slow.part.0.cold+0x9/0x1c lookup_slow+0x2a/0x50
+matched site lookup_slow.constprop.0.isra.0+0x2a/0x50 lookup_slow.isra.0+0x2a/0x50
+matched site lookup_slow.isra.0+0x2a/0x50[ext4] lookup_slow+0x2a/0x50[ext4]
+matched lock lock.2+0x0 lock.5+0x0
+apart site __lookup_slow+0x2a/0x50 lookup_slow+0x2a/0x50
+apart site lookup_slow.isra.0+0x2a/0x50[ext4] lookup_slow+0x2a/0x50[xfs]
+apart site lookup_slow.v2+0x2a/0x50 lookup_slow+0x2a/0x50
+apart site lookup_slow+0x2a/0x50 lookup_slow.isra.0+0x2a/0x50[ext4]
+apart site 0000000000000000 0000000000000000
+apart site ffffffffc0a1b2c3 ffffffffc0a1b2c3
+apart lock percpu:0x2f4c0 percpu:0x2f4c0
+apart lock 0000000000000000 0000000000000000
+self:matched site 0000000000000000 0000000000000000
+self:matched lock percpu:0x2f4c0 percpu:0x2f4c0
+exact:matched site ffffffffc0a1b2c3 ffffffffc0a1b2c3
+exact:apart site lookup_slow.isra.0+0x2a/0x50 lookup_slow+0x2a/0x50
+CASES
+[ ! -s "$tmp/dk.why" ] &&
+	pass "diff across kernels: a compiler's suffix is the function, another name is not, an address nothing" ||
+	fail "diff across kernels: a compiler's suffix is the function, another name is not, an address nothing" \
+		"$tmp/dk.why"
+# one release, two builds (diff-a.snap with its uname -v changed and a
+# site hidden on both sides): said so, and the address matches nothing
+sed 's| lookup_slow+0x2a/0x50$| 0000000000000000|' "$da" >"$tmp/db-a.snap"
+sed 's/^uname_version: #1 /uname_version: #2 /' "$tmp/db-a.snap" >"$tmp/db-b.snap"
+"$LOCKSTAT" diff --width 0 "$tmp/db-a.snap" "$tmp/db-b.snap" >"$tmp/db.txt" 2>&1
+"$LOCKSTAT" diff --width 0 "$tmp/db-a.snap" "$tmp/db-a.snap" >"$tmp/db-same.txt" 2>&1
+ok "diff: one release, two builds: said so, an address apart; one build: no word, matched" sh -c "
+	grep -qx 'Builds differ: both 6.12.117, uname -v not the same' '$tmp/db.txt' &&
+	grep -q '^    new  B .* \[heap\] 0000000000000000\$' '$tmp/db.txt' &&
+	grep -q '^   gone  A .* \[heap\] 0000000000000000\$' '$tmp/db.txt' &&
+	! grep -q 'differ' '$tmp/db-same.txt' &&
+	grep -q '^Matched by function (.*): 6 matched, 0 new, 0 gone\$' '$tmp/db-same.txt'"
+
 # ---- histograms and percentiles ----
 # hist.snap: a TSC kernel's 28 bounds (not round: 0 85 170 341 ...), the
 # test module's 1000 short holds and one of 20 ms in lmt_hist_hold, a
@@ -1881,6 +1970,11 @@ sed -n '/^\.SH PROMETHEUS AND PCP/,/^\.SS /p' "$man8" | tr '\n' ' ' >"$tmp/man.p
 ok "lockstat.8: histograms not exported, though the kernel has buckets (hist.snap has 28)" sh -c "
 	! grep -q '_bucket' '$tmp/man.prom' && grep -q 'are not exported yet' '$tmp/man.prom.txt' &&
 	! grep -q 'kernel has no buckets' '$tmp/man.prom.txt'"
+# the lines the manual shows above a diff of two kernels are the tool's
+sed -n '/^Kernels differ: A 6\.1\.192, B 6\.12\.118$/{n;p;}' "$man8" >"$tmp/man-kd"
+ok "lockstat.8: the lines of a diff across kernels, as diff prints them" sh -c "
+	[ -s '$tmp/man-kd' ] && grep -qxF -f '$tmp/man-kd' '$gold/diff-kernels.txt' &&
+	grep -qx 'Kernels differ: A 6.1.192, B 6.12.120' '$gold/diff-kernels.txt'"
 if LC_ALL=C grep -q '[[:cntrl:]]' "$man8"; then
 	fail "lockstat.8: no control characters in the source"
 else
