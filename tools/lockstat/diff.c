@@ -457,9 +457,11 @@ static int diff_key_cmp(const void *pa, const void *pb)
  * build to build: a clone's kind (constprop, isra, part), a function's
  * cold part, LTO's and clang's marks (lto_priv, llvm, __uniq), an alias
  * (localalias), a static's or a clone's number.  A symbol is matched
- * without them; any other '.' part keeps the name as it is.
+ * without them; any other '.' part keeps the name as it is.  Within one
+ * build a static's number (right after the name) is kept: two statics of
+ * one name, the _rs.N of every ratelimit, are two locks there, not one.
  */
-static bool diff_suffix(const char *s, size_t n)
+static bool diff_suffix(const char *s, size_t n, bool numbers)
 {
 	static const char *const kinds[] = {
 		"constprop", "isra", "part", "cold", "lto_priv", "localalias", "llvm", "__uniq",
@@ -467,7 +469,7 @@ static bool diff_suffix(const char *s, size_t n)
 	unsigned int i;
 
 	if (n && strspn(s, "0123456789") >= n)
-		return true;
+		return numbers;
 	for (i = 0; i < ARRAY_SIZE(kinds); i++)
 		if (strlen(kinds[i]) == n && !memcmp(s, kinds[i], n))
 			return true;
@@ -475,7 +477,7 @@ static bool diff_suffix(const char *s, size_t n)
 }
 
 /* @name without its symbol's suffixes, in place: "foo.isra.0[mod]" is "foo[mod]" */
-static void diff_strip_suffixes(char *name)
+static void diff_strip_suffixes(char *name, bool numbers)
 {
 	char *end = name + strcspn(name, "[");	/* a module's name stays */
 	char *dot = memchr(name, '.', end - name), *p;
@@ -485,7 +487,8 @@ static void diff_strip_suffixes(char *name)
 		return;
 	for (p = dot; p < end; p += 1 + n) {
 		n = strcspn(p + 1, ".[");
-		if (!diff_suffix(p + 1, n))
+		/* a clone's number follows its kind; a static's, the name */
+		if (!diff_suffix(p + 1, n, numbers || p != dot))
 			return;
 	}
 	memmove(dot, end, strlen(end) + 1);
@@ -505,16 +508,16 @@ static bool diff_addr_name(const char *name)
 }
 
 /* @name as it is matched, copied to *@p (moved past it) */
-static const char *diff_name(char **p, const char *name, bool exact)
+static const char *diff_name(char **p, const char *name, const struct diff_params *dp)
 {
 	char *dst = *p;
 	size_t len = strlen(name) + 1;
 
-	if (exact) {
+	if (dp->exact) {
 		memcpy(dst, name, len);
 	} else {
 		lm_site_func(dst, len, name);
-		diff_strip_suffixes(dst);
+		diff_strip_suffixes(dst, dp->kernels != DIFF_K_SAME);
 	}
 	*p = dst + strlen(dst) + 1;
 	return dst;
@@ -549,8 +552,8 @@ static int diff_side_keys(struct diff_side *sd, int side, const struct diff_para
 			k->site = LM_OVERFLOW_NAME;
 			continue;
 		}
-		k->lock = diff_name(&p, r->lock, dp->exact);
-		k->site = diff_name(&p, r->site, dp->exact);
+		k->lock = diff_name(&p, r->lock, dp);
+		k->site = diff_name(&p, r->site, dp);
 		if (!dp->exact && dp->kernels != DIFF_K_SAME &&
 		    (diff_addr_name(k->lock) || diff_addr_name(k->site)))
 			k->only = 1 + side;

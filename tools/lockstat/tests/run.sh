@@ -1553,7 +1553,8 @@ assert s["kernels"] == "same" and s["a"]["kernel"] == s["b"]["kernel"] == "6.12.
 # renaming one name on each side (WHAT: lookup_slow's site, or the lock of
 # init_task's spin row at copy_process) and read back as the statuses of
 # that row: a compiler's suffix (a clone, a cold part, a static's number)
-# is the same name, another name or module is not, and a name that is only
+# is the same name (a static's number only across builds: in one, lock.2
+# and lock.5 are two statics), another name or module is not, and a name that is only
 # an address (hidden, raw, a per-CPU offset) matches nothing across kernels,
 # but in one snapshot against itself, and as it is under --exact.
 dk_status() {	# dk_status WHAT CSV: the statuses of that row, sorted
@@ -1573,6 +1574,9 @@ while read -r want what a b; do
 	case $want in
 	exact:*) "$LOCKSTAT" diff --exact --csv "$tmp/dk-a.snap" "$tmp/dk-b.snap" ;;
 	self:*) "$LOCKSTAT" diff --csv "$tmp/dk-a.snap" "$tmp/dk-a.snap" ;;
+	build:*)	# B from the same build as A: A's file with B's name
+		sed "s# $oa\( \|$\)# $b\1#" "$d61" >"$tmp/dk-b1.snap"
+		"$LOCKSTAT" diff --csv "$tmp/dk-a.snap" "$tmp/dk-b1.snap" ;;
 	*) "$LOCKSTAT" diff --csv "$tmp/dk-a.snap" "$tmp/dk-b.snap" ;;
 	esac >"$tmp/dk-case.csv" 2>&1
 	got=$(dk_status "$what" "$tmp/dk-case.csv")
@@ -1598,6 +1602,8 @@ apart lock 0000000000000000 0000000000000000
 self:matched site 0000000000000000 0000000000000000
 self:matched lock percpu:0x2f4c0 percpu:0x2f4c0
 exact:matched site ffffffffc0a1b2c3 ffffffffc0a1b2c3
+build:matched site lookup_slow.isra.0+0x2a/0x50 lookup_slow+0x2a/0x50
+build:apart lock lock.2+0x0 lock.5+0x0
 exact:apart site lookup_slow.isra.0+0x2a/0x50 lookup_slow+0x2a/0x50
 CASES
 [ ! -s "$tmp/dk.why" ] &&
