@@ -1996,29 +1996,18 @@ static bool lm_flat_pass(const struct lm_row *r, const struct lm_filter *f,
 	return f->min_util < 0 || lm_util_pct(r, c) >= f->min_util;
 }
 
-int lm_flat_build(struct lm_flat *fl, const struct lm_snapshot *s, const struct lm_filter *f,
-		  bool by_site)
+static int lm_sort_lockp(const void *pa, const void *pb)
 {
-	struct lm_filter all = *f;
-	size_t n = 0, i, k;
+	return lm_sort_cmp(&(*(const struct lm_lock *const *)pa)->agg,
+			   &(*(const struct lm_lock *const *)pb)->agg);
+}
+
+/* the rows of a lock and of a (lock, site) that pass, in the order of the view */
+static void lm_flat_rows(struct lm_flat *fl, const struct lm_filter *f, bool by_site)
+{
+	size_t i, k;
 	int t;
 
-	memset(fl, 0, sizeof(*fl));
-	all.top = 0;
-	all.min_con = -1;
-	all.min_util = -1;
-	if (lm_view_build(&fl->v, s, &all))
-		return -1;
-	for (i = 0; i < s->nr; i++)
-		if (s->rows[i].type > LM_TYPE_NONE && s->rows[i].type < LM_NR_TYPES)
-			fl->nr_all++;
-	for (t = LM_TYPE_NONE + 1; t < LM_NR_TYPES; t++)
-		n += by_site ? fl->v.sec[t].nr_rows : fl->v.sec[t].nr_locks;
-	fl->rows = malloc((n ? n : 1) * sizeof(*fl->rows));
-	if (!fl->rows) {
-		lm_flat_free(fl);
-		return -1;
-	}
 	for (t = LM_TYPE_NONE + 1; t < LM_NR_TYPES; t++) {
 		const struct lm_section *sec = &fl->v.sec[t];
 
@@ -2035,20 +2024,118 @@ int lm_flat_build(struct lm_flat *fl, const struct lm_snapshot *s, const struct 
 					fl->rows[fl->nr++] = lk->sites[k];
 		}
 	}
+}
+
+/*
+ * The tree: the locks that pass, sorted, each followed by its sites, which
+ * the view sorted; --top N keeps N locks and N sites under each
+ */
+static int lm_flat_tree(struct lm_flat *fl, const struct lm_filter *f, size_t nr_locks)
+{
+	const struct lm_lock **lv = malloc((nr_locks ? nr_locks : 1) * sizeof(*lv));
+	size_t i, k, n = 0, nr_sites;
+	int t;
+
+	if (!lv)
+		return -1;
+	for (t = LM_TYPE_NONE + 1; t < LM_NR_TYPES; t++)
+		for (i = 0; i < fl->v.sec[t].nr_locks; i++)
+			if (lm_flat_pass(&fl->v.sec[t].locks[i].agg, f, &fl->v.ctx))
+				lv[n++] = &fl->v.sec[t].locks[i];
+	qsort(lv, n, sizeof(*lv), lm_sort_lockp);
+	if (f->top && n > f->top)
+		n = f->top;
+	for (i = 0; i < n; i++) {
+		bool alone = lm_lock_per_site(lv[i]->agg.class);
+
+		fl->line[fl->nr] = alone ? LM_TL_ALONE : LM_TL_LOCK;
+		fl->rows[fl->nr++] = &lv[i]->agg;
+		nr_sites = alone ? 0 : lv[i]->nr_sites;
+		if (f->top && nr_sites > f->top)
+			nr_sites = f->top;
+		for (k = 0; k < nr_sites; k++) {
+			fl->line[fl->nr] = k + 1 < nr_sites ? LM_TL_SITE : LM_TL_SITE_LAST;
+			fl->rows[fl->nr++] = lv[i]->sites[k];
+		}
+	}
+	free(lv);
+	return 0;
+}
+
+int lm_flat_build(struct lm_flat *fl, const struct lm_snapshot *s, const struct lm_filter *f,
+		  enum lm_flat_mode mode)
+{
+	struct lm_filter all = *f;
+	size_t n = 0, nr_locks = 0, i;
+	int t;
+
+	memset(fl, 0, sizeof(*fl));
+	all.top = 0;
+	all.min_con = -1;
+	all.min_util = -1;
+	if (lm_view_build(&fl->v, s, &all))
+		return -1;
+	for (i = 0; i < s->nr; i++)
+		if (s->rows[i].type > LM_TYPE_NONE && s->rows[i].type < LM_NR_TYPES)
+			fl->nr_all++;
+	for (t = LM_TYPE_NONE + 1; t < LM_NR_TYPES; t++) {
+		nr_locks += fl->v.sec[t].nr_locks;
+		n += mode == LM_FLAT_LOCK ? 0 : fl->v.sec[t].nr_rows;
+	}
+	n += mode == LM_FLAT_SITE ? 0 : nr_locks;
+	fl->rows = malloc((n ? n : 1) * sizeof(*fl->rows));
+	if (mode == LM_FLAT_TREE)
+		fl->line = malloc(n ? n : 1);
+	if (!fl->rows || (mode == LM_FLAT_TREE && !fl->line))
+		goto out_free;
 	lm_sort_key = f->key;
 	lm_sort_ctx = &fl->v.ctx;
 	lm_sort_dir = (f->key->desc != f->reverse) ? -1 : 1;
+	if (mode == LM_FLAT_TREE) {
+		if (lm_flat_tree(fl, f, nr_locks))
+			goto out_free;
+		return 0;
+	}
+	lm_flat_rows(fl, f, mode == LM_FLAT_SITE);
 	qsort(fl->rows, fl->nr, sizeof(*fl->rows), lm_sort_rowp);
 	if (f->top && fl->nr > f->top)
 		fl->nr = f->top;
 	return 0;
+out_free:
+	lm_flat_free(fl);
+	return -1;
+}
+
+void lm_flat_fold(struct lm_flat *fl, bool (*folded)(const struct lm_row *lock, void *arg),
+		  void *arg)
+{
+	bool fold = false;
+	size_t i, j = 0;
+
+	if (!fl->line)
+		return;
+	for (i = 0; i < fl->nr; i++) {
+		uint8_t line = fl->line[i];
+
+		if (line == LM_TL_LOCK && (fold = folded(fl->rows[i], arg)))
+			line = LM_TL_FOLDED;
+		else if (line == LM_TL_ALONE)
+			fold = false;
+		else if (lm_tree_site(line) && fold)
+			continue;
+		fl->line[j] = line;
+		fl->rows[j++] = fl->rows[i];
+	}
+	fl->nr = j;
 }
 
 void lm_flat_free(struct lm_flat *fl)
 {
 	lm_view_free(&fl->v);
 	free(fl->rows);
+	free(fl->line);
 	fl->rows = NULL;
+	fl->line = NULL;
 	fl->nr = 0;
 }
 

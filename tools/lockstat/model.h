@@ -606,18 +606,47 @@ int lm_snap_delta(struct lm_snapshot *out, const struct lm_snapshot *cur,
 
 /*
  * One list across the lock types, for top: every lock (a lock's sites
- * summed) or, @by_site, every (lock, site), after the filter, sorted by
- * its key and cut at its --top.  The rows point into @s.
+ * summed), every (lock, site), or the tree: every lock with its sites
+ * beneath it.  After the filter, sorted by its key (in the tree the locks,
+ * and the sites of each lock) and cut at its --top (in the tree, N locks
+ * and N sites under each).  The rows point into @s.
  */
+enum lm_flat_mode {
+	LM_FLAT_LOCK,
+	LM_FLAT_SITE,
+	LM_FLAT_TREE,
+};
+
+/* what a line of the tree is (lm_flat.line[]) */
+enum lm_tree_line {
+	LM_TL_LOCK,		/* a lock, its sites on the lines below */
+	LM_TL_FOLDED,		/* a lock, its sites folded away */
+	LM_TL_ALONE,		/* a lock that is one site ([heap], *overflow*) */
+	LM_TL_SITE,		/* a site of the lock above, more below */
+	LM_TL_SITE_LAST,	/* the lock's last site */
+};
+
+static inline bool lm_tree_site(int line)
+{
+	return line == LM_TL_SITE || line == LM_TL_SITE_LAST;
+}
+
 struct lm_flat {
 	struct lm_view v;
 	const struct lm_row **rows;
+	uint8_t *line;		/* the tree: enum lm_tree_line per row; else NULL */
 	size_t nr;
 	size_t nr_all;		/* before the name and type filters */
 };
 
 int lm_flat_build(struct lm_flat *fl, const struct lm_snapshot *s, const struct lm_filter *f,
-		  bool by_site);
+		  enum lm_flat_mode mode);
+/*
+ * The tree without the sites of the locks @folded says are folded, each
+ * of them LM_TL_FOLDED; a list that is no tree stays as it is.
+ */
+void lm_flat_fold(struct lm_flat *fl, bool (*folded)(const struct lm_row *lock, void *arg),
+		  void *arg);
 void lm_flat_free(struct lm_flat *fl);
 
 /*

@@ -12,6 +12,8 @@
  * so an idle top costs a few wakeups a second.
  */
 #include <errno.h>
+#include <langinfo.h>
+#include <locale.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -30,6 +32,7 @@
 enum {
 	TOP_OPT_BY_SITE = 512,
 	TOP_OPT_REPLAY,
+	TOP_OPT_TREE,
 };
 
 struct top_params {
@@ -38,6 +41,7 @@ struct top_params {
 	unsigned long count;	/* -n; 0: until q or ^C */
 	bool batch;		/* -b */
 	bool by_site;
+	bool tree;
 	char **replay;		/* --replay: the operands */
 	size_t nr_replay;
 };
@@ -78,6 +82,7 @@ static const char *const top_msg[] = {
 	"                     (default 1; 0.05 s to 86400 s)",
 	"  -n, --iterations N stop after N frames (default: until q or ^C)",
 	"  --by-site          a row per (lock, call site), not per lock (key g)",
+	"  --tree             each lock, its call sites beneath it (key T or F5)",
 	"  --replay FILE...   frames from saved snapshots (lockstat get), in order,",
 	"                     one per interval, instead of the running kernel",
 	"  -h, --help         this text",
@@ -94,13 +99,13 @@ static const char *const top_msg[] = {
 static const char *const top_keys_help[] = {
 	"lockstat top: keys",
 	"",
-	"  < > (left, right)  sort by the column left or right of the current one",
+	"  < > (left, right)  sort by the next column left, right;  R  reverse the sort",
 	"  s                  sort by a key by name: rate util con meanhold maxhold",
 	"                     meanwait maxwait waitcpu p99hold p99wait type name ...",
-	"  R                  reverse the sort",
 	"  /                  show only locks or sites containing a string (empty: all)",
 	"  t                  cycle the lock type: all, then each the interval has",
 	"  g                  group by lock, or a row per (lock, site)",
+	"  T F5               tree: each lock, its sites beneath; - fold, + open, * all",
 	"  c                  cycle all CPUs merged, CPU 0, CPU 1, ... (netlink)",
 	"  p                  pause; again to go on        [ ]  scroll NAME left, right",
 	"  space              a new sample now (replay: the next file)",
@@ -120,7 +125,7 @@ static const char *const top_keys_help[] = {
 	"percentile of holds; HOLDER (148 columns and wider): who made HMAX.",
 	"Narrower, NAME keeps the rest of the line: columns drop, %CPU first, then",
 	"ACQ/s, WMEAN, CON, WMAX, TYPE, UTIL, HMEAN; under 100 TYPE abbreviates.",
-	"*TOTAL*, the last line, adds up all the rows.  man lockstat: the rest.",
+	"*TOTAL*, the last line, adds up the rows (the tree: its locks).  man lockstat",
 	NULL,
 };
 
@@ -161,6 +166,7 @@ static int top_parse_args(int argc, char **argv, struct top_params *p)
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "replay", no_argument, NULL, TOP_OPT_REPLAY },
 		{ "source", required_argument, NULL, LM_OPT_SOURCE },
+		{ "tree", no_argument, NULL, TOP_OPT_TREE },
 		LM_VIEW_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -197,6 +203,9 @@ static int top_parse_args(int argc, char **argv, struct top_params *p)
 			break;
 		case TOP_OPT_REPLAY:
 			replay = true;
+			break;
+		case TOP_OPT_TREE:
+			p->tree = true;
 			break;
 
 		default:
@@ -245,6 +254,13 @@ static int top_parse_args(int argc, char **argv, struct top_params *p)
 
 /* ---- collection ---- */
 
+/* a lock of the tree, as top_lock_is() knows it again in the next frame */
+struct top_lock {
+	uint32_t type;
+	char *lock;
+	char *site;	/* a lock that is one site ([heap], *overflow*): that site */
+};
+
 struct top {
 	const struct top_params *p;
 	struct lm_source src;
@@ -263,6 +279,10 @@ struct top {
 	bool sel_known;
 	uint32_t sel_type;
 	char *sel_lock, *sel_site;
+	/* the tree: the locks folded, or with fold_all those left open */
+	bool fold_all;
+	struct top_lock *fold;
+	size_t nr_fold;
 };
 
 static double top_ts_diff(const struct timespec *a, const struct timespec *b)
@@ -346,35 +366,117 @@ static void top_sel_find(struct top *t)
 		t->st.sel = lock_at;
 }
 
-/* the frame's total line: its rows added up, named after their number */
+/*
+ * The frame's total line: its rows added up, named after their number;
+ * in the tree, its locks' lines (each the sum of its sites)
+ */
 static void top_total(struct lm_top_frame *f)
 {
-	size_t i;
+	size_t i, n = 0;
 
+	f->nr_locks = 0;
 	if (!f->nr)
 		return;
-	f->total = *f->rows[0];
-	for (i = 1; i < f->nr; i++)
-		lm_row_add(&f->total, f->rows[i]);
-	snprintf(f->total_name, sizeof(f->total_name), "*TOTAL* of %zu row%s", f->nr,
-		 f->nr == 1 ? "" : "s");
+	for (i = 0; i < f->nr; i++) {
+		if (lm_tree_site(lm_top_line(f, i)))
+			continue;
+		if (n++)
+			lm_row_add(&f->total, f->rows[i]);
+		else
+			f->total = *f->rows[i];
+	}
+	f->nr_locks = f->line ? n : 0;
+	snprintf(f->total_name, sizeof(f->total_name), "*TOTAL* of %zu %s%s", n,
+		 f->line ? "lock" : "row", n == 1 ? "" : "s");
 	f->total.type = LM_TYPE_NONE;
 	f->total.lock = f->total_name;
 	f->total.site = NULL;
+}
+
+static bool top_lock_is(const struct top_lock *l, const struct lm_row *r)
+{
+	return l->type == r->type && top_str_eq(l->lock, r->lock) && top_str_eq(l->site, r->site);
+}
+
+/* where the lock of row @r is in fold[]; nr_fold: not there */
+static size_t top_fold_find(const struct top *t, const struct lm_row *r)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_fold; i++)
+		if (top_lock_is(&t->fold[i], r))
+			break;
+	return i;
+}
+
+/* lm_flat_fold()'s question: is the lock of row @r folded */
+static bool top_folded(const struct lm_row *r, void *arg)
+{
+	const struct top *t = arg;
+
+	return t->fold_all != (top_fold_find(t, r) < t->nr_fold);
+}
+
+static void top_fold_forget(struct top *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_fold; i++) {
+		free(t->fold[i].lock);
+		free(t->fold[i].site);
+	}
+	free(t->fold);
+	t->fold = NULL;
+	t->nr_fold = 0;
+}
+
+/* fold (@fold) or open the lock of row @r; false: out of memory */
+static bool top_fold_set(struct top *t, const struct lm_row *r, bool fold)
+{
+	size_t i = top_fold_find(t, r);
+	struct top_lock *v;
+
+	if ((i < t->nr_fold) == (fold != t->fold_all))
+		return true;		/* it is already */
+	if (i < t->nr_fold) {
+		free(t->fold[i].lock);
+		free(t->fold[i].site);
+		t->fold[i] = t->fold[--t->nr_fold];
+		return true;
+	}
+	v = realloc(t->fold, (t->nr_fold + 1) * sizeof(*v));
+	if (!v)
+		return false;
+	t->fold = v;
+	v += t->nr_fold;
+	v->type = r->type;
+	v->lock = r->lock ? strdup(r->lock) : NULL;
+	v->site = r->site ? strdup(r->site) : NULL;
+	if ((r->lock && !v->lock) || (r->site && !v->site)) {
+		free(v->lock);
+		free(v->site);
+		return false;
+	}
+	t->nr_fold++;
+	return true;
 }
 
 /* sort and filter the delta into the frame again, after a key */
 static int top_build(struct top *t)
 {
 	struct lm_top_frame *f = &t->frame;
+	enum lm_flat_mode mode = t->st.tree ? LM_FLAT_TREE :
+				 t->st.by_site ? LM_FLAT_SITE : LM_FLAT_LOCK;
 
 	lm_flat_free(&t->flat);
-	if (lm_flat_build(&t->flat, &t->delta, &t->st.filter, t->st.by_site)) {
+	if (lm_flat_build(&t->flat, &t->delta, &t->st.filter, mode)) {
 		lm_err("out of memory");
 		t->have_frame = false;
 		return LM_EXIT_ERR;
 	}
+	lm_flat_fold(&t->flat, top_folded, t);
 	f->rows = t->flat.rows;
+	f->line = t->flat.line;
 	f->nr = t->flat.nr;
 	f->nr_active = t->flat.nr_all;
 	top_total(f);
@@ -511,6 +613,15 @@ static int top_sample(struct top *t)
 	return top_frame(t);
 }
 
+/* whether the locale (LC_ALL, LC_CTYPE, LANG) has UTF-8; lockstat stays in the C locale */
+static bool top_utf8(void)
+{
+	bool utf8 = setlocale(LC_CTYPE, "") && !strcmp(nl_langinfo(CODESET), "UTF-8");
+
+	setlocale(LC_CTYPE, "C");
+	return utf8;
+}
+
 static int top_open(struct top *t, const struct top_params *p)
 {
 	memset(t, 0, sizeof(*t));
@@ -520,6 +631,9 @@ static int top_open(struct top *t, const struct top_params *p)
 	t->st.filter = p->opts.view.filter;
 	t->st.cpu = p->opts.cpu;
 	t->st.by_site = p->by_site;
+	t->st.tree = p->tree;
+	/* the screen draws the tree with the terminal's line characters */
+	t->st.utf8 = p->batch && top_utf8();
 	t->st.help_text = top_keys_help;
 	if (t->st.filter.name) {
 		snprintf(t->st.name, sizeof(t->st.name), "%s", t->st.filter.name);
@@ -538,6 +652,7 @@ static void top_close(struct top *t)
 	lm_snap_free(&t->cur);
 	lm_snap_free(&t->prev);
 	top_sel_forget(t);
+	top_fold_forget(t);
 	if (t->live)
 		lm_source_close(&t->src);
 }
@@ -780,7 +895,6 @@ static void top_select(struct top *t, long by)
 	top_sel_keep(t);
 }
 
-/* what a key does; false: quit */
 /* NAME's text moved by a step to the left (@dir 1) or back (-1) */
 static void top_name_scroll(struct top *t, int dir)
 {
@@ -796,6 +910,83 @@ static void top_name_scroll(struct top *t, int dir)
 		top_say(t, "NAME from its start");
 }
 
+/* T, F5: the tree, or the list it came from */
+static void top_tree_key(struct top *t)
+{
+	t->st.tree = !t->st.tree;
+	if (t->st.tree)
+		top_say(t, "tree: each lock, its sites beneath; - folds a lock, + opens it, * all");
+	else
+		top_say(t, "tree off: a row per %s", t->st.by_site ? "(lock, site)" : "lock");
+}
+
+/* the tree's row of the lock of the selected row; SIZE_MAX: no tree, no row */
+static size_t top_tree_lock_at(const struct top *t)
+{
+	const struct lm_top_frame *f = &t->frame;
+	size_t i;
+
+	if (!t->st.tree || !t->have_frame || !f->nr || !f->line)
+		return SIZE_MAX;
+	i = t->st.sel < f->nr ? t->st.sel : f->nr - 1;
+	while (i && lm_tree_site(f->line[i]))
+		i--;
+	return i;
+}
+
+/* -, +: fold or open the lock of the selected row; - on a site selects its lock */
+static void top_fold_key(struct top *t, bool fold)
+{
+	const char *what = fold ? "fold" : "open";
+	size_t i = top_tree_lock_at(t);
+	char name[160];
+
+	if (!t->st.tree) {
+		top_say(t, "%s: in the tree (T or F5)", what);
+		return;
+	}
+	if (i == SIZE_MAX) {
+		top_say(t, "%s: no lock to %s", what, what);
+		return;
+	}
+	lm_top_name(name, sizeof(name), &t->frame, i);
+	if (t->frame.line[i] == LM_TL_ALONE) {
+		top_say(t, "%s: %s is one site, nothing beneath", what, name);
+		return;
+	}
+	if (!top_fold_set(t, t->frame.rows[i], fold)) {
+		top_say(t, "%s: out of memory", what);
+		return;
+	}
+	if (fold) {
+		t->st.sel = i;
+		top_sel_keep(t);
+	}
+	top_say(t, "%s: %s", fold ? "folded" : "open", name);
+}
+
+/* *: open every lock when one is folded, else fold them all (htop's *) */
+static void top_fold_all(struct top *t)
+{
+	bool folded = false;
+	size_t i = top_tree_lock_at(t), k;
+
+	if (!t->st.tree) {
+		top_say(t, "fold all: in the tree (T or F5)");
+		return;
+	}
+	for (k = 0; i != SIZE_MAX && k < t->frame.nr; k++)
+		folded |= t->frame.line[k] == LM_TL_FOLDED;
+	top_fold_forget(t);
+	t->fold_all = !folded;
+	if (t->fold_all && i != SIZE_MAX) {
+		t->st.sel = i;
+		top_sel_keep(t);
+	}
+	top_say(t, folded ? "all locks open" : "all locks folded: + opens one, * all");
+}
+
+/* what a key does; false: quit */
 static bool top_key(struct top *t, int key, size_t *scroll)
 {
 	if (t->st.help) {
@@ -840,8 +1031,23 @@ static bool top_key(struct top *t, int key, size_t *scroll)
 		top_name_scroll(t, key == ']' ? 1 : -1);
 		break;
 	case 'g':
-		t->st.by_site = !t->st.by_site;
+		/* from the tree: back to the list it came from */
+		if (t->st.tree)
+			t->st.tree = false;
+		else
+			t->st.by_site = !t->st.by_site;
 		top_say(t, "a row per %s", t->st.by_site ? "(lock, site)" : "lock");
+		break;
+	case 'T':
+		top_tree_key(t);
+		break;
+	case '+':
+	case '=':
+	case '-':
+		top_fold_key(t, key == '-');
+		break;
+	case '*':
+		top_fold_all(t);
 		break;
 	case 'c':
 		top_cpu_step(t);

@@ -29,6 +29,8 @@ struct lm_top_state {
 	struct lm_filter filter;	/* .key, .reverse, .name, .types */
 	int cpu;			/* -1: all CPUs merged */
 	bool by_site;			/* a row per (lock, site), not per lock */
+	bool tree;			/* T, F5: each lock, its sites beneath (by_site aside) */
+	bool utf8;			/* batch: the tree's glyphs in UTF-8 (the locale's) */
 	bool paused;			/* p: no fetching */
 	bool help;			/* h, ?: the help screen is up */
 	bool detail;			/* Enter: the selected row's detail pane */
@@ -47,13 +49,16 @@ struct lm_top_frame {
 	uint64_t metered_ns;		/* since reset (.ctx has the interval's) */
 	uint64_t loss_new[LM_NR_LOSSES];	/* losses within the interval */
 	const struct lm_row *const *rows;	/* shown rows, sorted */
+	const uint8_t *line;		/* the tree: enum lm_tree_line of each row; NULL: none */
 	size_t nr;
 	/*
 	 * the total line, when nr > 0: the rows added up (lm_row_add()), type
-	 * LM_TYPE_NONE ("all"), named "*TOTAL* of N rows" in total_name
+	 * LM_TYPE_NONE ("all"), named "*TOTAL* of N rows" in total_name; in
+	 * the tree, the locks' lines added up, "*TOTAL* of N locks"
 	 */
 	struct lm_row total;
 	char total_name[48];
+	size_t nr_locks;		/* the tree: the lines of its locks */
 	size_t nr_active;		/* rows before the name/type filters */
 	unsigned long seq;		/* frames so far, from 1 */
 	const char *origin;		/* "netlink", "proc", or the replay file */
@@ -67,6 +72,19 @@ struct lm_top_frame {
  */
 void lm_top_cell(char *buf, size_t len, enum lm_key_id k, const struct lm_row *r,
 		 const struct lm_top_frame *f);
+/*
+ * The tree: what row @i of @f is (enum lm_tree_line), or LM_TOP_FLAT when
+ * @f is no tree; its NAME (a site's is the site alone: its lock is the
+ * line above); the glyphs before that NAME as text, "- " and "+ " for an
+ * open and a folded lock, "  |- " and "  `- " for its sites (in UTF-8,
+ * box-drawing characters).  The screen draws them with the terminal's
+ * line characters instead.
+ */
+#define LM_TOP_FLAT	(-1)
+int lm_top_line(const struct lm_top_frame *f, size_t i);
+void lm_top_name(char *buf, size_t len, const struct lm_top_frame *f, size_t i);
+const char *lm_top_glyphs(int line, bool utf8);
+
 /* "MAX" and "MEAN" are ambiguous in one line: HMAX, WMEAN */
 const char *lm_top_header(enum lm_key_id k);
 /* a column's width: the key's, or its header's if wider (NAME: 0, the rest) */

@@ -15,10 +15,12 @@
  *   { "frame": N, "since_start": bool, "time": { "sec": S, "nsec": N },
  *     "interval_ns": metered ns of the interval, "wall_s": s,
  *     "metered_ns": since reset, "state": "on", "cpus": N, "cpu": N|null,
- *     "source": "netlink", "sort": { "key", "reverse" }, "group": "lock",
+ *     "source": "netlink", "sort": { "key", "reverse" },
+ *     "group": "lock", "site" or "tree",
  *     "losses": { name: total }, "losses_new": { name: in the interval },
  *     "rows_active": N, "total": null or { "rows": N, the 16 numbers, "rate",
- *       "hold_mean_ns" ... "wait_cpu_pct" of the frame's rows added up },
+ *       "hold_mean_ns" ... "wait_cpu_pct" of the frame's rows added up
+ *       (the tree's: of its locks, N of them) },
  *     "rows": [ { "type", "lock", "class", ["site"],
  *       the 16 numbers ("hold_min_ns", "wait_min_ns" null when the
  *       interval cannot tell: it had holds, waits, none shorter than
@@ -27,7 +29,7 @@
  *       "hold_max_new", "wait_max_new", and the evidence of
  *       the maxima as report --json has it: of the interval when *_new;
  *       the interval's percentiles and histograms as report --json has
- *       them } ] }
+ *       them; in the tree, a lock's "sites": [ rows of its sites ] } ] }
  */
 #include <string.h>
 #include <time.h>
@@ -87,6 +89,37 @@ void lm_top_cell(char *buf, size_t len, enum lm_key_id k, const struct lm_row *r
 	/* "lmt_lock[mod] lmt_take+0x1e[mod]" says the module once: at the site */
 	lm_site_short(site, sizeof(site), r->site);
 	snprintf(buf, len, "%.*s %s", lm_lock_len(r->lock, site), r->lock, site);
+}
+
+int lm_top_line(const struct lm_top_frame *f, size_t i)
+{
+	return f->line && i < f->nr ? f->line[i] : LM_TOP_FLAT;
+}
+
+void lm_top_name(char *buf, size_t len, const struct lm_top_frame *f, size_t i)
+{
+	if (lm_tree_site(lm_top_line(f, i)))
+		lm_site_short(buf, len, f->rows[i]->site);
+	else
+		lm_top_cell(buf, len, LM_K_NAME, f->rows[i], f);
+}
+
+const char *lm_top_glyphs(int line, bool utf8)
+{
+	switch (line) {
+	case LM_TL_LOCK:
+		return "- ";
+	case LM_TL_FOLDED:
+		return "+ ";
+	case LM_TL_ALONE:
+		return "  ";
+	case LM_TL_SITE:
+		return utf8 ? "  \u251c\u2500 " : "  |- ";
+	case LM_TL_SITE_LAST:
+		return utf8 ? "  \u2514\u2500 " : "  `- ";
+	default:
+		return "";
+	}
 }
 
 static double lm_secs(uint64_t ns)
@@ -207,16 +240,28 @@ void lm_top_layout(struct lm_top_layout *lo, int width, const struct lm_key *sor
 	lo->name_w = width > 0 ? width - used : 0;
 }
 
+/* the rows of a frame that --top leaves (the tree's: lm_flat_build() cut it) */
 static size_t lm_batch_rows(const struct lm_top_frame *f, size_t top)
 {
-	return top && f->nr > top ? top : f->nr;
+	return top && !f->line && f->nr > top ? top : f->nr;
+}
+
+/* the bytes of the first @cols columns of @s: a UTF-8 character (a glyph) is one */
+static int lm_cols_bytes(const char *s, int cols)
+{
+	const char *p = s;
+
+	for (; *p && cols > 0; cols--)
+		for (p++; (*p & 0xc0) == 0x80; p++)
+			;
+	return (int)(p - s);
 }
 
 /* @s and a line break, cut at @width columns (0: not cut) */
 static void lm_batch_line(FILE *out, const char *s, int width)
 {
 	if (width > 0)
-		fprintf(out, "%.*s\n", width, s);
+		fprintf(out, "%.*s\n", lm_cols_bytes(s, width), s);
 	else
 		fprintf(out, "%s\n", s);
 }
@@ -243,11 +288,12 @@ static void lm_batch_fields(FILE *out, const char *s, int width)
 	fputc('\n', out);
 }
 
-/* a row of the table, or the total line */
-static void lm_batch_row(FILE *out, const struct lm_row *r, const struct lm_top_frame *f,
-			 const struct lm_top_layout *lo)
+/* row @i of the table, its tree's glyphs before NAME; @i == f->nr: the total line */
+static void lm_batch_row(FILE *out, size_t i, const struct lm_top_frame *f,
+			 const struct lm_top_layout *lo, bool utf8)
 {
-	char cell[512];
+	const struct lm_row *r = i < f->nr ? f->rows[i] : &f->total;
+	char cell[512], name[480];
 	unsigned int c;
 
 	for (c = 0; c < lm_top_nr_cols; c++) {
@@ -258,6 +304,11 @@ static void lm_batch_row(FILE *out, const struct lm_row *r, const struct lm_top_
 		lm_top_cell(cell, sizeof(cell), k, r, f);
 		if (k == LM_K_TYPE)
 			lm_top_type_cell(cell, sizeof(cell), r, lo);
+		if (k == LM_K_NAME && i < f->nr) {
+			lm_top_name(name, sizeof(name), f, i);
+			snprintf(cell, sizeof(cell), "%s%s", lm_top_glyphs(lm_top_line(f, i), utf8),
+				 name);
+		}
 		if (k == LM_K_NAME)
 			lm_batch_line(out, cell, lo->name_w);
 		else
@@ -293,10 +344,10 @@ void lm_batch_text(FILE *out, const struct lm_top_frame *f, const struct lm_top_
 				lm_top_header(k));
 	}
 	for (i = 0; i < n; i++)
-		lm_batch_row(out, f->rows[i], f, &lo);
+		lm_batch_row(out, i, f, &lo, st->utf8);
 	/* of all the frame's rows, --top or not */
 	if (f->nr)
-		lm_batch_row(out, &f->total, f, &lo);
+		lm_batch_row(out, f->nr, f, &lo, st->utf8);
 	if (!f->nr)
 		fprintf(out, "%s\n", f->nr_active ? "(no rows match the filters)" :
 			lm_has(f->h, LM_H_STATE) && !f->h->on ?
@@ -306,9 +357,16 @@ void lm_batch_text(FILE *out, const struct lm_top_frame *f, const struct lm_top_
 	lm_write_errno(out);
 }
 
-static void lm_batch_json_row(FILE *out, const struct lm_row *r, const struct lm_ctx *c)
+/*
+ * Row @i of @f; a lock of the tree takes its sites along, as "sites": [ rows ].
+ * Returns the index of the next row.
+ */
+static size_t lm_batch_json_row(FILE *out, const struct lm_top_frame *f, size_t i)
 {
+	const struct lm_row *r = f->rows[i];
+	const struct lm_ctx *c = &f->ctx;
 	const uint64_t *v = r->v;
+	size_t k = i + 1;
 
 	fprintf(out, "{ \"type\": \"%s\", \"lock\": ", lm_type_name(r->type));
 	lm_json_str(out, r->lock);
@@ -326,7 +384,16 @@ static void lm_batch_json_row(FILE *out, const struct lm_row *r, const struct lm
 		r->fresh & (1U << LM_F_WAIT_MAX) ? "true" : "false");
 	lm_json_hist(out, r, c);
 	lm_json_evidence(out, r);
+	if (lm_top_line(f, i) == LM_TL_LOCK) {
+		fputs(", \"sites\": [", out);
+		while (lm_tree_site(lm_top_line(f, k))) {
+			fputs(k > i + 1 ? ", " : " ", out);
+			k = lm_batch_json_row(out, f, k);
+		}
+		fputs(" ]", out);
+	}
 	fputs(" }", out);
+	return k;
 }
 
 static void lm_batch_json_losses(FILE *out, const char *name, const struct lm_header *h,
@@ -372,12 +439,12 @@ void lm_batch_json(FILE *out, const struct lm_top_frame *f, const struct lm_top_
 	}
 	fprintf(out, ", \"sort\": { \"key\": \"%s\", \"reverse\": %s }, \"group\": \"%s\"",
 		st->filter.key->name, st->filter.reverse ? "true" : "false",
-		st->by_site ? "site" : "lock");
+		st->tree ? "tree" : st->by_site ? "site" : "lock");
 	lm_batch_json_losses(out, "losses", h, h->loss);
 	lm_batch_json_losses(out, "losses_new", h, f->loss_new);
 	fprintf(out, ", \"rows_active\": %zu, \"total\": ", f->nr_active);
 	if (f->nr) {
-		fprintf(out, "{ \"rows\": %zu", f->nr);
+		fprintf(out, "{ \"rows\": %zu", f->line ? f->nr_locks : f->nr);
 		lm_json_fields(out, &f->total);
 		fprintf(out, ", \"rate\": %.3f", f->ctx.elapsed_ns > 0 ?
 			1e9 * (double)f->total.v[LM_F_ACQUIRED] / f->ctx.elapsed_ns : 0);
@@ -387,9 +454,9 @@ void lm_batch_json(FILE *out, const struct lm_top_frame *f, const struct lm_top_
 		fputs("null", out);
 	}
 	fputs(", \"rows\": [", out);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n;) {
 		fputs(i ? ", " : " ", out);
-		lm_batch_json_row(out, f->rows[i], &f->ctx);
+		i = lm_batch_json_row(out, f, i);
 	}
 	fputs(n ? " ] }\n" : "] }\n", out);
 	fflush(out);

@@ -23,6 +23,7 @@
  * The only state is the curses screen itself.
  */
 #include <curses.h>
+#include <locale.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,7 @@ static SCREEN *lm_scr;		/* NULL: the screen is closed */
 static bool lm_color;		/* colors, unless the terminal or NO_COLOR says none */
 static const volatile sig_atomic_t *lm_quit;	/* the collector's: set, every wait ends */
 static bool lm_gone;		/* the terminal hung up */
+static bool lm_lines;		/* the terminal draws lines: the tree's glyphs in them */
 
 /*
  * After getch() gave ERR: is the terminal still there?  A hung-up tty
@@ -81,6 +83,27 @@ static bool lm_can_address(void)
 	return cup && cup != (const char *)-1;
 }
 
+/* whether the alternate characters of @acsc (pairs: ours, the terminal's) have @c */
+static bool lm_acs_has(const char *acsc, char c)
+{
+	size_t i, n = strlen(acsc);
+
+	for (i = 0; i + 1 < n; i += 2)
+		if (acsc[i] == c)
+			return true;
+	return false;
+}
+
+/* line characters for the tree's glyphs: a tee, a corner, a dash (t, m, q) */
+static bool lm_can_draw_lines(void)
+{
+	const char *acsc = tigetstr("acsc");
+
+	if (!acsc || acsc == (const char *)-1)
+		return false;
+	return lm_acs_has(acsc, 't') && lm_acs_has(acsc, 'm') && lm_acs_has(acsc, 'q');
+}
+
 void lm_screen_close(void)
 {
 	if (!lm_scr)
@@ -89,6 +112,7 @@ void lm_screen_close(void)
 	endwin();
 	delscreen(lm_scr);
 	lm_scr = NULL;
+	setlocale(LC_CTYPE, "C");
 }
 
 int lm_screen_open(const volatile sig_atomic_t *quit)
@@ -107,6 +131,13 @@ int lm_screen_open(const volatile sig_atomic_t *quit)
 		lm_err("TERM is not set; set it, or use -b for batch mode");
 		return LM_EXIT_ERR;
 	}
+	/*
+	 * The locale's character set while the screen is up, as curses wants
+	 * it: the tree's lines are then drawn in UTF-8 where the locale has it,
+	 * else in the terminal's alternate characters.  Elsewhere lockstat
+	 * stays in the C locale.
+	 */
+	setlocale(LC_CTYPE, "");
 	/* not initscr(): it exits when the terminal is unknown */
 	lm_scr = newterm(NULL, stdout, stdin);
 	if (lm_scr && !lm_can_address()) {
@@ -115,10 +146,12 @@ int lm_screen_open(const volatile sig_atomic_t *quit)
 		return LM_EXIT_ERR;
 	}
 	if (!lm_scr) {
+		setlocale(LC_CTYPE, "C");
 		lm_err("unknown terminal type '%s' (TERM); use -b for batch mode", term);
 		return LM_EXIT_ERR;
 	}
 	set_term(lm_scr);
+	lm_lines = lm_can_draw_lines();
 	cbreak();
 	noecho();
 	nonl();
@@ -267,30 +300,70 @@ static void lm_draw_colhdr(int y, const struct lm_top_state *st)
 	lm_fill(y, x, A_REVERSE);
 }
 
-/* a row of the table in @base; the selected one (A_REVERSE) to the right edge */
-static void lm_draw_row(int y, const struct lm_row *r, const struct lm_top_frame *f, attr_t base,
-			size_t off)
+/* a glyph of a site of the tree in the terminal's line characters, when it has them */
+static chtype lm_glyph(char c, bool site)
 {
+	if (!site || !lm_lines)
+		return (chtype)c;
+	switch (c) {
+	case '|':
+		return ACS_LTEE;
+	case '`':
+		return ACS_LLCORNER;
+	case '-':
+		return ACS_HLINE;
+	default:
+		return (chtype)c;
+	}
+}
+
+/* NAME of row @i (f->nr: the total line) from its column @off: the tree's glyphs, the name */
+static int lm_put_name(int y, int x, const struct lm_top_frame *f, size_t i, attr_t a,
+		       size_t off)
+{
+	int line = i < f->nr ? lm_top_line(f, i) : LM_TOP_FLAT;
+	const char *g = lm_top_glyphs(line, false);
+	size_t k, n = strlen(g), skip = off > n ? off - n : 0;
+	char name[512];
+
+	if (i < f->nr)
+		lm_top_name(name, sizeof(name), f, i);
+	else
+		lm_top_cell(name, sizeof(name), LM_K_NAME, &f->total, f);
+	for (k = off; k < n && x < getmaxx(stdscr); k++, x++) {
+		move(y, x);
+		addch(lm_glyph(g[k], lm_tree_site(line)) | a);
+	}
+	return lm_put(y, x, name + (skip < strlen(name) ? skip : strlen(name)), a);
+}
+
+/*
+ * Row @i of the table (f->nr: the total line) in @base; the selected one
+ * (A_REVERSE) to the right edge
+ */
+static void lm_draw_row(int y, size_t i, const struct lm_top_frame *f, attr_t base, size_t off)
+{
+	const struct lm_row *r = i < f->nr ? f->rows[i] : &f->total;
 	bool sel = base & A_REVERSE;
-	unsigned int i;
+	unsigned int c;
 	char cell[512];
 	int x = 0;
 
-	for (i = 0; i < lm_top_nr_cols; i++) {
-		enum lm_key_id k = lm_top_cols[i];
+	for (c = 0; c < lm_top_nr_cols; c++) {
+		enum lm_key_id k = lm_top_cols[c];
 		attr_t a = base | (r->fresh & lm_col_fresh(k) ? A_BOLD : A_NORMAL);
 
-		if (!lm_lo.show[i])
+		if (!lm_lo.show[c])
 			continue;
-		lm_top_cell(cell, sizeof(cell), k, r, f);
-		if (k == LM_K_TYPE)
-			lm_top_type_cell(cell, sizeof(cell), r, &lm_lo);
 		x = lm_put(y, x, " ", base);
 		if (k == LM_K_NAME) {
 			x = lm_put(y, x, " ", base);
-			x = lm_put(y, x, cell + (off < strlen(cell) ? off : strlen(cell)), a);
+			x = lm_put_name(y, x, f, i, a, off);
 			break;
 		}
+		lm_top_cell(cell, sizeof(cell), k, r, f);
+		if (k == LM_K_TYPE)
+			lm_top_type_cell(cell, sizeof(cell), r, &lm_lo);
 		x = lm_put_field(y, x, lm_col_width(k), cell, a);
 	}
 	if (sel)
@@ -317,7 +390,8 @@ static void lm_draw_sort(int y, const struct lm_top_state *st)
 	snprintf(line, sizeof(line), "sort: %s %s  filter: %s  type: %s  cpu: %s  group: %s",
 		 key ? lm_top_header((enum lm_key_id)(key - lm_keys)) : "?",
 		 key && key->desc != st->filter.reverse ? "desc" : "asc", filt,
-		 *types ? types : "all", cpu, st->by_site ? "site" : "lock");
+		 *types ? types : "all", cpu,
+		 st->tree ? "tree  (- fold, + open, * all)" : st->by_site ? "site" : "lock");
 	lm_put(y, 0, line, A_NORMAL);
 }
 
@@ -383,8 +457,8 @@ static void lm_draw_rows(int y, int lines, const struct lm_top_frame *f,
 	sel = lm_sel(f, st);
 	shown = lm_follow(f->nr, (size_t)(lines - y - total), sel, scroll);
 	for (i = 0; i < shown; i++)
-		lm_draw_row(y + (int)i, f->rows[*scroll + i], f,
-			    *scroll + i == sel ? A_REVERSE : A_NORMAL, st->name_off);
+		lm_draw_row(y + (int)i, *scroll + i, f, *scroll + i == sel ? A_REVERSE : A_NORMAL,
+			    st->name_off);
 	y += (int)shown;
 	if (*scroll + shown < f->nr) {
 		snprintf(more, sizeof(more), "-- %zu more rows (Down/PgDn) --",
@@ -392,7 +466,7 @@ static void lm_draw_rows(int y, int lines, const struct lm_top_frame *f,
 		lm_put(y++, 0, more, A_BOLD);
 	}
 	if (total)
-		lm_draw_row(y, &f->total, f, A_BOLD, st->name_off);
+		lm_draw_row(y, f->nr, f, A_BOLD, st->name_off);
 }
 
 /* ---- the detail pane: the evidence of the selected row ---- */
@@ -585,8 +659,8 @@ int lm_screen_key(int timeout_ms)
 		{ KEY_UP, LM_TK_UP }, { KEY_DOWN, LM_TK_DOWN }, { KEY_PPAGE, LM_TK_PGUP },
 		{ KEY_NPAGE, LM_TK_PGDN }, { KEY_HOME, LM_TK_HOME }, { KEY_ENTER, '\r' },
 		{ KEY_END, LM_TK_END },
-		/* htop's function keys: F1 help, F6 sort by, F10 quit */
-		{ KEY_F(1), 'h' }, { KEY_F(6), 's' }, { KEY_F(10), 'q' },
+		/* htop's function keys: F1 help, F5 tree, F6 sort by, F10 quit */
+		{ KEY_F(1), 'h' }, { KEY_F(5), 'T' }, { KEY_F(6), 's' }, { KEY_F(10), 'q' },
 	};
 	unsigned int i;
 	int c;

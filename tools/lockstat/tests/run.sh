@@ -699,6 +699,113 @@ for a, b in zip(one, full):
 golden "top -b --json --by-site --sort rate" top-site.json top -b --json --by-site --sort rate \
 	--replay $replay
 
+# ---- top --tree: each lock, its sites beneath it ----
+# demo.snap's one frame: 22 locks, 10 of them one site ([heap], *overflow*)
+golden "top -b --tree --sort maxhold" top-tree.txt top -b --tree --sort maxhold --replay "$fx/demo.snap"
+# shellcheck disable=SC2086
+golden "top -b --tree: the frames of the replay" top-tree-replay.txt top -b --tree --replay $replay
+"$LOCKSTAT" top -b --json --tree --sort maxhold --replay "$fx/demo.snap" >"$tmp/tree.json" 2>&1
+"$LOCKSTAT" top -b --json --by-site --sort maxhold --replay "$fx/demo.snap" >"$tmp/tree-site.json" 2>&1
+"$LOCKSTAT" top -b --json --sort maxhold --replay "$fx/demo.snap" >"$tmp/tree-lock.json" 2>&1
+ok "top -b --tree: a lock's line adds up its sites, counts and totals summed, maxima the longest" \
+	"$PYTHON" -c '
+import json, sys
+tree, site, lock = (json.loads(open(f).readline()) for f in sys.argv[1:4])
+assert tree["group"] == "tree", tree["group"]
+sums = ("acquired", "nowait", "spin", "reject", "abort", "hold_total_ns", "wait_total_ns",
+        "oncpu_total_ns", "blocked_total_ns")
+maxima = ("hold_max_ns", "wait_max_ns", "oncpu_max_ns", "blocked_max_ns")
+seen = []
+for lk in tree["rows"]:
+    sites = lk.get("sites")
+    if sites is None:	# a lock that is one site: [heap], *overflow*
+        seen.append((lk["type"], lk["lock"], lk["site"]))
+        continue
+    assert sites and "site" not in lk, lk
+    for s in sites:
+        assert (s["type"], s["lock"]) == (lk["type"], lk["lock"]), (lk["lock"], s["lock"])
+        seen.append((s["type"], s["lock"], s["site"]))
+    for k in sums:
+        assert lk[k] == sum(s[k] for s in sites), (lk["lock"], k)
+    for k in maxima:
+        assert lk[k] == max(s[k] for s in sites), (lk["lock"], k)
+assert sorted(seen) == sorted((r["type"], r["lock"], r["site"]) for r in site["rows"]), \
+    "every (lock, site) once, under its lock"
+st = [lk for lk in tree["rows"] if lk["lock"] == "lmt_static_lock[test_lockmeter]"]
+assert len(st) == 1 and len(st[0]["sites"]) == 3 and st[0]["acquired"] == 750, st
+assert st[0]["hold_max_ns"] == max(s["hold_max_ns"] for s in st[0]["sites"]) == 151877, st
+# the lock lines are the rows of the list by lock, in its order
+assert [(r["type"], r["lock"]) for r in tree["rows"]] == \
+    [(r["type"], r["lock"]) for r in lock["rows"]], "the locks as the list by lock has them"
+assert tree["total"]["rows"] == len(tree["rows"]) == 22, tree["total"]
+for k in sums:
+    assert tree["total"][k] == lock["total"][k] == sum(r[k] for r in site["rows"]), k
+for k in maxima:
+    assert tree["total"][k] == lock["total"][k] == max(r[k] for r in site["rows"]), k
+' "$tmp/tree.json" "$tmp/tree-site.json" "$tmp/tree-lock.json"
+ok "top -b --tree --sort maxhold: the locks by their longest hold, and the sites of each" \
+	"$PYTHON" -c '
+import json, sys
+rows = json.loads(open(sys.argv[1]).readline())["rows"]
+hold = [r["hold_max_ns"] for r in rows]
+assert hold == sorted(hold, reverse=True), hold
+for r in rows:
+    sites = [s["hold_max_ns"] for s in r.get("sites", [])]
+    assert sites == sorted(sites, reverse=True), (r["lock"], sites)
+' "$tmp/tree.json"
+"$LOCKSTAT" top -b --json --tree --sort rate -r --replay "$fx/demo.snap" >"$tmp/tree-r.json" 2>&1
+ok "top -b --tree --sort rate -r: the quietest lock first, and the quietest site of each" \
+	"$PYTHON" -c '
+import json, sys
+rows = json.loads(open(sys.argv[1]).readline())["rows"]
+acq = [r["acquired"] for r in rows]
+assert acq == sorted(acq) and acq[0] < acq[-1], acq
+for r in rows:
+    sites = [s["acquired"] for s in r.get("sites", [])]
+    assert sites == sorted(sites), (r["lock"], sites)
+' "$tmp/tree-r.json"
+"$LOCKSTAT" top -b --tree --sort maxhold --replay "$fx/demo.snap" >"$tmp/tree.txt" 2>&1
+grep -A3 ' spin  *- lmt_static_lock\[test_lockmeter\]$' "$tmp/tree.txt" | sed 's/^.* spin \{8\}//' >"$tmp/tree.st"
+printf '%s\n' '- lmt_static_lock[test_lockmeter]' '  |- lmt_hold_static+0x2a[test_lockmeter]' \
+	'  |- lmt_contend_thread+0x4e[test_lockmeter]' '  `- lmt_trylock+0x1b[test_lockmeter]' >"$tmp/tree.want"
+diff -u "$tmp/tree.want" "$tmp/tree.st" >"$tmp/tree.diff" &&
+	grep -q ' rwsem_write   \[heap\] do_truncate+0x6e$' "$tmp/tree.txt" &&
+	grep -q ' all  *\*TOTAL\* of 22 locks$' "$tmp/tree.txt" &&
+	pass "top -b --tree: a lock, its sites under it (|- and \`- the last), the total of its locks" ||
+	fail "top -b --tree: a lock, its sites under it (|- and \`- the last), the total of its locks" \
+		"$tmp/tree.diff"
+"$LOCKSTAT" top -b --json --tree --top 2 --sort rate --replay "$fx/demo.snap" >"$tmp/tree2.json" 2>&1
+ok "top -b --tree --top 2: two locks, two sites under each at most" "$PYTHON" -c '
+import json, sys
+f = json.loads(open(sys.argv[1]).readline())
+assert len(f["rows"]) == 2 and f["total"]["rows"] == 2, f["total"]
+assert all(len(r.get("sites", [])) <= 2 for r in f["rows"]), f["rows"]
+assert any(len(r.get("sites", [])) == 2 for r in f["rows"]), "a lock of more sites, cut at 2"
+' "$tmp/tree2.json"
+COLUMNS=80 "$LOCKSTAT" top -b --tree --replay "$fx/demo.snap" >"$tmp/tree80.txt" 2>&1
+awk 'length > 80 { bad = 1 } END { exit bad }' "$tmp/tree80.txt" &&
+	grep -q '^  UTIL   CON  HMEAN   HMAX  WMEAN   WMAX TYPE   NAME$' "$tmp/tree80.txt" &&
+	grep -q ' spin     |- lmt_contend_thread+0x4e\[tes$' "$tmp/tree80.txt" &&
+	pass "top -b --tree, COLUMNS=80: the columns of 80, a site cut at the edge after its glyphs" ||
+	fail "top -b --tree, COLUMNS=80: the columns of 80, a site cut at the edge after its glyphs" "$tmp/tree80.txt"
+# the glyphs follow the locale, as htop's: line drawing in UTF-8, else ASCII
+utf8=$(locale -a 2>/dev/null | grep -i -m 1 '^c\.utf-\?8$')
+if [ -n "$utf8" ]; then
+	LC_ALL=$utf8 COLUMNS=80 "$LOCKSTAT" top -b --tree --replay "$fx/demo.snap" >"$tmp/tree-u8.txt" 2>&1
+	ok "top -b --tree, LC_ALL=$utf8: box-drawing glyphs, each line 80 characters at most" \
+		"$PYTHON" -c '
+import sys
+text = open(sys.argv[1], encoding="utf-8").read()
+lines = text.splitlines()
+assert max(len(l) for l in lines) <= 80, max(lines, key=len)
+assert "  \u251c\u2500 lmt_contend_thread+0x4e[tes\n" in text, "a tee, the line cut at 80"
+assert "  \u2514\u2500 lmt_trylock+0x1b[test_lockm\n" in text, "a corner, the line cut at 80"
+assert "|- " not in text and "`- " not in text, "no ASCII glyphs"
+' "$tmp/tree-u8.txt"
+else
+	pass "top -b --tree in UTF-8 # SKIP no C.UTF-8 locale"
+fi
+
 # ---- at 80 columns: COLUMNS (stdout is no terminal here) or --width ----
 # width80 NAME FILE: every line of FILE (what lockstat printed) at most 80 columns
 width80() {

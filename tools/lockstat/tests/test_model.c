@@ -848,7 +848,7 @@ static void test_flat(void)
 	tap_ok(f.key != NULL, "flat: the rate key exists");
 	if (!f.key)
 		return;
-	lm_flat_build(&fl, &s, &f, false);
+	lm_flat_build(&fl, &s, &f, LM_FLAT_LOCK);
 	/* locks: spin lock_a, 2 heap, overflow; mutex lock_a, zeta_mutex */
 	tap_num(fl.nr, 6, "flat: one row per lock across types");
 	tap_str(fl.rows[0]->lock, "[heap]", "flat: by rate, the busiest first");
@@ -857,14 +857,14 @@ static void test_flat(void)
 	tap_num(fl.rows[1]->v[LM_F_ACQUIRED], 25, "flat: lock_a's acquisitions summed");
 	lm_flat_free(&fl);
 
-	lm_flat_build(&fl, &s, &f, true);
+	lm_flat_build(&fl, &s, &f, LM_FLAT_SITE);
 	/* nine rows, two of them one (type, lock, site) */
 	tap_num(fl.nr, 8, "flat: by site, one row per (lock, site)");
 	lm_flat_free(&fl);
 
 	f.types = 1U << LM_TYPE_MUTEX;
 	f.key = lm_key_find("type");
-	lm_flat_build(&fl, &s, &f, false);
+	lm_flat_build(&fl, &s, &f, LM_FLAT_LOCK);
 	tap_num(fl.nr, 2, "flat: the type filter");
 	tap_num(fl.nr_all, s.nr, "flat: the rows before the filters");
 	tap_str(fl.rows[0]->lock, "lock_a", "flat: by type, then name");
@@ -875,14 +875,14 @@ static void test_flat(void)
 	f.key = lm_key_find("name");
 	f.reverse = true;
 	f.top = 1;
-	lm_flat_build(&fl, &s, &f, true);
+	lm_flat_build(&fl, &s, &f, LM_FLAT_SITE);
 	tap_ok(fl.nr == 1 && !strcmp(fl.rows[0]->lock, "zeta_mutex"), "flat: name filter, --top");
 	lm_flat_free(&fl);
 
 	f.name = NULL;
 	f.top = 0;
 	f.min_con = 50;
-	lm_flat_build(&fl, &s, &f, true);
+	lm_flat_build(&fl, &s, &f, LM_FLAT_SITE);
 	/* CON >= 50%: f2 (7 of 12), f3 (3 rejects), zeta (2 of 4), overflow (1 of 2) */
 	tap_num(fl.nr, 4, "flat: --min-con per site");
 	lm_flat_free(&fl);

@@ -459,6 +459,118 @@ check "detail: no evidence, said so" "^worst hold: no evidence$"
 keys q
 tm kill-session -t lt 2>/dev/null
 
+# the tree, F5 or T as in htop: each lock, its sites beneath it; - folds
+# the lock of the selected row, + opens it, * opens all or folds all
+so=$(printf '\016') si=$(printf '\017')
+start "" "-d 3600 --replay '$fx/top-1.snap' '$fx/top-2.snap'"
+first_row "tree: by UTIL, the mutex first" "mutex +lmt_mutex\\[test_lockmeter\\] *$"
+keys F5
+check "tree: F5, as in htop: the status line says so, and its keys" \
+	"^tree: each lock, its sites beneath; - folds a lock, \\+ opens it, \\* all$"
+check "tree: the second line says so, and its keys" "group: tree  \\(- fold, \\+ open, \\* all\\)$"
+capture
+[ "$(rows)" -eq 8 ] && row 1 | grep -Eq " mutex +- lmt_mutex\\[test_lockmeter\\] *$" &&
+	row 3 | grep -Eq " spin +- lmt_static_lock\\[test_lockmeter\\] *$" &&
+	row 4 | grep -Eq "^ +1\\.0k +5\\.0% +10\\.0% .* spin +.. lmt_contend\\+0x40\\[test_lockmeter\\] *$" &&
+	row 5 | grep -Eq "^ +50 +0\\.01% +28\\.6% .* spin +.. lmt_trylock\\+0x22\\[test_lockmeter\\] *$" &&
+	row 8 | grep -Eq " rwsem_read +\\[heap\\] lock_vma_under_rcu\\+0x6b *$" &&
+	pass "tree: four locks, each with its sites beneath, a [heap] lock alone" ||
+	fail "tree: four locks, each with its sites beneath, a [heap] lock alone"
+check "tree: lmt_static_lock's line adds up its two sites" \
+	"^ +1\\.1k +5\\.0% +11\\.2% +48us +200us +100us +300us +0\\.50% +spin +- lmt_static_lock"
+tm capture-pane -e -p -t lt >"$tmp/pane.e"
+grep -q "spin  *${so}tq${si} lmt_contend+0x40\\[" "$tmp/pane.e" &&
+	grep -q "spin  *${so}mq${si} lmt_trylock+0x22\\[" "$tmp/pane.e" &&
+	pass "tree: the sites' glyphs in the terminal's line characters (a tee, a corner)" ||
+	fail "tree: the sites' glyphs in the terminal's line characters (a tee, a corner)"
+check "tree: the total line adds up the locks, as the list's does" \
+	"^ +6\\.9k +17\\.4% +1\\.9% +25us +11ms +94us +300us +0\\.52% +all +\\*TOTAL\\* of 4 locks *$"
+keys j j -
+check "tree: - folds the selected lock, and says which" "^folded: lmt_static_lock\\[test_lockmeter\\]$"
+capture
+[ "$(rows)" -eq 6 ] && row 3 | grep -Eq " spin +\\+ lmt_static_lock\\[test_lockmeter\\] *$" &&
+	! grep -q "lmt_contend\\|lmt_trylock" "$tmp/pane" &&
+	grep -Eq "all +\\*TOTAL\\* of 4 locks *$" "$tmp/pane" &&
+	pass "tree: folded, the lock's line marked +, its sites gone, the total the same" ||
+	fail "tree: folded, the lock's line marked +, its sites gone, the total the same"
+keys +
+check "tree: + opens it again" "^open: lmt_static_lock\\[test_lockmeter\\]$"
+first_row "tree: the first row stays" "mutex +- lmt_mutex"
+capture
+[ "$(rows)" -eq 8 ] && row 4 | grep -q "lmt_contend+0x40" && pass "tree: opened, its sites are back" ||
+	fail "tree: opened, its sites are back"
+keys j -
+check "tree: - on a site folds its lock" "^folded: lmt_static_lock\\[test_lockmeter\\]$"
+tm capture-pane -e -p -t lt >"$tmp/pane.e"
+grep "$(printf '\033')\\[[0-9;]*7m" "$tmp/pane.e" | grep -q "+ lmt_static_lock" &&
+	pass "tree: - on a site selects its lock, folded" || fail "tree: - on a site selects its lock, folded"
+keys Space
+check "tree: the next frame" "^lockstat top - 12:00:01 .*top-2\\.snap"
+first_row "tree: a folded lock stays folded in the next frame" " spin +\\+ lmt_static_lock\\[test_lockmeter\\] *$"
+keys '*'
+check "tree: * with a lock folded opens all" "^all locks open$"
+capture
+[ "$(rows)" -eq 7 ] && row 2 | grep -q "lmt_contend+0x40" && pass "tree: all open, every site shown" ||
+	fail "tree: all open, every site shown"
+keys '*'
+check "tree: * again folds all" "^all locks folded: \\+ opens one, \\* all$"
+capture
+[ "$(rows)" -eq 4 ] && row 1 | grep -Eq " spin +\\+ lmt_static_lock" &&
+	row 2 | grep -Eq " rwsem_read +\\[heap\\] lock_vma_under_rcu" &&
+	row 3 | grep -Eq " spin +\\+ percpu:runqueues\\+0x0 *$" && row 4 | grep -Eq " read +\\+ tasklist_lock *$" &&
+	pass "tree: all folded, a line per lock, in the order of UTIL" ||
+	fail "tree: all folded, a line per lock, in the order of UTIL"
+keys '*' R
+check "tree: R reverses the sort" "UTIL asc"
+capture
+row 1 | grep -Eq " read +- tasklist_lock *$" && row 2 | grep -Eq " read +.. do_wait\\+0x5e *$" &&
+	row 7 | grep -Eq " spin +.. lmt_contend\\+0x40" &&
+	pass "tree: reversed, the quietest lock first, its site beneath" ||
+	fail "tree: reversed, the quietest lock first, its site beneath"
+keys ']'
+check "tree: ] scrolls NAME, glyphs and all" "^ +2\\.0k +20\\.0% .* spin +atic_lock\\[test_lockmeter\\] *$"
+check "tree: ] a site 8 columns on: its glyphs and 3 of its name gone" " spin +_contend\\+0x40\\[test_lockmeter\\] *$"
+keys '['
+check "tree: [ back" " spin +- lmt_static_lock\\[test_lockmeter\\] *$"
+keys h
+check "help: T and F5, the tree, its keys" "^  T F5 +tree: each lock, its sites beneath; - fold, \\+ open, \\* all"
+keys x T
+check "tree: T leaves it" "^tree off: a row per lock$"
+capture
+[ "$(rows)" -eq 4 ] && ! grep -q "lmt_contend" "$tmp/pane" && pass "tree off: a row per lock again" ||
+	fail "tree off: a row per lock again"
+keys -
+check "tree off: - says it folds in the tree" "^fold: in the tree \\(T or F5\\)$"
+keys T g
+check "tree: g goes back to the list it came from" "^a row per lock$"
+check "tree: g, the second line: group lock" "group: lock$"
+keys q
+tm kill-session -t lt 2>/dev/null
+
+# --tree, in a UTF-8 locale: curses draws the glyphs in UTF-8
+utf8=$(locale -a 2>/dev/null | grep -i -m 1 '^c\.utf-\?8$')
+if [ -n "$utf8" ]; then
+	start "LC_ALL=$utf8" "--tree -d 3600 --replay '$fx/top-1.snap'"
+	check "tree, LC_ALL=$utf8: a tee in UTF-8" \
+		"$(printf ' spin +\342\224\234\342\224\200 lmt_contend[+]0x40')"
+	check "tree, LC_ALL=$utf8: a corner in UTF-8" "$(printf ' spin +\342\224\224\342\224\200 lmt_trylock[+]0x22')"
+	tm kill-session -t lt 2>/dev/null
+else
+	pass "tree in UTF-8 # SKIP no C.UTF-8 locale"
+fi
+
+# a terminal without line characters (no acsc): the glyphs in ASCII, as htop's
+if command -v tic >/dev/null 2>&1 && command -v infocmp >/dev/null 2>&1 &&
+	infocmp -x screen 2>/dev/null | sed 's/^screen|/screen-noacs|/; s/acsc=\([^,\\]\|\\.\)*, *//;
+		s/ G0,//; s/\(smacs\|rmacs\|enacs\)=[^,]*, *//' | tic -x -o "$tmp/terminfo" - 2>/dev/null; then
+	start "TERMINFO='$tmp/terminfo' TERM=screen-noacs" "--tree -d 3600 --replay '$fx/top-1.snap'"
+	check "tree, a terminal without line characters: |- for a site" " spin +\\|- lmt_contend\\+0x40"
+	check "tree, a terminal without line characters: \`- for the last" " spin +\`- lmt_trylock\\+0x22"
+	tm kill-session -t lt 2>/dev/null
+else
+	pass "tree without line characters # SKIP no tic or infocmp"
+fi
+
 # a terminal type curses does not know is an error, not a crash
 tm new-session -d -s lt -x 100 -y 30 \
 	"TERM=no-such-terminal '$LOCKSTAT' top --replay '$fx/top-1.snap'; echo top-exited-\$?; sleep 30"
