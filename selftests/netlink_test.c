@@ -118,16 +118,22 @@ static void nl_parse_attrs(struct nlattr *a, int len, struct nlattr **tb, int ma
 	}
 }
 
+/*
+ * The message of an NLMSG_ERROR, or of an NLMSG_DONE that ends a dump with
+ * an error: its TLVs follow the error code there, with no echoed request.
+ */
 static void nl_extack(struct nlmsghdr *nlh, struct nl_reply *r)
 {
 	struct nlmsgerr *e = NLMSG_DATA(nlh);
 	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
 	int off = sizeof(*e);
 
+	if (nlh->nlmsg_type == NLMSG_DONE)
+		off = sizeof(int);
 	/* the echoed request is padded to NLMSG_ALIGNTO, as every message is */
-	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+	else if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
 		off += NLMSG_ALIGN(e->msg.nlmsg_len) - NLMSG_HDRLEN;
-	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS) || nlh->nlmsg_len < NLMSG_LENGTH((unsigned int)off))
 		return;
 	nl_parse_attrs((struct nlattr *)((char *)e + off),
 		       nlh->nlmsg_len - NLMSG_HDRLEN - off, tb, NLMSGERR_ATTR_MAX);
@@ -210,8 +216,15 @@ static int nl_recv(int fd, struct nl_reply *r, unsigned int max_messages)
 				nl_extack(nlh, r);
 				return 0;
 			}
-			if (nlh->nlmsg_type == NLMSG_DONE)
+			/* a dump that failed after its start: the error, and why */
+			if (nlh->nlmsg_type == NLMSG_DONE) {
+				if (nlh->nlmsg_len >= NLMSG_LENGTH(sizeof(int)) &&
+				    *(int *)NLMSG_DATA(nlh) < 0) {
+					r->error = *(int *)NLMSG_DATA(nlh);
+					nl_extack(nlh, r);
+				}
 				return 0;
+			}
 			r->messages++;
 			/* the next recv() reuses buf: keep this one */
 			memcpy(r->last, g + 1, MIN(sizeof(r->last),

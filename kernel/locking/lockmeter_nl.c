@@ -79,8 +79,11 @@ struct lm_nl_dump {
 	struct lm_nl_names nn;
 	size_t pos;
 	int cpu;
+	const struct nlattr *bad_cpu;	/* refused by the first dumpit */
 	char lock[LM_NAME_LEN];
 };
+
+#define LM_NL_NO_CPU	"no such CPU"
 
 struct lm_nl_dump_ctx {
 	struct lm_nl_dump *d;
@@ -332,7 +335,17 @@ int lockmeter_nl_stats_get_start(struct netlink_callback *cb)
 	if (cpu_attr) {
 		d->cpu = nla_get_u32(cpu_attr);
 		if (d->cpu >= nr_cpu_ids || !cpu_possible(d->cpu)) {
-			NL_SET_ERR_MSG_ATTR(cb->extack, cpu_attr, "no such CPU");
+			/*
+			 * 6.1 calls start() with no extack: its message would
+			 * be lost, so the first dumpit(), which has one,
+			 * refuses the request there.
+			 */
+			if (!cb->extack) {
+				d->bad_cpu = cpu_attr;
+				lm_nl_ctx(cb)->d = d;
+				return 0;
+			}
+			NL_SET_ERR_MSG_ATTR(cb->extack, cpu_attr, LM_NL_NO_CPU);
 			ret = -EINVAL;
 			goto err_free;
 		}
@@ -394,6 +407,10 @@ int lockmeter_nl_stats_get_dumpit(struct sk_buff *skb,
 {
 	struct lm_nl_dump *d = lm_nl_ctx(cb)->d;
 
+	if (d->bad_cpu) {
+		NL_SET_ERR_MSG_ATTR(cb->extack, d->bad_cpu, LM_NL_NO_CPU);
+		return -EINVAL;
+	}
 	return lm_nl_dump_items(skb, cb, &d->pos, d->snap.nr, d->snap.truncated,
 				lm_nl_row_item, d);
 }
