@@ -74,9 +74,8 @@ BZIMAGE_RT := $(KOBJ_RT)/arch/x86/boot/bzImage
 FRAGS_RT   := $(FRAGS_BASE) config/rt.config
 BOOT_LOG_RT := $(BUILD)/torture-rt.log
 ifneq ($(KVER),6.12)
-# No architecture selects ARCH_SUPPORTS_RT before 6.12; and make check
-# runs the 6.12 line alone for now (make boot-check, check-lockdep,
-# check-scenarios KVER=6.1 boot the 6.1 line).
+# No architecture selects ARCH_SUPPORTS_RT before 6.12; make check is run
+# from the 6.12 line, and boots the other line's kernel itself (below).
 ifneq ($(filter kernel-rt initramfs-rt boot-rt check-rt check guest-check,$(MAKECMDGOALS)),)
 $(error $(filter kernel-rt initramfs-rt boot-rt check-rt check guest-check,$(MAKECMDGOALS)) is for KVER=6.12 only)
 endif
@@ -102,6 +101,13 @@ STRESS_NG  := /usr/bin/stress-ng
 SCALE_SMP  ?= 8
 SCALE_MEM  ?= 1024
 BOOT_LOG_SC := $(BUILD)/scale-distro.log
+# make check on the other kernel line, LINE2 (6.1): its guest kernel,
+# lockdep and all (the same fragments on its own qemu-6.1.config), booted
+# for KUnit and the kselftests, and for locktorture of every lock type
+# while metering flips, resets and dumps: make KVER=6.1 boot-check and
+# boot-torture, whose logs have -6.1 in their names.
+LINE2      := 6.1
+BOOT_LOGS_2 := $(BUILD)/check-$(LINE2).log $(BUILD)/torture-lockdep-$(LINE2).log
 # make deb: packages in DEB from KCONFIG (the running kernel's config by
 # default), built in KOBJ_DEB.  make check packages the guest's config in
 # KOBJ_DEBG (a sibling of KOBJ, so ccache hits its objects) into DEB_GUEST
@@ -316,18 +322,22 @@ boot-lockdep: initramfs
 	-$(Q)$(STEP) 'boot: guest kernel, lockmeter=on$(LSTEP)' scripts/run-guest.sh $(BZIMAGE) \
 		$(INITRD) $(BOOT_LOG_LD) $(TIMEOUT) check lockmeter=on $(CMDLINE)
 
+# Every lock type locktorture has (scripts/guest/torture.sh's list), but
+# where a line's locktorture has fewer: 6.1's has no raw_spin_lock types.
+TORTURE_6.1 := spin_lock,spin_lock_irq,rw_lock,rw_lock_irq,mutex_lock,rwsem_lock,ww_mutex_lock,rtmutex_lock,percpu_rwsem_lock
 boot-torture: initramfs
 	@echo '  QEMU    torture: log in $(BOOT_LOG_TO)'
 	-$(Q)$(STEP) 'boot: guest kernel, locktorture$(LSTEP)' scripts/run-guest.sh $(BZIMAGE) \
 		$(INITRD) $(BOOT_LOG_TO) $(TIMEOUT) torture lockmeter=on \
-		lmtests=lockmeter:nl_fuzz $(CMDLINE)
+		$(if $(TORTURE_$(KVER)),lmtorture=$(TORTURE_$(KVER))) lmtests=lockmeter:nl_fuzz $(CMDLINE)
 
 boot-parallel: initramfs
 	@echo '  QEMU    parallel: guest kernel, -smp $(PAR_SMP) under multi-threaded TCG,' \
 		'lockmeter=pinned: log in $(BOOT_LOG_PAR)'
 	-$(Q)TCG_THREAD=multi SMP=$(PAR_SMP) $(STEP) 'boot: guest kernel, parallel vCPUs$(LSTEP)' \
 		scripts/run-guest.sh $(BZIMAGE) $(INITRD) $(BOOT_LOG_PAR) \
-		$(TIMEOUT) torture lockmeter=pinned $(PAR_EVENTS) $(CMDLINE)
+		$(TIMEOUT) torture lockmeter=pinned $(PAR_EVENTS) \
+		$(if $(TORTURE_$(KVER)),lmtorture=$(TORTURE_$(KVER))) $(CMDLINE)
 
 boot-rt: initramfs-rt
 	@echo '  QEMU    torture, PREEMPT_RT kernel, lockmeter=on: log in $(BOOT_LOG_RT)'
@@ -369,6 +379,17 @@ SCALE_LOG = $$([ -f $(BUILD)/distro.key ] && echo $(BOOT_LOG_SC))
 DISTRO_TAPS = $$([ -f $(BUILD)/distro.key ] && echo --tap $(DISTRO_TAP))
 DISTRO_LOG = $$([ -f $(BUILD)/distro.key ] && echo $(BOOT_LOG_DI))
 
+# The other line's kernel and its two boots (LINE2, above), through make
+# KVER=$(LINE2), outside the lanes (LANES=): its tree, objects, initramfs
+# and logs are its own.
+.PHONY: kernel-line2 boot-check-line2 boot-torture-line2
+kernel-line2:
+	$(Q)$(MAKE) --no-print-directory KVER=$(LINE2) LANES= initramfs
+boot-check-line2: kernel-line2
+	-$(Q)$(MAKE) --no-print-directory KVER=$(LINE2) LANES= -o initramfs boot-check
+boot-torture-line2: kernel-line2
+	-$(Q)$(MAKE) --no-print-directory KVER=$(LINE2) LANES= -o initramfs boot-torture
+
 # Builds no guest boots, as far as the objects lockmeter touches, with no
 # warnings (a TAP result each): arm64 with lockmeter, cross-compiled, and
 # x86_64 without it (the hooks must compile away).
@@ -380,11 +401,11 @@ check-compile: tree
 
 # Everything make check runs, and the verdict; a failed boot is judged
 # from its log with the others (the boots' recipes go on after a failure).
-guest-check: host-check check-compile deb-test $(BOOTS)
+guest-check: host-check check-compile deb-test $(BOOTS) boot-check-line2 boot-torture-line2
 	$(Q)scripts/guest-verdict.py --mode check --cpus $(SMP) --tap $(BUILD)/host.tap \
 		--tap $(BUILD)/lockstat.tap --tap $(BUILD)/fuzz.tap --tap $(BUILD)/arm64.tap \
 		--tap $(BUILD)/off.tap $(DEB_TAPS) $(DISTRO_TAPS) $(BOOT_LOGS) $(BOOT_LOGS_LD) \
-		$(BOOT_LOG_RT) $(BOOT_LOG_DEB) $(DISTRO_LOG) $(SCALE_LOG) && \
+		$(BOOT_LOG_RT) $(BOOT_LOG_DEB) $(BOOT_LOGS_2) $(DISTRO_LOG) $(SCALE_LOG) && \
 	scripts/distro-check.sh passed $(BUILD)
 
 # make check: guest-check in two lanes side by side (make -j2, LANES=1).
@@ -398,11 +419,13 @@ guest-check: host-check check-compile deb-test $(BOOTS)
 # with a build.  The steps' table comes last (scripts/steps.sh).
 ifeq ($(LANES),1)
 # The build lane: the guest kernel, then its package (from the ccache
-# the guest kernel filled), then PREEMPT_RT, then the distro-sized one,
-# the dearest, whose two boots end make check side by side.
+# the guest kernel filled), then PREEMPT_RT, then the other line's guest
+# kernel, then the distro-sized one, the dearest, whose two boots end make
+# check side by side.
 deb-guest: | kernel
 kernel-rt: | deb-guest
-$(if $(DISTRO_STEP),kernel-distro: | kernel-rt)
+kernel-line2: | kernel-rt
+$(if $(DISTRO_STEP),kernel-distro: | kernel-line2)
 # The host tests, the compile checks, the lockstat package and the boots,
 # in the order their kernels are built.
 check-compile: | host-check
@@ -414,8 +437,10 @@ boot-torture: | boot-lockdep
 boot-parallel: | boot-torture
 deb-test: | boot-parallel
 boot-deb: | deb-test
-boot-distro: | boot-deb
-boot-scale: | boot-deb
+boot-check-line2: | boot-deb
+boot-torture-line2: | boot-check-line2
+boot-distro: | boot-torture-line2
+boot-scale: | boot-torture-line2
 endif
 
 check:
