@@ -97,11 +97,17 @@ esac
 
 uptime_s() { cut -d. -f1 /proc/uptime; }
 stopping() { [ -e $T/stop ]; }
+# num FILE: the number in FILE, 0 if none.  A number is replaced by
+# a rename (put()), so that the monitor never reads a file half written.
+num() {
+	v=$(cat "$1" 2>/dev/null)
+	echo "${v:-0}"
+}
+put() { echo "$2" > "$1.new" && mv "$1.new" "$1"; }
 # bump FILE: the number in FILE, one more
-bump() { echo $(($(cat "$1" 2>/dev/null || echo 0) + 1)) > "$1"; }
+bump() { put "$1" $(($(num "$1") + 1)); }
 # add FILE N: the number in FILE, N more
-add() { echo $(($(cat "$1" 2>/dev/null || echo 0) + $2)) > "$1"; }
-num() { cat "$1" 2>/dev/null || echo 0; }
+add() { put "$1" $(($(num "$1") + $2)); }
 
 # fail LOOP TEXT: a failed step of LOOP, the first 5 messages kept
 fail() {
@@ -111,7 +117,7 @@ fail() {
 # step LOOP: a step of LOOP done (the stall watch reads it)
 step() {
 	bump $T/it.$1
-	uptime_s > $T/beat.$1
+	put $T/beat.$1 "$(uptime_s)"
 }
 
 # The lock of the loops that change metering's state or the module.
