@@ -136,7 +136,8 @@ STEPS      := $(BUILD)/steps.tsv
 	kernel-demo initramfs-demo check-lockdep kernel-distro initramfs-distro \
 	kernel-rt initramfs-rt check-rt \
 	check-distro check-scale deb deb-kernel deb-lockstat deb-config deb-guest \
-	deb-test deb-check scenarios check-scenarios keyflip readme-timings deb-lockstat-check
+	deb-test deb-check scenarios check-scenarios keyflip readme-timings deb-lockstat-check \
+	initramfs-soak soak
 
 all: kernel
 
@@ -167,11 +168,15 @@ help:
 	@echo 'make boot-check KVER=6.1   the 6.1 line (Debian 12): its kernel, KUnit and kselftests'
 	@echo '                      (build/check-6.1.log); check-lockdep, check-scenarios too'
 	@echo 'make keyflip          the "Oops: int3" of multi-threaded TCG on a kernel without lockmeter'
+	@echo 'make soak             SOAK_MIN minutes (30) of the guest kernel on 4 vCPUs under stress-ng,'
+	@echo '                      lockstat, on/off/reset/resize, module reload and CPU hotplug at once'
 	@echo 'variables: SMP=2 TIMEOUT=1200 CMDLINE="lockmeter=on" V=1 KSRC=... KOBJ=...'
 	@echo '           DISTRO=force (make check: the distro-sized kernel whatever build/distro.pass says)'
 	@echo '           KCONFIG=... KOBJ_DEB=... (make deb)'
 	@echo '           WIDE_SMP=8 (make bench: guest CPUs of the machine-size check)'
 	@echo '           SCALE_SMP=8 SCALE_MEM=1024 (the scale boot: guest CPUs, MiB)'
+	@echo '           SOAK_MIN=30 SOAK_SMP=4 SOAK_MEM=1024 SOAK_MARGIN=900 (make soak: minutes,'
+	@echo '           guest CPUs, MiB, seconds the guest may take beyond SOAK_MIN)'
 
 deps:
 	$(Q)scripts/deps.sh
@@ -532,6 +537,35 @@ check-distro: boot-distro boot-scale
 check-scale: initramfs-distro
 	$(Q)$(boot_scale_run); \
 	scripts/guest-verdict.py --mode check --cpus $(SCALE_SMP) $(BOOT_LOG_SC)
+
+# make soak (not part of make check): the guest kernel (lockdep) on
+# SOAK_SMP vCPUs under single-threaded TCG, as run-time static key flips
+# need, for SOAK_MIN minutes of everything at once: Debian's stress-ng,
+# the test module's holds and contention counted exactly, lockstat top,
+# watch, held and record, on/off/reset and key directory resizes, the
+# module unloaded and loaded, CPU hotplug (scripts/guest/soak.sh).  The
+# guest must end within SOAK_MARGIN seconds of SOAK_MIN: boot, stopping
+# the loops, the checks at the end.  Its initramfs is the guest's with
+# stress-ng and its libraries, and no kselftests.
+SOAK_MIN    ?= 30
+SOAK_SMP    ?= 4
+SOAK_MEM    ?= 1024
+SOAK_MARGIN ?= 900
+INITRD_SOAK := $(BUILD)/initramfs-soak$(L).cpio.gz
+BOOT_LOG_SOAK := $(BUILD)/soak$(L).log
+
+initramfs-soak: kernel lockstat
+	@echo '  CPIO    $(INITRD_SOAK)'
+	$(Q)scripts/mkinitramfs.sh $(INITRD_SOAK) $(BUILD)/initramfs-soak$(L) $(MODROOT) none \
+		$(LOCKSTAT) $(STRESS_NG)
+
+soak: initramfs-soak
+	@echo '  QEMU    soak: $(SOAK_MIN) min, -smp $(SOAK_SMP), lockmeter=on, log in $(BOOT_LOG_SOAK)'
+	$(Q)SMP=$(SOAK_SMP) MEM=$(SOAK_MEM) TCG_THREAD=single scripts/run-guest.sh $(BZIMAGE) \
+		$(INITRD_SOAK) $(BOOT_LOG_SOAK) $$(($(SOAK_MIN) * 60 + $(SOAK_MARGIN))) soak \
+		lockmeter=on lmsoak=$(SOAK_MIN) $(CMDLINE); \
+	sed -n 's/^# summary: /  SOAK    /p' $(BOOT_LOG_SOAK); \
+	scripts/guest-verdict.py --mode check --cpus $(SOAK_SMP) $(BOOT_LOG_SOAK)
 
 # Only the scenario boot of make check, for work on the scenarios.
 check-scenarios: boot-scenarios

@@ -20,7 +20,8 @@ locktorture section, one result per lock type; a boot with
 lmguest=scenarios has the scenario tests' section instead of the
 kselftests, and one with lmguest=scale the scale section
 (scripts/guest/scale.sh; its 8 CPUs are counted from run-guest.sh's
-"LM-HOST: qemu smp=N" line, whatever --cpus says).  Several logs
+"LM-HOST: qemu smp=N" line, whatever --cpus says), and one with
+lmguest=soak the soak section (scripts/guest/soak.sh, make soak).  Several logs
 (one per boot) are judged together; in check mode the last line is
 "N passed, N failed, N skipped" over all of them.
 """
@@ -242,6 +243,12 @@ def scale(user, tally, errors):
     section(user, tally, errors, 'scale', 'scale run', 'scale')
 
 
+def soak(user, tally, errors):
+    """make soak (scripts/guest/soak.sh): its loops, losses, alerts and
+    the module's rows; a TAP plan and its results."""
+    section(user, tally, errors, 'soak', 'soak run', 'soak')
+
+
 def cmdline_args(kern):
     return next((l for l in kern if l.startswith('Command line:')), '').split()
 
@@ -304,6 +311,8 @@ def judge(path, mode, cpus, tally):
             scenarios(user, tally, errors)
         elif 'lmguest=scale' in cmdline_args(kern):
             scale(user, tally, errors)
+        elif 'lmguest=soak' in cmdline_args(kern):
+            soak(user, tally, errors)
         else:
             kselftest(user, tally, errors)
     return ['%s: %s' % (kfile, e) for e in kerr] + ['%s: %s' % (path, e) for e in errors]

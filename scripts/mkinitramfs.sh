@@ -29,7 +29,7 @@ ln -s busybox "$stage"/bin/sh
 cp "$top"/scripts/guest/init "$stage"/init
 cp "$top"/scripts/guest/check.sh "$top"/scripts/guest/demo.sh "$top"/scripts/guest/bench.sh \
 	"$top"/scripts/guest/torture.sh "$top"/scripts/guest/scenario.sh "$top"/scripts/guest/lib.sh \
-	"$top"/scripts/guest/scale.sh "$stage"/lm/
+	"$top"/scripts/guest/scale.sh "$top"/scripts/guest/soak.sh "$stage"/lm/
 printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' \
 	> "$stage"/etc/passwd
 printf 'root:x:0:\nnogroup:x:65534:\n' > "$stage"/etc/group

@@ -93,6 +93,29 @@ LM-HOST: qemu smp=8 tcg=single cpu=qemu64,-hypervisor
 SCALE_BOOT = BOOT.replace('lmguest=check', 'lmguest=scale lockmeter=on') \
                  .replace('2 CPUs', '8 CPUs')
 
+# make soak: the guest kernel on 4 vCPUs (scripts/guest/soak.sh)
+SOAK = """\
+LM-GUEST: start mode=soak cpus=4 kernel=6.12.117
+LM-GUEST: boot-state on rows=700
+LM-GUEST: soak begin
+TAP version 13
+# 3 minutes, 4 CPUs, stress-ng 0.15.06, 27 stressors
+# 60s: modholds=5 ctl=9 record=3 top=20 watch=1 held=18 modload=3 hotplug=1
+1..3
+ok 1 soak.stress_ng_ran
+ok 2 soak.loop.ctl
+# unexplained:
+#   ctl: dropped 3
+not ok 3 soak.losses_explained
+# summary: steps: modholds=15 ctl=27
+LM-GUEST: soak end rc=0
+LM-GUEST: end mode=soak rc=0
+LM-HOST: guest ran 400s
+LM-HOST: qemu smp=4 tcg=single cpu=qemu64,-hypervisor
+"""
+SOAK_BOOT = BOOT.replace('lmguest=check', 'lmguest=soak lockmeter=on lmsoak=3') \
+                .replace('2 CPUs', '4 CPUs')
+
 
 def run(*logs, mode='check', cpus=2):
     """The verdict on @logs: each the text of a single-file log, or a pair
@@ -306,6 +329,39 @@ class Verdict(unittest.TestCase):
                        SCALE_BOOT))
         self.assertEqual(rc, 1)
         self.assertIn('boot: metering on', out)
+
+    def test_soak_boot_counts_its_tests(self):
+        # 4 CPUs from run-guest.sh's line; the failed check fails the run,
+        # no kselftests wanted
+        rc, out = run((SOAK, SOAK_BOOT), cpus=4)
+        self.assertEqual(rc, 1, out)
+        self.assertNotIn('ERROR', out)
+        self.assertRegex(out, r'(?m)^FAIL: \S+: soak\.losses_explained$')
+        # 2 KUnit cases, 2 soak checks, the boot state
+        self.assertEqual(out.splitlines()[-1], '5 passed, 1 failed, 0 skipped')
+        rc, out = run((SOAK.replace('not ok 3', 'ok 3'), SOAK_BOOT), cpus=4)
+        self.assertEqual(rc, 0, out)
+        self.assertEqual(out.splitlines()[-1], '6 passed, 0 failed, 0 skipped')
+
+    def test_soak_section_missing_short_or_hung(self):
+        good = SOAK.replace('not ok 3', 'ok 3')
+        rc, out = run((KSFT, SOAK_BOOT), cpus=4)
+        self.assertEqual(rc, 1)
+        self.assertIn('soak run never started', out)
+        rc, out = run((good.replace('ok 2 soak.loop.ctl\n', ''), SOAK_BOOT), cpus=4)
+        self.assertEqual(rc, 1)
+        self.assertIn('soak: 2 of 3 results', out)
+        # the host's timeout: the guest hung
+        cut = good.split('1..3')[0] + 'LM-HOST: timeout after 1080s\n'
+        rc, out = run((cut, SOAK_BOOT), cpus=4)
+        self.assertEqual(rc, 1)
+        self.assertIn('soak run did not finish', out)
+        self.assertIn('timeout', out)
+        # a splat on the console, every result ok
+        splat = SOAK_BOOT + ('[  300.000000] WARNING: CPU: 2 PID: 9 at kernel/cpu.c:1 f+0x1/0x2\n')
+        rc, out = run((good, splat), cpus=4)
+        self.assertEqual(rc, 1)
+        self.assertRegex(out, r'(?m)^ERROR: \S+\.console\.log: WARNING: ')
 
     def test_user_text_is_not_a_kernel_problem(self):
         rc, out = run(BOOT + KSFT.replace('LM-GUEST: kselftest end',
