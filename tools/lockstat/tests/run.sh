@@ -785,9 +785,9 @@ assert any(len(r.get("sites", [])) == 2 for r in f["rows"]), "a lock of more sit
 COLUMNS=80 "$LOCKSTAT" top -b --tree --replay "$fx/demo.snap" >"$tmp/tree80.txt" 2>&1
 awk 'length > 80 { bad = 1 } END { exit bad }' "$tmp/tree80.txt" &&
 	grep -q '^  UTIL   CON  HMEAN   HMAX  WMEAN   WMAX TYPE   NAME$' "$tmp/tree80.txt" &&
-	grep -q ' spin     |- lmt_contend_thread+0x4e\[tes$' "$tmp/tree80.txt" &&
-	pass "top -b --tree, COLUMNS=80: the columns of 80, a site cut at the edge after its glyphs" ||
-	fail "top -b --tree, COLUMNS=80: the columns of 80, a site cut at the edge after its glyphs" "$tmp/tree80.txt"
+	grep -q ' spin     |- lmt_contend_thread+0x4e\[te>$' "$tmp/tree80.txt" &&
+	pass "top -b --tree, COLUMNS=80: the columns of 80, a site cut at the edge after its glyphs, marked" ||
+	fail "top -b --tree, COLUMNS=80: the columns of 80, a site cut at the edge after its glyphs, marked" "$tmp/tree80.txt"
 # the glyphs follow the locale, as htop's: line drawing in UTF-8, else ASCII
 utf8=$(locale -a 2>/dev/null | grep -i -m 1 '^c\.utf-\?8$')
 if [ -n "$utf8" ]; then
@@ -798,8 +798,8 @@ import sys
 text = open(sys.argv[1], encoding="utf-8").read()
 lines = text.splitlines()
 assert max(len(l) for l in lines) <= 80, max(lines, key=len)
-assert "  \u251c\u2500 lmt_contend_thread+0x4e[tes\n" in text, "a tee, the line cut at 80"
-assert "  \u2514\u2500 lmt_trylock+0x1b[test_lockm\n" in text, "a corner, the line cut at 80"
+assert "  \u251c\u2500 lmt_contend_thread+0x4e[te>\n" in text, "a tee, the line cut at 80"
+assert "  \u2514\u2500 lmt_trylock+0x1b[test_lock>\n" in text, "a corner, the line cut at 80"
 assert "|- " not in text and "`- " not in text, "no ASCII glyphs"
 ' "$tmp/tree-u8.txt"
 else
@@ -825,9 +825,9 @@ width80 "diff, COLUMNS=80" "$tmp/d80"
 COLUMNS=80 golden "top -b, COLUMNS=80" top-replay-80.txt top -b --replay $replay
 cp "$tmp/golden" "$tmp/t80"
 width80 "top -b, COLUMNS=80" "$tmp/t80"
-ok "report at 80: NAME has the rest of the line, 26 columns: names cut there, shorter in full" sh -c "
+ok "report at 80: NAME has the rest of the line, 26 columns: names cut there with a >, shorter in full" sh -c "
 	grep -q '^  2.0% 0.44%  8.6us( 1.2ms)  155us( 3.4ms)(0.08%)  percpu:runqueues+0x0\$' '$tmp/r80' &&
-	grep -q '^  1.7% 78.0%  150us( 150us)  146us( 298us)(0.66%)    lmt_contend_thread+0x4e\[tes\$' \
+	grep -q '^  1.7% 78.0%  150us( 150us)  146us( 298us)(0.66%)    lmt_contend_thread+0x4e\[te>\$' \
 		'$tmp/r80'"
 ok "report at 80: the columns that stay are UTIL CON HOLD WAIT, the rest dropped" \
 	grep -q '^  UTIL   CON   MEAN(  MAX )   MEAN(  MAX )(% CPU)  NAME$' "$tmp/r80"
@@ -2006,6 +2006,11 @@ for k in ("acquired", "hold_total_ns", "hold_hist", "wait_hist", "hold_p99_ns", 
 "$LOCKSTAT" report --width 120 "$fx/blocked.snap" >"$tmp/b120" 2>&1
 ok "report at 120 columns: MUTEXES keep BLOCKED, NOWAIT drops first" sh -c "
 	grep -A1 '^MUTEXES' '$tmp/b120' | grep -q 'BLOCKED' && ! grep -q 'NOWAIT' '$tmp/b120'"
+# a name cut at the edge says so: a '>' in the last column; a name that fits has none
+ok "report at 120 columns: the module site cut with a '>', a name that fits in full" sh -c "
+	awk 'length > 120 { exit 1 }' '$tmp/b120' &&
+	grep -q '    lmt_mutex_sleeper+0x23\[test_lockmet>\$' '$tmp/b120' &&
+	grep -q '    lmt_mutex_fast+0x11\[test_lockmeter\]\$' '$tmp/b120'"
 # perf lock's and klockstat's options and keys
 "$LOCKSTAT" report --csv --name test_lockmeter --type mutex "$fx/demo.snap" >"$tmp/a" 2>&1
 "$LOCKSTAT" report --csv -L test_lockmeter -Y mutex "$fx/demo.snap" >"$tmp/b" 2>&1
