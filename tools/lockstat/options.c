@@ -163,6 +163,31 @@ int lm_parse_duration(const char *arg, uint64_t *ns)
 	return -1;
 }
 
+/*
+ * An interval into seconds, in [@min, @max]: a bare number is seconds, as
+ * top(1)'s -d, or a duration with its unit (lm_parse_duration()).
+ */
+int lm_parse_interval(const char *arg, double min, double max, double *s)
+{
+	size_t n = strspn(arg, "0123456789.");
+	uint64_t ns;
+	double v;
+
+	if (arg[n] || !n) {
+		if (lm_parse_duration(arg, &ns))
+			return -1;
+		v = (double)ns / 1e9;
+	} else {
+		if (*arg == '.' || memchr(arg, '.', n) != memrchr(arg, '.', n))
+			return -1;
+		v = strtod(arg, NULL);
+	}
+	if (!isfinite(v) || v < min || v > max)
+		return -1;
+	*s = v;
+	return 0;
+}
+
 /* "spin,mutex" into a mask of 1 << type; no empty item */
 int lm_parse_types(const char *arg, unsigned int *mask)
 {
