@@ -33,6 +33,8 @@
 	"  --pid PID, --comm COMM  only rows whose worst holder or worst waiter", \
 	"                    (their evidence, netlink only) is that task; the", \
 	"                    kernel meters every task, lockstat filters",	\
+	"  -p PID, -t TID    --pid (perf lock's names): a task's pid is its", \
+	"                    thread id, so -p keeps a process's main thread only", \
 	"  --type TYPE       only TYPE (repeatable, or comma-separated), one of:", \
 	LM_HELP_TYPES "                    ",				\
 	"  -Y, --type-filter TYPE  the same (perf lock's name for it)",	\
@@ -328,9 +330,12 @@ static int lm_view_opt(struct lm_view_opts *o, int opt, const char *arg)
 		}
 		f->comm = arg;
 		return 0;
+	case 'p':
+	case 't':
 	case LM_OPT_PID:
 		if (lm_parse_u64(arg, &v) || v > UINT32_MAX) {
-			lm_err("--pid: '%s' is not a pid", arg);
+			lm_err("%s: '%s' is not a pid", opt == LM_OPT_PID ? "--pid" :
+			       opt == 'p' ? "-p" : "-t", arg);
 			return LM_EXIT_USAGE;
 		}
 		f->pid = (uint32_t)v;

@@ -34,10 +34,10 @@ enum lm_opt {
 
 /*
  * the view options, for a subcommand's struct option table (and
- * LM_VIEW_SHORTOPTS in its optstring): perf lock's -E -k -L -Y, klockstat's
- * -S, -i, -c
+ * LM_VIEW_SHORTOPTS in its optstring): perf lock's -E -k -L -Y -p -t,
+ * klockstat's -S, -i, -c
  */
-#define LM_VIEW_SHORTOPTS	"E:L:S:Y:c:ik:r"
+#define LM_VIEW_SHORTOPTS	"E:L:S:Y:c:ik:p:rt:"
 #define LM_VIEW_LONGOPTS						\
 	{ "csv", no_argument, NULL, LM_OPT_CSV },			\
 	{ "entries", required_argument, NULL, 'E' },			\

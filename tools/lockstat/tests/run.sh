@@ -2048,6 +2048,20 @@ assert b and all(421 in t for t in tasks(sys.argv[2])), b
 assert ("lmt_mutex[test_lockmeter]", "lmt_mutex_sleeper+0x23/0x70[test_lockmeter]") in b, b
 ' "$tmp/p.json" "$tmp/q.json"
 rc "--pid x" 2 report --pid x "$fx/demo.snap"
+# perf lock's -p PID and -t TID: --pid (the evidence's pid is a thread id)
+for o in -p -t; do
+	"$LOCKSTAT" report --json $o 421 "$fx/blocked.snap" >"$tmp/pt.json" 2>&1
+	ok "$o 421 (perf lock) is --pid 421" diff -u "$tmp/q.json" "$tmp/pt.json"
+	"$LOCKSTAT" top -b -n 1 --pid 421 --replay "$fx/blocked.snap" >"$tmp/a" 2>&1
+	"$LOCKSTAT" top -b -n 1 $o 421 --replay "$fx/blocked.snap" >"$tmp/b" 2>&1
+	ok "top $o 421 is top --pid 421" sh -c "grep -q lmt_mutex '$tmp/a' && diff -u '$tmp/a' '$tmp/b'"
+	rc "$o x" 2 report $o x "$fx/demo.snap"
+	ok "$o x: says it is not a pid" grep -q "^lockstat: $o: 'x' is not a pid" "$tmp/stderr"
+done
+"$LOCKSTAT" report -h >"$tmp/h.pt" 2>&1
+ok "report -h: -p and -t are --pid, -p the main thread only" sh -c "
+	grep -q '^  -p PID, -t TID    --pid (perf lock.s names)' '$tmp/h.pt' &&
+	grep -q 'thread id, so -p keeps a process.s main thread only' '$tmp/h.pt'"
 rc "--comm of 64 bytes" 2 report --comm "$(printf '%064d' 0)" "$fx/demo.snap"
 
 # ---- the manual page, as man renders it ----
