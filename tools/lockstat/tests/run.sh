@@ -1989,6 +1989,13 @@ rc "hist FILE without NAME" 2 hist "$fx/hist.snap"
 ok "hist FILE without NAME: NAME comes first" grep -q "hist: '.*hist.snap' is a file, and NAME comes first" "$tmp/stderr"
 "$LOCKSTAT" hist --width 60 lmt_hist_lock "$fx/hist.snap" >"$tmp/hw60" 2>&1
 ok "hist --width 60: within 60 columns" awk 'length > 60 { bad = 1 } END { exit bad || NR < 10 }' "$tmp/hw60"
+# under 60 the titles wrap too: every line within the width, nothing lost
+for w in 50 40; do
+	"$LOCKSTAT" hist --width $w lmt_hist_lock "$fx/hist.snap" >"$tmp/hw$w" 2>&1
+	ok "hist --width $w: every line within $w columns, the titles wrapped" sh -c "
+		awk 'length > $w { bad = 1 } END { exit bad || NR < 10 }' '$tmp/hw$w' &&
+		tr '\\n' ' ' <'$tmp/hw$w' | tr -s ' ' | grep -q 'lmt_hist_lock\[test_lockmeter\] (spin): 2 sites summed 28 buckets, lower bounds in ns as the kernel reports them HOLD:'"
+done
 "$LOCKSTAT" hist --json lmt_hist_lock "$fx/hist.snap" >"$tmp/h.json" 2>&1
 "$LOCKSTAT" report --json --name lmt_hist_lock "$fx/hist.snap" >"$tmp/hr.json" 2>&1
 ok "hist --json: the bounds, and the lock's counts and percentiles as report --json has them" "$PYTHON" -c '
