@@ -60,8 +60,9 @@ static const char *const export_msg[] = {
 	"",
 	"  --format FMT        prometheus (the only format, and the default)",
 	"  --textfile-dir DIR  write DIR/" EXPORT_FILE " (a new file is mode 0644)",
-	"  --interval SECS     write again every SECS seconds (0.1 to 86400) until",
-	"                      SIGTERM or SIGINT; the running kernel only",
+	"  --interval SECS     write again every SECS seconds (0.1 to 86400), or with",
+	"                      a unit (15s, 500ms), until SIGTERM or SIGINT; the",
+	"                      running kernel only",
 	"  --max-series N      keep the N (lock, site) series with the most hold time",
 	"                      (default 200; 0: none), sum the rest per type into",
 	"                      lock=\"other\",site=\"other\"",
@@ -77,22 +78,6 @@ static void export_usage(int err)
 {
 	lm_usage(err, "export", "[--format prometheus] [--textfile-dir DIR] [--interval SECS] [FILE]",
 		 export_msg, 0);
-}
-
-/* seconds: decimal digits and a point, in [0.1, EXPORT_MAX_INTERVAL] */
-static int export_parse_interval(const char *arg, double *out)
-{
-	char *end;
-	double v;
-
-	if (!*arg || arg[strspn(arg, "0123456789.")] || *arg == '.')
-		return -1;
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || *end || !isfinite(v) || v < 0.1 || v > EXPORT_MAX_INTERVAL)
-		return -1;
-	*out = v;
-	return 0;
 }
 
 static int export_parse_max(const char *arg, size_t *out)
@@ -117,10 +102,10 @@ static int export_opt(struct export_params *p, int c, char **argv)
 		lm_err("export: unknown --format '%s' (the format is prometheus)", optarg);
 		return LM_EXIT_USAGE;
 	case EXPORT_OPT_INTERVAL:
-		if (!export_parse_interval(optarg, &p->interval_s))
+		if (!lm_parse_interval(optarg, 0.1, EXPORT_MAX_INTERVAL, &p->interval_s))
 			return 0;
-		lm_err("--interval: '%s' is not a number of seconds from 0.1 to %d", optarg,
-		       EXPORT_MAX_INTERVAL);
+		lm_err("--interval: '%s': the interval is 0.1 to %d seconds, or with a unit (15s)",
+		       optarg, EXPORT_MAX_INTERVAL);
 		return LM_EXIT_USAGE;
 	case EXPORT_OPT_MAX_SERIES:
 		if (!export_parse_max(optarg, &p->max_series))

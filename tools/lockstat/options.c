@@ -33,6 +33,8 @@
 	"  --pid PID, --comm COMM  only rows whose worst holder or worst waiter", \
 	"                    (their evidence, netlink only) is that task; the", \
 	"                    kernel meters every task, lockstat filters",	\
+	"  -p PID, -t TID    --pid (perf lock's names): a task's pid is its", \
+	"                    thread id, so -p keeps a process's main thread only", \
 	"  --type TYPE       only TYPE (repeatable, or comma-separated), one of:", \
 	LM_HELP_TYPES "                    ",				\
 	"  -Y, --type-filter TYPE  the same (perf lock's name for it)",	\
@@ -161,6 +163,31 @@ int lm_parse_duration(const char *arg, uint64_t *ns)
 		return 0;
 	}
 	return -1;
+}
+
+/*
+ * An interval into seconds, in [@min, @max]: a bare number is seconds, as
+ * top(1)'s -d, or a duration with its unit (lm_parse_duration()).
+ */
+int lm_parse_interval(const char *arg, double min, double max, double *s)
+{
+	size_t n = strspn(arg, "0123456789.");
+	uint64_t ns;
+	double v;
+
+	if (arg[n] || !n) {
+		if (lm_parse_duration(arg, &ns))
+			return -1;
+		v = (double)ns / 1e9;
+	} else {
+		if (*arg == '.' || memchr(arg, '.', n) != memrchr(arg, '.', n))
+			return -1;
+		v = strtod(arg, NULL);
+	}
+	if (!isfinite(v) || v < min || v > max)
+		return -1;
+	*s = v;
+	return 0;
 }
 
 /* "spin,mutex" into a mask of 1 << type; no empty item */
@@ -303,9 +330,12 @@ static int lm_view_opt(struct lm_view_opts *o, int opt, const char *arg)
 		}
 		f->comm = arg;
 		return 0;
+	case 'p':
+	case 't':
 	case LM_OPT_PID:
 		if (lm_parse_u64(arg, &v) || v > UINT32_MAX) {
-			lm_err("--pid: '%s' is not a pid", arg);
+			lm_err("%s: '%s' is not a pid", opt == LM_OPT_PID ? "--pid" :
+			       opt == 'p' ? "-p" : "-t", arg);
 			return LM_EXIT_USAGE;
 		}
 		f->pid = (uint32_t)v;

@@ -34,10 +34,10 @@ enum lm_opt {
 
 /*
  * the view options, for a subcommand's struct option table (and
- * LM_VIEW_SHORTOPTS in its optstring): perf lock's -E -k -L -Y, klockstat's
- * -S, -i, -c
+ * LM_VIEW_SHORTOPTS in its optstring): perf lock's -E -k -L -Y -p -t,
+ * klockstat's -S, -i, -c
  */
-#define LM_VIEW_SHORTOPTS	"E:L:S:Y:c:ik:r"
+#define LM_VIEW_SHORTOPTS	"E:L:S:Y:c:ik:p:rt:"
 #define LM_VIEW_LONGOPTS						\
 	{ "csv", no_argument, NULL, LM_OPT_CSV },			\
 	{ "entries", required_argument, NULL, 'E' },			\
@@ -101,6 +101,7 @@ int lm_opts_no_operand(int argc, char **argv);
 int lm_opts_check(const struct lm_opts *o);
 int lm_parse_pct(const char *arg, double max, double *out);
 int lm_parse_duration(const char *arg, uint64_t *ns);
+int lm_parse_interval(const char *arg, double min, double max, double *s);
 int lm_parse_types(const char *arg, unsigned int *mask);
 int lm_parse_width(const char *arg, int *width);
 int lm_opt_error(int c, char **argv);

@@ -138,21 +138,7 @@ static void top_usage(int err)
 /* the interval: seconds, as top(1) has it, or a duration with its unit (500ms) */
 static int top_parse_delay(const char *arg, double *out)
 {
-	uint64_t ns;
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (*end && strspn(arg, "0123456789.") == (size_t)(end - arg) &&
-	    !lm_parse_duration(arg, &ns)) {
-		v = (double)ns / 1e9;
-		end += strlen(end);
-	}
-	if (errno || end == arg || *end || !isfinite(v) || v < 0.05 || v > 86400)
-		return -1;
-	*out = v;
-	return 0;
+	return lm_parse_interval(arg, 0.05, 86400, out);
 }
 
 static int top_parse_args(int argc, char **argv, struct top_params *p)
@@ -186,7 +172,7 @@ static int top_parse_args(int argc, char **argv, struct top_params *p)
 			break;
 		case 'd':
 			if (top_parse_delay(optarg, &p->delay_s)) {
-				lm_err("top: -d '%s': the interval is 0.05 to 86400 seconds",
+				lm_err("top: -d '%s': the interval is 0.05 to 86400 seconds, or with a unit (500ms)",
 				       optarg);
 				return LM_EXIT_USAGE;
 			}
@@ -805,7 +791,7 @@ static void top_delay_prompt(struct top *t)
 		return;
 	}
 	if (top_parse_delay(buf, &d)) {
-		top_say(t, "interval '%s': 0.05 to 86400 seconds", buf);
+		top_say(t, "interval '%s': 0.05 to 86400 seconds, or with a unit", buf);
 		return;
 	}
 	t->delay_s = d;

@@ -111,7 +111,8 @@ int lm_out_width(int opt)
 
 /*
  * One line of text in @width columns: a table row (it starts with a
- * blank) or a line without a blank (a rule) is cut; prose is wrapped at
+ * blank) is cut with a '>' in its last column, a line without a blank (a
+ * rule) is cut; prose is wrapped at
  * blanks, its continuations indented by two.  A line that starts with
  * LM_PROSE is prose however far it is indented (the evidence under a
  * row): the mark goes, its continuations are indented four past it, two
@@ -129,8 +130,11 @@ static void lm_fit_line(FILE *f, const char *s, size_t n, size_t width)
 			indent++;
 	}
 	/* a continuation needs room past its indentation */
-	if (!width || n <= width || (*s == ' ' && !prose) ||
-	    !memchr(s + indent, ' ', n - indent) || width < indent + 12) {
+	if (width && n > width && *s == ' ' && !prose) {
+		fprintf(f, "%.*s>\n", (int)width - 1, s);
+		return;
+	}
+	if (!width || n <= width || !memchr(s + indent, ' ', n - indent) || width < indent + 12) {
 		fprintf(f, "%.*s\n", (int)(width && n > width ? width : n), s);
 		return;
 	}

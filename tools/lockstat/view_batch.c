@@ -257,11 +257,11 @@ static int lm_cols_bytes(const char *s, int cols)
 	return (int)(p - s);
 }
 
-/* @s and a line break, cut at @width columns (0: not cut) */
+/* @s and a line break; cut, a '>' in its last column, when wider than @width (0: no limit) */
 static void lm_batch_line(FILE *out, const char *s, int width)
 {
-	if (width > 0)
-		fprintf(out, "%.*s\n", lm_cols_bytes(s, width), s);
+	if (width > 0 && s[lm_cols_bytes(s, width)])
+		fprintf(out, "%.*s>\n", lm_cols_bytes(s, width - 1), s);
 	else
 		fprintf(out, "%s\n", s);
 }

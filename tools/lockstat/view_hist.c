@@ -281,19 +281,12 @@ static int hist_json(FILE *f, const struct lm_hist_target *p, const struct lm_sn
 	return 0;
 }
 
-int lm_hist_print(FILE *f, const struct lm_hist_target *p, const struct lm_snapshot *s,
-		  const char *from)
+/* the histograms as text, their lines laid out for hist_columns() */
+static int hist_text(FILE *f, const struct lm_hist_target *p, const struct lm_ctx *c,
+		     const struct lm_row *agg, const size_t *nr_sites)
 {
-	struct lm_row agg[LM_NR_TYPES];
-	size_t nr_sites[LM_NR_TYPES] = { 0 };
-	struct lm_ctx c;
 	int t, k, none = 0, shown = 0;
 
-	lm_ctx_init(&c, &s->h);
-	if (p->json)
-		return hist_json(f, p, s, from);
-	if (!hist_collect(p, s, agg, nr_sites))
-		return hist_none(p, from);
 	for (t = LM_TYPE_NONE + 1; t < LM_NR_TYPES; t++) {
 		const struct lm_row *r = &agg[t];
 
@@ -303,20 +296,51 @@ int lm_hist_print(FILE *f, const struct lm_hist_target *p, const struct lm_snaps
 		if (p->site[0])
 			fprintf(f, " at %s", p->site);
 		fprintf(f, ": %zu %s\n", nr_sites[t], nr_sites[t] == 1 ? "site" : "sites summed");
-		if (!c.nr_buckets || !r->hist) {
+		if (!c->nr_buckets || !r->hist) {
 			fputs("no histogram: ", f);
-			fputs(c.nr_buckets ? "its rows came without histograms\n" :
+			fputs(c->nr_buckets ? "its rows came without histograms\n" :
 			      "this kernel or snapshot has none (no hist_bounds; /proc has none)\n",
 			      f);
 			none++;
 			continue;
 		}
 		fprintf(f, "%u buckets, lower bounds in ns as the kernel reports them\n",
-			c.nr_buckets);
+			c->nr_buckets);
 		for (k = 0; k < LM_NR_HIST; k++)
-			hist_print_kind(f, r, &c, k, hist_columns(p));
+			hist_print_kind(f, r, c, k, hist_columns(p));
 	}
-	if (none == shown) {
+	return none == shown;
+}
+
+/*
+ * The text of hist_text() fitted to the width (lm_fit_text()): the lines
+ * it lays out fit already; the titles wrap, a row too wide is cut
+ */
+int lm_hist_print(FILE *f, const struct lm_hist_target *p, const struct lm_snapshot *s,
+		  const char *from)
+{
+	struct lm_row agg[LM_NR_TYPES];
+	size_t nr_sites[LM_NR_TYPES] = { 0 }, len;
+	struct lm_ctx c;
+	char *buf;
+	FILE *mem;
+	int none;
+
+	lm_ctx_init(&c, &s->h);
+	if (p->json)
+		return hist_json(f, p, s, from);
+	if (!hist_collect(p, s, agg, nr_sites))
+		return hist_none(p, from);
+	mem = open_memstream(&buf, &len);
+	if (!mem) {
+		lm_err("out of memory");
+		return LM_EXIT_ERR;
+	}
+	none = hist_text(mem, p, &c, agg, nr_sites);
+	if (!fclose(mem))
+		lm_fit_text(f, buf, len, hist_columns(p));
+	free(buf);
+	if (none) {
 		lm_err("no histogram of '%s'", p->arg);
 		return LM_EXIT_ERR;
 	}

@@ -383,9 +383,12 @@ live=$tmp/proc.txt
 cp "$FIXTURES/proc.txt" "$live"
 iv=$tmp/interval
 mkdir "$iv"
+# seconds, or with a unit as top -d has it
 for sig in TERM INT; do
+	ivl=0.2
+	[ "$sig" = INT ] && ivl=200ms
 	rm -f "$iv/lockmeter.prom"
-	LOCKSTAT_PROC=$live "$LOCKSTAT" export --source=proc --interval 0.2 --textfile-dir "$iv" \
+	LOCKSTAT_PROC=$live "$LOCKSTAT" export --source=proc --interval $ivl --textfile-dir "$iv" \
 		2>"$tmp/iv.err" &
 	lpid=$!
 	pids="$pids $lpid"
@@ -395,6 +398,10 @@ for sig in TERM INT; do
 		i=$((i + 1))
 	done
 	ino=$(stat -c %i "$iv/lockmeter.prom" 2>/dev/null)
+	if [ "$sig" = INT ]; then
+		[ -n "$ino" ] && pass "--interval 200ms: a unit, as top -d takes: the file written" ||
+			fail "--interval 200ms: a unit, as top -d takes: the file written" "$tmp/iv.err"
+	fi
 	if [ "$sig" = TERM ]; then
 		# a new number in the source reaches the file at a later tick
 		sed 's/^metered_ns: .*/metered_ns: 123456789012/' "$FIXTURES/proc.txt" >"$live.new"
@@ -437,7 +444,7 @@ mkdir "$bad"
 rc "--format json" 2 --format json --textfile-dir "$bad" "$snap"
 grep -q "unknown --format 'json'" "$tmp/stderr" && pass "--format json: says so" ||
 	fail "--format json: says so" "$tmp/stderr"
-for v in 0 -1 x 1e3 inf .5 0.05 86401 ''; do
+for v in 0 -1 x 1e3 inf .5 0.05 86401 '' 50ms 2m 1.5.0 15S; do
 	rc "--interval '$v'" 2 --interval "$v" --textfile-dir "$bad"
 done
 rc "--max-series x" 2 --max-series x "$snap"

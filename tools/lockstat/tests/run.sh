@@ -785,9 +785,9 @@ assert any(len(r.get("sites", [])) == 2 for r in f["rows"]), "a lock of more sit
 COLUMNS=80 "$LOCKSTAT" top -b --tree --replay "$fx/demo.snap" >"$tmp/tree80.txt" 2>&1
 awk 'length > 80 { bad = 1 } END { exit bad }' "$tmp/tree80.txt" &&
 	grep -q '^  UTIL   CON  HMEAN   HMAX  WMEAN   WMAX TYPE   NAME$' "$tmp/tree80.txt" &&
-	grep -q ' spin     |- lmt_contend_thread+0x4e\[tes$' "$tmp/tree80.txt" &&
-	pass "top -b --tree, COLUMNS=80: the columns of 80, a site cut at the edge after its glyphs" ||
-	fail "top -b --tree, COLUMNS=80: the columns of 80, a site cut at the edge after its glyphs" "$tmp/tree80.txt"
+	grep -q ' spin     |- lmt_contend_thread+0x4e\[te>$' "$tmp/tree80.txt" &&
+	pass "top -b --tree, COLUMNS=80: the columns of 80, a site cut at the edge after its glyphs, marked" ||
+	fail "top -b --tree, COLUMNS=80: the columns of 80, a site cut at the edge after its glyphs, marked" "$tmp/tree80.txt"
 # the glyphs follow the locale, as htop's: line drawing in UTF-8, else ASCII
 utf8=$(locale -a 2>/dev/null | grep -i -m 1 '^c\.utf-\?8$')
 if [ -n "$utf8" ]; then
@@ -798,8 +798,8 @@ import sys
 text = open(sys.argv[1], encoding="utf-8").read()
 lines = text.splitlines()
 assert max(len(l) for l in lines) <= 80, max(lines, key=len)
-assert "  \u251c\u2500 lmt_contend_thread+0x4e[tes\n" in text, "a tee, the line cut at 80"
-assert "  \u2514\u2500 lmt_trylock+0x1b[test_lockm\n" in text, "a corner, the line cut at 80"
+assert "  \u251c\u2500 lmt_contend_thread+0x4e[te>\n" in text, "a tee, the line cut at 80"
+assert "  \u2514\u2500 lmt_trylock+0x1b[test_lock>\n" in text, "a corner, the line cut at 80"
 assert "|- " not in text and "`- " not in text, "no ASCII glyphs"
 ' "$tmp/tree-u8.txt"
 else
@@ -825,9 +825,9 @@ width80 "diff, COLUMNS=80" "$tmp/d80"
 COLUMNS=80 golden "top -b, COLUMNS=80" top-replay-80.txt top -b --replay $replay
 cp "$tmp/golden" "$tmp/t80"
 width80 "top -b, COLUMNS=80" "$tmp/t80"
-ok "report at 80: NAME has the rest of the line, 26 columns: names cut there, shorter in full" sh -c "
+ok "report at 80: NAME has the rest of the line, 26 columns: names cut there with a >, shorter in full" sh -c "
 	grep -q '^  2.0% 0.44%  8.6us( 1.2ms)  155us( 3.4ms)(0.08%)  percpu:runqueues+0x0\$' '$tmp/r80' &&
-	grep -q '^  1.7% 78.0%  150us( 150us)  146us( 298us)(0.66%)    lmt_contend_thread+0x4e\[tes\$' \
+	grep -q '^  1.7% 78.0%  150us( 150us)  146us( 298us)(0.66%)    lmt_contend_thread+0x4e\[te>\$' \
 		'$tmp/r80'"
 ok "report at 80: the columns that stay are UTIL CON HOLD WAIT, the rest dropped" \
 	grep -q '^  UTIL   CON   MEAN(  MAX )   MEAN(  MAX )(% CPU)  NAME$' "$tmp/r80"
@@ -1989,6 +1989,13 @@ rc "hist FILE without NAME" 2 hist "$fx/hist.snap"
 ok "hist FILE without NAME: NAME comes first" grep -q "hist: '.*hist.snap' is a file, and NAME comes first" "$tmp/stderr"
 "$LOCKSTAT" hist --width 60 lmt_hist_lock "$fx/hist.snap" >"$tmp/hw60" 2>&1
 ok "hist --width 60: within 60 columns" awk 'length > 60 { bad = 1 } END { exit bad || NR < 10 }' "$tmp/hw60"
+# under 60 the titles wrap too: every line within the width, nothing lost
+for w in 50 40; do
+	"$LOCKSTAT" hist --width $w lmt_hist_lock "$fx/hist.snap" >"$tmp/hw$w" 2>&1
+	ok "hist --width $w: every line within $w columns, the titles wrapped" sh -c "
+		awk 'length > $w { bad = 1 } END { exit bad || NR < 10 }' '$tmp/hw$w' &&
+		tr '\\n' ' ' <'$tmp/hw$w' | tr -s ' ' | grep -q 'lmt_hist_lock\[test_lockmeter\] (spin): 2 sites summed 28 buckets, lower bounds in ns as the kernel reports them HOLD:'"
+done
 "$LOCKSTAT" hist --json lmt_hist_lock "$fx/hist.snap" >"$tmp/h.json" 2>&1
 "$LOCKSTAT" report --json --name lmt_hist_lock "$fx/hist.snap" >"$tmp/hr.json" 2>&1
 ok "hist --json: the bounds, and the lock's counts and percentiles as report --json has them" "$PYTHON" -c '
@@ -2006,6 +2013,11 @@ for k in ("acquired", "hold_total_ns", "hold_hist", "wait_hist", "hold_p99_ns", 
 "$LOCKSTAT" report --width 120 "$fx/blocked.snap" >"$tmp/b120" 2>&1
 ok "report at 120 columns: MUTEXES keep BLOCKED, NOWAIT drops first" sh -c "
 	grep -A1 '^MUTEXES' '$tmp/b120' | grep -q 'BLOCKED' && ! grep -q 'NOWAIT' '$tmp/b120'"
+# a name cut at the edge says so: a '>' in the last column; a name that fits has none
+ok "report at 120 columns: the module site cut with a '>', a name that fits in full" sh -c "
+	awk 'length > 120 { exit 1 }' '$tmp/b120' &&
+	grep -q '    lmt_mutex_sleeper+0x23\[test_lockmet>\$' '$tmp/b120' &&
+	grep -q '    lmt_mutex_fast+0x11\[test_lockmeter\]\$' '$tmp/b120'"
 # perf lock's and klockstat's options and keys
 "$LOCKSTAT" report --csv --name test_lockmeter --type mutex "$fx/demo.snap" >"$tmp/a" 2>&1
 "$LOCKSTAT" report --csv -L test_lockmeter -Y mutex "$fx/demo.snap" >"$tmp/b" 2>&1
@@ -2043,6 +2055,20 @@ assert b and all(421 in t for t in tasks(sys.argv[2])), b
 assert ("lmt_mutex[test_lockmeter]", "lmt_mutex_sleeper+0x23/0x70[test_lockmeter]") in b, b
 ' "$tmp/p.json" "$tmp/q.json"
 rc "--pid x" 2 report --pid x "$fx/demo.snap"
+# perf lock's -p PID and -t TID: --pid (the evidence's pid is a thread id)
+for o in -p -t; do
+	"$LOCKSTAT" report --json $o 421 "$fx/blocked.snap" >"$tmp/pt.json" 2>&1
+	ok "$o 421 (perf lock) is --pid 421" diff -u "$tmp/q.json" "$tmp/pt.json"
+	"$LOCKSTAT" top -b -n 1 --pid 421 --replay "$fx/blocked.snap" >"$tmp/a" 2>&1
+	"$LOCKSTAT" top -b -n 1 $o 421 --replay "$fx/blocked.snap" >"$tmp/b" 2>&1
+	ok "top $o 421 is top --pid 421" sh -c "grep -q lmt_mutex '$tmp/a' && diff -u '$tmp/a' '$tmp/b'"
+	rc "$o x" 2 report $o x "$fx/demo.snap"
+	ok "$o x: says it is not a pid" grep -q "^lockstat: $o: 'x' is not a pid" "$tmp/stderr"
+done
+"$LOCKSTAT" report -h >"$tmp/h.pt" 2>&1
+ok "report -h: -p and -t are --pid, -p the main thread only" sh -c "
+	grep -q '^  -p PID, -t TID    --pid (perf lock.s names)' '$tmp/h.pt' &&
+	grep -q 'thread id, so -p keeps a process.s main thread only' '$tmp/h.pt'"
 rc "--comm of 64 bytes" 2 report --comm "$(printf '%064d' 0)" "$fx/demo.snap"
 
 # ---- the manual page, as man renders it ----
