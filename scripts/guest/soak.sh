@@ -66,7 +66,7 @@ pipe
 switch
 futex
 sem
-mmap --mmap-bytes 4M
+mmap --mmap-bytes 1M
 mremap --mremap-bytes 4M
 vm --vm-bytes 16M
 dentry --dentries 256
