@@ -66,7 +66,7 @@ pipe
 switch
 futex
 sem
-mmap --mmap-bytes 4M
+mmap --mmap-bytes 1M
 mremap --mremap-bytes 4M
 vm --vm-bytes 16M
 dentry --dentries 256
@@ -121,13 +121,24 @@ step() {
 	put $T/beat.$1 "$(uptime_s)"
 }
 
-# The lock of the loops that change metering's state or the module.
+# lock LOOP: the lock of the loops that change metering's state or the
+# module.  A loop waiting for it says so ($T/want.LOOP): modholds, whose
+# rounds are long, lets the others go first (modholds_loop()).
 lock() {
 	until mkdir $T/lock 2>/dev/null; do
+		touch $T/want.$1
 		sleep 0.1
 	done
+	rm -f $T/want.$1
 }
 unlock() { rmdir $T/lock; }
+# wanted: another loop waits for the lock
+wanted() {
+	for f in $T/want.*; do
+		[ -e "$f" ] && return 0
+	done
+	return 1
+}
 
 # snap FILE: /proc/lockmeter into FILE; fails if the read did
 snap() { cat $PROC > "$1" 2> "$1.err" && grep -q '^state: ' "$1"; }
@@ -329,7 +340,14 @@ EOF
 
 modholds_loop() {
 	while ! stopping; do
-		lock
+		# the others first, for a minute at most
+		w=0
+		while wanted && [ $w -lt 600 ]; do
+			sleep 0.1
+			w=$((w + 1))
+		done
+		lock modholds
+		t0=$(uptime_s)
 		r=0
 		if [ ! -e $MODPROC ]; then
 			fail modholds "the module was not loaded at a round"
@@ -351,6 +369,8 @@ modholds_loop() {
 			fi
 		fi
 		unlock
+		t1=$(($(uptime_s) - t0))
+		[ $t1 -le "$(num $T/round.max)" ] || put $T/round.max $t1
 		step modholds
 		sleep 5
 	done
@@ -362,7 +382,7 @@ ctl_loop() {
 	i=0
 	set -- $KEYS
 	while ! stopping; do
-		lock
+		lock ctl
 		reset_period ctl
 		echo off > $PROC 2> $T/ctl.err || fail ctl "off: $(cat $T/ctl.err)"
 		sleep 1
@@ -396,7 +416,7 @@ ctl_loop() {
 
 record_loop() {
 	while ! stopping; do
-		lock
+		lock record
 		reset_period record
 		# reset, on, the workload, off: metering stays off until the
 		# next on (ctl, modholds)
@@ -465,7 +485,7 @@ watch_loop() {
 
 modload_loop() {
 	while ! stopping; do
-		lock
+		lock modload
 		if rmmod $MOD 2> $T/ml.err; then
 			bump $T/unloads
 			# the rows of its locks and sites keep their names
@@ -567,6 +587,15 @@ if [ $no_start = 0 ]; then
 	upid=$!
 	stress $T/stress/root $secs "$STRESSORS" &
 	spid=$!
+	# stress-ng counts the CPUs as it starts: no hotplug until both have
+	# started their stressors (one that started while CPU 3 was off line
+	# died of SIGSEGV as it dispatched, when CPU 3 came back)
+	w=0
+	until [ "$(grep -l 'dispatching hogs' $T/stress/root/out $T/stress/user/out 2>/dev/null |
+		   wc -l)" = 2 ] || [ $w -ge 120 ]; do
+		sleep 0.5
+		w=$((w + 1))
+	done
 	for l in $LOOPS; do
 		uptime_s > $T/beat.$l
 		${l}_loop &
@@ -812,7 +841,8 @@ result $no_start "soak.started"
 # The closing note's figures (make soak prints them).
 echo "# summary: $MINUTES min, $ncpu CPUs, ran $(($(uptime_s) - start))s"
 echo "# summary: steps: $(for l in $LOOPS; do printf '%s=%s ' $l "$(num $T/it.$l)"; done)"
-echo "# summary: module rounds $(num $T/it.modholds) ($(num $T/rounds.bad) inexact)," \
+echo "# summary: module rounds $(num $T/it.modholds) ($(num $T/rounds.bad) inexact," \
+	"the longest $(num $T/round.max)s)," \
 	"acquisitions driven $(num $T/driven), re-entry probe $(num $T/reenter.inner)" \
 	"($(num $T/reenter.rec) recursion); key resizes $(num $T/resizes);" \
 	"unloads $(num $T/unloads); CPU off/on $(num $T/plugs); alerts seen by watch" \
