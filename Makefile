@@ -42,8 +42,10 @@ CMDLINE    ?=
 # The PREEMPT_RT kernel has no scenarios, the distro-sized one no lockdep.
 FRAGS_BASE := config/qemu-$(KVER).config config/lockmeter.config
 FRAGMENTS  := $(FRAGS_BASE) config/scenarios.config config/lockdep.config
-# make demo SCENARIO=NAME; the scenario tests boot once for all of them
-SCENARIOS  := fifo munmap journal
+# make demo SCENARIO=NAME; the scenario tests boot once for all of them.
+# upgrade is the upgrade hunt: the munmap workload on both kernel lines
+# and lockstat diff of the two (scripts/scenarios/upgrade.sh).
+SCENARIOS  := fifo munmap journal upgrade
 SCENARIO   ?=
 LMSCENARIO := $(BUILD)/scenarios/lmscenario
 JOURNAL_IMG := $(BUILD)/scenario-journal.img
@@ -108,6 +110,15 @@ BOOT_LOG_SC := $(BUILD)/scale-distro.log
 # boot-torture, whose logs have -6.1 in their names.
 LINE2      := 6.1
 BOOT_LOGS_2 := $(BUILD)/check-$(LINE2).log $(BUILD)/torture-lockdep-$(LINE2).log
+# The upgrade hunt in make check: each line's guest kernel boots for the
+# munmap workload (lmguest=upgrade) with slab_nomerge, so that mmap_lock
+# is named by its own cache on both (6.12 merges mm_struct's into
+# kmalloc-2k otherwise); the host diffs the two snapshots and checks what
+# the diff names (scripts/scenarios/upgrade.sh): build/upgrade.tap.
+UPGRADE_ARGS := slab_nomerge
+BOOT_LOG_UP := $(BUILD)/upgrade$(L).log
+UPGRADE_LOGS := $(BUILD)/upgrade-$(LINE2).log $(BUILD)/upgrade.log
+UPGRADE_TAP := $(BUILD)/upgrade.tap
 # make deb: packages in DEB from KCONFIG (the running kernel's config by
 # default), built in KOBJ_DEB.  make check packages the guest's config in
 # KOBJ_DEBG (a sibling of KOBJ, so ccache hits its objects) into DEB_GUEST
@@ -143,7 +154,7 @@ all: kernel
 
 help:
 	@echo 'make demo             build, boot the guest, meter a workload, print the report'
-	@echo 'make demo SCENARIO=list   the real kernel troubles (fifo munmap journal) to demo'
+	@echo 'make demo SCENARIO=list   the real kernel troubles (fifo munmap journal upgrade) to demo'
 	@echo 'make check-scenarios  only the scenario boot of make check'
 	@echo 'make check            host tests + guest KUnit and kselftests; "N passed, N failed"'
 	@echo '                      then the wall time of each step (build/steps.tsv)'
@@ -305,7 +316,7 @@ PAR_SMP    ?= 2
 # running.
 PAR_EVENTS := trace_event=lock:contention_begin,lock:contention_end maxcpus=1 lmonline=all
 
-BOOTS := boot-check boot-scenarios boot-lockdep boot-torture boot-parallel \
+BOOTS := boot-check boot-scenarios boot-upgrade boot-lockdep boot-torture boot-parallel \
 	 boot-rt boot-deb boot-distro boot-scale
 .PHONY: $(BOOTS)
 
@@ -321,6 +332,13 @@ boot-scenarios: initramfs
 	DISK=$(JOURNAL_IMG) DISK_BPS=$(JOURNAL_BPS) $(STEP) 'boot: guest kernel, scenarios$(LSTEP)' \
 		scripts/run-guest.sh $(BZIMAGE) $(INITRD) $(BOOT_LOG_SCN) $(TIMEOUT) \
 		scenarios $(CMDLINE)
+
+# This line's half of the upgrade hunt (the host's check-upgrade diffs
+# the two lines' halves).
+boot-upgrade: initramfs
+	@echo '  QEMU    upgrade hunt, munmap workload: log in $(BOOT_LOG_UP)'
+	-$(Q)$(STEP) 'boot: guest kernel, the upgrade hunt$(LSTEP)' scripts/run-guest.sh $(BZIMAGE) \
+		$(INITRD) $(BOOT_LOG_UP) $(TIMEOUT) upgrade $(UPGRADE_ARGS) $(CMDLINE)
 
 boot-lockdep: initramfs
 	@echo '  QEMU    check, lockmeter=on from boot: log in $(BOOT_LOG_LD)'
@@ -387,13 +405,21 @@ DISTRO_LOG = $$([ -f $(BUILD)/distro.key ] && echo $(BOOT_LOG_DI))
 # The other line's kernel and its two boots (LINE2, above), through make
 # KVER=$(LINE2), outside the lanes (LANES=): its tree, objects, initramfs
 # and logs are its own.
-.PHONY: kernel-line2 boot-check-line2 boot-torture-line2
+.PHONY: kernel-line2 boot-check-line2 boot-torture-line2 boot-upgrade-line2 check-upgrade
 kernel-line2:
 	$(Q)$(MAKE) --no-print-directory KVER=$(LINE2) LANES= initramfs
 boot-check-line2: kernel-line2
 	-$(Q)$(MAKE) --no-print-directory KVER=$(LINE2) LANES= -o initramfs boot-check
 boot-torture-line2: kernel-line2
 	-$(Q)$(MAKE) --no-print-directory KVER=$(LINE2) LANES= -o initramfs boot-torture
+boot-upgrade-line2: kernel-line2
+	-$(Q)$(MAKE) --no-print-directory KVER=$(LINE2) LANES= -o initramfs boot-upgrade
+
+# The upgrade hunt's diff and its checks, from both lines' boots.
+check-upgrade: boot-upgrade boot-upgrade-line2
+	@echo '  HOST    the upgrade hunt: lockstat diff of $(LINE2) and $(KVER) (results in $(UPGRADE_TAP))'
+	-$(Q)$(STEP) 'host: the upgrade hunt, $(LINE2) against $(KVER)' scripts/scenarios/upgrade.sh \
+		check $(LOCKSTAT) $(UPGRADE_LOGS) $(BUILD)/upgrade $(UPGRADE_TAP) > /dev/null
 
 # Builds no guest boots, as far as the objects lockmeter touches, with no
 # warnings (a TAP result each): arm64 with lockmeter, cross-compiled, and
@@ -406,11 +432,13 @@ check-compile: tree
 
 # Everything make check runs, and the verdict; a failed boot is judged
 # from its log with the others (the boots' recipes go on after a failure).
-guest-check: host-check check-compile deb-test $(BOOTS) boot-check-line2 boot-torture-line2
+guest-check: host-check check-compile deb-test $(BOOTS) boot-check-line2 boot-torture-line2 \
+		check-upgrade
 	$(Q)scripts/guest-verdict.py --mode check --cpus $(SMP) --tap $(BUILD)/host.tap \
 		--tap $(BUILD)/lockstat.tap --tap $(BUILD)/fuzz.tap --tap $(BUILD)/arm64.tap \
-		--tap $(BUILD)/off.tap $(DEB_TAPS) $(DISTRO_TAPS) $(BOOT_LOGS) $(BOOT_LOGS_LD) \
-		$(BOOT_LOG_RT) $(BOOT_LOG_DEB) $(BOOT_LOGS_2) $(DISTRO_LOG) $(SCALE_LOG) && \
+		--tap $(BUILD)/off.tap $(DEB_TAPS) $(DISTRO_TAPS) --tap $(UPGRADE_TAP) $(BOOT_LOGS) \
+		$(BOOT_LOGS_LD) $(BOOT_LOG_RT) $(BOOT_LOG_DEB) $(BOOT_LOGS_2) $(UPGRADE_LOGS) \
+		$(DISTRO_LOG) $(SCALE_LOG) && \
 	scripts/distro-check.sh passed $(BUILD)
 
 # make check: guest-check in two lanes side by side (make -j2, LANES=1).
@@ -437,15 +465,17 @@ check-compile: | host-check
 deb-lockstat-check: | check-compile
 boot-check: | deb-lockstat-check
 boot-scenarios: | boot-check
-boot-lockdep: | boot-scenarios
+boot-upgrade: | boot-scenarios
+boot-lockdep: | boot-upgrade
 boot-torture: | boot-lockdep
 boot-parallel: | boot-torture
 deb-test: | boot-parallel
 boot-deb: | deb-test
 boot-check-line2: | boot-deb
 boot-torture-line2: | boot-check-line2
-boot-distro: | boot-torture-line2
-boot-scale: | boot-torture-line2
+boot-upgrade-line2: | boot-torture-line2
+boot-distro: | boot-upgrade-line2
+boot-scale: | boot-upgrade-line2
 endif
 
 check:
@@ -574,11 +604,11 @@ check-scenarios: boot-scenarios
 
 ifeq ($(SCENARIO),)
 demo: initramfs-demo
-	@echo '  QEMU    demo: -smp $(SMP), log in $(BUILD)/demo.log'
-	$(Q)scripts/run-guest.sh $(BZIMAGE_DEMO) $(INITRD_DEMO) $(BUILD)/demo.log $(TIMEOUT) demo $(CMDLINE); \
-		sed -n '/^LM-GUEST: report begin/,/^LM-GUEST: report end/p' $(BUILD)/demo.log | \
+	@echo '  QEMU    demo: -smp $(SMP), log in $(BUILD)/demo$(L).log'
+	$(Q)scripts/run-guest.sh $(BZIMAGE_DEMO) $(INITRD_DEMO) $(BUILD)/demo$(L).log $(TIMEOUT) demo $(CMDLINE); \
+		sed -n '/^LM-GUEST: report begin/,/^LM-GUEST: report end/p' $(BUILD)/demo$(L).log | \
 		sed '1d;$$d' | grep -v '^\[ *[0-9]*\.[0-9]*\] '; \
-		scripts/guest-verdict.py --mode demo --cpus $(SMP) $(BUILD)/demo.log
+		scripts/guest-verdict.py --mode demo --cpus $(SMP) $(BUILD)/demo$(L).log
 else ifeq ($(SCENARIO),list)
 demo:
 	@cat scripts/scenarios/list.txt
@@ -586,18 +616,42 @@ else ifeq ($(filter $(SCENARIO),$(SCENARIOS)),)
 demo:
 	@echo 'make demo: SCENARIO=$(SCENARIO) is not one of: $(SCENARIOS) (make demo SCENARIO=list)'
 	@exit 2
+else ifeq ($(SCENARIO),upgrade)
+# The upgrade hunt: the munmap workload on the demo kernels of both lines
+# (each line's own make demo kernel), a snapshot from each, and lockstat
+# diff of 6.1's against 6.12's.
+UPGRADE_DEMO_LOG = $(BUILD)/demo-upgrade-$(1).log
+demo:
+	$(Q)$(MAKE) --no-print-directory KVER=$(LINE2) initramfs-demo
+	$(Q)$(MAKE) --no-print-directory KVER=6.12 initramfs-demo
+	@echo '  QEMU    upgrade hunt on $(LINE2): -smp $(SMP), log in $(call UPGRADE_DEMO_LOG,$(LINE2))'
+	$(Q)scripts/run-guest.sh $(BUILD)/obj-demo-$(LINE2)/arch/x86/boot/bzImage \
+		$(BUILD)/initramfs-demo-$(LINE2).cpio.gz $(call UPGRADE_DEMO_LOG,$(LINE2)) $(TIMEOUT) \
+		upgrade $(UPGRADE_ARGS) $(CMDLINE)
+	@echo '  QEMU    upgrade hunt on 6.12: -smp $(SMP), log in $(call UPGRADE_DEMO_LOG,6.12)'
+	$(Q)scripts/run-guest.sh $(BUILD)/obj-demo/arch/x86/boot/bzImage $(BUILD)/initramfs-demo.cpio.gz \
+		$(call UPGRADE_DEMO_LOG,6.12) $(TIMEOUT) upgrade $(UPGRADE_ARGS) $(CMDLINE)
+	$(Q)scripts/guest-verdict.py --mode demo --cpus $(SMP) $(call UPGRADE_DEMO_LOG,$(LINE2)) \
+		$(call UPGRADE_DEMO_LOG,6.12) && \
+	scripts/scenarios/upgrade.sh snap $(call UPGRADE_DEMO_LOG,$(LINE2)) $(BUILD)/demo-upgrade-$(LINE2).snap && \
+	scripts/scenarios/upgrade.sh snap $(call UPGRADE_DEMO_LOG,6.12) $(BUILD)/demo-upgrade-6.12.snap && \
+	echo "Linux $(LINE2) against 6.12, the same workload:" && \
+	grep -h '^LM-SCENARIO:' $(call UPGRADE_DEMO_LOG,$(LINE2)) $(call UPGRADE_DEMO_LOG,6.12) && \
+	echo "lockstat diff build/demo-upgrade-$(LINE2).snap build/demo-upgrade-6.12.snap:" && \
+	scripts/scenarios/upgrade.sh show $(LOCKSTAT) $(BUILD)/demo-upgrade-$(LINE2).snap \
+		$(BUILD)/demo-upgrade-6.12.snap
 else
 # A scenario: its report, the evidence of its top rows, what to look at.
 # journal gets a fresh ext4 image as /dev/vda, throttled to JOURNAL_BPS.
 demo: initramfs-demo
-	@echo '  QEMU    scenario $(SCENARIO): -smp $(SMP), log in $(BUILD)/demo-$(SCENARIO).log'
+	@echo '  QEMU    scenario $(SCENARIO): -smp $(SMP), log in $(BUILD)/demo-$(SCENARIO)$(L).log'
 	$(Q)$(if $(filter journal,$(SCENARIO)),scripts/scenarios/mkdisk.sh $(JOURNAL_IMG) && \
 		DISK=$(JOURNAL_IMG) DISK_BPS=$(JOURNAL_BPS)) scripts/run-guest.sh $(BZIMAGE_DEMO) \
-		$(INITRD_DEMO) $(BUILD)/demo-$(SCENARIO).log $(TIMEOUT) scenario \
+		$(INITRD_DEMO) $(BUILD)/demo-$(SCENARIO)$(L).log $(TIMEOUT) scenario \
 		lmscenario=$(SCENARIO) $(CMDLINE); \
 		sed -n '/^LM-GUEST: report begin/,/^LM-GUEST: report end/p' \
-		$(BUILD)/demo-$(SCENARIO).log | sed '1d;$$d' | grep -v '^\[ *[0-9]*\.[0-9]*\] '; \
-		scripts/guest-verdict.py --mode demo --cpus $(SMP) $(BUILD)/demo-$(SCENARIO).log
+		$(BUILD)/demo-$(SCENARIO)$(L).log | sed '1d;$$d' | grep -v '^\[ *[0-9]*\.[0-9]*\] '; \
+		scripts/guest-verdict.py --mode demo --cpus $(SMP) $(BUILD)/demo-$(SCENARIO)$(L).log
 endif
 
 # Three kernels from the same tree (baseline, lockmeter as Kconfig has it

@@ -18,7 +18,8 @@ kselftest result is not ok or a planned result is missing.  A boot with
 lmguest=torture on its command line must also have a complete
 locktorture section, one result per lock type; a boot with
 lmguest=scenarios has the scenario tests' section instead of the
-kselftests, and one with lmguest=scale the scale section
+kselftests, one with lmguest=upgrade its half of the upgrade hunt
+(scripts/guest/scenario.sh), and one with lmguest=scale the scale section
 (scripts/guest/scale.sh; its 8 CPUs are counted from run-guest.sh's
 "LM-HOST: qemu smp=N" line, whatever --cpus says), and one with
 lmguest=soak the soak section (scripts/guest/soak.sh, make soak).  Several logs
@@ -237,6 +238,12 @@ def scenarios(user, tally, errors):
     section(user, tally, errors, 'scenarios', 'scenario tests', 'scenarios')
 
 
+def upgrade(user, tally, errors):
+    """One kernel line's half of the upgrade hunt: the workload metered
+    and its snapshot sent; the host diffs the two lines' halves."""
+    section(user, tally, errors, 'upgrade', 'upgrade hunt run', 'upgrade')
+
+
 def scale(user, tally, errors):
     """The scale boot (scripts/guest/scale.sh): stress-ng ran each stressor,
     the tables held the workload; a TAP plan and its results."""
@@ -309,6 +316,8 @@ def judge(path, mode, cpus, tally):
             torture(user, tally, errors)
         if 'lmguest=scenarios' in cmdline_args(kern):
             scenarios(user, tally, errors)
+        elif 'lmguest=upgrade' in cmdline_args(kern):
+            upgrade(user, tally, errors)
         elif 'lmguest=scale' in cmdline_args(kern):
             scale(user, tally, errors)
         elif 'lmguest=soak' in cmdline_args(kern):

@@ -9,7 +9,7 @@
 # kernel console (ttyS0) goes to the file beside it, LOG with its .log
 # replaced by .console.log (LOG.console when LOG does not end in .log), so
 # no kernel message lands inside a test's line.
-# MODE is check, demo, bench, torture, scenario, scenarios, scale, soak or shell
+# MODE is check, demo, bench, torture, scenario, scenarios, upgrade, scale, soak or shell
 # (interactive: console and tests on the terminal, no test channel).
 # SMP (default 2) and MEM (default 512) select the machine size;
 # QEMU_EXTRA adds options.  DISK=IMG attaches the raw image IMG as a

@@ -8,6 +8,10 @@
 #       of one scenario, the evidence of its top rows, and what to look at
 #   lmguest=scenarios                  make check: a test of each scenario,
 #       TAP between "LM-GUEST: scenarios begin" and "... end"
+#   lmguest=upgrade                    the upgrade hunt, on each kernel line
+#       (make demo SCENARIO=upgrade, make check): the munmap workload
+#       metered, its snapshot sent to the host, which diffs the two lines'
+#       (scripts/scenarios/upgrade.sh)
 #
 # fifo     qmail's trigger FIFO: one-byte writes while a listener select()s;
 #          key WAIT MAX of the mutexes: the pipe's mutex in fs/pipe.c
@@ -33,8 +37,10 @@ mkdir -p $T
 
 # fifo: the pipe mutex's sites in fs/pipe.c
 FIFO_SITES="fifo_open pipe_write pipe_read pipe_release"
-# munmap: mmap_lock taken (and downgraded) on the munmap path
-MUNMAP_SITES="__vm_munmap vms_complete_munmap_vmas do_vmi_align_munmap"
+# munmap: mmap_lock taken (and downgraded) on the munmap path (6.12's
+# functions, then 6.1's)
+MUNMAP_SITES="__vm_munmap vms_complete_munmap_vmas do_vmi_align_munmap do_mas_align_munmap
+do_mas_munmap"
 # journal: sleeping locks of the write, fsync and sync paths of ext4/jbd2
 # (i_rwsem, i_data_sem, s_umount, s_sync_lock, jbd2's mutexes)
 JOURNAL_SITES="ext4_buffered_write_iter ext4_map_blocks ext4_sync_file super_lock
@@ -224,6 +230,37 @@ demo() {
 	return "$rc"
 }
 
+# ---- the upgrade hunt: one kernel line's side ----------------------------
+
+# The munmap workload, UPGRADE_ROUNDS rounds, metered on this kernel; its
+# snapshot goes to the host base64-encoded between "LM-GUEST: file
+# upgrade.snap begin" and "... end" (the test channel carries text only).
+# On 6.1 every page fault takes mmap_lock for reading and waits behind
+# munmap()'s and mmap()'s write holds; on 6.12 a fault takes its VMA's
+# lock (lock_vma_under_rcu) and mmap_lock only for a mapping's first.  The
+# host diffs the two lines' snapshots and checks what the diff names.
+UPGRADE_ROUNDS=8
+upgrade() {
+	lm_mark "upgrade begin"
+	echo "TAP version 13"
+	echo "1..1"
+	run munmap $UPGRADE_ROUNDS upgrade
+	rc=$?
+	grep '^LM-SCENARIO:\|^lmscenario:' $T/upgrade.out
+	if [ $rc -ne 0 ] || [ ! -s $T/upgrade.snap ]; then
+		tail -n 5 $T/upgrade.out | diag
+		echo "not ok 1 upgrade: the munmap workload metered on $(uname -r)"
+		lm_mark "upgrade end rc=1"
+		return 1
+	fi
+	echo "ok 1 upgrade: the munmap workload metered on $(uname -r), its snapshot" \
+		"($(wc -c < $T/upgrade.snap) bytes) sent to the host"
+	lm_mark "upgrade end rc=0"
+	lm_mark "file upgrade.snap begin"
+	base64 $T/upgrade.snap
+	lm_mark "file upgrade.snap end"
+}
+
 # ---- make check: the scenario tests ---------------------------------------
 
 n=0 fails=0
@@ -383,5 +420,6 @@ fi
 case $1 in
 demo) demo "$2" ;;
 check) checks ;;
-*) echo "usage: scenario.sh demo NAME | check"; exit 2 ;;
+upgrade) upgrade ;;
+*) echo "usage: scenario.sh demo NAME | check | upgrade"; exit 2 ;;
 esac

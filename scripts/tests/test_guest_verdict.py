@@ -72,6 +72,23 @@ LM-GUEST: end mode=scenarios rc=0
 """
 SCEN_BOOT = BOOT.replace('lmguest=check', 'lmguest=scenarios')
 
+# One line's half of the upgrade hunt: a test, then the snapshot, base64
+UPGRADE = """\
+LM-GUEST: start mode=upgrade cpus=2 kernel=6.1.192
+LM-GUEST: boot-state off rows=0
+LM-GUEST: upgrade begin
+TAP version 13
+1..1
+LM-SCENARIO: munmap rounds=8 mib=32 big_munmaps=8 slowest_munmap_ns=1 fault_passes=3,4
+ok 1 upgrade: the munmap workload metered on 6.1.192, its snapshot (9 bytes) sent to the host
+LM-GUEST: upgrade end rc=0
+LM-GUEST: file upgrade.snap begin
+bG9ja21ldGVyCg==
+LM-GUEST: file upgrade.snap end
+LM-GUEST: end mode=upgrade rc=0
+"""
+UPGRADE_BOOT = BOOT.replace('lmguest=check', 'lmguest=upgrade slab_nomerge')
+
 # The scale boot: the distro-sized kernel on 8 vCPUs under stress-ng
 SCALE = """\
 LM-GUEST: start mode=scale cpus=8 kernel=6.12.117
@@ -291,6 +308,18 @@ class Verdict(unittest.TestCase):
         rc, out = run(SCEN_BOOT + cut)
         self.assertEqual(rc, 1)
         self.assertIn('scenario tests did not finish', out)
+
+    def test_upgrade_boot_counts_its_test(self):
+        rc, out = run(UPGRADE_BOOT + UPGRADE)
+        self.assertEqual(rc, 0, out)
+        # 2 KUnit cases, the upgrade run, the boot state; no kselftests wanted
+        self.assertEqual(out.splitlines()[-1], '4 passed, 0 failed, 0 skipped')
+        rc, out = run(UPGRADE_BOOT + UPGRADE.replace('ok 1 upgrade', 'not ok 1 upgrade'))
+        self.assertEqual(rc, 1)
+        self.assertIn('upgrade: the munmap workload', out)
+        rc, out = run(UPGRADE_BOOT + UPGRADE.split('ok 1')[0] + 'LM-HOST: timeout after 60s\n')
+        self.assertEqual(rc, 1)
+        self.assertIn('upgrade hunt run did not finish', out)
 
     def test_scale_boot_counts_its_tests(self):
         # 8 CPUs from run-guest.sh's line, though --cpus says 2; the
