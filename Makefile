@@ -119,16 +119,22 @@ UPGRADE_ARGS := slab_nomerge
 BOOT_LOG_UP := $(BUILD)/upgrade$(L).log
 UPGRADE_LOGS := $(BUILD)/upgrade-$(LINE2).log $(BUILD)/upgrade.log
 UPGRADE_TAP := $(BUILD)/upgrade.tap
-# make deb: packages in DEB from KCONFIG (the running kernel's config by
-# default), built in KOBJ_DEB.  make check packages the guest's config in
-# KOBJ_DEBG (a sibling of KOBJ, so ccache hits its objects) into DEB_GUEST
-# and boots that package's kernel.
-DEB        := $(BUILD)/deb
-KCONFIG    ?= $(wildcard /boot/config-$(shell uname -r))
-KOBJ_DEB   ?= $(BUILD)/obj-deb
-KOBJ_DEBG  := $(BUILD)/obj-deb-guest
+# make deb: packages in DEB from KCONFIG, built in KOBJ_DEB.  KCONFIG is
+# by default the running kernel's config if that kernel is of the line
+# built (/boot/config-$(uname -r)), else the newest config of the line in
+# /boot (/boot/config-6.1.* for KVER=6.1: a Debian 12 user's stock
+# kernel), else the running kernel's.  make check packages the guest's
+# config in KOBJ_DEBG (a sibling of KOBJ, so ccache hits its objects) into
+# DEB_GUEST and boots that package's kernel; make deb-check KVER=6.1 does
+# the same on the other line.
+DEB        := $(BUILD)/deb$(L)
+RUNNING_KCONFIG := $(wildcard /boot/config-$(shell uname -r))
+LINE_KCONFIG := $(lastword $(shell ls -v /boot/config-$(KVER).* 2>/dev/null))
+KCONFIG    ?= $(or $(filter /boot/config-$(KVER).%,$(RUNNING_KCONFIG)),$(LINE_KCONFIG),$(RUNNING_KCONFIG))
+KOBJ_DEB   ?= $(BUILD)/obj-deb$(L)
+KOBJ_DEBG  := $(BUILD)/obj-deb-guest$(L)
 DEB_GUEST  := $(DEB)/guest
-DEB_BOOT   := $(BUILD)/deb-boot
+DEB_BOOT   := $(BUILD)/deb-boot$(L)
 
 ifeq ($(V),1)
 Q :=
@@ -161,7 +167,7 @@ help:
 	@echo 'make readme-timings   the README timing table from scripts/timings/{cold,warm}.tsv'
 	@echo 'make kernel           unpack/patch/configure/build the kernel (KSRC=your 6.12 tree)'
 	@echo 'make install-kernel-tree KSRC=~/linux   copy files and apply patches only'
-	@echo 'make patch            write build/lockmeter-6.12.patch (everything, one patch)'
+	@echo 'make patch            write build/lockmeter-6.12.patch (everything, one patch; KVER=6.1 too)'
 	@echo 'make checkpatch       scripts/checkpatch.pl --strict on kernel files and patches'
 	@echo "make check-lockdep    only the guest kernel's lockdep boots: kselftests lockmeter=on,"
 	@echo '                      locktorture and the fuzzer, the parallel-vCPU boot'
@@ -507,14 +513,14 @@ keyflip: tree
 # .config, LOCKMETER and the test module in it), the lockstat package
 # without its test suite (host-check runs it), and their tests; then the
 # packaged kernel boots with its own modules and runs the kselftests.
-BOOT_LOG_DEB := $(BUILD)/check-deb.log
-DEB_TAPS     := --tap $(BUILD)/deb.tap --tap $(BUILD)/deb-boot.tap
+BOOT_LOG_DEB := $(BUILD)/check-deb$(L).log
+DEB_TAPS     := --tap $(BUILD)/deb$(L).tap --tap $(BUILD)/deb-boot$(L).tap
 
 boot-deb: deb-test
 	@echo '  QEMU    check, the kernel of $(notdir $(DEB_GUEST))/linux-image: log in $(BOOT_LOG_DEB)'
-	-$(Q)$(STEP) 'boot: the packaged kernel' scripts/run-guest.sh $(DEB_BOOT)/vmlinuz \
+	-$(Q)$(STEP) 'boot: the packaged kernel$(LSTEP)' scripts/run-guest.sh $(DEB_BOOT)/vmlinuz \
 		$(DEB_BOOT)/initramfs.cpio.gz $(BOOT_LOG_DEB) $(TIMEOUT) check $(CMDLINE); \
-	scripts/deb-test.sh booted $(BUILD) $(BOOT_LOG_DEB) $(BUILD)/deb-boot.tap
+	KVER=$(KVER) scripts/deb-test.sh booted $(BUILD) $(BOOT_LOG_DEB) $(BUILD)/deb-boot$(L).tap
 
 deb-kernel: tree
 	$(Q)scripts/deb-kernel.sh $(KSRC) $(KOBJ_DEB) $(DEB) '$(KCONFIG)'
@@ -530,7 +536,7 @@ deb-config: tree
 	$(Q)DEB_CONFIG_ONLY=1 scripts/deb-kernel.sh $(KSRC) $(KOBJ_DEB) $(DEB) '$(KCONFIG)'
 
 deb-guest: tree kernel
-	$(Q)$(STEP) 'kernel: make deb of the guest config (build/obj-deb-guest)' \
+	$(Q)$(STEP) 'kernel: make deb of the guest config (build/obj-deb-guest$(L))' \
 		scripts/deb-kernel.sh $(KSRC) $(KOBJ_DEBG) $(DEB_GUEST) $(KOBJ)/.config
 
 # The lockstat package is built as make deb builds it, its test suite run
@@ -540,8 +546,8 @@ deb-lockstat-check: deps
 	$(Q)$(STEP) 'host: the lockstat package, its suite run' scripts/deb-lockstat.sh $(DEB)
 
 deb-test: deb-guest selftests lockstat deb-lockstat-check
-	$(Q)$(STEP) 'host: the packages tested' \
-		scripts/deb-test.sh packages $(BUILD) $(KSRC) $(BUILD)/deb.tap
+	$(Q)KVER=$(KVER) $(STEP) 'host: the packages tested$(LSTEP)' \
+		scripts/deb-test.sh packages $(BUILD) $(KSRC) $(BUILD)/deb$(L).tap
 
 deb-check: boot-deb
 	$(Q)scripts/guest-verdict.py --mode check --cpus $(SMP) $(DEB_TAPS) $(BOOT_LOG_DEB)
@@ -658,12 +664,12 @@ endif
 # by default, LOCK_STAT), the same benchmarks in each, and the lockmeter
 # kernel's module tests with WIDE_SMP CPUs: build/bench/report.txt.
 bench: tree
-	$(Q)SMP=$(SMP) WIDE_SMP=$(WIDE_SMP) TIMEOUT=$(TIMEOUT) scripts/bench.sh $(KSRC)
+	$(Q)KVER=$(KVER) SMP=$(SMP) WIDE_SMP=$(WIDE_SMP) TIMEOUT=$(TIMEOUT) scripts/bench.sh $(KSRC)
 
 # The demo kernel (the guest's, without lockdep) alone under -icount:
 # instructions per operation.
 bench-quick: kernel-demo
-	$(Q)SMP=$(SMP) TIMEOUT=$(TIMEOUT) scripts/bench-quick.sh $(KOBJ_DEMO) $(MODROOT_DEMO)
+	$(Q)KVER=$(KVER) SMP=$(SMP) TIMEOUT=$(TIMEOUT) scripts/bench-quick.sh $(KOBJ_DEMO) $(MODROOT_DEMO)
 
 shell: initramfs
 	$(Q)scripts/run-guest.sh $(BZIMAGE) $(INITRD) /dev/null 0 shell $(CMDLINE)
@@ -674,8 +680,8 @@ readme-timings:
 	$(Q)scripts/steps.sh readme scripts/timings/cold.tsv scripts/timings/warm.tsv README.md
 
 patch:
-	$(Q)scripts/mkpatch.sh > $(BUILD)/lockmeter-6.12.patch
-	@echo '  PATCH   $(BUILD)/lockmeter-6.12.patch'
+	$(Q)mkdir -p $(BUILD) && scripts/mkpatch.sh $(KVER) > $(BUILD)/lockmeter-$(KVER).patch
+	@echo '  PATCH   $(BUILD)/lockmeter-$(KVER).patch'
 
 checkpatch: tree
 	$(Q)scripts/checkpatch.sh $(KSRC)

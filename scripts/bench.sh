@@ -18,12 +18,17 @@
 # medians, their ratios to the baseline and the targets, for both
 # (scripts/bench-report.py).
 #
-# Environment: SMP (2), WIDE_SMP (8), TIMEOUT (1200 s per boot).
+# Environment: SMP (2), WIDE_SMP (8), TIMEOUT (1200 s per boot), KVER
+# (6.12): the kernel line of KSRC.  Another line (6.1) has its own
+# build/bench-6.1 and QEMU config, and no PREEMPT_RT kernel (no
+# architecture supports it before 6.12).
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 ksrc=$1
+line=${KVER:-6.12}
 out=$top/build/bench
+[ "$line" = 6.12 ] || out=$out-$line
 smp=${SMP:-2}
 wide=${WIDE_SMP:-8}
 tmo=${TIMEOUT:-1200}
@@ -38,7 +43,7 @@ build_bench() {
 	v=$1
 	shift
 	"$top/scripts/build-kernel.sh" "$ksrc" "$out/$v/obj" "$out/$v/modroot" \
-		"$top/config/qemu-6.12.config" "$top/config/scenarios.config" "$@"
+		"$top/config/qemu-$line.config" "$top/config/scenarios.config" "$@"
 	"$top/scripts/mkinitramfs.sh" "$out/$v.cpio.gz" "$out/$v.stage" "$out/$v/modroot" \
 		/nonexistent "$out/workload"
 }
@@ -66,13 +71,17 @@ for v in baseline lockmeter lockstat; do
 done
 echo "  QEMU    bench on the lockmeter kernel, $wide CPUs, icount: log in $out/wide-icount.log"
 boot_bench lockmeter "$out/wide-icount.log" "$wide" "$icount" lmbench=module
-build_bench rt "$top/config/bench-lockmeter.config" "$top/config/bench-rt.config"
-echo "  QEMU    bench on the PREEMPT_RT lockmeter kernel, icount: log in $out/rt-icount.log"
-boot_bench rt "$out/rt-icount.log" "$smp" "$icount"
+rt=
+if [ "$line" = 6.12 ]; then
+	build_bench rt "$top/config/bench-lockmeter.config" "$top/config/bench-rt.config"
+	echo "  QEMU    bench on the PREEMPT_RT lockmeter kernel, icount: log in $out/rt-icount.log"
+	boot_bench rt "$out/rt-icount.log" "$smp" "$icount"
+	rt=rt=$out/rt-icount.log
+fi
 # shellcheck disable=SC2086
 {
-	"$top/scripts/bench-report.py" --icount $ilogs wide="$out/wide-icount.log" \
-		rt="$out/rt-icount.log"
+	echo "Linux $line ($ksrc)"
+	"$top/scripts/bench-report.py" --icount $ilogs wide="$out/wide-icount.log" $rt
 	echo
 	"$top/scripts/bench-report.py" $logs
 } > "$out/report.txt"

@@ -43,7 +43,8 @@ export CCACHE_DEPEND=1
 die() { echo "deb-kernel: $*" >&2; exit 1; }
 
 if [ -z "$kconfig" ]; then
-	die "no kernel config to start from: /boot/config-$(uname -r) does not exist on this machine.
+	die "no kernel config to start from: neither /boot/config-$(uname -r) nor a
+  /boot/config-LINE.* of the line built exists on this machine.
   Name one: make deb KCONFIG=/path/to/config (a distribution kernel's
   /boot/config-*, or build/obj/.config for the QEMU guest's)"
 fi
@@ -61,7 +62,8 @@ done
 [ ! -f "$ksrc/.config" ] ||
 	die "$ksrc has an in-tree .config: bindeb-pkg builds with O=, run 'make mrproper' in $ksrc first"
 release() { sed -n "s/^$1 = //p" "$ksrc/Makefile"; }
-kver=$(release VERSION).$(release PATCHLEVEL).$(release SUBLEVEL)$(release EXTRAVERSION)
+line=$(release VERSION).$(release PATCHLEVEL)
+kver=$line.$(release SUBLEVEL)$(release EXTRAVERSION)
 
 fragment=$kobj/.lockmeter-deb-fragment
 printf 'CONFIG_DEBUG_KERNEL=y\nCONFIG_LOCKMETER=y\n' > "$fragment.new"
@@ -109,7 +111,7 @@ fi
 # counts as a change.
 inputs() {
 	echo "ksrc $ksrc $kver cc $cc localversion $localversion"
-	ls -l --time-style=full-iso /usr/src/linux-source-6.12.tar.xz 2>/dev/null || true
+	ls -l --time-style=full-iso "/usr/src/linux-source-$line.tar.xz" 2>/dev/null || true
 	cat "$kobj/.config" "$fragment" "$0"
 }
 stamp=$kobj/.lockmeter-deb-stamp since=$kobj/.lockmeter-deb-since

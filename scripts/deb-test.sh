@@ -16,7 +16,13 @@
 #	Writes TAP to TAP.
 # deb-test.sh booted BUILD LOG TAP
 #	After that boot: the kernel that ran (LOG) is the package's.
+# KVER=6.1 in the environment: the other kernel line's, whose make deb
+# and guest build names end in -6.1 (BUILD/deb-6.1, BUILD/deb-boot-6.1,
+# BUILD/kselftest-6.1 ...), on Debian's 6.1 config (linux-config-6.1).
 set -u
+line=${KVER:-6.12}
+sfx=
+[ "$line" = 6.12 ] || sfx=-$line
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 mode=${1:-} build=${2:-}
@@ -26,7 +32,7 @@ booted) [ $# -eq 4 ] && log=$3 tap=$4 ;;
 esac
 [ -n "${tap:-}" ] || { echo "usage: deb-test.sh packages BUILD KSRC TAP | booted BUILD LOG TAP" >&2; exit 2; }
 build=$(cd "$build" && pwd)
-boot=$build/deb-boot
+boot=$build/deb-boot$sfx
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT
 n=0
@@ -66,7 +72,7 @@ if [ "$mode" = booted ]; then
 	finish
 fi
 
-work=$build/deb-test
+work=$build/deb-test$sfx
 rm -rf "$work"
 mkdir -p "$work"
 tools=$top/tools/lockstat
@@ -75,7 +81,7 @@ intree=$build/lockstat/lockstat
 version=$(sed -n 's/^#define LOCKSTAT_VERSION[[:space:]]*"\(.*\)"$/\1/p' "$tools/lockstat.h")
 
 # ---- the lockstat package ----
-deb=$build/deb/lockstat_${version}_$(dpkg --print-architecture).deb
+deb=$build/deb$sfx/lockstat_${version}_$(dpkg --print-architecture).deb
 if [ ! -f "$deb" ]; then
 	echo "no $deb (scripts/deb-lockstat.sh)" > "$work/none"
 	result "not ok" "lockstat package built" "$work/none"
@@ -152,8 +158,8 @@ else
 fi
 
 # ---- make deb's config step on Debian's own config ----
-dconfig=/usr/src/linux-config-6.12/config.amd64_none_amd64.xz
-dobj=$build/obj-deb-debian
+dconfig=/usr/src/linux-config-$line/config.amd64_none_amd64.xz
+dobj=$build/obj-deb-debian$sfx
 if [ -r "$dconfig" ]; then
 	xz -dc "$dconfig" > "$work/debian.config"
 	# as a distribution's /boot/config names its own certificates
@@ -164,9 +170,9 @@ if [ -r "$dconfig" ]; then
 	for opt in 'CONFIG_LOCKMETER=y' 'CONFIG_PREEMPT_DYNAMIC=y' 'CONFIG_SYSTEM_TRUSTED_KEYS=""'; do
 		grep -qx "$opt" "$dobj/.config" 2>/dev/null || echo "missing: $opt" >> "$work/dconfig.txt"
 	done
-	check "make deb's config step on Debian's amd64 config: LOCKMETER=y, PREEMPT_DYNAMIC kept, no missing certificate, release 6.12.*-lockmeter" \
+	check "make deb's config step on Debian's amd64 $line config: LOCKMETER=y, PREEMPT_DYNAMIC kept, no missing certificate, release $line.*-lockmeter" \
 		"$work/dconfig.txt" test $rc -eq 0 -a -z "$(grep '^missing' "$work/dconfig.txt")" \
-		-a -n "$(grep 'kernel 6\.12\.[0-9]*-lockmeter,' "$work/dconfig.txt")"
+		-a -n "$(grep "kernel $(echo "$line" | sed 's/\./\\./g')\.[0-9]*-lockmeter," "$work/dconfig.txt")"
 	# the config's other half: without DEBUG_KERNEL there is no LOCKMETER
 	sed '/^CONFIG_DEBUG_KERNEL=/d' "$work/debian.config" > "$work/nodebug.config"
 	echo '# CONFIG_DEBUG_KERNEL is not set' >> "$work/nodebug.config"
@@ -181,12 +187,12 @@ if [ -r "$dconfig" ]; then
 	check "make deb KCONFIG=missing file: an error that says how to name one" "$work/missing.txt" \
 		test $rc -ne 0 -a -n "$(grep 'KCONFIG=.*no such readable file; name a kernel config: make deb KCONFIG=' "$work/missing.txt")"
 else
-	echo "$dconfig missing (apt-get install linux-config-6.12, or scripts/deps.sh)" > "$work/none"
+	echo "$dconfig missing (apt-get install linux-config-$line, or scripts/deps.sh)" > "$work/none"
 	result "not ok" "make deb's config step on Debian's amd64 config" "$work/none"
 fi
 
 # ---- the kernel packages, from the guest's config ----
-gdir=$build/deb/guest
+gdir=$build/deb$sfx/guest
 image=$(grep '^linux-image-.*-lockmeter_.*\.deb$' "$gdir/kernel-files" 2>/dev/null | grep -v -- '-dbg_' | head -n 1)
 headers=$(grep '^linux-headers-.*\.deb$' "$gdir/kernel-files" 2>/dev/null | head -n 1)
 if [ -z "$image" ] || [ ! -f "$gdir/$image" ]; then
@@ -240,7 +246,7 @@ fi
 cp "$img" "$boot/vmlinuz"
 echo "$rel" > "$boot/release"
 "$top/scripts/mkinitramfs.sh" "$boot/initramfs.cpio.gz" "$boot/initramfs" "$boot/root" \
-	"$build/kselftest" "$build/lockstat/lockstat" > "$work/initramfs.txt" 2>&1
+	"$build/kselftest$sfx" "$build/lockstat/lockstat" > "$work/initramfs.txt" 2>&1
 check "kernel package: an initramfs with its modules" "$work/initramfs.txt" \
 	test -s "$boot/initramfs.cpio.gz"
 finish

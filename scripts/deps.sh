@@ -9,15 +9,16 @@ PKGS="linux-source-6.12 linux-source-6.1 build-essential bc bison flex libelf-de
 cpio xz-utils kmod ccache rsync python3 perl qemu-system-x86 busybox-static
 pkg-config libnl-3-dev libnl-genl-3-dev libncurses-dev tmux clang libclang-rt-dev
 prometheus prometheus-node-exporter pcp python3-requests curl
-gcc-aarch64-linux-gnu dpkg-dev debhelper lintian file dwarves linux-config-6.12 e2fsprogs
-stress-ng"
+gcc-aarch64-linux-gnu dpkg-dev debhelper lintian file dwarves linux-config-6.12 linux-config-6.1
+e2fsprogs stress-ng"
 
 # linux-source-6.1: Debian 12's own line, the second kernel line (KVER=6.1).
 # make deb: dpkg-dev and debhelper build the packages (the kernel's
 # bindeb-pkg calls dh_* too), lintian and file test them, dwarves has the
 # pahole that a distribution config's CONFIG_DEBUG_INFO_BTF needs, and
-# linux-config-6.12 is Debian's own 6.12 config, the user's case that
-# make check merges lockmeter into.
+# linux-config-6.12 and linux-config-6.1 are Debian's own configs of the
+# two lines, the user's case that make check (6.12) and make deb-check
+# KVER=6.1 merge lockmeter into.
 # e2fsprogs: mkfs.ext4 makes the journal scenario's disk image.
 # stress-ng: the workload of the scale boot (scripts/guest/scale.sh), packed
 # into the distro-sized kernel's initramfs with its libraries.

@@ -1,14 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Print all of lockmeter as one patch against a pristine Linux 6.12 tree:
-# the new files (as additions) followed by the edits in patches/linux-6.12,
+# mkpatch.sh [LINE]: print all of lockmeter as one patch against a
+# pristine Linux LINE tree (6.12 by default, or 6.1): the new files (as
+# additions) followed by the edits in patches/linux-LINE,
 # as a mail that "git am" takes (author and date of the repository's last
 # commit), as "git apply" does; "patch -p1" applies all but the binary
 # seeds of lockstat's fuzzers, which it says it cannot, and exits 1.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
+line=${1:-6.12}
+[ -d "patches/linux-$line" ] ||
+	{ echo "mkpatch: no series patches/linux-$line: the lines are $(ls patches | sed 's/^linux-//' | tr '\n' ' ')" >&2; exit 2; }
 
 # git diff's form of a new file: it carries the file mode, an empty file
 # and a binary one (the fuzzers' corpus), which a plain hunk cannot.
@@ -35,7 +39,7 @@ echo
 scripts/files.sh | while read -r src dst; do
 	add "$src" "$dst"
 done
-for p in patches/linux-6.12/*.patch; do
+for p in "patches/linux-$line"/*.patch; do
 	sed -n '/^--- /,$p' "$p" |
 		awk '/^--- a\// { f = substr($2, 3); print "diff --git a/" f " b/" f } { print }'
 done

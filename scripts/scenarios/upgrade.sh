@@ -112,7 +112,8 @@ check() {	# check LOCKSTAT OLD.log NEW.log DIR
 	echo "TAP version 13"
 	echo "1..5"
 	old=$dir/old.snap new=$dir/new.snap
-	if ! { snap "$olog" "$old" && snap "$nlog" "$new"; } 2> "$dir/d"; then
+	# (in a subshell: snap's die ends the subshell, not the checks)
+	if ! (snap "$olog" "$old" && snap "$nlog" "$new") 2> "$dir/d"; then
 		for t in "the diff" "mmap_lock" "the per-VMA lock" "munmap's hold" "wait"; do
 			ok 1 "$t # $(cat "$dir/d")"
 		done
@@ -188,6 +189,7 @@ snap) [ $# -eq 3 ] || die "usage: upgrade.sh snap LOG SNAP"; snap "$2" "$3" ;;
 show) [ $# -eq 4 ] || die "usage: upgrade.sh show LOCKSTAT OLD.snap NEW.snap"; show "$2" "$3" "$4" ;;
 check)
 	[ $# -eq 6 ] || die "usage: upgrade.sh check LOCKSTAT OLD.log NEW.log DIR TAP"
+	mkdir -p "$5" "$(dirname "$6")" || exit 1
 	check "$2" "$3" "$4" "$5" > "$6.new"
 	rc=$?
 	mv "$6.new" "$6"
