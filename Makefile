@@ -150,7 +150,7 @@ STEPS      := $(BUILD)/steps.tsv
 
 .PHONY: all deps tree install-kernel-tree kernel selftests lockstat initramfs check \
 	host-check check-compile guest-check demo bench bench-quick shell patch checkpatch clean help \
-	kernel-demo initramfs-demo check-lockdep kernel-distro initramfs-distro \
+	kernel-demo initramfs-demo check-lockdep bench-held kernel-distro initramfs-distro \
 	kernel-rt initramfs-rt check-rt \
 	check-distro check-scale deb deb-kernel deb-lockstat deb-config deb-guest \
 	deb-test deb-check scenarios check-scenarios keyflip readme-timings deb-lockstat-check \
@@ -181,6 +181,7 @@ help:
 	@echo 'make deb-check        only the package tests of make check, and the packaged kernel boot'
 	@echo 'make bench            baseline vs lockmeter off/on vs LOCK_STAT kernels, ratios'
 	@echo 'make bench-quick      the lockmeter kernel alone, instructions per op (icount)'
+	@echo 'make bench-held       lockstat held with 0, 5000, 20000 threads alive (icount)'
 	@echo 'make shell            boot the guest with an interactive shell'
 	@echo 'make boot-check KVER=6.1   the 6.1 line (Debian 12): its kernel, KUnit and kselftests'
 	@echo '                      (build/check-6.1.log); check-lockdep, check-scenarios too'
@@ -670,6 +671,14 @@ bench: tree
 # instructions per operation.
 bench-quick: kernel-demo
 	$(Q)KVER=$(KVER) SMP=$(SMP) TIMEOUT=$(TIMEOUT) scripts/bench-quick.sh $(KOBJ_DEMO) $(MODROOT_DEMO)
+
+# The held scan (lockstat held, the kernel's walk of every thread under
+# lm_ctl_mutex) on the demo kernel under -icount with 0, 5000 and 20000
+# sleeping threads: instructions per lockstat held, and the walk's
+# longest hold of lm_ctl_mutex.
+bench-held: kernel-demo lockstat
+	$(Q)KVER=$(KVER) LMBENCH=held MEM=1536 SMP=$(SMP) TIMEOUT=$(TIMEOUT) \
+		scripts/bench-quick.sh $(KOBJ_DEMO) $(MODROOT_DEMO) $(LOCKSTAT)
 
 shell: initramfs
 	$(Q)scripts/run-guest.sh $(BZIMAGE) $(INITRD) /dev/null 0 shell $(CMDLINE)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench-quick.sh KOBJ MODROOT: "make bench-quick".  Boots the lockmeter
+# bench-quick.sh KOBJ MODROOT [LOCKSTAT]: "make bench-quick".  Boots the lockmeter
 # kernel of make check once under QEMU's -icount shift=0,sleep=off, where
 # the guest clock advances 1 ns per guest instruction, so every figure of
 # scripts/guest/bench.sh is an instruction count, the same from boot to
@@ -9,26 +9,33 @@
 # it is made, with the full-table pair against the normal one and the
 # memory lockmeter reports; "make bench" compares whole kernels.  With
 # lmbench=quick the guest runs a tenth of make bench's counts.
+# LMBENCH=held (make bench-held, with LOCKSTAT in the initramfs): the
+# held scan's cost at 0, 5000 and 20000 threads instead; MEM (1536 MiB
+# then) is the guest's memory.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-kobj=$1 modroot=$2
+kobj=$1 modroot=$2 lockstat=${3:-}
+scope=${LMBENCH:-quick}
 # KVER=6.1 in the environment: that line's kernel, its own build/bench-6.1
 out=$top/build/bench
 [ "${KVER:-6.12}" = 6.12 ] || out=$out-$KVER
 mkdir -p "$out"
 
-gcc -static -O2 -Wall -Wextra -Werror -o "$out/workload" "$top/scripts/bench/workload.c"
-"$top/scripts/mkinitramfs.sh" "$out/quick.cpio.gz" "$out/quick.stage" "$modroot" \
-	/nonexistent "$out/workload"
-echo "  QEMU    bench, icount: log in $out/quick.log"
+gcc -static -O2 -Wall -Wextra -Werror -pthread -o "$out/workload" \
+	"$top/scripts/bench/workload.c"
+# shellcheck disable=SC2086
+"$top/scripts/mkinitramfs.sh" "$out/$scope.cpio.gz" "$out/$scope.stage" "$modroot" \
+	/nonexistent "$out/workload" $lockstat
+log=$out/$scope.log
+echo "  QEMU    bench ($scope), icount: log in $log"
 QEMU_EXTRA="-icount shift=0,sleep=off" SMP=${SMP:-2} "$top/scripts/run-guest.sh" \
-	"$kobj/arch/x86/boot/bzImage" "$out/quick.cpio.gz" "$out/quick.log" \
-	"${TIMEOUT:-1200}" bench lmbench=quick || true
-"$top/scripts/guest-verdict.py" --mode bench --cpus "${SMP:-2}" "$out/quick.log"
+	"$kobj/arch/x86/boot/bzImage" "$out/$scope.cpio.gz" "$log" \
+	"${TIMEOUT:-1200}" bench lmbench="$scope" || true
+"$top/scripts/guest-verdict.py" --mode bench --cpus "${SMP:-2}" "$log"
 echo "instructions per operation (icount), lockmeter kernel:"
 sed -n 's/.*LM-BENCH: state=\([a-z_]*\) test=\([a-z0-9]*\) value=\([0-9]*\) unit=ns.*/\2 \1 \3/p' \
-	"$out/quick.log" | awk '
+	"$log" | awk '
 	{ v[$1, $2] = $3; if (!($1 in seen)) { seen[$1] = 1; order[n++] = $1 } }
 	function cell(t, s) { return ((t, s) in v) ? v[t, s] : "-" }
 	END {
@@ -60,5 +67,10 @@ sed -n 's/.*LM-BENCH: state=\([a-z_]*\) test=\([a-z0-9]*\) value=\([0-9]*\) unit
 				100 * (v["mutex5k", "on"] - v["mutex10", "on"]) / v["mutex10", "on"]
 	}'
 mem=$(sed -n 's/.*LM-BENCH-INFO: \(\(boot_\)\{0,1\}mem_[a-z]*\): \([0-9]*\).*/\1 \3/p' \
-	"$out/quick.log" | tr '\n' ' ' | sed 's/ $//')
+	"$log" | tr '\n' ' ' | sed 's/ $//')
 echo "  memory, bytes: ${mem:-not reported (no mem_* keys in /proc/lockmeter)}"
+if [ "$scope" = held ]; then
+	echo "  the held scan's longest hold of lm_ctl_mutex, instructions:" \
+		"$(sed -n 's/.*LM-BENCH-INFO: held\([0-9]*\)_scan_max_ns: \([0-9]*\).*/\1 threads: \2;/p' \
+		"$log" | tr '\n' ' ')"
+fi

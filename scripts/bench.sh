@@ -35,7 +35,7 @@ tmo=${TIMEOUT:-1200}
 mkdir -p "$out"
 
 echo "  CC      $out/workload (static)"
-gcc -static -O2 -Wall -Wextra -Werror -o "$out/workload" "$top/scripts/bench/workload.c"
+gcc -static -O2 -Wall -Wextra -Werror -pthread -o "$out/workload" "$top/scripts/bench/workload.c"
 
 # build_bench NAME FRAGMENT...: the kernel of variant NAME, on top of the
 # QEMU config, and its initramfs

@@ -8,6 +8,11 @@
  *             N round trips (pipe locks, wakeups, the runqueue locks)
  *   fork N    N x fork(), _exit(0) in the child, waitpid() (mm, tasklist
  *             and pid locks, page tables)
+ *   threads N CMD ARG...
+ *             N threads of this process asleep (each blocked on a pipe),
+ *             then CMD run to its end REPS times, each run timed: what
+ *             lockstat held's walk of every thread costs with N of them
+ *             (test=heldN, CMD's median)
  *
  * Under -icount the figures are instruction counts, and they must repeat
  * from boot to boot to 1%.  What moved them between boots was placement,
@@ -25,7 +30,10 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
+#include <fcntl.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +44,8 @@
 #include <unistd.h>
 
 #define REPS	7
+/* a sleeper's stack: it only blocks in read() */
+#define SLEEPER_STACK	(64 * 1024)
 
 static uint64_t now_ns(void)
 {
@@ -126,6 +136,74 @@ static uint64_t bench_fork(unsigned long n)
 	return (t1 - t0) / n;
 }
 
+/* ns of one run of @cmd to a zero exit, its output discarded; 0 on error */
+static uint64_t run_cmd(char **cmd)
+{
+	uint64_t t0 = now_ns();
+	int status, fd;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return 0;
+	if (!pid) {
+		fd = open("/dev/null", O_WRONLY);
+		if (fd >= 0)
+			dup2(fd, STDOUT_FILENO);
+		execvp(cmd[0], cmd);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+		return 0;
+	return now_ns() - t0;
+}
+
+static void *sleeper(void *arg)
+{
+	char c;
+
+	/* returns when the write end closes, at exit */
+	xread(*(int *)arg, &c);
+	return NULL;
+}
+
+/*
+ * N sleeping threads, then @cmd REPS times after a warm-up run: the
+ * median and spread of its runs in @v, sorted.  The threads are never
+ * joined: the process's exit ends them.
+ */
+static int bench_threads(unsigned long n, char **cmd, uint64_t *v)
+{
+	static int fds[2];
+	pthread_attr_t attr;
+	unsigned long i;
+	pthread_t th;
+	int r, err;
+
+	if (pipe(fds) || pthread_attr_init(&attr) ||
+	    pthread_attr_setstacksize(&attr, SLEEPER_STACK))
+		return -1;
+	for (i = 0; i < n; i++) {
+		err = pthread_create(&th, &attr, sleeper, &fds[0]);
+		if (err) {
+			fprintf(stderr, "workload: thread %lu of %lu: %s\n", i, n, strerror(err));
+			return -1;
+		}
+	}
+	pthread_attr_destroy(&attr);
+	for (r = -1; r < REPS; r++) {
+		uint64_t x = run_cmd(cmd);
+
+		if (!x) {
+			fprintf(stderr, "workload: %s failed with %lu threads\n", cmd[0], n);
+			return -1;
+		}
+		if (r >= 0)
+			v[r] = x;
+	}
+	return 0;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -170,21 +248,32 @@ static void fix_layout(char **argv)
 
 int main(int argc, char **argv)
 {
+	bool threads = argc >= 4 && !strcmp(argv[1], "threads");
+	char test[32];
 	uint64_t v[REPS];
 	unsigned long n;
 	char *end;
 	int r;
 
-	if (argc != 3 || (strcmp(argv[1], "pipe") && strcmp(argv[1], "fork"))) {
-		fprintf(stderr, "usage: workload pipe|fork N\n");
+	if (!threads && (argc != 3 || (strcmp(argv[1], "pipe") && strcmp(argv[1], "fork")))) {
+		fprintf(stderr, "usage: workload pipe|fork N | threads N CMD [ARG...]\n");
 		return 2;
 	}
 	errno = 0;
 	n = strtoul(argv[2], &end, 10);
-	if (errno || *end || !n) {
-		fprintf(stderr, "workload: N must be a positive number\n");
+	if (errno || *end || (!n && !threads)) {
+		fprintf(stderr, "workload: N must be a %s number\n",
+			threads ? "non-negative" : "positive");
 		return 2;
 	}
+	if (threads) {
+		/* not pinned: the command's walk runs wherever it is put */
+		if (bench_threads(n, argv + 3, v))
+			return 1;
+		snprintf(test, sizeof(test), "held%lu", n);
+		goto out;
+	}
+	snprintf(test, sizeof(test), "%s", argv[1]);
 	fix_layout(argv);
 	if (pin_one_cpu()) {
 		fprintf(stderr, "workload: cannot pin to one CPU: %s\n", strerror(errno));
@@ -201,10 +290,11 @@ int main(int argc, char **argv)
 		if (r >= 0)
 			v[r] = x;
 	}
+out:
 	qsort(v, REPS, sizeof(v[0]), cmp_u64);
-	printf("LM-BENCH: test=%s value=%llu unit=ns\n", argv[1],
+	printf("LM-BENCH: test=%s value=%llu unit=ns\n", test,
 	       (unsigned long long)v[REPS / 2]);
-	printf("LM-BENCH-RUNS: test=%s min=%llu max=%llu\n", argv[1],
+	printf("LM-BENCH-RUNS: test=%s min=%llu max=%llu\n", test,
 	       (unsigned long long)v[0], (unsigned long long)v[REPS - 1]);
 	return 0;
 }

@@ -26,7 +26,15 @@
 #              raised for them, after the fork test)
 #
 # "lmbench=module" on the kernel command line runs the module's tests
-# only (make bench's boot with more CPUs).  On a lockmeter kernel the
+# only (make bench's boot with more CPUs); "lmbench=held" (make
+# bench-held) only the held scan, metering on:
+#
+#   heldN      ns per "lockstat held" (its walk of every thread, in the
+#              kernel, and the printing) with N sleeping threads alive
+#              (the workload's), for N 0, 5000 and 20000; and, as
+#              LM-BENCH-INFO heldN_scan_max_ns, the longest hold of
+#              lm_ctl_mutex meanwhile, which the kernel's walk holds
+#  On a lockmeter kernel the
 # "LM-BENCH-INFO: key: value" lines give lockmeter's own figures: its
 # memory (mem_*) before the first "on", prefixed boot_, and after the
 # runs; what its tables saw during the "on" runs; and table_full after the
@@ -88,6 +96,26 @@ info() {	# info PREFIX "KEY...": those keys of /proc/lockmeter's header
 
 MEM="mem_percpu mem_tables mem_task"
 
+# the longest hold of lm_ctl_mutex in /proc/lockmeter (the held scan's)
+ctl_hold_max() {
+	awk '$1 == "mutex" && $18 == "lm_ctl_mutex" && $9 > m { m = $9 } END { print m + 0 }' $LM
+}
+
+held() {
+	echo 65536 > /proc/sys/kernel/pid_max
+	echo 65536 > /proc/sys/kernel/threads-max
+	echo on > $LM
+	for n in 0 5000 20000; do
+		echo reset > $LM
+		out=$(/bin/workload threads $n lockstat held) ||
+			{ echo "bench: workload threads $n lockstat held failed"; return 1; }
+		echo "$out" | sed -e "s/^LM-BENCH: /LM-BENCH: state=on /" \
+			-e "s/^LM-BENCH-RUNS: /LM-BENCH-RUNS: state=on /"
+		echo "LM-BENCH-INFO: held${n}_scan_max_ns: $(ctl_hold_max)"
+	done
+	echo off > $LM
+}
+
 lm_mark "bench begin"
 # Every pid below 4096, so the pid IDR keeps two levels: fork+exit cost
 # 1% more while the workload's children had pids past 4096 and it did
@@ -97,7 +125,9 @@ echo 4096 > /proc/sys/kernel/pid_max
 insmod "/lib/modules/$(uname -r)/kernel/lib/test_lockmeter.ko" ||
 	{ echo "bench: test_lockmeter.ko did not load"; exit 1; }
 rc=0
-if [ -e $LM ]; then
+if [ "$scope" = held ]; then
+	held || rc=1
+elif [ -e $LM ]; then
 	echo off > $LM
 	info boot_ "$MEM"
 	run off || rc=1
