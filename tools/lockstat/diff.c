@@ -32,6 +32,10 @@
  * --fail-over-wait PCT the same of the waits, with --min-wait;
  * --fail-on-new when B has a key A has not, with a hold max of at least
  * --min-hold.  A change known only as "<=" or "?" passes no gate.
+ * --type keeps the rows of its types only, before anything else: the
+ * counts, the output and the gates are of those.  --top N only cuts the
+ * output to the first N of each status; the counts and the gates still
+ * see every row, so a regression is never hidden by it.
  */
 #include <errno.h>
 #include <math.h>
@@ -51,6 +55,8 @@ enum diff_opt {
 	DIFF_OPT_FAIL_OVER_WAIT,
 	DIFF_OPT_MIN_HOLD,
 	DIFF_OPT_MIN_WAIT,
+	DIFF_OPT_TOP,
+	DIFF_OPT_TYPE,
 	DIFF_OPT_WIDTH,
 };
 
@@ -82,6 +88,8 @@ struct diff_params {
 	enum diff_kernels kernels;	/* not an option: of the two headers, once read */
 	bool fail_new;		/* --fail-on-new */
 	struct diff_gate gate[DIFF_NR_GATES];
+	unsigned int types;	/* --type: a mask of 1 << type; 0 all */
+	size_t top;		/* --top: the rows of each status output; 0 all */
 	const char *file[2];	/* A, B */
 };
 
@@ -106,6 +114,7 @@ enum diff_status {
 	DIFF_MATCHED,
 	DIFF_NEW,
 	DIFF_GONE,
+	DIFF_NR_STATUS
 };
 
 /* a change of a p99 whose side is a lower bound (the open last bucket) */
@@ -123,6 +132,14 @@ struct diff_entry {
 	bool over;			/* past a gate: any of the next */
 	bool over_gate[DIFF_NR_GATES];	/* matched: past --fail-over (-wait) and its floor */
 	bool over_new;			/* new, with --fail-on-new, at or above --min-hold */
+};
+
+/* every entry of the --type filter, output or not (--top): the counts and the verdict */
+struct diff_tally {
+	size_t status[DIFF_NR_STATUS];
+	size_t over_gate[DIFF_NR_GATES];
+	size_t over_new;
+	size_t over;			/* past any gate */
 };
 
 /*
@@ -284,6 +301,13 @@ static const char *const diff_msg[] = {
 	"                      value is at least DUR in B (a number and its unit:",
 	"                      ns, us, ms or s; default 0)",
 	"  --min-wait DUR      the same for --fail-over-wait",
+	"  --top N             only the first N rows of each: matched, new and gone",
+	"                      (table, JSON and CSV); the counts and the gates",
+	"                      still cover every row",
+	"  --type TYPE         only rows of TYPE (repeatable, or comma-separated):",
+	"                      compared, counted and gated; one of:",
+	LM_HELP_TYPES "                      ",
+	"  -Y, --type-filter TYPE  the same (perf lock's name for it)",
 	"  --width N           the table in N columns (0: no limit); default the",
 	"                      terminal's, else $COLUMNS, else no limit",
 	"  -h, --help          this text",
@@ -345,6 +369,31 @@ static int diff_gate_opt(struct diff_params *p, int c, const char *arg)
 	return 0;
 }
 
+/* --type TYPE, -Y TYPE: as report takes it; the types add up */
+static int diff_type_opt(struct diff_params *p, const char *arg)
+{
+	char types[256];
+
+	if (!lm_parse_types(arg, &p->types))
+		return 0;
+	lm_type_list(types, sizeof(types), ", ");
+	lm_err("diff: --type: '%s': the types are %s", arg, types);
+	return LM_EXIT_USAGE;
+}
+
+/* --top N: N rows of each status, 1 or more */
+static int diff_top_opt(struct diff_params *p, const char *arg)
+{
+	uint64_t v;
+
+	if (lm_parse_u64(arg, &v) || !v || v > SIZE_MAX) {
+		lm_err("diff: --top: '%s' is not a positive number (of rows of each status)", arg);
+		return LM_EXIT_USAGE;
+	}
+	p->top = (size_t)v;
+	return 0;
+}
+
 static int diff_parse_args(int argc, char **argv, struct diff_params *p)
 {
 	static const struct option opts[] = {
@@ -357,6 +406,9 @@ static int diff_parse_args(int argc, char **argv, struct diff_params *p)
 		{ "json", no_argument, NULL, LM_OPT_JSON },
 		{ "min-hold", required_argument, NULL, DIFF_OPT_MIN_HOLD },
 		{ "min-wait", required_argument, NULL, DIFF_OPT_MIN_WAIT },
+		{ "top", required_argument, NULL, DIFF_OPT_TOP },
+		{ "type", required_argument, NULL, DIFF_OPT_TYPE },
+		{ "type-filter", required_argument, NULL, 'Y' },
 		{ "width", required_argument, NULL, DIFF_OPT_WIDTH },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -367,7 +419,7 @@ static int diff_parse_args(int argc, char **argv, struct diff_params *p)
 	p->fmt = LM_FMT_TABLE;
 	p->width = -1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hY:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			return LM_HELP;
@@ -387,6 +439,17 @@ static int diff_parse_args(int argc, char **argv, struct diff_params *p)
 			break;
 		case DIFF_OPT_FAIL_ON_NEW:
 			p->fail_new = true;
+			break;
+		case DIFF_OPT_TOP:
+			ret = diff_top_opt(p, optarg);
+			if (ret)
+				return ret;
+			break;
+		case 'Y':
+		case DIFF_OPT_TYPE:
+			ret = diff_type_opt(p, optarg);
+			if (ret)
+				return ret;
 			break;
 		case DIFF_OPT_FAIL_OVER:
 		case DIFF_OPT_FAIL_OVER_WAIT:
@@ -523,14 +586,21 @@ static const char *diff_name(char **p, const char *name, const struct diff_param
 	return dst;
 }
 
+/* @type is one --type names, or no --type is given */
+static bool diff_type_kept(uint32_t type, const struct diff_params *dp)
+{
+	return !dp->types || (type < 32 && (dp->types & 1U << type));
+}
+
 /*
- * The keys of loaded snapshot @side: named, sorted, one per key (merged);
- * a name that is an address matches only in the same build.
+ * The keys of loaded snapshot @side, of the --type filter: named, sorted,
+ * one per key (merged); a name that is an address matches only in the
+ * same build.
  */
 static int diff_side_keys(struct diff_side *sd, int side, const struct diff_params *dp)
 {
 	const struct lm_snapshot *s = &sd->snap;
-	size_t i, j, len = 0;
+	size_t i, j, nr = 0, len = 0;
 	char *p;
 
 	for (i = 0; i < s->nr; i++)
@@ -541,9 +611,12 @@ static int diff_side_keys(struct diff_side *sd, int side, const struct diff_para
 		return -1;
 	p = sd->names;
 	for (i = 0; i < s->nr; i++) {
-		struct diff_key *k = &sd->keys[i];
 		const struct lm_row *r = &s->rows[i];
+		struct diff_key *k;
 
+		if (!diff_type_kept(r->type, dp))
+			continue;
+		k = &sd->keys[nr++];
 		k->type = r->type;
 		k->row = *r;
 		if (r->class == LM_CLASS_OVERFLOW) {
@@ -558,8 +631,8 @@ static int diff_side_keys(struct diff_side *sd, int side, const struct diff_para
 		    (diff_addr_name(k->lock) || diff_addr_name(k->site)))
 			k->only = 1 + side;
 	}
-	qsort(sd->keys, s->nr, sizeof(*sd->keys), diff_key_cmp);
-	for (i = 0, j = 0; i < s->nr; i++) {
+	qsort(sd->keys, nr, sizeof(*sd->keys), diff_key_cmp);
+	for (i = 0, j = 0; i < nr; i++) {
 		if (j && !diff_key_cmp(&sd->keys[j - 1], &sd->keys[i])) {
 			lm_row_add(&sd->keys[j - 1].row, &sd->keys[i].row);
 			continue;
@@ -734,6 +807,38 @@ static struct diff_entry *diff_join(const struct diff_side *sd, const struct dif
 	return ev;
 }
 
+/* before --top: what all @n entries of @ev count, and how many are past a gate */
+static void diff_tally(const struct diff_entry *ev, size_t n, struct diff_tally *t)
+{
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < n; i++) {
+		t->status[ev[i].status]++;
+		t->over_gate[DIFF_G_HOLD] += ev[i].over_gate[DIFF_G_HOLD];
+		t->over_gate[DIFF_G_WAIT] += ev[i].over_gate[DIFF_G_WAIT];
+		t->over_new += ev[i].over_new;
+		t->over += ev[i].over;
+	}
+}
+
+/* --top N: the first N entries of each status of sorted @ev kept, in place; how many */
+static size_t diff_top(struct diff_entry *ev, size_t n, size_t top)
+{
+	enum diff_status status = DIFF_MATCHED;
+	size_t i, kept = 0, run = 0;
+
+	if (!top)
+		return n;
+	for (i = 0; i < n; i++) {
+		run = i && ev[i].status == status ? run + 1 : 0;
+		status = ev[i].status;
+		if (run < top)
+			ev[kept++] = ev[i];
+	}
+	return kept;
+}
+
 /* ---- the table ---- */
 
 /* "+12%", "-3.5%", "0%", "new" (from 0), "-" (0 to 0, or none); a bound ">=+12%" */
@@ -831,8 +936,8 @@ static void diff_table_entry(FILE *f, const struct diff_entry *e, const struct d
 	fputc('\n', f);
 }
 
-/* what the ! marks: the gates given */
-static void diff_table_gates(FILE *f, const struct diff_params *p)
+/* what the ! marks: the gates given; and the rows past one that --top leaves out */
+static void diff_table_gates(FILE *f, const struct diff_params *p, size_t hidden)
 {
 	static const char *const what[DIFF_NR_GATES][2] = {
 		[DIFF_G_HOLD] = { "--fail-over", "" },
@@ -855,6 +960,43 @@ static void diff_table_gates(FILE *f, const struct diff_params *p)
 		fprintf(f, "!: new (--fail-on-new) with a hold max of at least %s\n",
 			p->gate[DIFF_G_HOLD].min_ns ? dur : "0ns");
 	}
+	if (hidden)
+		fprintf(f, "!: %zu more row%s past a gate, not shown (--top %zu)\n", hidden,
+			hidden == 1 ? "" : "s", p->top);
+}
+
+/* the types of --type, in their order, @sep between them */
+static void diff_types(FILE *f, const struct diff_params *p, const char *sep)
+{
+	const char *s = "";
+	int t;
+
+	for (t = LM_TYPE_NONE + 1; t < LM_NR_TYPES; t++) {
+		if (!diff_type_kept(t, p))
+			continue;
+		fprintf(f, "%s%s", s, lm_type_name(t));
+		s = sep;
+	}
+}
+
+/* what --type and --top leave out, under the counts */
+static void diff_table_subset(FILE *f, const struct diff_entry *ev, size_t n,
+			      const struct diff_tally *t, const struct diff_params *p)
+{
+	size_t shown[DIFF_NR_STATUS] = { 0 }, i;
+
+	if (p->types) {
+		fputs("Only the types (--type): ", f);
+		diff_types(f, p, ", ");
+		fputc('\n', f);
+	}
+	if (!p->top)
+		return;
+	for (i = 0; i < n; i++)
+		shown[ev[i].status]++;
+	fprintf(f, "Showing the first %zu of each (--top): %zu of %zu matched, %zu of %zu new, %zu of %zu gone\n",
+		p->top, shown[DIFF_MATCHED], t->status[DIFF_MATCHED], shown[DIFF_NEW],
+		t->status[DIFF_NEW], shown[DIFF_GONE], t->status[DIFF_GONE]);
 }
 
 /* the columns a line of @width (0: any) shows, lm_col_drop[]'s order */
@@ -888,16 +1030,17 @@ static void diff_table_kernels(FILE *f, const struct diff_side *sd, const struct
 }
 
 static void diff_table(FILE *f, const struct diff_entry *ev, size_t n,
-		       const struct diff_side *sd, const struct diff_params *p, int width)
+		       const struct diff_tally *t, const struct diff_side *sd,
+		       const struct diff_params *p, int width)
 {
 	const char *group = "", *k;
-	size_t i, cnt[3] = { 0 };
+	size_t i, over = 0;
 	bool show[DIFF_NR_COLS];
 	int c, s, pad;
 
 	diff_table_fit(show, width);
 	for (i = 0; i < n; i++)
-		cnt[ev[i].status]++;
+		over += ev[i].over;
 	for (s = 0; s < 2; s++) {
 		k = diff_kernel(&sd[s].snap.h);
 		fprintf(f, "%s: %s, kernel %s\n", s ? "B (after)" : "A (before)", p->file[s],
@@ -909,10 +1052,11 @@ static void diff_table(FILE *f, const struct diff_entry *ev, size_t n,
 	diff_table_kernels(f, sd, p);
 	fprintf(f, "Matched by %s: %zu matched, %zu new, %zu gone\n",
 		p->exact ? "exact names" : "function (offsets, .isra.0 ignored)",
-		cnt[DIFF_MATCHED], cnt[DIFF_NEW], cnt[DIFF_GONE]);
+		t->status[DIFF_MATCHED], t->status[DIFF_NEW], t->status[DIFF_GONE]);
+	diff_table_subset(f, ev, n, t, p);
 	fputs("REGRESS: the largest increase of hold max, mean and p99, B over A\n", f);
 	fputs(">=, <=: a bound, as a side's p99 is a lower bound; ?: both are, unknown\n", f);
-	diff_table_gates(f, p);
+	diff_table_gates(f, p, t->over - over);
 	fprintf(f, "\n%s\n%-10s", diff_rule, "");
 	/* a group's name over its first column shown, right-aligned in it */
 	for (c = 0, pad = 0; c < DIFF_NR_COLS; c++) {
@@ -935,7 +1079,7 @@ static void diff_table(FILE *f, const struct diff_entry *ev, size_t n,
 		diff_table_entry(f, &ev[i], sd, show);
 	}
 	if (!n)
-		fputs("\nNo rows in either snapshot.\n", f);
+		fprintf(f, "\nNo rows%s in either snapshot.\n", p->types ? " of those types" : "");
 }
 
 /* ---- JSON and CSV: raw numbers ---- */
@@ -1024,16 +1168,32 @@ static void diff_json_entry(FILE *f, const struct diff_entry *e, const struct di
 }
 
 static void diff_json(FILE *f, const struct diff_entry *ev, size_t n,
-		      const struct diff_side *sd, const struct diff_params *p)
+		      const struct diff_tally *t, const struct diff_side *sd,
+		      const struct diff_params *p)
 {
 	size_t i;
+	int s;
 
 	fputs("{\n  \"format\": 1,\n  \"a\": ", f);
 	lm_json_header(f, &sd[0].snap.h, 2);
 	fputs(",\n  \"b\": ", f);
 	lm_json_header(f, &sd[1].snap.h, 2);
-	fprintf(f, ",\n  \"match\": \"%s\",\n  \"kernels\": \"%s\",\n  \"rows\": [",
+	fprintf(f, ",\n  \"match\": \"%s\",\n  \"kernels\": \"%s\"",
 		p->exact ? "exact" : "function", diff_kernels_names[p->kernels]);
+	if (p->types) {
+		fputs(",\n  \"types\": [ \"", f);
+		diff_types(f, p, "\", \"");
+		fputs("\" ]", f);
+	}
+	if (p->top) {
+		/* the rows are cut; the counts are of all of them */
+		fprintf(f, ",\n  \"top\": %zu,\n  \"counts\": {", p->top);
+		for (s = 0; s < DIFF_NR_STATUS; s++)
+			fprintf(f, "%s\"%s\": %zu", s ? ", " : " ", diff_status_names[s],
+				t->status[s]);
+		fputs(" }", f);
+	}
+	fputs(",\n  \"rows\": [", f);
 	for (i = 0; i < n; i++) {
 		fputs(i ? ",\n" : "\n", f);
 		diff_json_entry(f, &ev[i], sd);
@@ -1112,8 +1272,8 @@ static void diff_csv(FILE *f, const struct diff_entry *ev, size_t n,
 }
 
 /* the table, at the output's width: columns dropped, the rest fitted (lm_fit_text) */
-static int diff_table_out(const struct diff_entry *ev, size_t n, const struct diff_side *sd,
-			  const struct diff_params *p)
+static int diff_table_out(const struct diff_entry *ev, size_t n, const struct diff_tally *t,
+			  const struct diff_side *sd, const struct diff_params *p)
 {
 	int width = lm_out_width(p->width);
 	size_t len;
@@ -1121,7 +1281,7 @@ static int diff_table_out(const struct diff_entry *ev, size_t n, const struct di
 	FILE *mem;
 
 	if (!width) {
-		diff_table(stdout, ev, n, sd, p, 0);
+		diff_table(stdout, ev, n, t, sd, p, 0);
 		return 0;
 	}
 	mem = open_memstream(&buf, &len);
@@ -1129,7 +1289,7 @@ static int diff_table_out(const struct diff_entry *ev, size_t n, const struct di
 		lm_err("out of memory");
 		return LM_EXIT_ERR;
 	}
-	diff_table(mem, ev, n, sd, p, width);
+	diff_table(mem, ev, n, t, sd, p, width);
 	if (fclose(mem)) {
 		free(buf);
 		lm_err("out of memory");
@@ -1140,21 +1300,22 @@ static int diff_table_out(const struct diff_entry *ev, size_t n, const struct di
 	return 0;
 }
 
-static int diff_render(const struct diff_entry *ev, size_t n, const struct diff_side *sd,
-		       const struct diff_params *p)
+/* @n entries of @ev output (--top), the verdict of all of them (@t) */
+static int diff_render(const struct diff_entry *ev, size_t n, const struct diff_tally *t,
+		       const struct diff_side *sd, const struct diff_params *p)
 {
-	size_t i, over_hold = 0, over_wait = 0, over_new = 0;
+	size_t over_hold = t->over_gate[DIFF_G_HOLD], over_wait = t->over_gate[DIFF_G_WAIT];
 	int ret;
 
 	switch (p->fmt) {
 	case LM_FMT_JSON:
-		diff_json(stdout, ev, n, sd, p);
+		diff_json(stdout, ev, n, t, sd, p);
 		break;
 	case LM_FMT_CSV:
 		diff_csv(stdout, ev, n, sd);
 		break;
 	default:
-		ret = diff_table_out(ev, n, sd, p);
+		ret = diff_table_out(ev, n, t, sd, p);
 		if (ret)
 			return ret;
 		break;
@@ -1162,26 +1323,23 @@ static int diff_render(const struct diff_entry *ev, size_t n, const struct diff_
 	/* an error is never a regression: the output is part of the verdict */
 	if (lm_write_check(stdout))
 		return LM_EXIT_ERR;
-	for (i = 0; i < n; i++) {
-		over_hold += ev[i].over_gate[DIFF_G_HOLD];
-		over_wait += ev[i].over_gate[DIFF_G_WAIT];
-		over_new += ev[i].over_new;
-	}
 	if (over_hold)
 		lm_err("diff: %zu matched row%s regressed by more than %g%% (--fail-over)",
 		       over_hold, over_hold == 1 ? "" : "s", p->gate[DIFF_G_HOLD].pct);
 	if (over_wait)
 		lm_err("diff: %zu matched row%s waited more than %g%% longer (--fail-over-wait)",
 		       over_wait, over_wait == 1 ? "" : "s", p->gate[DIFF_G_WAIT].pct);
-	if (over_new)
-		lm_err("diff: %zu new row%s (--fail-on-new)", over_new, over_new == 1 ? "" : "s");
-	return over_hold || over_wait || over_new ? LM_EXIT_REGRESS : LM_EXIT_OK;
+	if (t->over_new)
+		lm_err("diff: %zu new row%s (--fail-on-new)", t->over_new,
+		       t->over_new == 1 ? "" : "s");
+	return t->over ? LM_EXIT_REGRESS : LM_EXIT_OK;
 }
 
 int diff_main(int argc, char **argv)
 {
 	struct diff_params p;
 	struct diff_side sd[2];
+	struct diff_tally t;
 	struct diff_entry *ev;
 	size_t n;
 	int ret, s;
@@ -1205,7 +1363,8 @@ int diff_main(int argc, char **argv)
 	ev = diff_join(sd, &p, &n);
 	if (!ev)
 		goto out_nomem;
-	ret = diff_render(ev, n, sd, &p);
+	diff_tally(ev, n, &t);
+	ret = diff_render(ev, diff_top(ev, n, p.top), &t, sd, &p);
 	free(ev);
 	goto out_free_sides;
 out_nomem:

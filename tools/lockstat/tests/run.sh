@@ -1635,6 +1635,183 @@ ok "diff: the corrupt file named with its line" grep -q 'bad-fields.snap:27: cor
 	"$tmp/stderr"
 rc "diff -h" 0 diff -h
 
+# ---- diff --type and --top ----
+# --type: the rows of its types only, left out of both sides before the
+# match: the counts, the table, JSON, CSV and the gates are of those.
+# diff-a/diff-b: spin runqueues (-25%) and init_task (+6.7%), mutex
+# rtnl_mutex (+900%) and pipe_write, rwsem_read lookup_slow; new read
+# tasklist_lock, gone write tasklist_lock.
+golden "diff --type mutex,read,write --top 1" diff-type-top.txt diff --type mutex,read,write \
+	--top 1 "$da" "$db"
+# the types of a diff table's rows (their A and B lines), sorted, once each
+dtypes() {
+	sed -n 's/^.\{8\} [AB] .*  \([a-z_]*\) [^ ]* [^ ]*$/\1/p' "$1" | sort -u | tr '\n' ' '
+}
+"$LOCKSTAT" diff --width 0 "$da" "$db" >"$tmp/dt-all.txt" 2>&1
+"$LOCKSTAT" diff --width 0 --type spin "$da" "$db" >"$tmp/dt.txt" 2>&1
+ok "diff --type spin: its two matched rows only, and the counts of those" sh -c "
+	test '$(dtypes "$tmp/dt-all.txt")' = 'mutex read rwsem_read spin write ' &&
+	test '$(dtypes "$tmp/dt.txt")' = 'spin ' &&
+	test \$(grep -c '^.\{8\} A .*  spin ' '$tmp/dt.txt') = 2 &&
+	grep -qx 'Matched by function (offsets, .isra.0 ignored): 2 matched, 0 new, 0 gone' '$tmp/dt.txt' &&
+	grep -qx 'Only the types (--type): spin' '$tmp/dt.txt' && ! grep -q '^Showing' '$tmp/dt.txt'"
+"$LOCKSTAT" diff --json "$da" "$db" >"$tmp/dt-all.json" 2>&1
+"$LOCKSTAT" diff --json --type read,mutex "$da" "$db" >"$tmp/dt.json" 2>&1
+ok "diff --json --type read,mutex: the rows of those types, in the same order, and the types" \
+	"$PYTHON" -c '
+import json, sys
+a, t = (json.load(open(f)) for f in sys.argv[1:3])
+assert "types" not in a and "top" not in a and "counts" not in a, a.keys()
+assert t["types"] == ["read", "mutex"], t["types"]
+assert "top" not in t and "counts" not in t, t.keys()
+want = [r for r in a["rows"] if r["type"] in ("read", "mutex")]
+assert len(want) == 3 and t["rows"] == want, [(r["type"], r["lock"]) for r in t["rows"]]
+' "$tmp/dt-all.json" "$tmp/dt.json"
+"$LOCKSTAT" diff --csv "$da" "$db" >"$tmp/dt-all.csv" 2>&1
+"$LOCKSTAT" diff --csv --type write --type rwsem_read "$da" "$db" >"$tmp/dt.csv" 2>&1
+awk -F, 'NR == 1 || $2 == "write" || $2 == "rwsem_read"' "$tmp/dt-all.csv" >"$tmp/dt-want.csv"
+ok "diff --csv --type write --type rwsem_read: the header and those rows only" sh -c "
+	test \$(wc -l <'$tmp/dt.csv') = 3 && diff -u '$tmp/dt-want.csv' '$tmp/dt.csv'"
+"$LOCKSTAT" diff --json -Y read -Y mutex "$da" "$db" >"$tmp/dt-y.json" 2>&1
+"$LOCKSTAT" diff --json --type-filter mutex,read "$da" "$db" >"$tmp/dt-tf.json" 2>&1
+ok "diff -Y, --type-filter: --type as perf lock names it" sh -c "
+	diff -u '$tmp/dt.json' '$tmp/dt-y.json' && diff -u '$tmp/dt.json' '$tmp/dt-tf.json'"
+"$LOCKSTAT" diff --type rt_mutex "$da" "$db" >"$tmp/dt-none.txt" 2>&1
+ok "diff --type rt_mutex, a type neither has: no rows of those types, exit 0" sh -c "
+	grep -q ': 0 matched, 0 new, 0 gone\$' '$tmp/dt-none.txt' &&
+	grep -qx 'No rows of those types in either snapshot.' '$tmp/dt-none.txt'"
+# the gates judge the rows of --type only (without it: exit 9 for each)
+rc "diff --type rwsem_read,read,write --fail-over 5: the regressed mutex and spin left out" 0 \
+	diff --type rwsem_read,read,write --fail-over 5 "$da" "$db"
+rc "diff --type spin --fail-over 5: init_task's +6.7% kept" 9 diff --type spin --fail-over 5 "$da" "$db"
+ok "diff --type spin --fail-over 5: the count on stderr is of spin's rows" grep -qx \
+	'lockstat: diff: 1 matched row regressed by more than 5% (--fail-over)' "$tmp/stderr"
+rc "diff --type spin --fail-over-wait 100: rtnl_mutex's wait left out" 0 diff --type spin \
+	--fail-over-wait 100 "$da" "$db"
+rc "diff --type mutex --fail-over-wait 100: rtnl_mutex's wait kept" 9 diff --type mutex \
+	--fail-over-wait 100 "$da" "$db"
+rc "diff --type spin,mutex --fail-on-new: the new read row left out" 0 diff --type spin,mutex \
+	--fail-on-new "$da" "$db"
+rc "diff -Y read --fail-on-new: the new read row kept" 9 diff -Y read --fail-on-new "$da" "$db"
+# --top N: the first N of each status in the output, the counts and the
+# gates of every row.  Two more new rows in B (jiffies_lock longest, 50us;
+# cgroup_mutex shortest) and two more gone in A (kmap_lock longest, 100us;
+# the rwsem_write shortest): 5 matched, 3 new, 3 gone.
+add_rows() {	# add_rows SNAP OUT ROW...: SNAP with the rows added
+	src=$1 out=$2
+	shift 2
+	n=$(sed -n 's/^rows: //p' "$src")
+	sed "s/^rows: .*/rows: $((n + $#))/" "$src" >"$out"
+	printf '%s\n' "$@" >>"$out"
+}
+add_rows "$da" "$tmp/top-a.snap" \
+	'spin 20 20 0 0 0 200000 1000 100000 0 0 0 0 0 0 0 1 kmap_lock kmap_high+0x20/0x100' \
+	'rwsem_write 5 5 0 0 0 10000 1000 3000 0 0 0 10000 3000 0 0 1 [heap] unlink_anon_vmas+0x30/0x200'
+add_rows "$db" "$tmp/top-b.snap" \
+	'spin 100 100 0 0 0 100000 500 50000 0 0 0 0 0 0 0 1 jiffies_lock tick_do_update_jiffies64+0x4a/0x110' \
+	'mutex 50 50 0 0 0 50000 500 2000 0 0 0 50000 2000 0 0 1 cgroup_mutex cgroup_kn_lock_live+0x10/0x80'
+ta=$tmp/top-a.snap tb=$tmp/top-b.snap
+"$LOCKSTAT" diff --json "$ta" "$tb" >"$tmp/top-all.json" 2>&1
+"$LOCKSTAT" diff --json --top 2 "$ta" "$tb" >"$tmp/top2.json" 2>&1
+"$LOCKSTAT" diff --json --top 100 "$ta" "$tb" >"$tmp/top100.json" 2>&1
+ok "diff --json --top 2: the first 2 matched, new and gone, in order; the counts of all" "$PYTHON" -c '
+import json, sys
+a, t, big = (json.load(open(f)) for f in sys.argv[1:4])
+st = [r["status"] for r in a["rows"]]
+assert st == ["matched"] * 5 + ["new"] * 3 + ["gone"] * 3, st
+want = [r for s in ("matched", "new", "gone") for r in [r for r in a["rows"] if r["status"] == s][:2]]
+assert t["rows"] == want, [(r["status"], r["lock"]) for r in t["rows"]]
+assert [r["lock"] for r in t["rows"][2:]] == ["jiffies_lock", "tasklist_lock", "kmap_lock",
+	"tasklist_lock"], t["rows"][2:]
+assert t["top"] == 2 and t["counts"] == {"matched": 5, "new": 3, "gone": 3}, t["counts"]
+assert big["rows"] == a["rows"] and big["counts"] == {"matched": 5, "new": 3, "gone": 3}
+' "$tmp/top-all.json" "$tmp/top2.json" "$tmp/top100.json"
+"$LOCKSTAT" diff --width 0 "$ta" "$tb" >"$tmp/top-all.txt" 2>&1
+"$LOCKSTAT" diff --width 0 --top 2 "$ta" "$tb" >"$tmp/top2.txt" 2>&1
+# a table's rows, a line each: REGRESS (or new, gone), type, lock, site
+trows() {
+	sed -n 's/^ *\([^ ][^ ]*\)[ !] [AB] .*  \([a-z_]*\) \([^ ]*\) \([^ ]*\)$/\1 \2 \3 \4/p' "$1"
+}
+trows "$tmp/top-all.txt" | awk '{ s = $1 == "new" || $1 == "gone" ? $1 : "matched" } ++n[s] <= 2' \
+	>"$tmp/top2.want"
+trows "$tmp/top2.txt" >"$tmp/top2.got"
+ok "diff --top 2: the table's first 2 of each, the counts of all, and says so" sh -c "
+	test \$(wc -l <'$tmp/top2.got') = 6 && diff -u '$tmp/top2.want' '$tmp/top2.got' &&
+	grep -qx 'Matched by function (offsets, .isra.0 ignored): 5 matched, 3 new, 3 gone' '$tmp/top2.txt' &&
+	grep -qx 'Showing the first 2 of each (--top): 2 of 5 matched, 2 of 3 new, 2 of 3 gone' '$tmp/top2.txt' &&
+	! grep -q '^Showing' '$tmp/top-all.txt'"
+"$LOCKSTAT" diff --csv "$ta" "$tb" >"$tmp/top-all.csv" 2>&1
+"$LOCKSTAT" diff --csv --top 1 "$ta" "$tb" >"$tmp/top1.csv" 2>&1
+awk -F, 'NR == 1 || ++n[$1] <= 1' "$tmp/top-all.csv" >"$tmp/top1-want.csv"
+ok "diff --csv --top 1: the header, then the first matched, new and gone row" sh -c "
+	test \$(wc -l <'$tmp/top1.csv') = 4 && diff -u '$tmp/top1-want.csv' '$tmp/top1.csv'"
+"$LOCKSTAT" diff --json --type spin,read --top 1 "$ta" "$tb" >"$tmp/top-t.json" 2>&1
+ok "diff --type spin,read --top 1: the first of each of those types, their counts" "$PYTHON" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = [(r["status"], r["type"], r["lock"]) for r in d["rows"]]
+assert got == [("matched", "spin", "init_task"), ("new", "spin", "jiffies_lock"),
+	("gone", "spin", "kmap_lock")], got
+assert d["counts"] == {"matched": 2, "new": 2, "gone": 1}, d["counts"]
+' "$tmp/top-t.json"
+# a gate past a row --top leaves out: runqueues' wait max 6us -> 60us
+# (+500%), its row 4th of the matched; rtnl_mutex's, the first, +300%
+sed 's/^\(spin \+500 \+495 \+5 \+0 \+0 \+750000 \+400 \+10000 \+\)20000 \+1000 \+6000 /\1100000 1000 60000 /' \
+	"$db" >"$tmp/top-w.snap"
+"$LOCKSTAT" diff --width 0 --fail-over-wait 400 "$da" "$tmp/top-w.snap" >"$tmp/topw-all.txt" 2>&1
+trows "$tmp/topw-all.txt" | sed -n 4p >"$tmp/topw-4th"
+ok "diff --fail-over-wait 400: runqueues, the 4th matched row, the only one over" sh -c "
+	test \$(grep -c '^.\{7\}! A ' '$tmp/topw-all.txt') = 1 &&
+	grep -qx -- '-25% spin percpu:runqueues raw_spin_rq_lock_nested' '$tmp/topw-4th' &&
+	grep -q '^   -25%! A .*  spin percpu:runqueues ' '$tmp/topw-all.txt'"
+rc "diff --fail-over-wait 400 --top 1: the row over not shown, still exit 9" 9 diff --top 1 \
+	--fail-over-wait 400 "$da" "$tmp/top-w.snap"
+ok "diff --top 1, a gate past a row not shown: the legend says so, stderr counts it" sh -c "
+	! grep -q 'runqueues' '$tmp/stdout' && ! grep -q '^.\{7\}! ' '$tmp/stdout' &&
+	grep -qx '!: 1 more row past a gate, not shown (--top 1)' '$tmp/stdout' &&
+	grep -qx 'lockstat: diff: 1 matched row waited more than 400% longer (--fail-over-wait)' '$tmp/stderr'"
+rc "diff --json --fail-over-wait 400 --top 1: exit 9 too" 9 diff --json --top 1 \
+	--fail-over-wait 400 "$da" "$tmp/top-w.snap"
+rc "diff --csv --fail-over-wait 400 --top 2: exit 9 too" 9 diff --csv --top 2 \
+	--fail-over-wait 400 "$da" "$tmp/top-w.snap"
+rc "diff --fail-over-wait 400 --top 1 of the fixtures: nothing over" 0 diff --top 1 \
+	--fail-over-wait 400 "$da" "$db"
+rc "diff --type mutex --fail-over-wait 400 --top 1: runqueues left out by --type" 0 diff \
+	--type mutex --top 1 --fail-over-wait 400 "$da" "$tmp/top-w.snap"
+# bad values: exit 2, the message, nothing on stdout
+for v in 0 -1 x 1.5 +1 " 1" "" 18446744073709551616; do
+	"$LOCKSTAT" diff --top "$v" "$da" "$db" >"$tmp/stdout" 2>"$tmp/stderr"
+	[ $? -eq 2 ] && [ ! -s "$tmp/stdout" ] &&
+		grep -qxF "lockstat: diff: --top: '$v' is not a positive number (of rows of each status)" \
+			"$tmp/stderr" &&
+		pass "diff --top '$v': exit 2, says so, nothing on stdout" ||
+		fail "diff --top '$v': exit 2, says so, nothing on stdout" "$tmp/stderr"
+done
+rc "diff --top with no N" 2 diff "$da" "$db" --top
+diff_type_err=$(echo "$want_err" | sed 's/^lockstat: --type: /lockstat: diff: --type: /')
+for v in "--type bogus" "-Y bogus" "--type-filter bogus" "--type spin --type bogus"; do
+	# shellcheck disable=SC2086
+	"$LOCKSTAT" diff $v "$da" "$db" >"$tmp/stdout" 2>"$tmp/stderr"
+	[ $? -eq 2 ] && [ ! -s "$tmp/stdout" ] && grep -qxF "$diff_type_err" "$tmp/stderr" &&
+		pass "diff $v: exit 2, the thirteen types listed, nothing on stdout" ||
+		fail "diff $v: exit 2, the thirteen types listed, nothing on stdout" "$tmp/stderr"
+done
+for v in "spin,,mutex" "spin," "" "Spin"; do
+	rc "diff --type '$v'" 2 diff --type "$v" "$da" "$db"
+done
+rc "diff -Y with no TYPE" 2 diff "$da" "$db" -Y
+"$LOCKSTAT" diff -h >"$tmp/h.diff" 2>&1
+sed -n '/^  --type TYPE/,/^  -Y/p' "$tmp/h.diff" >"$tmp/h.dtype"
+missing=""
+for t in $all_types; do
+	grep -qw -- "$t" "$tmp/h.dtype" || missing="$missing $t"
+done
+[ -z "$missing" ] && grep -q '^  --top N ' "$tmp/h.diff" &&
+	grep -q '^  -Y, --type-filter TYPE ' "$tmp/h.diff" &&
+	awk 'length > 80 { bad = 1 } END { exit bad }' "$tmp/h.diff" &&
+	pass "diff -h: --top, --type with the thirteen types, -Y; in 80 columns" ||
+	{ echo "missing:$missing" >>"$tmp/h.dtype"; fail "diff -h: --top, --type with the thirteen types, -Y" "$tmp/h.dtype"; }
+
 # ---- diff across kernel lines: 6.1 before, 6.12 after ----
 # diff-a-6.1.snap is derived from diff-a.snap: its release, uname -v and
 # kernel made 6.1.192, and lookup_slow's site named as a clone,
