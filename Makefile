@@ -644,7 +644,7 @@ demo:
 	scripts/scenarios/upgrade.sh snap $(call UPGRADE_DEMO_LOG,6.12) $(BUILD)/demo-upgrade-6.12.snap && \
 	echo "Linux $(LINE2) against 6.12, the same workload:" && \
 	grep -h '^LM-SCENARIO:' $(call UPGRADE_DEMO_LOG,$(LINE2)) $(call UPGRADE_DEMO_LOG,6.12) && \
-	echo "lockstat diff build/demo-upgrade-$(LINE2).snap build/demo-upgrade-6.12.snap:" && \
+	echo "lockstat diff --type rwsem_read,rwsem_write --top 10 build/demo-upgrade-$(LINE2).snap build/demo-upgrade-6.12.snap:" && \
 	scripts/scenarios/upgrade.sh show $(LOCKSTAT) $(BUILD)/demo-upgrade-$(LINE2).snap \
 		$(BUILD)/demo-upgrade-6.12.snap
 else

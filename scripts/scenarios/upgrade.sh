@@ -10,7 +10,8 @@
 #	the snapshot guest log LOG carries (base64, between "LM-GUEST: file
 #	upgrade.snap begin" and "... end"), written to SNAP
 #   upgrade.sh show LOCKSTAT OLD.snap NEW.snap
-#	make demo SCENARIO=upgrade: the diff, and what to look at
+#	make demo SCENARIO=upgrade: the diff of the rw_semaphores (the first
+#	10 rows of each status), and what to look at
 #   upgrade.sh check LOCKSTAT OLD.log NEW.log DIR TAP
 #	make check: the snapshots of both boots' logs into DIR, their diff
 #	(DIR/upgrade.diff), and the checks of what the diff must name, as
@@ -85,7 +86,8 @@ status() {	# status DIFFCSV TYPE LOCK FUNC
 }
 
 show() {	# show LOCKSTAT OLD NEW
-	"$1" diff "$2" "$3"
+	# the rw_semaphores (mmap_lock, the VMA locks), 10 rows of each status
+	"$1" diff --type rwsem_read,rwsem_write --top 10 "$2" "$3"
 	rc=$?
 	echo
 	cat <<'EOF' | fold -s -w 78
