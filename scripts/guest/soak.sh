@@ -22,7 +22,7 @@
 #
 # ctl, record, modload and modholds change what the others count on
 # (metering on, the rows since a reset, the module present), so each
-# takes one lock ($T/lock, a directory) for its step; the rest run
+# takes one lock (lock(), taken in turn) for its step; the rest run
 # freely beside them.  Before each reset (ctl, record) the header of
 # /proc/lockmeter is read: its loss counters are summed over the
 # periods, and each nonzero one must have its reason in that period
@@ -122,16 +122,31 @@ step() {
 }
 
 # lock LOOP: the lock of the loops that change metering's state or the
-# module.  A loop waiting for it says so ($T/want.LOOP): modholds, whose
-# rounds are long, lets the others go first (modholds_loop()).
+# module, taken in turn: a ticket ($T/next, drawn under the mkdir of
+# $T/tmutex), served in order ($T/serving), so that no loop waits behind
+# others that keep winning a race for it (a starved host made the mkdir
+# lock of 2026-12-07 leave ctl without it for 8 minutes).  A loop waiting
+# for it says so ($T/want.LOOP): modholds, whose rounds are long, lets the
+# others go first (modholds_loop()), and the stall watch does not call a
+# loop that waits its turn hung while the lock changes hands.
 lock() {
-	until mkdir $T/lock 2>/dev/null; do
-		touch $T/want.$1
+	touch $T/want.$1
+	until mkdir $T/tmutex 2>/dev/null; do
+		sleep 0.05
+	done
+	ticket=$(num $T/next)
+	put $T/next $((ticket + 1))
+	rmdir $T/tmutex
+	until [ "$(num $T/serving)" = "$ticket" ]; do
 		sleep 0.1
 	done
 	rm -f $T/want.$1
 }
-unlock() { rmdir $T/lock; }
+# only the holder writes $T/serving; $T/handoff is when it last did
+unlock() {
+	put $T/handoff "$(uptime_s)"
+	bump $T/serving
+}
 # wanted: another loop waits for the lock
 wanted() {
 	for f in $T/want.*; do
@@ -582,6 +597,7 @@ dmesg -c > $T/dmesg.boot
 
 start=$(uptime_s)
 end=$((start + secs))
+put $T/handoff $start
 if [ $no_start = 0 ]; then
 	stress $T/stress/user $secs "$USER_STRESSORS" su nobody &
 	upid=$!
@@ -613,6 +629,8 @@ while [ "$(uptime_s)" -lt $end ]; do
 	now=$(uptime_s)
 	for l in $LOOPS; do
 		[ -e $T/stalled.$l ] && continue
+		# waiting its turn for the lock while the lock changes hands
+		[ -e $T/want.$l ] && [ $((now - $(num $T/handoff))) -lt $STALL ] && continue
 		if [ $((now - $(num $T/beat.$l))) -ge $STALL ]; then
 			touch $T/stalled.$l
 			fail $l "no step for ${STALL}s at $((now - start))s: a hang"
@@ -659,7 +677,8 @@ wait
 for c in /sys/devices/system/cpu/cpu[1-9]*; do
 	[ -w $c/online ] && [ "$(cat $c/online)" = 0 ] && echo 1 > $c/online
 done
-rmdir $T/lock 2>/dev/null
+# a loop killed with its ticket leaves the lock to nobody
+put $T/serving "$(num $T/next)"
 echo "# the soak ran $(($(uptime_s) - start))s, stopped in $(($(uptime_s) - t_stop))s"
 
 # ---- quiescent: the checks at the end ----
