@@ -249,6 +249,25 @@ class BenchReport(unittest.TestCase):
         self.assertRegex(out, r"lock_stat's +400 ns vs 500 ns \(0\.80\) +MISSED")
         self.assertRegex(out, r'off, pipe rtt, at most \+2% +\+5\.0% +MISSED')
 
+    def test_one_cpu(self):
+        # make bench KVER=6.1: icount boots of 1 CPU, no contended pair,
+        # no wide log: those targets are n/a, neither met nor MISSED
+        def one(text):
+            return '\n'.join(l.replace('2 CPUs', '1 CPUs') for l in text.splitlines()
+                             if 'test=contended' not in l) + '\n'
+        base, lm, ls = self.logs()
+        rc, out, err = self.run_report(one(base), one(lm), one(ls), extra=['--icount'])
+        self.assertEqual(rc, 0, err)
+        self.assertNotIn('contended', out.splitlines()[2])
+        self.assertRegex(out, r'contended, added instructions at most 250 +not measured, 1 CPU +n/a')
+        self.assertRegex(out, r'on, spin pair, more CPUs within 5% of 1 +not measured +n/a')
+        self.assertRegex(out, r'spin pair, added instructions at most 130 +60 +met')
+        self.assertRegex(out, r'(?m)^targets: \d+ met, \d+ MISSED, 3 n/a \(1 CPU\)$')
+        # with 2 CPUs a missing contended figure is still an error
+        rc, out, err = self.run_report(base, lm, ls, drop='test=contended')
+        self.assertEqual(rc, 1)
+        self.assertIn('no figure for: baseline none contended', err)
+
     def test_missing_figure(self):
         rc, out, err = self.run_report(*self.logs(), drop='test=fork')
         self.assertEqual(rc, 1)
