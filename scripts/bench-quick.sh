@@ -28,11 +28,15 @@ gcc -static -O2 -Wall -Wextra -Werror -pthread -o "$out/workload" \
 "$top/scripts/mkinitramfs.sh" "$out/$scope.cpio.gz" "$out/$scope.stage" "$modroot" \
 	/nonexistent "$out/workload" $lockstat
 log=$out/$scope.log
-echo "  QEMU    bench ($scope), icount: log in $log"
-QEMU_EXTRA="-icount shift=0,sleep=off" SMP=${SMP:-2} "$top/scripts/run-guest.sh" \
+# One CPU on 6.1: QEMU's round-robin TCG under -icount never runs its
+# second vCPU again once it waits for its callout at boot (scripts/bench.sh).
+smp=${SMP:-2}
+[ "${KVER:-6.12}" = 6.12 ] || smp=1
+echo "  QEMU    bench ($scope), icount, $smp CPU(s): log in $log"
+QEMU_EXTRA="-icount shift=0,sleep=off" SMP=$smp "$top/scripts/run-guest.sh" \
 	"$kobj/arch/x86/boot/bzImage" "$out/$scope.cpio.gz" "$log" \
 	"${TIMEOUT:-1200}" bench lmbench="$scope" || true
-"$top/scripts/guest-verdict.py" --mode bench --cpus "${SMP:-2}" "$log"
+"$top/scripts/guest-verdict.py" --mode bench --cpus "$smp" "$log"
 echo "instructions per operation (icount), lockmeter kernel:"
 sed -n 's/.*LM-BENCH: state=\([a-z_]*\) test=\([a-z0-9]*\) value=\([0-9]*\) unit=ns.*/\2 \1 \3/p' \
 	"$log" | awk '
