@@ -67,11 +67,14 @@ enum lockmeter_lock_class {
  * @LOCKMETER_CONTROL_ON: start metering
  * @LOCKMETER_CONTROL_OFF: stop metering, keep the statistics
  * @LOCKMETER_CONTROL_RESET: clear the statistics and the loss counters
+ * @LOCKMETER_CONTROL_RELEASE: while off, free the memory metering allocated:
+ *   rows, per-CPU state and key directory; the statistics go with it
  */
 enum lockmeter_control {
 	LOCKMETER_CONTROL_ON = 1,
 	LOCKMETER_CONTROL_OFF,
 	LOCKMETER_CONTROL_RESET,
+	LOCKMETER_CONTROL_RELEASE,
 };
 
 /**
@@ -138,6 +141,9 @@ enum lockmeter_attr {
 	LOCKMETER_A_ALERTS,
 	LOCKMETER_A_ALERTS_SENT,
 	LOCKMETER_A_ALERTS_DROPPED,
+	LOCKMETER_A_MEM_CPUS,
+	LOCKMETER_A_MEM_ROWS,
+	LOCKMETER_A_MEM_CAP,
 
 	__LOCKMETER_A_MAX,
 	LOCKMETER_A_MAX = (__LOCKMETER_A_MAX - 1)
