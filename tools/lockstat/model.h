@@ -249,10 +249,15 @@ enum lm_hdr_bit {
 	LM_H_SLOTS_USED,	/* older kernels: the fullest CPU's table; newer: = keys_used */
 	LM_H_SLOTS_PER_CPU,	/* older kernels: one CPU's table; newer: = keys */
 	LM_H_ROWS,
-	LM_H_MEM_PERCPU,	/* bytes per CPU once metering is on */
-	LM_H_MEM_TABLES,	/* bytes of tables, all CPUs; 0 before the first on */
+	LM_H_MEM_PERCPU,	/* bytes per CPU once metering is on; with mem_cpus, the
+				 * mean of the CPUs that have state, rows included */
+	LM_H_MEM_TABLES,	/* bytes of tables, all CPUs; 0 before the first on
+				 * and after a release */
 	LM_H_MEM_TASK,		/* bytes added to each task_struct */
 	LM_H_MEM_KEYS,		/* bytes of the key directory, once (in mem_tables) */
+	LM_H_MEM_CPUS,		/* CPUs that have metering state (online since the first on) */
+	LM_H_MEM_ROWS,		/* bytes of row chunks, all CPUs (in mem_tables) */
+	LM_H_MEM_CAP,		/* bytes metering may allocate at most */
 	LM_H_CAPTURES,		/* pieces of evidence taken (no loss) */
 	LM_H_ALERTS,		/* holds and waits over a watch threshold */
 	LM_H_ALERTS_SENT,	/* alerts sent to the alerts group */
@@ -290,6 +295,9 @@ struct lm_header {
 	uint64_t mem_tables;
 	uint64_t mem_task;
 	uint64_t mem_keys;
+	uint64_t mem_cpus;	/* a count, 64 bits as netlink's uint may be */
+	uint64_t mem_rows;
+	uint64_t mem_cap;
 	uint64_t captures;
 	uint64_t alerts;
 	uint64_t alerts_sent;

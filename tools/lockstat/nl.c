@@ -120,6 +120,9 @@ static const struct nla_policy lm_nl_policy[LOCKMETER_A_MAX + 1] = {
 	[LOCKMETER_A_ALERTS]		= LM_NLA_UINT,
 	[LOCKMETER_A_ALERTS_SENT]	= LM_NLA_UINT,
 	[LOCKMETER_A_ALERTS_DROPPED]	= LM_NLA_UINT,
+	[LOCKMETER_A_MEM_CPUS]		= LM_NLA_UINT,
+	[LOCKMETER_A_MEM_ROWS]		= LM_NLA_UINT,
+	[LOCKMETER_A_MEM_CAP]		= LM_NLA_UINT,
 };
 
 static const struct nla_policy lm_nl_watch_policy[LOCKMETER_WA_MAX + 1] = {
@@ -296,6 +299,9 @@ static const struct {
 	{ LOCKMETER_A_MEM_PERCPU, LM_H_MEM_PERCPU, offsetof(struct lm_header, mem_percpu) },
 	{ LOCKMETER_A_MEM_TABLES, LM_H_MEM_TABLES, offsetof(struct lm_header, mem_tables) },
 	{ LOCKMETER_A_MEM_TASK, LM_H_MEM_TASK, offsetof(struct lm_header, mem_task) },
+	{ LOCKMETER_A_MEM_CPUS, LM_H_MEM_CPUS, offsetof(struct lm_header, mem_cpus) },
+	{ LOCKMETER_A_MEM_ROWS, LM_H_MEM_ROWS, offsetof(struct lm_header, mem_rows) },
+	{ LOCKMETER_A_MEM_CAP, LM_H_MEM_CAP, offsetof(struct lm_header, mem_cap) },
 	{ LOCKMETER_A_CAPTURES, LM_H_CAPTURES, offsetof(struct lm_header, captures) },
 	{ LOCKMETER_A_ALERTS, LM_H_ALERTS, offsetof(struct lm_header, alerts) },
 	{ LOCKMETER_A_ALERTS_SENT, LM_H_ALERTS_SENT, offsetof(struct lm_header, alerts_sent) },

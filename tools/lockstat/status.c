@@ -82,9 +82,44 @@ static void status_watch(const struct lm_header *h)
 	}
 }
 
+static unsigned long long status_kib(uint64_t bytes)
+{
+	return (unsigned long long)(bytes / 1024);
+}
+
+/*
+ * "memory: ..." of the figures the kernel gives: mem_cpus, mem_rows and
+ * mem_cap are a newer kernel's (one with "release"), absent from older
+ * ones and their snapshots
+ */
+static void status_mem(const struct lm_header *h)
+{
+	bool cap = lm_has(h, LM_H_MEM_CAP);
+
+	if (!lm_has(h, LM_H_MEM_PERCPU) || !lm_has(h, LM_H_MEM_TABLES)) {
+		if (lm_has(h, LM_H_MEM_KEYS))
+			printf("memory: %llu KiB key directory\n", status_kib(h->mem_keys));
+		return;
+	}
+	printf("memory: %llu KiB per CPU", status_kib(h->mem_percpu));
+	if (lm_has(h, LM_H_MEM_CPUS) && h->mem_cpus)
+		printf(" on %llu CPUs", (unsigned long long)h->mem_cpus);
+	if (lm_has(h, LM_H_MEM_KEYS))
+		printf(" + %llu KiB key directory", status_kib(h->mem_keys));
+	if (lm_has(h, LM_H_MEM_ROWS) && h->mem_tables)
+		printf(", rows %llu KiB", status_kib(h->mem_rows));
+	printf(", %llu KiB allocated", status_kib(h->mem_tables));
+	if (cap)
+		printf(" of at most %llu KiB", status_kib(h->mem_cap));
+	if (!h->mem_tables)
+		fputs(cap ? " (none before the first on, or after a release)" :
+			    " (none until first on)", stdout);
+	putchar('\n');
+}
+
 static void status_print(const struct lm_header *h)
 {
-	char top[32], keys[48] = "";
+	char top[32];
 	struct lm_key_use ku;
 	int i;
 
@@ -100,16 +135,7 @@ static void status_print(const struct lm_header *h)
 		printf("keys in use: %u / %u %s\n", ku.used, ku.size,
 		       ku.shared ? "(shared by all CPUs)" :
 				   "per CPU (fullest CPU; a kernel of per-CPU tables)");
-	if (lm_has(h, LM_H_MEM_KEYS))
-		snprintf(keys, sizeof(keys), " + %llu KiB key directory",
-			 (unsigned long long)h->mem_keys / 1024);
-	if (lm_has(h, LM_H_MEM_PERCPU) && lm_has(h, LM_H_MEM_TABLES))
-		printf("memory: %llu KiB per CPU%s, %llu KiB allocated%s\n",
-		       (unsigned long long)h->mem_percpu / 1024, keys,
-		       (unsigned long long)h->mem_tables / 1024,
-		       h->mem_tables ? "" : " (none until first on)");
-	else if (lm_has(h, LM_H_MEM_KEYS))
-		printf("memory: %llu KiB key directory\n", (unsigned long long)h->mem_keys / 1024);
+	status_mem(h);
 	if (lm_has(h, LM_H_MEM_TASK))
 		printf("task_struct: +%llu bytes\n", (unsigned long long)h->mem_task);
 	if (lm_has(h, LM_H_CAPTURES))

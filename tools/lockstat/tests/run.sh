@@ -1374,6 +1374,31 @@ assert not f[1]["since_start"] and f[1]["rows"] == [], f[1]
 	grep -q "^evidence: 40 captures" "$tmp/stdout" && grep -q "^stacks_full: 2$" "$tmp/stdout" &&
 		pass "status: captures and stacks_full from the /proc header" ||
 		fail "status: captures and stacks_full from the /proc header" "$tmp/stdout"
+	# the memory line: an older kernel's figures, then a newer one's with
+	# mem_cpus, mem_rows and mem_cap, then after a release (none allocated)
+	LOCKSTAT_PROC="$fx/proc-keys.txt" rc "status: memory of an older kernel" 0 status
+	grep -qx 'memory: 256 KiB per CPU + 1024 KiB key directory, 2048 KiB allocated' "$tmp/stdout" &&
+		pass "status: an older kernel's memory line, as it was" ||
+		fail "status: an older kernel's memory line, as it was" "$tmp/stdout"
+	sed 's/^mem_keys: 1048576$/mem_keys: 1048576\nmem_cpus: 4\nmem_rows: 524288\nmem_cap: 419430400/' \
+		"$fx/proc-keys.txt" >"$tmp/proc-mem.txt"
+	LOCKSTAT_PROC="$tmp/proc-mem.txt" rc "status: memory with cpus, rows and cap" 0 status
+	grep -qx 'memory: 256 KiB per CPU on 4 CPUs + 1024 KiB key directory, rows 512 KiB, 2048 KiB allocated of at most 409600 KiB' \
+		"$tmp/stdout" && pass "status: the memory line with mem_cpus, mem_rows, mem_cap" ||
+		fail "status: the memory line with mem_cpus, mem_rows, mem_cap" "$tmp/stdout"
+	LOCKSTAT_PROC="$tmp/proc-mem.txt" rc "status --json: memory with cpus, rows and cap" 0 status --json
+	ok "status --json: mem_cpus, mem_rows, mem_cap" "$PYTHON" -c '
+import json, sys
+h = json.load(open(sys.argv[1]))
+assert (h["mem_cpus"], h["mem_rows"], h["mem_cap"]) == (4, 524288, 419430400), h
+' "$tmp/stdout"
+	sed -e 's/^mem_tables: .*/mem_tables: 0/' -e 's/^mem_cpus: .*/mem_cpus: 0/' -e 's/^mem_rows: .*/mem_rows: 0/' \
+		-e 's/^state: on$/state: off/' -e 's/^metered_ns: .*/metered_ns: 0/' -e 's/^rows: .*/rows: 0/' \
+		-e 's/^keys_used: .*/keys_used: 0/' -e '/^$/q' "$tmp/proc-mem.txt" >"$tmp/proc-released.txt"
+	LOCKSTAT_PROC="$tmp/proc-released.txt" rc "status: after a release" 0 status
+	grep -qx 'memory: 256 KiB per CPU + 1024 KiB key directory, 0 KiB allocated of at most 409600 KiB (none before the first on, or after a release)' \
+		"$tmp/stdout" && pass "status: after a release, none allocated" ||
+		fail "status: after a release, none allocated" "$tmp/stdout"
 	# the kernel's newer loss counters reach the banner
 	sed 's/^evicted: 0$/evicted: 0\nirqctx: 3\ntruncated: 2/' "$fx/proc.txt" >"$tmp/proc-loss.txt"
 	LOCKSTAT_PROC="$tmp/proc-loss.txt" rc "print with irqctx and truncated" 0 print

@@ -602,6 +602,55 @@ static void test_status_evidence(void)
 }
 
 /*
+ * The memory figures of a newer kernel (mem_cpus, mem_rows, mem_cap) are
+ * read when sent; an older kernel's status, without them, parses as it
+ * did, their presence bits clear; one of a wrong size refuses the reply
+ */
+static void test_status_mem(void)
+{
+	struct lm_header h = { 0 };
+	struct lm_nl_req req = { .arg = &h };
+	struct nl_msg *msg = status_reply(LOCKMETER_FAMILY_VERSION, true);
+	char six[6] = { 0 };
+
+	put_uint(msg, LOCKMETER_A_MEM_PERCPU, 311296);
+	put_uint(msg, LOCKMETER_A_MEM_TABLES, 2293760);
+	lm_nl_status_cb(msg, &req);
+	nlmsg_free(msg);
+	tap_ok(!req.parse && lm_has(&h, LM_H_MEM_PERCPU) && lm_has(&h, LM_H_MEM_TABLES) &&
+	       !lm_has(&h, LM_H_MEM_CPUS) && !lm_has(&h, LM_H_MEM_ROWS) &&
+	       !lm_has(&h, LM_H_MEM_CAP),
+	       "status: an older kernel's memory figures, without cpus, rows and cap");
+
+	memset(&h, 0, sizeof(h));
+	memset(&req, 0, sizeof(req));
+	req.arg = &h;
+	msg = status_reply(LOCKMETER_FAMILY_VERSION, true);
+	put_uint(msg, LOCKMETER_A_MEM_PERCPU, 311296);
+	put_uint(msg, LOCKMETER_A_MEM_TABLES, 2293760);
+	put_uint(msg, LOCKMETER_A_MEM_CPUS, 2);
+	put_uint(msg, LOCKMETER_A_MEM_ROWS, 196608);
+	put_uint(msg, LOCKMETER_A_MEM_CAP, 400ULL << 30);
+	lm_nl_status_cb(msg, &req);
+	nlmsg_free(msg);
+	tap_ok(!req.parse && lm_has(&h, LM_H_MEM_CPUS) && h.mem_cpus == 2 &&
+	       lm_has(&h, LM_H_MEM_ROWS) && h.mem_rows == 196608,
+	       "status: mem_cpus and mem_rows");
+	tap_ok(lm_has(&h, LM_H_MEM_CAP) && h.mem_cap == 400ULL << 30,
+	       "status: mem_cap, an 8-byte NLA_UINT");
+
+	memset(&h, 0, sizeof(h));
+	memset(&req, 0, sizeof(req));
+	req.arg = &h;
+	fprintf(stderr, "# expected: a message on a 6-byte mem_cap\n");
+	msg = status_reply(LOCKMETER_FAMILY_VERSION, true);
+	nla_put(msg, LOCKMETER_A_MEM_CAP, sizeof(six), six);
+	lm_nl_status_cb(msg, &req);
+	nlmsg_free(msg);
+	tap_ok(req.parse == LM_EXIT_ERR, "status: a 6-byte mem_cap is refused");
+}
+
+/*
  * held-get replies, a held lock per message as the kernel sends them:
  * @bad makes one malformed (the cases of test_held_refused()).
  */
@@ -1330,6 +1379,7 @@ int main(void)
 	test_row_impossible();
 	test_evidence();
 	test_status_evidence();
+	test_status_mem();
 	test_status_hist();
 	test_rows_hist();
 	test_held();

@@ -404,6 +404,83 @@ out:
 	lm_snap_free(&b);
 }
 
+/*
+ * mem_cpus, mem_rows and mem_cap follow mem_keys in a newer kernel's
+ * /proc/lockmeter: read there and from a snapshot, written back in that
+ * order; an older kernel's text, or a snapshot saved from one, has none
+ * of them and reads as it did
+ */
+static void test_mem_header(void)
+{
+#define MEM_HEAD	"lockmeter version 1\ncpus: 4\nstate: off\nmetered_ns: 2400123456\n" \
+			"rows: 0\nmem_percpu: 311296\nmem_tables: 2293760\nmem_task: 56\n" \
+			"mem_keys: 1048576\n"
+	static const char newer[] = MEM_HEAD "mem_cpus: 4\nmem_rows: 196608\n"
+		"mem_cap: 429496729600\ndropped: 0\n\n# legend\n";
+	static const char older[] = MEM_HEAD "dropped: 0\n\n# legend\n";
+	static const char snap[] = V2 "state: on\nrows: 0\nmem_percpu: 262144\n"
+		"mem_tables: 2097152\nmem_task: 56\n\n";
+	static const char bad[] = MEM_HEAD "mem_cpus: 4\nmem_rows: 196608\nmem_cap: -1\n\n";
+	static const int bits[] = { LM_H_MEM_CPUS, LM_H_MEM_ROWS, LM_H_MEM_CAP };
+	struct lm_snapshot a, b;
+	struct lm_perr e;
+	char *buf = NULL;
+	unsigned int i, n;
+	FILE *f;
+	int ret;
+
+	lm_snap_init(&a);
+	f = fmemopen((void *)older, sizeof(older) - 1, "r");
+	memset(&e, 0, sizeof(e));
+	ret = f ? lm_proc_parse(f, &a, &e) : -1;
+	if (f)
+		fclose(f);
+	for (i = 0, n = 0; i < ARRAY_SIZE(bits); i++)
+		n += lm_has(&a.h, bits[i]);
+	tap_ok(ret == 0 && !n && lm_has(&a.h, LM_H_MEM_KEYS) && a.h.mem_percpu == 311296,
+	       "mem: an older kernel's /proc header, without mem_cpus, mem_rows, mem_cap");
+	lm_snap_free(&a);
+
+	lm_snap_init(&a);
+	ret = read_mem(snap, sizeof(snap) - 1, &a, &e);
+	for (i = 0, n = 0; i < ARRAY_SIZE(bits); i++)
+		n += lm_has(&a.h, bits[i]);
+	tap_ok(ret == 0 && !n && a.h.mem_tables == 2097152,
+	       "mem: a snapshot saved from an older kernel, without them");
+	lm_snap_free(&a);
+
+	lm_snap_init(&a);
+	f = fmemopen((void *)newer, sizeof(newer) - 1, "r");
+	memset(&e, 0, sizeof(e));
+	ret = f ? lm_proc_parse(f, &a, &e) : -1;
+	if (f)
+		fclose(f);
+	for (i = 0, n = 0; i < ARRAY_SIZE(bits); i++)
+		n += lm_has(&a.h, bits[i]);
+	if (!tap_ok(ret == 0 && n == ARRAY_SIZE(bits) && a.h.mem_cpus == 4 &&
+		    a.h.mem_rows == 196608 && a.h.mem_cap == 429496729600ULL,
+		    "mem: a newer kernel's /proc header: mem_cpus, mem_rows, mem_cap"))
+		printf("# %d at %lu: %s\n", ret, e.line, e.msg);
+	lm_snap_init(&b);
+	if (!write_read(&a, &b, &buf, "mem")) {
+		tap_ok(strstr(buf, "\nmem_keys: 1048576\nmem_cpus: 4\nmem_rows: 196608\n"
+				   "mem_cap: 429496729600\n") && b.h.present == a.h.present &&
+		       b.h.mem_cpus == 4 && b.h.mem_rows == 196608 &&
+		       b.h.mem_cap == 429496729600ULL,
+		       "mem: saved after mem_keys, as the kernel prints them, and read again");
+	}
+	free(buf);
+	lm_snap_free(&a);
+	lm_snap_free(&b);
+
+	lm_snap_init(&a);
+	ret = read_mem(bad, sizeof(bad) - 1, &a, &e);
+	tap_ok(ret == LM_EXIT_CORRUPT && e.line == 12 && strstr(e.msg, "mem_cap"),
+	       "mem: a mem_cap that is no number is refused, at its line");
+	lm_snap_free(&a);
+#undef MEM_HEAD
+}
+
 static void test_damage(void)
 {
 	static char longline[LM_LINE_MAX + 64];
@@ -660,6 +737,7 @@ int main(void)
 	test_class_line();
 	test_proc_copy();
 	test_keys_header();
+	test_mem_header();
 	test_damage();
 	test_load_errors();
 	return tap_done();
