@@ -47,9 +47,12 @@
  *   family (lockmeter_nl.c); Documentation/locking/lockmeter.rst.
  */
 #include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
 #include <linux/init.h>
+#include <linux/irq_work.h>
 #include <linux/kprobes.h>
 #include <linux/lockmeter.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/overflow.h>
@@ -58,6 +61,7 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 #include <kunit/visibility.h>
 
 #include "lockmeter.h"
@@ -112,8 +116,27 @@ static unsigned int lm_keys = CONFIG_LOCKMETER_KEYS;
 
 /* ---- control: process context only ---- */
 
-/* The per-CPU state exists (lm_alloc()); it is never freed. */
+/*
+ * The per-CPU state exists (lm_alloc()), until a release; CPUs that have
+ * it, and the bytes of their rows' chunks, spares included.  Set under
+ * lm_ctl_mutex and with CPU hotplug held off (cpus_read_lock()), so that
+ * lm_cpu_prepare() sees them settled.
+ */
 static bool lm_allocated;
+static unsigned int lm_nr_cpus;
+static atomic_long_t lm_rows_bytes;
+/* the hot paths are pointed at the per-CPU state (lm_go_live()) */
+static bool lm_live;
+
+/*
+ * The spare chunks are filled by lm_refill_work and freed by control;
+ * this keeps the two apart.  Taken with CPU hotplug held off, or by the
+ * work alone: the work itself never holds off hotplug.
+ */
+static DEFINE_MUTEX(lm_spares_mutex);
+
+/* Share of RAM, in percent, that metering may take: lockmeter.mem_pct=. */
+static unsigned int lm_mem_pct = 25;
 
 /*
  * What lockmeter_init() left: 0 once it set up what metering needs (the
@@ -131,16 +154,18 @@ struct lm_each {
 
 static void lm_each_ipi(void *data)
 {
+	struct lm_cpu *c = this_cpu_read(lm_cpus);
 	struct lm_each *e = data;
 
-	e->fn(this_cpu_read(lm_cpus), e->arg);
+	if (c)
+		e->fn(c, e->arg);
 }
 
 /*
- * Run @fn on every possible CPU's state with no update racing it: on
- * online CPUs in an IPI (interrupts off), on offline ones directly, with
- * CPU hotplug held off so that none comes or goes meanwhile.  Nothing to
- * do before the state is allocated.
+ * Run @fn on every CPU's state with no update racing it: on online CPUs
+ * in an IPI (interrupts off), on offline ones directly, with CPU hotplug
+ * held off so that none comes or goes meanwhile.  Nothing to do before
+ * the state is allocated.
  */
 void lm_for_every_cpu(void (*fn)(struct lm_cpu *c, void *arg), void *arg)
 {
@@ -151,9 +176,12 @@ void lm_for_every_cpu(void (*fn)(struct lm_cpu *c, void *arg), void *arg)
 		return;
 	cpus_read_lock();
 	on_each_cpu(lm_each_ipi, &e, 1);
-	for_each_possible_cpu(cpu)
-		if (!cpu_online(cpu))
-			fn(per_cpu(lm_cpus, cpu), arg);
+	for_each_possible_cpu(cpu) {
+		struct lm_cpu *c = per_cpu(lm_cpus, cpu);
+
+		if (c && !cpu_online(cpu))
+			fn(c, arg);
+	}
 	cpus_read_unlock();
 }
 
@@ -168,16 +196,45 @@ static void lm_clear_cache(struct lm_cpu *c)
 	memset(c->cache, 0, sizeof(c->cache));
 }
 
-/* Empty @nr rows of counters; may sleep. */
-static void lm_rows_clear(struct lm_slot *rows, unsigned int nr)
+static size_t lm_chunk_bytes(void)
+{
+	return LM_CHUNK_ROWS * sizeof(struct lm_slot);
+}
+
+/* Empty the rows of a chunk, rows @base on. */
+static void lm_rows_clear(struct lm_slot *rows, u32 base)
 {
 	unsigned int i;
 
-	for (i = 0; i < nr; i++) {
-		memset(&rows[i], 0, sizeof(rows[i]));
-		lm_slot_init(&rows[i]);
-		if (!(i % 1024))
+	memset(rows, 0, lm_chunk_bytes());
+	for (i = 0; i < LM_CHUNK_ROWS; i++)
+		lm_slot_init(&rows[i], base + i);
+}
+
+/* Empty every row @c has; may sleep. */
+static void lm_chunks_clear(struct lm_cpu *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nr_chunks; i++) {
+		if (c->chunk[i])
+			lm_rows_clear(c->chunk[i], i * LM_CHUNK_ROWS);
+		if (!(i % 16))
 			cond_resched();
+	}
+}
+
+/* Free the chunks of @c's rows (not its spares); may sleep. */
+static void lm_chunks_free(struct lm_cpu *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nr_chunks; i++) {
+		if (!c->chunk[i])
+			continue;
+		kvfree(c->chunk[i]);
+		c->chunk[i] = NULL;
+		atomic_long_sub(lm_chunk_bytes(), &lm_rows_bytes);
 	}
 }
 
@@ -229,17 +286,23 @@ static void lm_reset_one(struct lm_cpu *c, void *unused)
 	memset(c->overflow, 0, sizeof(c->overflow));
 	memset(c->ovf, 0, sizeof(c->ovf));
 	for (t = 0; t < LM_NR_TYPES; t++)
-		lm_slot_init(&c->overflow[t]);
+		lm_slot_init(&c->overflow[t], LM_ROW_NONE);
 	memset(&c->loss, 0, sizeof(c->loss));
 }
 
-/* Point the hot paths at each CPU's state, or at nothing. */
+/*
+ * Point the hot paths at each CPU's state, or at nothing; a CPU that
+ * comes online meanwhile follows (lm_cpu_prepare()).
+ */
 static void lm_go_live(bool live)
 {
 	unsigned int cpu;
 
+	cpus_read_lock();
+	lm_live = live;
 	for_each_possible_cpu(cpu)
 		WRITE_ONCE(per_cpu(lm_live_cpu, cpu), live ? per_cpu(lm_cpus, cpu) : NULL);
+	cpus_read_unlock();
 }
 
 /*
@@ -281,7 +344,10 @@ static int lm_dir_alloc(struct lm_dir *d, unsigned int nr)
 	return 0;
 }
 
-/* Bytes of a directory of @nr rows, and of one CPU's state with its rows. */
+/*
+ * Bytes of a directory of @nr rows, and of one CPU's state for it
+ * without the rows: their chunks come as the CPU uses them.
+ */
 static unsigned long lm_dir_bytes(unsigned int nr)
 {
 	return nr * (sizeof(struct lm_key) + sizeof(struct lm_evidence)) +
@@ -290,7 +356,7 @@ static unsigned long lm_dir_bytes(unsigned int nr)
 
 static unsigned long lm_cpu_bytes(unsigned int nr)
 {
-	return sizeof(struct lm_cpu) + nr * sizeof(struct lm_slot);
+	return sizeof(struct lm_cpu) + DIV_ROUND_UP(nr, LM_CHUNK_ROWS) * sizeof(void *);
 }
 
 static bool lm_keys_valid(unsigned long nr)
@@ -298,92 +364,214 @@ static bool lm_keys_valid(unsigned long nr)
 	return nr >= LM_KEYS_MIN && nr <= LM_KEYS_MAX;
 }
 
-/*
- * Rows of @nr counters for every possible CPU, on its node, into @rows
- * (indexed by CPU); all or nothing.
- */
-static int lm_rows_alloc(struct lm_slot **rows, unsigned int nr)
+/* The most metering may allocate: lm_mem_pct of RAM. */
+static unsigned long lm_mem_cap(void)
 {
-	unsigned int cpu;
+	return totalram_pages() / 100 * lm_mem_pct * PAGE_SIZE;
+}
 
-	for_each_possible_cpu(cpu) {
-		rows[cpu] = vmalloc_node(array_size(nr, sizeof(struct lm_slot)),
-					 cpu_to_node(cpu));
-		if (!rows[cpu])
-			goto err;
-		lm_rows_clear(rows[cpu], nr);
-	}
-	return 0;
-err:
-	for_each_possible_cpu(cpu) {
-		vfree(rows[cpu]);
-		rows[cpu] = NULL;
-	}
-	return -ENOMEM;
+/* What metering has allocated: CPUs' state and rows, directory. */
+static unsigned long lm_mem_now(void)
+{
+	if (!lm_allocated)
+		return 0;
+	return READ_ONCE(lm_nr_cpus) * lm_cpu_bytes(lm_dir.nr) +
+	       atomic_long_read(&lm_rows_bytes) + lm_dir_bytes(lm_dir.nr);
 }
 
 /*
- * Allocate what metering needs, on the first "on": each possible CPU's
- * state and rows (on its node) and the key directory.  All or nothing.
+ * Top up the spares of @c, CPU @cpu's, within the cap.  Past the cap
+ * @c is not asked again: its new keys go to the overflow rows (counted
+ * as table_full) until a reset, a resize or a release.
+ */
+static void lm_spares_fill(struct lm_cpu *c, unsigned int cpu)
+{
+	struct lm_spares *sp = &c->spares;
+	size_t bytes = lm_chunk_bytes();
+	struct lm_slot *chunk;
+
+	lockdep_assert_held(&lm_spares_mutex);
+	WRITE_ONCE(sp->asked, false);
+	/* pairs with smp_store_release() in lm_row_new(): the entry is free */
+	while (sp->head - smp_load_acquire(&sp->tail) < LM_SPARES) {
+		if (lm_mem_now() + bytes > lm_mem_cap()) {
+			WRITE_ONCE(sp->asked, true);
+			break;
+		}
+		chunk = kvmalloc_node(bytes, GFP_KERNEL, cpu_to_node(cpu));
+		if (!chunk)
+			break;
+		lm_rows_clear(chunk, 0);
+		atomic_long_add(bytes, &lm_rows_bytes);
+		sp->chunk[sp->head % LM_SPARES] = chunk;
+		/* pairs with smp_load_acquire() in lm_row_new(): rows cleared */
+		smp_store_release(&sp->head, sp->head + 1);
+	}
+}
+
+/* The spares of every CPU that asked for more. */
+static void lm_refill(struct work_struct *work)
+{
+	unsigned int cpu;
+
+	guard(mutex)(&lm_spares_mutex);
+	for_each_possible_cpu(cpu) {
+		struct lm_cpu *c = READ_ONCE(per_cpu(lm_cpus, cpu));
+
+		if (c && READ_ONCE(c->spares.asked))
+			lm_spares_fill(c, cpu);
+		cond_resched();
+	}
+}
+
+static DECLARE_WORK(lm_refill_work, lm_refill);
+
+/* A CPU's ask for spares (lm_row_new()): in hard interrupt context, it only queues. */
+static void lm_spares_kick(struct irq_work *w)
+{
+	queue_work(system_unbound_wq, &lm_refill_work);
+}
+
+/*
+ * The state of CPU @cpu for a directory of @nr rows, with its spares,
+ * reset; NULL without memory.  Not published yet.
+ */
+static struct lm_cpu *lm_cpu_new(unsigned int cpu, unsigned int nr)
+{
+	struct lm_cpu *c = vzalloc_node(sizeof(*c), cpu_to_node(cpu));
+
+	if (!c)
+		return NULL;
+	c->nr_chunks = DIV_ROUND_UP(nr, LM_CHUNK_ROWS);
+	c->chunk = kvzalloc_node(array_size(c->nr_chunks, sizeof(*c->chunk)), GFP_KERNEL,
+				 cpu_to_node(cpu));
+	if (!c->chunk) {
+		vfree(c);
+		return NULL;
+	}
+	c->dir = &lm_dir;
+	c->spares.ask = IRQ_WORK_INIT_HARD(lm_spares_kick);
+	lm_reset_one(c, NULL);
+	mutex_lock(&lm_spares_mutex);
+	lm_spares_fill(c, cpu);
+	mutex_unlock(&lm_spares_mutex);
+	return c;
+}
+
+/* Free @c, no longer published, with its rows and spares. */
+static void lm_cpu_free(struct lm_cpu *c)
+{
+	struct lm_spares *sp = &c->spares;
+
+	irq_work_sync(&sp->ask);
+	lm_chunks_free(c);
+	for (; sp->tail != sp->head; sp->tail++) {
+		kvfree(sp->chunk[sp->tail % LM_SPARES]);
+		atomic_long_sub(lm_chunk_bytes(), &lm_rows_bytes);
+	}
+	kvfree(c->chunk);
+	vfree(c);
+}
+
+/* Unpublish and free every CPU's state; CPU hotplug held off. */
+static void lm_cpus_free(void)
+{
+	unsigned int cpu;
+
+	lockdep_assert_cpus_held();
+	guard(mutex)(&lm_spares_mutex);
+	for_each_possible_cpu(cpu) {
+		struct lm_cpu *c = per_cpu(lm_cpus, cpu);
+
+		if (!c)
+			continue;
+		WRITE_ONCE(per_cpu(lm_cpus, cpu), NULL);
+		lm_cpu_free(c);
+	}
+	lm_nr_cpus = 0;
+}
+
+/*
+ * A CPU is coming online (CPU hotplug's prepare step, on another CPU):
+ * once metering has its memory, the CPU gets its state, and is metered
+ * at once if metering is live.  Without memory it runs unmetered, and
+ * says so: failing here would keep the CPU offline.
+ */
+static int lm_cpu_prepare(unsigned int cpu)
+{
+	struct lm_cpu *c;
+
+	if (!lm_allocated || per_cpu(lm_cpus, cpu))
+		return 0;
+	c = lm_cpu_new(cpu, lm_dir.nr);
+	if (!c) {
+		pr_warn("lockmeter: no memory for CPU %u's state: it is not metered\n", cpu);
+		return 0;
+	}
+	WRITE_ONCE(per_cpu(lm_cpus, cpu), c);
+	WRITE_ONCE(lm_nr_cpus, lm_nr_cpus + 1);
+	if (lm_live)
+		WRITE_ONCE(per_cpu(lm_live_cpu, cpu), c);
+	return 0;
+}
+
+/*
+ * Allocate what metering needs, on the first "on" (and the first after a
+ * release): the key directory, and each online CPU's state (on its
+ * node) with a few spare chunks of rows; CPUs that come online later get
+ * theirs then (lm_cpu_prepare()).  Refused if it would pass the cap.
+ * All or nothing.
  */
 static int lm_alloc(void)
 {
-	struct lm_slot **rows;
+	unsigned long need;
 	unsigned int cpu;
-	int ret = -ENOMEM;
+	int ret;
 
 	if (lm_allocated)
 		return 0;
-	rows = kcalloc(nr_cpu_ids, sizeof(*rows), GFP_KERNEL);
-	if (!rows)
+	need = lm_dir_bytes(lm_keys) +
+	       num_online_cpus() * (lm_cpu_bytes(lm_keys) + LM_SPARES * lm_chunk_bytes());
+	if (need > lm_mem_cap()) {
+		pr_warn("lockmeter: on refused: %lu KiB needed, more than lockmeter.mem_pct=%u%% of RAM (%lu KiB)\n",
+			need >> 10, lm_mem_pct, lm_mem_cap() >> 10);
 		return -ENOMEM;
-	if (lm_rows_alloc(rows, lm_keys))
-		goto out;
-	if (lm_dir_alloc(&lm_dir, lm_keys))
-		goto err_free_rows;
-	for_each_possible_cpu(cpu) {
-		struct lm_cpu *c = vzalloc_node(sizeof(*c), cpu_to_node(cpu));
-
-		if (!c)
-			goto err_free_cpus;
-		c->dir = &lm_dir;
-		c->slot = rows[cpu];
-		lm_clear_held(c, NULL);
-		per_cpu(lm_cpus, cpu) = c;
 	}
+	ret = lm_dir_alloc(&lm_dir, lm_keys);
+	if (ret)
+		return ret;
 	lm_clock_init();
-	lm_allocated = true;
-	lm_for_every_cpu(lm_reset_one, NULL);
-	ret = 0;
-	goto out;
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		struct lm_cpu *c = lm_cpu_new(cpu, lm_keys);
 
-err_free_cpus:
-	/* nothing meters yet, and readers wait for lm_ctl_mutex */
-	for_each_possible_cpu(cpu) {
-		vfree(per_cpu(lm_cpus, cpu));
-		per_cpu(lm_cpus, cpu) = NULL;
+		if (!c) {
+			/* nothing meters yet, and readers wait for lm_ctl_mutex */
+			lm_cpus_free();
+			cpus_read_unlock();
+			lm_dir_free(&lm_dir);
+			return -ENOMEM;
+		}
+		per_cpu(lm_cpus, cpu) = c;
+		lm_nr_cpus++;
 	}
-	lm_dir_free(&lm_dir);
-err_free_rows:
-	for_each_possible_cpu(cpu)
-		vfree(rows[cpu]);
-out:
-	kfree(rows);
-	return ret;
+	lm_allocated = true;
+	cpus_read_unlock();
+	return 0;
 }
 
 /*
  * A directory of @nr rows, while off: allocated anew (with every CPU's
- * rows) before the old one goes, so that a failure changes nothing.
- * The rows are emptied, as by a reset.  Before the first "on", only the
- * size to allocate then changes.
+ * table of chunks) before the old one goes, so that a failure changes
+ * nothing.  The rows are emptied, as by a reset, and their chunks
+ * freed.  Before the first "on", only the size to allocate then changes.
  */
 static int lm_resize(unsigned long nr)
 {
+	struct lm_slot ***tables;
 	struct lm_dir old, d;
-	struct lm_slot **rows;
 	unsigned int cpu;
-	int ret;
+	int ret = -ENOMEM;
 
 	if (!lm_keys_valid(nr))
 		return -ERANGE;
@@ -393,53 +581,80 @@ static int lm_resize(unsigned long nr)
 		lm_keys = nr;
 		return 0;
 	}
-	rows = kcalloc(nr_cpu_ids, sizeof(*rows), GFP_KERNEL);
-	if (!rows)
+	if (lm_dir_bytes(nr) + lm_nr_cpus * lm_cpu_bytes(nr) > lm_mem_cap())
 		return -ENOMEM;
-	ret = lm_rows_alloc(rows, nr);
-	if (ret)
+	tables = kcalloc(nr_cpu_ids, sizeof(*tables), GFP_KERNEL);
+	if (!tables)
+		return -ENOMEM;
+	if (lm_dir_alloc(&d, nr))
 		goto out;
-	ret = lm_dir_alloc(&d, nr);
-	if (ret) {
-		for_each_possible_cpu(cpu)
-			vfree(rows[cpu]);
-		goto out;
-	}
 	/* off, but a release that found us live may still be counting */
 	lm_quiesce();
+	cpus_read_lock();
+	for_each_possible_cpu(cpu) {
+		if (!per_cpu(lm_cpus, cpu))
+			continue;
+		tables[cpu] = kvzalloc_node(array_size(DIV_ROUND_UP(nr, LM_CHUNK_ROWS),
+						       sizeof(**tables)),
+					    GFP_KERNEL, cpu_to_node(cpu));
+		if (!tables[cpu]) {
+			cpus_read_unlock();
+			lm_dir_free(&d);
+			goto out;
+		}
+	}
 	old = lm_dir;
 	lm_dir = d;
+	mutex_lock(&lm_spares_mutex);
 	for_each_possible_cpu(cpu) {
 		struct lm_cpu *c = per_cpu(lm_cpus, cpu);
 
-		swap(c->slot, rows[cpu]);
+		if (!c)
+			continue;
+		lm_chunks_free(c);
+		swap(c->chunk, tables[cpu]);
+		c->nr_chunks = DIV_ROUND_UP(nr, LM_CHUNK_ROWS);
+		/* the cap may have stopped its refills */
+		WRITE_ONCE(c->spares.asked, false);
 	}
+	mutex_unlock(&lm_spares_mutex);
+	cpus_read_unlock();
 	lm_for_every_cpu(lm_reset_one, NULL);
 	/* the alerts' counters and queues go with the loss counters */
 	lm_watch_reset();
 	lm_metered = 0;
 	lm_resets++;
 	lm_keys = nr;
-	for_each_possible_cpu(cpu)
-		vfree(rows[cpu]);
 	lm_dir_free(&old);
+	ret = 0;
 out:
-	kfree(rows);
+	for_each_possible_cpu(cpu)
+		kvfree(tables[cpu]);
+	kfree(tables);
 	return ret;
 }
 
 /*
  * The rows of the directory (to be allocated, before the first "on"),
- * and the memory metering takes: per CPU, over all CPUs with the
- * directory (0 before the first "on"), and of the directory.
+ * and into @snap the memory metering takes: per CPU with state, over
+ * all CPUs with the directory (0 before the first "on"), of the
+ * directory and of the rows, and the cap.
  */
-unsigned int lm_mem(unsigned long *percpu, unsigned long *total, unsigned long *keys)
+unsigned int lm_mem(struct lm_snapshot *snap)
 {
 	unsigned int nr = lm_allocated ? lm_dir.nr : lm_keys;
+	unsigned long rows = atomic_long_read(&lm_rows_bytes);
 
-	*percpu = lm_cpu_bytes(nr);
-	*keys = lm_dir_bytes(nr);
-	*total = lm_allocated ? num_possible_cpus() * *percpu + *keys : 0;
+	snap->mem_keys = lm_dir_bytes(nr);
+	snap->mem_rows = rows;
+	snap->mem_cap = lm_mem_cap();
+	snap->mem_cpus = lm_allocated ? READ_ONCE(lm_nr_cpus) : 0;
+	snap->mem_percpu = lm_cpu_bytes(nr);
+	snap->mem_tables = 0;
+	if (snap->mem_cpus) {
+		snap->mem_percpu += rows / snap->mem_cpus;
+		snap->mem_tables = lm_mem_now();
+	}
 	return nr;
 }
 
@@ -457,7 +672,7 @@ static int __lockmeter_on(void)
 	ret = lm_alloc();
 	if (ret)
 		return ret;
-	/* the first time: every task gets its records (lockmeter_sleep.c) */
+	/* every task gets its records (lockmeter_sleep.c) */
 	lm_task_blocks_give();
 	/*
 	 * Not live: nothing records.  Drop what releases that raced the last
@@ -504,8 +719,18 @@ static void __lockmeter_reset(void)
 	lm_metered = 0;
 	if (lm_allocated) {
 		lm_dir_clear(&lm_dir);
-		for_each_possible_cpu(cpu)
-			lm_rows_clear(per_cpu(lm_cpus, cpu)->slot, lm_dir.nr);
+		cpus_read_lock();
+		for_each_possible_cpu(cpu) {
+			struct lm_cpu *c = per_cpu(lm_cpus, cpu);
+
+			if (!c)
+				continue;
+			lm_chunks_clear(c);
+			/* the cap may have stopped its refills */
+			if (READ_ONCE(c->spares.asked))
+				queue_work(system_unbound_wq, &lm_refill_work);
+		}
+		cpus_read_unlock();
 	}
 	lm_for_every_cpu(lm_reset_one, NULL);
 	/* no row holds a time: the moment to give up a TSC found unstable */
@@ -520,6 +745,29 @@ static void __lockmeter_reset(void)
 		WRITE_ONCE(lm_epoch, lm_epoch + 1);
 		lm_go_live(true);
 	}
+}
+
+/*
+ * Give back what metering allocated, while off: the rows, every CPU's
+ * state and the directory; the statistics go with them, as in a reset.
+ * Tasks keep their blocks until they exit; new ones get none until the
+ * next "on".  The alert queues (lockstat watch) stay.
+ */
+static int __lockmeter_release(void)
+{
+	if (lm_on)
+		return -EBUSY;
+	if (!lm_allocated)
+		return 0;
+	__lockmeter_reset();
+	cancel_work_sync(&lm_refill_work);
+	cpus_read_lock();
+	lm_cpus_free();
+	lm_allocated = false;
+	cpus_read_unlock();
+	lm_dir_free(&lm_dir);
+	lm_task_blocks_stop();
+	return 0;
 }
 
 /* Set the rows of the key directory: refused while on, or out of range. */
@@ -542,6 +790,8 @@ int lockmeter_control(enum lm_ctl op)
 	case LM_CTL_RESET:
 		__lockmeter_reset();
 		break;
+	case LM_CTL_RELEASE:
+		return __lockmeter_release();
 	default:
 		return -EINVAL;
 	}
@@ -773,7 +1023,7 @@ static void lm_module_going(struct module *mod)
 		for_each_possible_cpu(cpu) {
 			struct lm_cpu *c = per_cpu(lm_cpus, cpu);
 
-			for (t = 0; t < LM_NR_TYPES; t++) {
+			for (t = 0; c && t < LM_NR_TYPES; t++) {
 				lm_gone_collect(&c->ovf[t].hold_key, &r);
 				lm_gone_collect(&c->ovf[t].wait_key, &r);
 			}
@@ -952,6 +1202,20 @@ static int __init lockmeter_keys_setup(char *str)
 }
 early_param("lockmeter.keys", lockmeter_keys_setup);
 
+/* lockmeter.mem_pct=N: the share of RAM metering may take, 1 to 90%. */
+static int __init lockmeter_mem_pct_setup(char *str)
+{
+	unsigned int pct;
+
+	if (!str || kstrtouint(str, 0, &pct) || pct < 1 || pct > 90) {
+		pr_warn("lockmeter: lockmeter.mem_pct= wants 1 to 90; keeping %u\n", lm_mem_pct);
+		return -EINVAL;
+	}
+	lm_mem_pct = pct;
+	return 0;
+}
+early_param("lockmeter.mem_pct", lockmeter_mem_pct_setup);
+
 /*
  * An early initcall runs before the other CPUs are brought up, so
  * "lockmeter=on" flips the static key while only the boot CPU runs.
@@ -971,6 +1235,12 @@ static int __init lockmeter_init(void)
 #ifdef CONFIG_MODULES
 	register_module_notifier(&lm_module_nb);
 #endif
+	/* CPUs that come online get their state then */
+	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "locking/lockmeter:prepare",
+					lm_cpu_prepare, NULL);
+	if (ret < 0)
+		pr_warn("lockmeter: no CPU hotplug state (%d): CPUs that come online later are not metered\n",
+			ret);
 	if (lm_boot_on)
 		lockmeter_control(LM_CTL_ON);
 	return 0;

@@ -323,6 +323,7 @@ struct lm_slot {
 	u32 abort;		/* sleeping locks: waits ended by a signal */
 	u32 alerts;		/* holds and waits over a threshold ... */
 	u32 alerts_dropped;	/* ... not queued: the queue was full */
+	u32 id;			/* the row's id; LM_ROW_NONE: an overflow row */
 #ifdef CONFIG_LOCKMETER_HIST
 	/*
 	 * The rest: the histograms, one increment per hold or wait, in 16
@@ -338,6 +339,8 @@ struct lm_slot {
 
 static_assert(sizeof(struct lm_slot) == 128 + 2 * 2 * LM_SLOT_HIST_NR);
 
+#define LM_ROW_NONE	U32_MAX
+
 /*
  * The bucket of a hold or wait of @t ticks (see LM_HIST_SHIFT): one bit
  * scan and a clamp, no loop.
@@ -348,36 +351,40 @@ static __always_inline unsigned int lm_hist_bucket(u64 t)
 }
 
 struct lm_cpu;
-void lm_hist_spill(struct lm_cpu *c, const u16 *bucket);
+void lm_hist_spill(struct lm_cpu *c, const struct lm_slot *s, const u16 *bucket);
 
-/* Count @t ticks in histogram @h of @c's slot; a wrap goes to the spills. */
-static __always_inline void lm_hist_inc(struct lm_cpu *c, u16 *h, u64 t)
+/* Count @t ticks in histogram @h of slot @s of @c; a wrap goes to the spills. */
+static __always_inline void lm_hist_inc(struct lm_cpu *c, struct lm_slot *s, u16 *h, u64 t)
 {
 	u16 *b = &h[lm_hist_bucket(t)];
 
 	if (unlikely(!++*b))
-		lm_hist_spill(c, b);
+		lm_hist_spill(c, s, b);
 }
 
 static __always_inline void lm_hold_hist_inc(struct lm_cpu *c, struct lm_slot *s, u64 hold)
 {
 #ifdef CONFIG_LOCKMETER_HIST
-	lm_hist_inc(c, s->hold_hist, hold);
+	lm_hist_inc(c, s, s->hold_hist, hold);
 #endif
 }
 
 static __always_inline void lm_wait_hist_inc(struct lm_cpu *c, struct lm_slot *s, u64 wait)
 {
 #ifdef CONFIG_LOCKMETER_HIST
-	lm_hist_inc(c, s->wait_hist, wait);
+	lm_hist_inc(c, s, s->wait_hist, wait);
 #endif
 }
 
-/* A row about to be counted in for the first time (or again after a reset). */
-static inline void lm_slot_init(struct lm_slot *s)
+/*
+ * A row about to be counted in for the first time (or again after a
+ * reset), zeroed before: row @id, or LM_ROW_NONE for an overflow row.
+ */
+static inline void lm_slot_init(struct lm_slot *s, u32 id)
 {
 	s->hold_min = U64_MAX;
 	s->wait_min = U64_MAX;
+	s->id = id;
 }
 
 /*
@@ -432,7 +439,7 @@ size_t lm_rows_merge(struct lm_stat *rows, size_t n);
 u64 lm_inst_estimate(u64 inst);
 void lm_slot_read(const struct lm_cpu *pc, const struct lm_slot *s, struct lm_stat *row,
 		  struct lm_stat_hist *hist);
-u64 lm_hist_count(const struct lm_cpu *c, const u16 *bucket);
+u64 lm_hist_count(const struct lm_cpu *c, const struct lm_slot *s, const u16 *bucket);
 struct lm_evidence;
 void lm_ev_read(const struct lm_evidence *src, int cpu, struct lm_stat_ev_buf *hold,
 		struct lm_stat_ev_buf *wait);
@@ -588,10 +595,35 @@ struct lm_ovf {
 };
 
 /*
- * Everything one CPU meters with, allocated for every possible CPU when
- * metering is first switched on, and kept (@slot is sized to the key
- * directory, and reallocated with it).  Written only by its CPU with
- * interrupts off, or by control with every CPU out of the hot paths.
+ * A CPU's rows come in chunks of LM_CHUNK_ROWS, allocated as the CPU
+ * meets keys whose ids fall in a chunk it has not got.  The lock path
+ * never allocates: it takes a chunk from the CPU's spares (allocated
+ * beforehand by the refill work, lockmeter.c), and asks for more when
+ * half of them are gone.  With no spare left, the event is counted in
+ * the overflow row of its type, and the key is looked up again at its
+ * next event.
+ */
+#define LM_CHUNK_ROWS	64
+#define LM_SPARES	8
+
+/*
+ * Spare chunks of one CPU: a ring that the refill work alone fills
+ * (@head) and the CPU alone takes from (@tail, interrupts off).
+ */
+struct lm_spares {
+	unsigned int head;
+	unsigned int tail;
+	bool asked;		/* the CPU asked for more, not served yet */
+	struct irq_work ask;	/* queues the refill work */
+	struct lm_slot *chunk[LM_SPARES];
+};
+
+/*
+ * Everything one CPU meters with, allocated when metering is first
+ * switched on for each online CPU, and for each CPU that comes online
+ * later (lm_cpu_prepare()); kept when the CPU goes offline, freed by a
+ * release.  Written only by its CPU with interrupts off, or by control
+ * with every CPU out of the hot paths.
  */
 struct lm_cpu {
 	/*
@@ -607,8 +639,16 @@ struct lm_cpu {
 	struct lm_cached cache[1U << LM_CACHE_BITS];
 	u64 fills;		/* cache misses: classified and looked up */
 	struct lm_loss loss;
-	struct lm_dir *dir;	/* the keys of @slot */
-	struct lm_slot *slot;	/* this CPU's counters, by row id */
+	struct lm_dir *dir;	/* the keys of the rows */
+	/*
+	 * This CPU's counters, by row id: the row id % LM_CHUNK_ROWS of
+	 * chunk id / LM_CHUNK_ROWS, or none yet where that is NULL
+	 * (lm_row()).  A chunk is published with its rows initialised,
+	 * and freed only with every CPU out of the hot paths.
+	 */
+	struct lm_slot **chunk;
+	unsigned int nr_chunks;	/* entries of @chunk */
+	struct lm_spares spares;
 	struct lm_slot overflow[LM_NR_TYPES];	/* events that found no row */
 	struct lm_ovf ovf[LM_NR_TYPES];		/* ... and what they were */
 	u64 captures;		/* evidence taken */
@@ -621,6 +661,38 @@ struct lm_cpu {
 };
 
 DECLARE_PER_CPU_READ_MOSTLY(struct lm_cpu *, lm_cpus);
+
+/* Row @id of @c, or NULL if @c has no chunk for it yet; any context. */
+static __always_inline struct lm_slot *lm_row_peek(const struct lm_cpu *c, unsigned int id)
+{
+	/* pairs with smp_store_release() in lm_row_new(): rows initialised */
+	struct lm_slot *chunk = smp_load_acquire(&c->chunk[id / LM_CHUNK_ROWS]);
+
+	return chunk ? &chunk[id % LM_CHUNK_ROWS] : NULL;
+}
+
+struct lm_slot *lm_row_new(struct lm_cpu *c, unsigned int id);
+
+/*
+ * Row @id of @c, this CPU's, interrupts off: a spare chunk is taken for
+ * it if it has none; NULL when no spare is left.
+ */
+static __always_inline struct lm_slot *lm_row(struct lm_cpu *c, unsigned int id)
+{
+	struct lm_slot *chunk = c->chunk[id / LM_CHUNK_ROWS];
+
+	if (likely(chunk))
+		return &chunk[id % LM_CHUNK_ROWS];
+	return lm_row_new(c, id);
+}
+
+/* The directory id of slot @s of @c, or -1 for an overflow row. */
+static __always_inline int lm_slot_id(const struct lm_cpu *c, const struct lm_slot *s)
+{
+	if (s >= c->overflow && s < c->overflow + LM_NR_TYPES)
+		return -1;
+	return s->id;
+}
 
 /* Where @c's held stack is full: a push stops below. */
 static __always_inline struct lm_held *lm_held_end(struct lm_cpu *c)
@@ -709,11 +781,17 @@ struct lm_snapshot {
 	u64 metered_ns;
 	/* since boot: snapshots with equal counts lie in one period */
 	u64 resets;
-	/* memory: bytes per CPU, in all (CPUs and directory), per task */
+	/*
+	 * memory: bytes per CPU with state (on average), in all (CPUs and
+	 * directory), per task
+	 */
 	unsigned long mem_percpu;
 	unsigned long mem_tables;
 	unsigned long mem_task;
 	unsigned long mem_keys;		/* of mem_tables: the key directory */
+	unsigned long mem_rows;		/* ... the rows of all CPUs */
+	unsigned long mem_cap;		/* at most, in all */
+	unsigned int mem_cpus;		/* CPUs with state */
 	struct lm_watch_state watch;	/* thresholds, alerts sent and not */
 };
 
@@ -721,6 +799,7 @@ enum lm_ctl {
 	LM_CTL_ON,
 	LM_CTL_OFF,
 	LM_CTL_RESET,
+	LM_CTL_RELEASE,
 };
 
 /*
@@ -820,6 +899,7 @@ const char *lm_clock_name(void);
 int lm_classify_init(void);
 int lm_task_cache_init(void);
 void lm_task_blocks_give(void);
+void lm_task_blocks_stop(void);
 
 /* ---- metered operations ---- */
 
@@ -1166,7 +1246,7 @@ int lockmeter_control(enum lm_ctl op);
 extern int lm_setup_err;
 #endif
 int lockmeter_set_keys(unsigned long nr);
-unsigned int lm_mem(unsigned long *percpu, unsigned long *total, unsigned long *keys);
+unsigned int lm_mem(struct lm_snapshot *snap);
 extern struct lm_dir lm_dir;
 int lm_snapshot(struct lm_snapshot *snap, int cpu, bool rows);
 void lm_snapshot_sort(struct lm_snapshot *snap);

@@ -102,13 +102,26 @@ static struct lm_cpu *t_cpu(struct kunit *test, struct lm_dir *d)
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	c->dir = d;
 	c->top = &c->held[1];
-	c->slot = kunit_kcalloc(test, d->nr, sizeof(*c->slot), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, c->slot);
-	for (i = 0; i < d->nr; i++)
-		lm_slot_init(&c->slot[i]);
+	/* every chunk of rows, so that no lookup needs the spares */
+	c->nr_chunks = DIV_ROUND_UP(d->nr, LM_CHUNK_ROWS);
+	c->chunk = kunit_kcalloc(test, c->nr_chunks, sizeof(*c->chunk), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c->chunk);
+	for (i = 0; i < c->nr_chunks; i++) {
+		c->chunk[i] = kunit_kcalloc(test, LM_CHUNK_ROWS, sizeof(struct lm_slot),
+					    GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, c->chunk[i]);
+	}
+	for (i = 0; i < c->nr_chunks * LM_CHUNK_ROWS; i++)
+		lm_slot_init(&c->chunk[i / LM_CHUNK_ROWS][i % LM_CHUNK_ROWS], i);
 	for (i = 0; i < LM_NR_TYPES; i++)
-		lm_slot_init(&c->overflow[i]);
+		lm_slot_init(&c->overflow[i], LM_ROW_NONE);
 	return c;
+}
+
+/* Row @id of @c (t_cpu() made every chunk). */
+static struct lm_slot *t_row(struct lm_cpu *c, unsigned int id)
+{
+	return lm_row_peek(c, id);
 }
 
 static struct lm_key t_key(unsigned long lock, unsigned long site, u32 type)
@@ -201,7 +214,7 @@ static void lm_slot_read_derives_counts(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, row);
 
-	lm_slot_init(&s);
+	lm_slot_init(&s, LM_ROW_NONE);
 	lm_charge(NULL, &s, 40, 0, 100, NULL);	/* at once */
 	lm_charge(NULL, &s, 10, 90, 100, NULL);	/* waited 10 */
 	lm_charge(NULL, &s, 70, 50, 100, NULL);	/* waited 50 */
@@ -259,7 +272,7 @@ static void lm_hist_counts_every_sample(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, lm_hist_bucket(cases[i].t), cases[i].b);
 	if (!IS_ENABLED(CONFIG_LOCKMETER_HIST))
 		kunit_skip(test, "no histograms in slots (CONFIG_LOCKMETER_HIST=n)");
-	lm_slot_init(&s);
+	lm_slot_init(&s, LM_ROW_NONE);
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		/* the short ones also waited as long as they held */
 		if (cases[i].t < 4096)
@@ -304,15 +317,15 @@ static void lm_hist_wraps_spill(struct kunit *test)
 	struct lm_slot *s;
 	unsigned int i;
 
-	s = &c->slot[5];
+	s = t_row(c, 5);
 	s->hold_hist[2] = U16_MAX;
 	local_irq_save(flags);
 	lm_charge(c, s, 2 << LM_HIST_SHIFT, 0, 100, NULL);
 	lm_charge(c, s, 2 << LM_HIST_SHIFT, 0, 200, NULL);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, c->nr_spill, 1U);
-	KUNIT_EXPECT_EQ(test, lm_hist_count(c, &s->hold_hist[2]), 65537ULL);
-	KUNIT_EXPECT_EQ(test, lm_hist_count(c, &s->hold_hist[3]), 0ULL);
+	KUNIT_EXPECT_EQ(test, lm_hist_count(c, s, &s->hold_hist[2]), 65537ULL);
+	KUNIT_EXPECT_EQ(test, lm_hist_count(c, s, &s->hold_hist[3]), 0ULL);
 
 	/* every entry taken (odd keys: no bucket's): the next wrap is lost */
 	for (i = 0; i < LM_SPILLS; i++)
@@ -322,7 +335,7 @@ static void lm_hist_wraps_spill(struct kunit *test)
 	lm_charge(c, s, 1, 1, 1, NULL);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, c->loss.hist_lost, 1ULL);
-	KUNIT_EXPECT_EQ(test, lm_hist_count(c, &s->wait_hist[0]), 0ULL);
+	KUNIT_EXPECT_EQ(test, lm_hist_count(c, s, &s->wait_hist[0]), 0ULL);
 	/* ... and the counts do not depend on the histograms */
 	KUNIT_EXPECT_EQ(test, s->nr, 3ULL);
 	KUNIT_EXPECT_EQ(test, s->spin, 1ULL);
@@ -521,7 +534,7 @@ static void lm_watch_trips_and_alerts(struct kunit *test)
 		kunit_skip(test, "a threshold was set: alerts would be sent");
 	local_irq_save(flags);
 	s = lm_slot_of(c, (unsigned long)&t_watched, 0x2000, LM_mutex);
-	KUNIT_EXPECT_PTR_EQ(test, s, &c->slot[0]);
+	KUNIT_EXPECT_PTR_EQ(test, s, t_row(c, 0));
 	lm_charge(c, s, 100, 0, 1000, &h);
 	KUNIT_EXPECT_EQ(test, s->hold_trip, 100ULL);
 	WRITE_ONCE(lm_watch_hold[LM_mutex], 30);
@@ -618,7 +631,7 @@ static void lm_charge_takes_evidence(struct kunit *test)
 	/* every maximum keeps its chain here, whatever the boot chose */
 	chain_min = lm_chain_min;
 	WRITE_ONCE(lm_chain_min, 0);
-	s = &c->slot[3];
+	s = t_row(c, 3);
 
 	local_irq_save(flags);
 	lm_charge(c, s, 100, 0, 1000, NULL);
@@ -675,13 +688,13 @@ static void lm_charge_takes_evidence(struct kunit *test)
 	 * the key's: the key's evidence stays; a longer one replaces it.
 	 */
 	local_irq_save(flags);
-	lm_charge(c2, &c2->slot[3], 550, 0, 6000, NULL);
+	lm_charge(c2, t_row(c2, 3), 550, 0, 6000, NULL);
 	local_irq_restore(flags);
-	KUNIT_EXPECT_EQ(test, c2->slot[3].hold_max, 550ULL);
+	KUNIT_EXPECT_EQ(test, t_row(c2, 3)->hold_max, 550ULL);
 	KUNIT_EXPECT_EQ(test, c2->captures, 0ULL);
 	KUNIT_EXPECT_EQ(test, ev->hold.ticks, 600ULL);
 	local_irq_save(flags);
-	lm_charge(c2, &c2->slot[3], 650, 0, 7000, NULL);
+	lm_charge(c2, t_row(c2, 3), 650, 0, 7000, NULL);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, c2->captures, 1ULL);
 	KUNIT_EXPECT_EQ(test, ev->hold.ticks, 650ULL);
@@ -732,7 +745,7 @@ static void lm_chain_every_new_maximum(struct kunit *test)
 	for (i = 1; i <= 3 * LM_STACKS; i++) {
 		local_irq_save(flags);
 		/* a longer hold each time, that waited as long as it held */
-		lm_charge(c, &c->slot[5], 10 * i, 1000 * i, 1000 * i + 10 * i, NULL);
+		lm_charge(c, t_row(c, 5), 10 * i, 1000 * i, 1000 * i + 10 * i, NULL);
 		local_irq_restore(flags);
 		if (first == LM_NO_STACK)
 			first = ev->hold.stack;
@@ -772,7 +785,7 @@ static void lm_chain_full_store_skips_walk(struct kunit *test)
 	WRITE_ONCE(lm_chain_min, 0);
 	local_irq_save(flags);
 	for (i = 0; i < LM_STACKS; i++)
-		lm_charge(c, &c->slot[i], 100, 0, 1000, NULL);
+		lm_charge(c, t_row(c, i), 100, 0, 1000, NULL);
 	local_irq_restore(flags);
 	for (i = 0; i < LM_STACKS; i++) {
 		kept += t_chain(c, d->ev[i].hold.stack, ip) > 0;
@@ -782,7 +795,7 @@ static void lm_chain_full_store_skips_walk(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->loss.stacks_full, 0ULL);
 
 	local_irq_save(flags);
-	lm_charge(c, &c->slot[LM_STACKS], 100, 0, 1000, NULL);
+	lm_charge(c, t_row(c, LM_STACKS), 100, 0, 1000, NULL);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, c->loss.stacks_full, 1ULL);
 	KUNIT_EXPECT_EQ(test, (u32)d->ev[LM_STACKS].hold.set, 1U);
@@ -794,13 +807,13 @@ static void lm_chain_full_store_skips_walk(struct kunit *test)
 	/* row 7's evidence moves on without a chain (below the floor) ... */
 	WRITE_ONCE(lm_chain_min, 1000);
 	local_irq_save(flags);
-	lm_charge(c, &c->slot[7], 200, 0, 2000, NULL);
+	lm_charge(c, t_row(c, 7), 200, 0, 2000, NULL);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, d->ev[7].hold.stack, LM_NO_STACK);
 	/* ... and the full row's next maximum gets the entry it let go */
 	WRITE_ONCE(lm_chain_min, 0);
 	local_irq_save(flags);
-	lm_charge(c, &c->slot[LM_STACKS], 300, 0, 3000, NULL);
+	lm_charge(c, t_row(c, LM_STACKS), 300, 0, 3000, NULL);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, c->loss.stacks_full, 1ULL);
 	KUNIT_EXPECT_GT(test, t_chain(c, d->ev[LM_STACKS].hold.stack, ip), 0U);
@@ -825,7 +838,7 @@ static void lm_chain_reset_makes_stale(struct kunit *test)
 	chain_min = lm_chain_min;
 	WRITE_ONCE(lm_chain_min, 0);
 	local_irq_save(flags);
-	lm_charge(c, &c->slot[2], 100, 0, 1000, NULL);
+	lm_charge(c, t_row(c, 2), 100, 0, 1000, NULL);
 	local_irq_restore(flags);
 	old = d->ev[2].hold.stack;
 	KUNIT_ASSERT_GT(test, t_chain(c, old, ip), 0U);
@@ -836,7 +849,7 @@ static void lm_chain_reset_makes_stale(struct kunit *test)
 	/* the same entry, written again for other evidence: still not @old's */
 	memset(&d->ev[2], 0, sizeof(d->ev[2]));
 	local_irq_save(flags);
-	lm_charge(c, &c->slot[3], 100, 0, 1000, NULL);
+	lm_charge(c, t_row(c, 3), 100, 0, 1000, NULL);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, d->ev[3].hold.stack & 0xffff, old & 0xffff);
 	KUNIT_EXPECT_NE(test, d->ev[3].hold.stack, old);

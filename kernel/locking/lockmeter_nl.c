@@ -145,6 +145,9 @@ static int lm_nl_status_put(struct sk_buff *skb, const struct lm_snapshot *s)
 	    nla_put_uint(skb, LOCKMETER_A_MEM_PERCPU, s->mem_percpu) ||
 	    nla_put_uint(skb, LOCKMETER_A_MEM_TABLES, s->mem_tables) ||
 	    nla_put_uint(skb, LOCKMETER_A_MEM_TASK, s->mem_task) ||
+	    nla_put_uint(skb, LOCKMETER_A_MEM_CPUS, s->mem_cpus) ||
+	    nla_put_uint(skb, LOCKMETER_A_MEM_ROWS, s->mem_rows) ||
+	    nla_put_uint(skb, LOCKMETER_A_MEM_CAP, s->mem_cap) ||
 	    nla_put_uint(skb, LOCKMETER_A_STACKS_FULL, s->loss.stacks_full) ||
 	    nla_put_uint(skb, LOCKMETER_A_CAPTURES, s->captures) ||
 	    nla_put_uint(skb, LOCKMETER_A_HIST_LOST, s->loss.hist_lost))
@@ -562,10 +565,12 @@ int lockmeter_nl_control_doit(struct sk_buff *skb, struct genl_info *info)
 		[LOCKMETER_CONTROL_ON] = LM_CTL_ON,
 		[LOCKMETER_CONTROL_OFF] = LM_CTL_OFF,
 		[LOCKMETER_CONTROL_RESET] = LM_CTL_RESET,
+		[LOCKMETER_CONTROL_RELEASE] = LM_CTL_RELEASE,
 	};
 
 	struct nlattr *attr = info->attrs[LOCKMETER_A_CONTROL];
 	u32 op;
+	int ret;
 
 	if (GENL_REQ_ATTR_CHECK(info, LOCKMETER_A_CONTROL)) {
 		NL_SET_ERR_MSG(info->extack, "LOCKMETER_A_CONTROL is missing");
@@ -578,11 +583,17 @@ int lockmeter_nl_control_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	/* checked here, not by the policy, so a bad value is EINVAL like /proc */
 	op = nla_get_u32(attr);
-	if (op < LOCKMETER_CONTROL_ON || op > LOCKMETER_CONTROL_RESET) {
+	if (op < LOCKMETER_CONTROL_ON || op > LOCKMETER_CONTROL_RELEASE) {
 		NL_SET_ERR_MSG_ATTR(info->extack, attr, "not a lockmeter control operation");
 		return -EINVAL;
 	}
-	return lockmeter_control(ops[op]);
+	ret = lockmeter_control(ops[op]);
+	if (ret == -EBUSY)
+		NL_SET_ERR_MSG(info->extack, "metering is on: switch it off first");
+	else if (ret == -ENOMEM)
+		NL_SET_ERR_MSG(info->extack,
+			       "no memory for metering, or more than its cap (mem_cap, lockmeter.mem_pct=)");
+	return ret;
 }
 
 int lockmeter_nl_watch_set_doit(struct sk_buff *skb, struct genl_info *info)

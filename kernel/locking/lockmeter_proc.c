@@ -5,7 +5,8 @@
  * open() for reading takes a snapshot of every CPU's table, merges equal
  * keys, sorts the rows by longest hold and resolves per-CPU lock names
  * once (lockmeter_names.c); read() walks that snapshot; release() frees
- * it.  Writing "on", "off", "reset" or "0" (= reset) controls metering;
+ * it.  Writing "on", "off", "reset" or "0" (= reset), "release" (give
+ * back its memory, while off) controls metering;
  * "watch hold 5ms" and the like set thresholds (lockmeter_watch.c).
  * Both need CAP_SYS_ADMIN (and the file is 0600), as the netlink stats
  * dump and control do.
@@ -108,6 +109,9 @@ static void lm_show_header(struct seq_file *m, struct lm_proc *p)
 	seq_printf(m, "mem_tables: %lu\n", s->mem_tables);
 	seq_printf(m, "mem_task: %lu\n", s->mem_task);
 	seq_printf(m, "mem_keys: %lu\n", s->mem_keys);
+	seq_printf(m, "mem_cpus: %u\n", s->mem_cpus);
+	seq_printf(m, "mem_rows: %lu\n", s->mem_rows);
+	seq_printf(m, "mem_cap: %lu\n", s->mem_cap);
 	seq_printf(m, "cache_fills: %llu\n", s->cache_fills);
 	seq_printf(m, "stacks_full: %llu\n", s->loss.stacks_full);
 	seq_printf(m, "captures: %llu\n", s->captures);
@@ -354,6 +358,7 @@ static ssize_t lm_proc_write(struct file *file, const char __user *ubuf,
 		{ "off", LM_CTL_OFF },
 		{ "reset", LM_CTL_RESET },
 		{ "0", LM_CTL_RESET },
+		{ "release", LM_CTL_RELEASE },
 	};
 	char buf[64];
 	size_t len = count;

@@ -190,6 +190,15 @@ void lm_task_blocks_give(void)
 }
 
 /*
+ * A release: forks stop allocating blocks.  Tasks keep theirs until they
+ * are freed; the next "on" gives blocks again.
+ */
+void lm_task_blocks_stop(void)
+{
+	static_branch_disable(&lm_fork_blocks);
+}
+
+/*
  * A block from the pool for a task that has none; NULL when the pool is
  * empty.  Lock-free: a failed claim means another task took that bit
  * first, and the scan goes on.

@@ -281,9 +281,9 @@ static void lm_raw_add(const struct lm_cpu *pc, const struct lm_slot *s, struct 
 	unsigned int i;
 
 	for (i = 0; i < LM_HIST_NR; i++) {
-		r->hold_hist[i] += spills ? lm_hist_count(pc, &s->hold_hist[i]) :
+		r->hold_hist[i] += spills ? lm_hist_count(pc, s, &s->hold_hist[i]) :
 				   READ_ONCE(s->hold_hist[i]);
-		r->wait_hist[i] += spills ? lm_hist_count(pc, &s->wait_hist[i]) :
+		r->wait_hist[i] += spills ? lm_hist_count(pc, s, &s->wait_hist[i]) :
 				   READ_ONCE(s->wait_hist[i]);
 	}
 #endif
@@ -565,10 +565,15 @@ static bool lm_row_sum(unsigned int id, const struct lm_key *k, int cpu, struct 
 	lm_raw_init(r);
 	for_each_possible_cpu(c) {
 		const struct lm_cpu *pc = per_cpu(lm_cpus, c);
+		const struct lm_slot *s;
 
-		if ((cpu >= 0 && c != cpu) || lm_slot_empty(&pc->slot[id]))
+		/* CPUs without state, or without the chunk: nothing counted */
+		if (!pc || (cpu >= 0 && c != cpu))
 			continue;
-		lm_raw_add(pc, &pc->slot[id], r);
+		s = lm_row_peek(pc, id);
+		if (!s || lm_slot_empty(s))
+			continue;
+		lm_raw_add(pc, s, r);
 		any = true;
 	}
 	if (!any)
@@ -595,10 +600,11 @@ static bool lm_ovf_sum(u32 type, int cpu, struct lm_stat *row, struct lm_scratch
 	lm_raw_init(r);
 	for_each_possible_cpu(c) {
 		const struct lm_cpu *pc = per_cpu(lm_cpus, c);
-		const struct lm_ovf *o = &pc->ovf[type];
+		const struct lm_ovf *o;
 
-		if ((cpu >= 0 && c != cpu) || lm_slot_empty(&pc->overflow[type]))
+		if (!pc || (cpu >= 0 && c != cpu) || lm_slot_empty(&pc->overflow[type]))
 			continue;
+		o = &pc->ovf[type];
 		lm_raw_add(pc, &pc->overflow[type], r);
 		any = true;
 		if (READ_ONCE(o->ev.hold.ticks) &&
@@ -759,7 +765,7 @@ int lm_snapshot(struct lm_snapshot *snap, int cpu, bool rows)
 
 	memset(snap, 0, sizeof(*snap));
 	guard(mutex)(&lm_ctl_mutex);
-	snap->keys = lm_mem(&snap->mem_percpu, &snap->mem_tables, &snap->mem_keys);
+	snap->keys = lm_mem(snap);
 	snap->mem_task = sizeof_field(struct task_struct, lockmeter);
 	snap->keys_used = min_t(unsigned int, atomic_read(&lm_dir.used), lm_dir.nr);
 	for_each_possible_cpu(c) {

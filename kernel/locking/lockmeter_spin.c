@@ -227,7 +227,10 @@ NOKPROBE_SYMBOL(lm_dir_get);
  * the directory, and cache it.  Interrupts are off, and no other CPU
  * reads this cache.  A key that finds no row goes to the overflow row
  * of its type, and is cached as such: a full directory costs the events
- * that overflow no more than the others.
+ * that overflow no more than the others.  A key whose row this CPU has
+ * no chunk for, with no spare chunk left, goes to the overflow row too,
+ * but is not cached: its next event looks again, once the spares are
+ * refilled.
  */
 noinline struct lm_slot *lm_cache_fill(struct lm_cpu *c, struct lm_cached *e,
 				       unsigned long lock, unsigned long site, u32 type)
@@ -250,13 +253,18 @@ noinline struct lm_slot *lm_cache_fill(struct lm_cpu *c, struct lm_cached *e,
 	top = lm_guard(c);
 	lm_classify(lock, &k);
 	id = lm_dir_get(c->dir, &k);
+	/* taking a spare chunk may ask for more: an irq_work */
+	s = likely(id >= 0) ? lm_row(c, id) : NULL;
 	lm_unguard(c, top);
-	s = likely(id >= 0) ? &c->slot[id] : &c->overflow[type];
+	if (unlikely(!s))
+		s = &c->overflow[type];
 	/* a threshold set since the row was last cached (lm_watch_trip_cpu()) */
 	thr = READ_ONCE(lm_watch_hold[type < LM_NR_TYPES ? type : LM_NONE]);
 	s->hold_trip = min(s->hold_trip, thr);
 	if (lm_class_merges(k.class))
 		s->inst |= lm_inst_bit(lock);
+	if (unlikely(id >= 0 && lm_slot_id(c, s) < 0))
+		return s;
 	if (old.lock)
 		*alt = old;
 	e->lock = lock;
@@ -266,6 +274,47 @@ noinline struct lm_slot *lm_cache_fill(struct lm_cpu *c, struct lm_cached *e,
 }
 
 NOKPROBE_SYMBOL(lm_cache_fill);
+
+/* Ask the refill work for spare chunks, once until it has looked. */
+static void lm_spares_ask(struct lm_cpu *c)
+{
+	if (READ_ONCE(c->spares.asked))
+		return;
+	WRITE_ONCE(c->spares.asked, true);
+	irq_work_queue(&c->spares.ask);
+}
+
+/*
+ * Row @id of this CPU's @c, which has no chunk for it: a spare becomes
+ * that chunk, with more asked for when half the spares are gone; NULL
+ * when none is left.  Interrupts are off, @c guarded (lm_guard()).
+ */
+noinline struct lm_slot *lm_row_new(struct lm_cpu *c, unsigned int id)
+{
+	struct lm_spares *sp = &c->spares;
+	unsigned int i, tail = sp->tail, base = id - id % LM_CHUNK_ROWS;
+	struct lm_slot *chunk;
+	unsigned int left;
+
+	/* pairs with smp_store_release() in lm_spares_fill(): rows cleared */
+	left = smp_load_acquire(&sp->head) - tail;
+	if (!left) {
+		lm_spares_ask(c);
+		return NULL;
+	}
+	chunk = sp->chunk[tail % LM_SPARES];
+	for (i = 0; i < LM_CHUNK_ROWS; i++)
+		chunk[i].id = base + i;
+	/* pairs with smp_load_acquire() in lm_row_peek(): ids written */
+	smp_store_release(&c->chunk[id / LM_CHUNK_ROWS], chunk);
+	/* pairs with smp_load_acquire() in lm_spares_fill(): taken before reused */
+	smp_store_release(&sp->tail, tail + 1);
+	if (left - 1 <= LM_SPARES / 2)
+		lm_spares_ask(c);
+	return &chunk[id % LM_CHUNK_ROWS];
+}
+
+NOKPROBE_SYMBOL(lm_row_new);
 
 /* ---- the clock ---- */
 
@@ -490,12 +539,12 @@ static inline struct lm_evidence *lm_slot_ev(struct lm_cpu *c, struct lm_slot *s
 	*ovf = NULL;
 	if (!c)
 		return NULL;
-	if (c->dir && s >= c->slot && s < c->slot + c->dir->nr)
-		return &c->dir->ev[s - c->slot];
 	if (s >= c->overflow && s < c->overflow + LM_NR_TYPES) {
 		*ovf = &c->ovf[s - c->overflow];
 		return &(*ovf)->ev;
 	}
+	if (c->dir && s->id < c->dir->nr)
+		return &c->dir->ev[s->id];
 	return NULL;
 }
 
@@ -560,17 +609,16 @@ static void lm_ovf_key(struct lm_key *k, const struct lm_task_held *th,
 
 #ifdef CONFIG_LOCKMETER_HIST
 /*
- * The spill key of histogram bucket @bucket of @c, never 0: its index
- * among the 16-bit words of @c's rows, plus one, or with the top bit set
- * among those of @c itself (the overflow rows).
+ * The spill key of histogram bucket @bucket of slot @s of @c, never 0:
+ * for a row, the row's id and the bucket's index among its 2 *
+ * LM_HIST_NR, plus one; for an overflow row, the bucket's offset in @c
+ * with the top bit set.
  */
-static __always_inline u32 lm_spill_key(const struct lm_cpu *c, const u16 *bucket)
+static __always_inline u32 lm_spill_key(const struct lm_cpu *c, const struct lm_slot *s,
+					const u16 *bucket)
 {
-	const u16 *rows = (const u16 *)c->slot;
-
-	if (c->dir && bucket >= rows &&
-	    bucket < (const u16 *)(c->slot + c->dir->nr))
-		return (u32)(bucket - rows) + 1;
+	if (s->id != LM_ROW_NONE)
+		return s->id * 2 * LM_HIST_NR + (u32)(bucket - s->hold_hist) + 1;
 	return BIT(31) | (u32)((const char *)bucket - (const char *)c);
 }
 
@@ -586,14 +634,15 @@ static __always_inline unsigned int lm_spill_home(u32 key)
  * probes find no room.  Interrupts are off; @c is NULL only in KUnit
  * tests of charges without a CPU state.
  */
-noinline void __lockfunc lm_hist_spill(struct lm_cpu *c, const u16 *bucket)
+noinline void __lockfunc lm_hist_spill(struct lm_cpu *c, const struct lm_slot *s,
+				       const u16 *bucket)
 {
 	unsigned int i;
 	u32 key;
 
 	if (!c)
 		return;
-	key = lm_spill_key(c, bucket);
+	key = lm_spill_key(c, s, bucket);
 	for (i = 0; i < LM_SPILL_PROBES; i++) {
 		struct lm_spill *sp = &c->spill[(lm_spill_home(key) + i) % LM_SPILLS];
 
@@ -616,7 +665,7 @@ EXPORT_SYMBOL_IF_KUNIT(lm_hist_spill);
 NOKPROBE_SYMBOL(lm_hist_spill);
 
 /* Events in histogram bucket @bucket of @c: its 16 bits and its wraps. */
-u64 lm_hist_count(const struct lm_cpu *c, const u16 *bucket)
+u64 lm_hist_count(const struct lm_cpu *c, const struct lm_slot *s, const u16 *bucket)
 {
 	u64 n = READ_ONCE(*bucket);
 	unsigned int i;
@@ -624,7 +673,7 @@ u64 lm_hist_count(const struct lm_cpu *c, const u16 *bucket)
 
 	if (!c || !READ_ONCE(c->nr_spill))
 		return n;
-	key = lm_spill_key(c, bucket);
+	key = lm_spill_key(c, s, bucket);
 	for (i = 0; i < LM_SPILL_PROBES; i++) {
 		const struct lm_spill *sp = &c->spill[(lm_spill_home(key) + i) % LM_SPILLS];
 
@@ -691,9 +740,9 @@ static noinline void __lockfunc lm_watch_raise(struct lm_cpu *c, struct lm_slot 
 	a = &r->rec[head % LM_ALERT_RING];
 	a->kind = kind;
 	a->thr = thr;
-	if (c->dir && s >= c->slot && s < c->slot + c->dir->nr &&
-	    READ_ONCE(c->dir->key[s - c->slot].type))
-		a->key = c->dir->key[s - c->slot];
+	if (c->dir && lm_slot_id(c, s) >= 0 && s->id < c->dir->nr &&
+	    READ_ONCE(c->dir->key[s->id].type))
+		a->key = c->dir->key[s->id];
 	else
 		lm_ovf_key(&a->key, th, sh, type);
 	lm_ev_task(&a->ev, t_end, ticks);
