@@ -225,6 +225,15 @@ static inline int lm_ctl(const char *word)
 	return lm_write(LM_PROC, word, strlen(word));
 }
 
+/* Take CPU @cpu offline or bring it back: 0, or -errno. */
+static inline int lm_cpu_online_set(int cpu, bool on)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	return lm_write(path, on ? "1" : "0", 1);
+}
+
 /* Whether the header says "state: on"; fails the test on anything odd. */
 static inline bool lm_is_on(struct __test_metadata *_metadata)
 {

@@ -418,14 +418,6 @@ static uint64_t now_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static int cpu_online_set(int cpu, bool on)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
-	return lm_write(path, on ? "1" : "0", 1);
-}
-
 /* Run @cpu's work from now on, if it is online; 0 or -errno. */
 static int pin_to(pid_t pid, int cpu)
 {
@@ -484,16 +476,16 @@ TEST_F(meter, hotplug_no_stale_holds)
 	for (i = 0; i < HOTPLUG_CYCLES; i++) {
 		t0 = now_ns();
 		ASSERT_EQ(0, lm_ctl("on"));
-		ASSERT_EQ(0, cpu_online_set(1, true));
+		ASSERT_EQ(0, lm_cpu_online_set(1, true));
 		/* back to CPU 1, where its stale record would be */
 		pin_to(pid, 1);
 		usleep(HOTPLUG_ON_US);
 		ASSERT_EQ(0, lm_ctl("off"));
 		longest = max_u64(longest, now_ns() - t0);
-		ASSERT_EQ(0, cpu_online_set(1, false));
+		ASSERT_EQ(0, lm_cpu_online_set(1, false));
 		usleep(HOTPLUG_OFF_US);
 	}
-	ASSERT_EQ(0, cpu_online_set(1, true));
+	ASSERT_EQ(0, lm_cpu_online_set(1, true));
 	kill(pid, SIGKILL);
 	lm_wait_child(pid);
 

@@ -69,8 +69,8 @@ TEST_F(proc, header_order)
 		"slots_used", "slots_per_cpu", "rows", "dropped", "unmatched",
 		"recursion", "table_full", "evicted", "irqctx", "truncated", "stack_depth",
 		"task_depth", "notask", "mem_percpu", "mem_tables",
-		"mem_task", "mem_keys", "cache_fills", "stacks_full", "captures",
-		"hist_buckets", "hist_lost",
+		"mem_task", "mem_keys", "mem_cpus", "mem_rows", "mem_cap", "cache_fills",
+		"stacks_full", "captures", "hist_buckets", "hist_lost",
 	};
 	const char *end = strstr(self->text, "\n\n"), *prev = self->text, *p;
 	char pat[32];
@@ -95,8 +95,8 @@ TEST_F(proc, header_counters)
 		"slots_per_cpu", "rows", "mem_keys", "dropped", "unmatched", "recursion",
 		"table_full", "evicted",
 		"irqctx", "truncated", "stack_depth", "task_depth", "notask",
-		"mem_percpu", "mem_tables", "mem_task", "stacks_full", "captures",
-		"hist_buckets", "hist_lost",
+		"mem_percpu", "mem_tables", "mem_task", "mem_cpus", "mem_rows", "mem_cap",
+		"stacks_full", "captures", "hist_buckets", "hist_lost",
 	};
 	uint64_t cpus, used, per_cpu;
 	size_t i;
@@ -111,51 +111,145 @@ TEST_F(proc, header_counters)
 }
 
 /*
- * Memory: each CPU's share holds a row of counters per key of the
- * directory, the tables exist for every possible CPU once metering has
- * been on (none before: a boot that never switched it on shows 0), the
- * directory is counted once in the total, and task_struct grows by a
- * small header only.
+ * Memory, as the header gives it (mem_*): each CPU with state has a fixed
+ * share (held stack, cache of 96 KiB, chains of 72 KiB, overflow rows,
+ * a pointer per chunk of 64 rows) and the chunks of rows it has used,
+ * spares included; the directory is counted once; all of it within the
+ * cap.  The figures add up exactly: mem_percpu is the fixed share plus
+ * the rows' bytes over the CPUs, rounded down.
  */
+struct lm_mem {
+	uint64_t percpu, tables, rows, cpus, cap, dir, keys, used, slot;
+};
+
+static void lm_mem_read(struct __test_metadata *_metadata, const char *text, struct lm_mem *m)
+{
+	m->percpu = lm_header_u64(_metadata, text, "mem_percpu");
+	m->tables = lm_header_u64(_metadata, text, "mem_tables");
+	m->rows = lm_header_u64(_metadata, text, "mem_rows");
+	m->cpus = lm_header_u64(_metadata, text, "mem_cpus");
+	m->cap = lm_header_u64(_metadata, text, "mem_cap");
+	m->dir = lm_header_u64(_metadata, text, "mem_keys");
+	m->keys = lm_header_u64(_metadata, text, "keys");
+	m->used = lm_header_u64(_metadata, text, "keys_used");
+	/* 128 bytes of counters a row, 2 x 2 per histogram bucket */
+	m->slot = 128 + 4 * lm_header_u64(_metadata, text, "hist_buckets");
+}
+
+#define LM_CHUNK_ROWS	64
+#define LM_SPARES	8
+
+static void lm_mem_check(struct __test_metadata *_metadata, const struct lm_mem *m)
+{
+	uint64_t chunk = LM_CHUNK_ROWS * m->slot, fixed;
+
+	/* the directory: a key, its evidence and index entries a row, once */
+	EXPECT_LT(m->keys * 64, m->dir);
+	EXPECT_GT(m->keys * 512, m->dir);
+	EXPECT_EQ(0ULL, m->rows % chunk) TH_LOG("%" PRIu64 " B of rows", m->rows);
+	if (!m->cpus) {
+		/* never on, or released: nothing allocated, the share projected */
+		EXPECT_EQ(0ULL, m->tables);
+		EXPECT_EQ(0ULL, m->rows);
+		fixed = m->percpu;
+	} else {
+		fixed = (m->tables - m->dir - m->rows) / m->cpus;
+		EXPECT_EQ(m->tables, m->cpus * fixed + m->rows + m->dir);
+		EXPECT_EQ(m->percpu, fixed + m->rows / m->cpus);
+		EXPECT_GE(m->cap, m->tables);
+		/*
+		 * In proportion: no CPU has more chunks than the keys in use
+		 * fill, and its spares; not a row per key of the capacity.
+		 */
+		EXPECT_GE(m->cpus * ((m->used + LM_CHUNK_ROWS - 1) / LM_CHUNK_ROWS + LM_SPARES) *
+			  chunk, m->rows)
+			TH_LOG("%" PRIu64 " B of rows on %" PRIu64 " CPUs for %" PRIu64 " keys",
+			       m->rows, m->cpus, m->used);
+	}
+	EXPECT_LT(160 * 1024ULL, fixed);
+	EXPECT_GT(200 * 1024ULL + m->keys / LM_CHUNK_ROWS * 8, fixed)
+		TH_LOG("%" PRIu64 " B fixed per CPU for %" PRIu64 " keys", fixed, m->keys);
+}
+
 TEST_F(proc, header_memory)
 {
-	uint64_t percpu, tables, task, slots, cpus, slot_bytes, dir;
 	bool was_on = lm_is_on(_metadata);
+	uint64_t task, cpus;
+	struct lm_mem m;
 
-	percpu = lm_header_u64(_metadata, self->text, "mem_percpu");
-	tables = lm_header_u64(_metadata, self->text, "mem_tables");
+	lm_mem_read(_metadata, self->text, &m);
+	lm_mem_check(_metadata, &m);
 	task = lm_header_u64(_metadata, self->text, "mem_task");
-	slots = lm_header_u64(_metadata, self->text, "keys");
-	dir = lm_header_u64(_metadata, self->text, "mem_keys");
-	cpus = lm_header_u64(_metadata, self->text, "cpus");
-	EXPECT_EQ(slots, lm_header_u64(_metadata, self->text, "slots_per_cpu"));
-	/* 128 bytes of counters a row, 2 x 2 per histogram bucket */
-	slot_bytes = 128 + 4 * lm_header_u64(_metadata, self->text, "hist_buckets");
-	/*
-	 * The rows take all but the held stack, the cache (96 KiB), the
-	 * chains (72 KiB: 512 of 144 bytes) and the overflow rows.
-	 */
-	EXPECT_LT(slots * slot_bytes, percpu);
-	EXPECT_GT(slots * slot_bytes + 196608, percpu) TH_LOG("%" PRIu64 " B for %" PRIu64 " rows",
-						       percpu, slots);
-	/* the directory: a key, its evidence and index entries a row, once */
-	EXPECT_LT(slots * 64, dir);
-	EXPECT_GT(slots * 512, dir);
+	EXPECT_EQ(m.keys, lm_header_u64(_metadata, self->text, "slots_per_cpu"));
 	EXPECT_LT(0ULL, task);
 	EXPECT_GE(64ULL, task);
-	if (tables)
-		EXPECT_EQ(0ULL, (tables - dir) % percpu);
 
-	/* on: every possible CPU has its share, and keeps it from now on */
+	/* on: every online CPU has its share */
 	ASSERT_EQ(0, lm_ctl("on"));
 	free(self->text);
 	self->text = lm_read_file(LM_PROC);
 	ASSERT_NE(NULL, self->text);
 	if (!was_on)
 		EXPECT_EQ(0, lm_ctl("off"));
-	tables = lm_header_u64(_metadata, self->text, "mem_tables");
-	EXPECT_EQ(0ULL, (tables - dir) % percpu);
-	EXPECT_LE(cpus * percpu + dir, tables);
+	lm_mem_read(_metadata, self->text, &m);
+	lm_mem_check(_metadata, &m);
+	cpus = lm_header_u64(_metadata, self->text, "cpus");
+	EXPECT_LE(cpus, m.cpus);
+	EXPECT_LT(0ULL, m.rows);
+}
+
+/*
+ * "release" gives back all metering allocated, only while off; "on"
+ * allocates again, for the CPUs online then, and a CPU that comes online
+ * later gets its state as it does.  The state before is restored (on or
+ * off); the statistics go, as with a reset.
+ */
+TEST_F(proc, release_and_cpus_online)
+{
+	bool was_on = lm_is_on(_metadata), hotplug;
+	uint64_t online;
+	struct lm_mem m;
+
+	ASSERT_EQ(0, lm_ctl("on"));
+	EXPECT_EQ(-EBUSY, lm_ctl("release")) TH_LOG("release while on");
+	EXPECT_EQ(-EINVAL, lm_ctl("release now"));
+	ASSERT_EQ(0, lm_ctl("off"));
+	ASSERT_EQ(0, lm_ctl("release"));
+	/* twice: nothing left to give back */
+	ASSERT_EQ(0, lm_ctl("release"));
+	free(self->text);
+	self->text = lm_read_file(LM_PROC);
+	ASSERT_NE(NULL, self->text);
+	lm_mem_read(_metadata, self->text, &m);
+	EXPECT_EQ(0ULL, m.cpus);
+	EXPECT_EQ(0ULL, m.tables);
+	EXPECT_EQ(0ULL, m.rows);
+	EXPECT_EQ(0ULL, lm_header_u64(_metadata, self->text, "keys_used"));
+	lm_mem_check(_metadata, &m);
+
+	/* with CPU 1 offline, "on" gives state to the online CPUs alone */
+	hotplug = !access("/sys/devices/system/cpu/cpu1/online", W_OK) &&
+		  !lm_cpu_online_set(1, false);
+	ASSERT_EQ(0, lm_ctl("on"));
+	free(self->text);
+	self->text = lm_read_file(LM_PROC);
+	ASSERT_NE(NULL, self->text);
+	lm_mem_read(_metadata, self->text, &m);
+	online = lm_header_u64(_metadata, self->text, "cpus");
+	EXPECT_EQ(online, m.cpus) TH_LOG("state for %" PRIu64 " CPUs, %" PRIu64 " online",
+					 m.cpus, online);
+	lm_mem_check(_metadata, &m);
+	if (hotplug) {
+		ASSERT_EQ(0, lm_cpu_online_set(1, true));
+		free(self->text);
+		self->text = lm_read_file(LM_PROC);
+		ASSERT_NE(NULL, self->text);
+		lm_mem_read(_metadata, self->text, &m);
+		EXPECT_EQ(online + 1, m.cpus) TH_LOG("CPU 1 came online without state");
+		lm_mem_check(_metadata, &m);
+	}
+	if (!was_on)
+		EXPECT_EQ(0, lm_ctl("off"));
 }
 
 /* The "#" line after the header names as many columns as a row has. */
