@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lockstat on | off | reset: switch metering, zero the statistics.
- * Netlink LOCKMETER_CMD_CONTROL, or a write to /proc/lockmeter; both need
- * root (CAP_SYS_ADMIN).
+ * lockstat on | off | reset | release: switch metering, zero the
+ * statistics, free the memory metering took.  Netlink
+ * LOCKMETER_CMD_CONTROL, or a write to /proc/lockmeter; both need root
+ * (CAP_SYS_ADMIN).  What a refusal means is said by lm_ctl_refused().
  */
 #include <stdio.h>
 #include <string.h>
@@ -20,9 +21,11 @@ static const char *ctl_word = "on";
 
 static const char *const ctl_msg[] = {
 	"",
-	"  on      start metering (the held-lock records are cleared first)",
-	"  off     stop metering; the numbers stay until reset",
-	"  reset   zero all rows and loss counters; metered time restarts",
+	"  on       start metering (the held-lock records are cleared first)",
+	"  off      stop metering; the numbers stay until reset",
+	"  reset    zero all rows and loss counters; metered time restarts",
+	"  release  free the memory metering took: rows, per-CPU state, key",
+	"           directory, and so the numbers; only while off ('on' allocates again)",
 	"",
 	"  --source SRC  netlink, proc or auto (default)",
 	"  -h, --help    this text",
@@ -41,16 +44,16 @@ static int ctl_parse_args(int argc, char **argv, struct ctl_params *p)
 		{ "source", required_argument, NULL, LM_OPT_SOURCE },
 		{ NULL, 0, NULL, 0 },
 	};
-	int ret;
+	int op, ret;
 
 	memset(p, 0, sizeof(*p));
 	p->word = argv[0];
-	if (!strcmp(p->word, "on"))
-		p->op = LM_CTL_ON;
-	else if (!strcmp(p->word, "off"))
-		p->op = LM_CTL_OFF;
-	else
-		p->op = LM_CTL_RESET;
+	op = lm_ctl_find(p->word);
+	if (op < 0) {
+		lm_err("'%s' is none of on, off, reset, release", p->word);
+		return LM_EXIT_USAGE;
+	}
+	p->op = op;
 	ret = lm_opts_parse(&p->opts, argc, argv, "+:h", opts);
 	if (ret)
 		return ret;

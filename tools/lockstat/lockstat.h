@@ -26,11 +26,13 @@ enum lm_exit {
 	LM_EXIT_NOEVIDENCE	= 10,	/* report --folded: no hold chain to print */
 };
 
-/* what on, off and reset ask for, whatever the source */
+/* what on, off, reset and release ask for, whatever the source */
 enum lm_ctl {
 	LM_CTL_ON,
 	LM_CTL_OFF,
 	LM_CTL_RESET,
+	LM_CTL_RELEASE,
+	LM_NR_CTL
 };
 
 /* returned by the *_parse_args() functions for -h/--help */
@@ -56,7 +58,18 @@ int lm_out_width(int opt);
 #define LM_PROSE	'\x1f'
 void lm_fit_text(FILE *f, const char *text, size_t len, int width);
 
-int ctl_main(int argc, char **argv);	/* on, off, reset */
+/* "on", "off", "reset", "release": the subcommands and the words of /proc/lockmeter */
+extern const char *const lm_ctl_words[LM_NR_CTL];
+/* the enum lm_ctl of @word, or -1 */
+int lm_ctl_find(const char *word);
+/*
+ * The kernel refused @op with @err, on @where ("netlink" or the /proc
+ * file): LM_EXIT_ERR with what it means said, when @op has words of its
+ * own for @err; else 0, and the caller says it as for any request
+ */
+int lm_ctl_refused(enum lm_ctl op, int err, const char *where);
+
+int ctl_main(int argc, char **argv);	/* on, off, reset, release */
 int status_main(int argc, char **argv);
 int print_main(int argc, char **argv);
 int record_main(int argc, char **argv);

@@ -6,8 +6,9 @@
  * Documentation/locking/lockmeter.rst).
  *
  * This file only dispatches: each subcommand parses its own options in
- * its own file (ctl.c, status.c, print.c, record.c, get.c, report.c,
- * top.c, export.c, diff.c, held.c, hist.c, watch.c).
+ * its own file (ctl.c for on, off, reset and release; status.c, print.c,
+ * record.c, get.c, report.c, top.c, export.c, diff.c, held.c, hist.c,
+ * watch.c).
  * Data comes from the "lockmeter" netlink family (nl.c), /proc/lockmeter
  * (procfs.c) or a snapshot file (snapfile.c); model.c merges and sorts,
  * view_table.c and view_json.c render, view_prom.c for export; top draws
@@ -27,6 +28,7 @@ static const char *const msg[] = {
 	"  on                   start metering",
 	"  off                  stop metering (the numbers stay)",
 	"  reset                zero all rows and counters",
+	"  release              free the memory metering took (while off; the numbers go)",
 	"  status               metering state, metered time, table use, losses",
 	"  print                the lockmeter table of the running kernel",
 	"  record [OPTIONS] -- CMD [ARGS]",
@@ -69,6 +71,7 @@ static const struct {
 	{ "on", ctl_main, true },
 	{ "print", print_main, false },
 	{ "record", record_main, true },
+	{ "release", ctl_main, true },
 	{ "report", report_main, false },
 	{ "reset", ctl_main, true },
 	{ "status", status_main, false },

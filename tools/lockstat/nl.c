@@ -6,7 +6,8 @@
  *   lm_nl_status()              LOCKMETER_CMD_STATUS_GET (do)
  *   lm_nl_dump()                LOCKMETER_CMD_STATS_GET (dump, admin)
  *   lm_nl_held()                LOCKMETER_CMD_HELD_GET (dump, admin)
- *   lm_nl_control()             LOCKMETER_CMD_CONTROL (do, admin)
+ *   lm_nl_control()             LOCKMETER_CMD_CONTROL (do, admin): on, off,
+ *                               reset, release
  *   lm_nl_watch_set()           LOCKMETER_CMD_WATCH_SET (do, admin)
  *   lm_nl_subscribe()           join the alerts multicast group (admin)
  *   lm_nl_alerts()              LOCKMETER_CMD_ALERT events, as they come
@@ -315,6 +316,7 @@ struct lm_nl_req {
 	int parse;		/* the first bad reply, as an exit code */
 	int nr;			/* replies */
 	void *arg;
+	bool own_errno;		/* a kernel error returned as -errno: the caller says it */
 };
 
 /* libnl has no nla_get_uint(): NLA_UINT is 4 or 8 bytes */
@@ -490,7 +492,10 @@ static int lm_nl_request(struct lm_nl *nl, struct nl_msg *msg,
 			goto out_put_cb;
 		}
 	}
-	ret = req->status < 0 ? lm_nl_errno(-req->status) : req->parse;
+	if (req->status < 0)
+		ret = req->own_errno ? req->status : lm_nl_errno(-req->status);
+	else
+		ret = req->parse;
 
 out_put_cb:
 	nl_cb_put(cb);
@@ -1261,13 +1266,15 @@ int lm_nl_held(struct lm_nl *nl, uint64_t over_ns, struct lm_held_list *l)
 
 int lm_nl_control(struct lm_nl *nl, enum lm_ctl op)
 {
-	static const uint32_t ops[] = {
+	static const uint32_t ops[LM_NR_CTL] = {
 		[LM_CTL_ON] = LOCKMETER_CONTROL_ON,
 		[LM_CTL_OFF] = LOCKMETER_CONTROL_OFF,
 		[LM_CTL_RESET] = LOCKMETER_CONTROL_RESET,
+		[LM_CTL_RELEASE] = LOCKMETER_CONTROL_RELEASE,
 	};
-	struct lm_nl_req req = { 0 };
+	struct lm_nl_req req = { .own_errno = true };
 	struct nl_msg *msg;
+	int err, ret;
 
 	msg = lm_nl_msg(nl, LOCKMETER_CMD_CONTROL, 0);
 	if (!msg) {
@@ -1279,7 +1286,11 @@ int lm_nl_control(struct lm_nl *nl, enum lm_ctl op)
 		nlmsg_free(msg);
 		return LM_EXIT_ERR;
 	}
-	return lm_nl_request(nl, msg, lm_nl_ignore_cb, &req);
+	err = lm_nl_request(nl, msg, lm_nl_ignore_cb, &req);
+	if (err >= 0)
+		return err;
+	ret = lm_ctl_refused(op, -err, "netlink");
+	return ret ? ret : lm_nl_errno(-err);
 }
 
 /*

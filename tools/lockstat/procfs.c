@@ -475,15 +475,17 @@ int lm_proc_read(const char *path, struct lm_snapshot *s)
 }
 
 /*
- * write "on", "off" or "reset", to a file of procfs only: LOCKSTAT_PROC
- * may name a saved report, which a control word would overwrite
+ * write "on", "off", "reset" or "release", to a file of procfs only:
+ * LOCKSTAT_PROC may name a saved report, which a control word would
+ * overwrite
  */
-int lm_proc_control(const char *path, const char *word)
+int lm_proc_control(const char *path, enum lm_ctl op)
 {
+	const char *word = lm_ctl_words[op];
 	size_t len = strlen(word);
 	struct statfs sfs;
 	ssize_t n;
-	int fd, ret = 0;
+	int fd, err, ret = 0;
 
 	/* O_NONBLOCK: a FIFO without a reader is refused, not waited for */
 	fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
@@ -502,9 +504,14 @@ int lm_proc_control(const char *path, const char *word)
 	}
 	n = write(fd, word, len);
 	if (n < 0) {
-		if (errno == EINVAL)
+		err = errno;
+		ret = lm_ctl_refused(op, err, path);
+		if (!ret && err == EINVAL) {
 			lm_err("%s: the kernel refused '%s'", path, word);
-		ret = errno == EINVAL ? LM_EXIT_ERR : lm_proc_errno(path, "write", errno);
+			ret = LM_EXIT_ERR;
+		} else if (!ret) {
+			ret = lm_proc_errno(path, "write", err);
+		}
 	} else if ((size_t)n != len) {
 		lm_err("%s: short write", path);
 		ret = LM_EXIT_ERR;

@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 
+#include "lockstat.h"
 #include "model.h"
 
 #define LM_PROC_PATH		"/proc/lockmeter"
@@ -55,7 +56,7 @@ int lm_parse_body(struct lm_lines *l, struct lm_snapshot *s, struct lm_perr *e,
 
 int lm_proc_parse(FILE *f, struct lm_snapshot *s, struct lm_perr *e);
 int lm_proc_read(const char *path, struct lm_snapshot *s);
-int lm_proc_control(const char *path, const char *word);
+int lm_proc_control(const char *path, enum lm_ctl op);
 int lm_proc_exists(const char *path);
 
 #endif /* LOCKSTAT_PROCFS_H */

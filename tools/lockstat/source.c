@@ -141,13 +141,7 @@ int lm_source_read(struct lm_source *src, int cpu, struct lm_snapshot *s)
 
 int lm_source_control(struct lm_source *src, enum lm_ctl op)
 {
-	static const char *const words[] = {
-		[LM_CTL_ON] = "on",
-		[LM_CTL_OFF] = "off",
-		[LM_CTL_RESET] = "reset",
-	};
-
 	if (src->used == LM_SRC_PROC)
-		return lm_proc_control(src->proc, words[op]);
+		return lm_proc_control(src->proc, op);
 	return lm_nl_control(&src->nl, op);
 }

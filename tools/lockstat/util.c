@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lockstat: the output helpers every layer may call.  Kept apart from
- * main.c so the unit tests link them without the dispatcher.
+ * lockstat: the output helpers every layer may call, and the words of the
+ * control operations with what the kernel's refusals of them mean.  Kept
+ * apart from main.c so the unit tests link them without the dispatcher.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -165,4 +166,44 @@ void lm_fit_text(FILE *f, const char *text, size_t len, int width)
 		lm_write_errno(f);
 		text += n + (nl != NULL);
 	}
+}
+
+const char *const lm_ctl_words[LM_NR_CTL] = {
+	[LM_CTL_ON] = "on",
+	[LM_CTL_OFF] = "off",
+	[LM_CTL_RESET] = "reset",
+	[LM_CTL_RELEASE] = "release",
+};
+
+int lm_ctl_find(const char *word)
+{
+	int op;
+
+	for (op = 0; op < LM_NR_CTL; op++)
+		if (!strcmp(word, lm_ctl_words[op]))
+			return op;
+	return -1;
+}
+
+/*
+ * EBUSY: release while metering is on; EINVAL: a kernel older than
+ * release; ENOMEM: on past the cap (mem_cap) or out of memory, which the
+ * kernel undoes.  EPERM and the rest: the caller's words, as for any
+ * request.
+ */
+int lm_ctl_refused(enum lm_ctl op, int err, const char *where)
+{
+	if (op == LM_CTL_RELEASE && err == EBUSY)
+		lm_err("release: metering is on (%s: %s); run 'lockstat off' first", where,
+		       strerror(err));
+	else if (op == LM_CTL_RELEASE && err == EINVAL)
+		lm_err("release: this kernel does not support release (%s: %s)", where,
+		       strerror(err));
+	else if (op == LM_CTL_ON && err == ENOMEM)
+		lm_err("on: the kernel refused (%s: %s): metering's memory would exceed its cap "
+		       "(mem_cap, see 'lockstat status'), or an allocation failed; nothing was "
+		       "changed", where, strerror(err));
+	else
+		return 0;
+	return LM_EXIT_ERR;
 }

@@ -94,7 +94,7 @@ json_ok() {
 }
 
 # ---- unit tests in C ----
-for t in test_model test_snapfile test_nl test_prom test_hist test_watch; do
+for t in test_model test_snapfile test_nl test_prom test_hist test_watch test_ctl; do
 	# test_nl compares lockstat held's output with tests/golden/held.*
 	GOLDEN_DIR=$gold "$TESTBIN/$t" >"$tmp/unit" 2>"$tmp/unit.err"
 	got=$?
@@ -982,11 +982,11 @@ rc "unknown command" 2 frobnicate
 	fail "help of an unknown command: did you mean" "$tmp/stderr"
 # an option where the command goes, and typos: never a command that
 # changes the kernel's state suggested (-x was "did you mean 'on'?")
-for bad in -x of rest recrod; do
+for bad in -x of rest recrod relase releas; do
 	"$LOCKSTAT" $bad >"$tmp/stdout" 2>"$tmp/stderr"
-	[ $? -eq 2 ] && ! grep -Eq "'(on|off|reset|record)'" "$tmp/stderr" &&
-		pass "lockstat $bad: no suggestion of on, off, reset or record" ||
-		fail "lockstat $bad: no suggestion of on, off, reset or record" "$tmp/stderr"
+	[ $? -eq 2 ] && ! grep -Eq "'(on|off|reset|record|release)'" "$tmp/stderr" &&
+		pass "lockstat $bad: no suggestion of on, off, reset, record or release" ||
+		fail "lockstat $bad: no suggestion of on, off, reset, record or release" "$tmp/stderr"
 done
 "$LOCKSTAT" -x 2>"$tmp/stderr"
 ok "lockstat -x: an unknown option, said as one" grep -q "^lockstat: unknown option '-x'" "$tmp/stderr"
@@ -1014,7 +1014,7 @@ rc "lockstat -h" 0 -h
 rc "lockstat --help" 0 --help
 rc "lockstat help" 0 help
 rc "lockstat -V" 0 -V
-for cmd in on off reset status print record get report top export held hist; do
+for cmd in on off reset release status print record get report top export held hist; do
 	rc "$cmd: unknown option" 2 "$cmd" --bogus
 	rc "$cmd -h" 0 "$cmd" -h
 	grep -q "^usage: lockstat $cmd" "$tmp/stdout" && pass "$cmd -h: usage on stdout" ||
@@ -1031,6 +1031,16 @@ rc "record --hist --json" 2 record --hist lmt_hist_lock --json -- true
 rc "record --hist twice" 2 record --hist a --hist b -- true
 rc "record --hist without NAME" 2 record --hist
 rc "on: an argument" 2 on now
+rc "release: an argument" 2 release now
+rc "release --source sysfs" 2 release --source sysfs
+rc "release --cpu 0: not its option" 2 release --cpu 0
+"$LOCKSTAT" -h >"$tmp/usage" 2>&1
+"$LOCKSTAT" release -h >"$tmp/h.release" 2>&1
+ok "release in lockstat -h, and in its own -h: only while off, the numbers go" sh -c "
+	grep -q '^  release  *free the memory metering took (while off; the numbers go)' '$tmp/usage' &&
+	grep -q '^usage: lockstat release \[--source SRC\]' '$tmp/h.release' &&
+	grep -q '^  release  free the memory metering took: rows, per-CPU state, key' '$tmp/h.release' &&
+	grep -q 'only while off' '$tmp/h.release'"
 rc "--sort: unknown key" 2 report --sort bogus "$fx/demo.snap"
 rc "--type: unknown type" 2 report --type spinlock "$fx/demo.snap"
 rc "--top 0" 2 report --top 0 "$fx/demo.snap"
@@ -1277,6 +1287,9 @@ else
 		fail "print, no lockmeter: says so" "$tmp/stderr"
 	rc "status, no lockmeter" 4 status
 	rc "on, no lockmeter" 4 on
+	rc "release, no lockmeter" 4 release
+	rc "release --source=netlink, no family" 5 release --source=netlink
+	rc "release --source=proc, no /proc/lockmeter" 4 release --source=proc
 	rc "get, no lockmeter" 4 get -o "$tmp/never.snap"
 	rc "record, no lockmeter" 4 record -- true
 	rc "print --source=proc, no /proc/lockmeter" 4 print --source=proc
@@ -1453,13 +1466,14 @@ assert (h["mem_cpus"], h["mem_rows"], h["mem_cap"]) == (4, 524288, 419430400), h
 	# control words go to procfs only: a stand-in file is refused, left as it was
 	cp "$fx/proc.txt" "$tmp/ctl"
 	export LOCKSTAT_PROC="$tmp/ctl"
-	for word in on off reset; do
+	for word in on off reset release; do
 		rc "$word to a file that is not in /proc: refused" 1 $word
 		cmp -s "$fx/proc.txt" "$tmp/ctl" && grep -q "not a file of /proc: '$word' is written to /proc/lockmeter only" \
 			"$tmp/stderr" && pass "$word to a regular file: said why, the file unchanged" ||
 			fail "$word to a regular file: said why, the file unchanged" "$tmp/stderr"
 	done
 	rc "reset --source=proc to a regular file: refused" 1 reset --source=proc
+	rc "release --source=proc to a regular file: refused" 1 release --source=proc
 	rm -f "$tmp/ran"
 	"$LOCKSTAT" record -- sh -c "touch '$tmp/ran'; exit 3" >/dev/null 2>"$tmp/stderr"
 	[ $? -eq 1 ] && [ ! -e "$tmp/ran" ] && cmp -s "$fx/proc.txt" "$tmp/ctl" &&
@@ -1494,6 +1508,7 @@ assert (h["mem_cpus"], h["mem_rows"], h["mem_cap"]) == (4, 524288, 419430400), h
 	if [ "$(id -u)" -ne 0 ]; then
 		chmod 0400 "$tmp/ctl"
 		rc "on without permission" 3 on
+		rc "release without permission" 3 release
 		chmod 0000 "$tmp/proc.txt"
 		LOCKSTAT_PROC="$tmp/proc.txt" rc "print without permission" 3 print
 	elif command -v setpriv >/dev/null && chmod 0755 "$tmp" &&
@@ -1502,6 +1517,11 @@ assert (h["mem_cpus"], h["mem_rows"], h["mem_cap"]) == (4, 524288, 419430400), h
 		# shellcheck disable=SC2086
 		$nobody "$LOCKSTAT" on >/dev/null 2>"$tmp/stderr"
 		[ $? -eq 3 ] && pass "on as nobody: exit 3" || fail "on as nobody: exit 3" "$tmp/stderr"
+		# shellcheck disable=SC2086
+		$nobody "$LOCKSTAT" release >/dev/null 2>"$tmp/stderr"
+		[ $? -eq 3 ] && grep -q "needs root (CAP_SYS_ADMIN)" "$tmp/stderr" &&
+			pass "release as nobody: exit 3, needs root" ||
+			fail "release as nobody: exit 3, needs root" "$tmp/stderr"
 		# shellcheck disable=SC2086
 		LOCKSTAT_PROC="$tmp/proc.txt" $nobody "$LOCKSTAT" print >/dev/null 2>"$tmp/stderr"
 		[ $? -eq 3 ] && grep -q "needs root" "$tmp/stderr" && pass "print as nobody: exit 3, needs root" ||

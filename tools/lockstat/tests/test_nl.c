@@ -361,6 +361,15 @@ static void test_real_kernel(void)
 	tap_ok(ret == LM_EXIT_ERR && req.status == -ENOENT && n == 0 &&
 	       strstr(buf, "No such file or directory"), "kernel: an error reply is an error");
 
+	/* a control request says what the kernel's error means itself */
+	n = 0;
+	req = (struct lm_nl_req){ .arg = &n, .own_errno = true };
+	msg = lm_nl_msg(&nl, CTRL_CMD_GETFAMILY, 0);
+	nla_put_string(msg, CTRL_ATTR_FAMILY_NAME, "nosuchfam-ls");
+	ret = capture(&nl, msg, &req, buf, sizeof(buf));
+	tap_ok(ret == -ENOENT && n == 0 && !strstr(buf, "No such file or directory"),
+	       "kernel: an error reply returned as -errno, unsaid, when the caller says it");
+
 	/* a family name longer than GENL_NAMSIZ fails the controller's policy */
 	n = 0;
 	req = (struct lm_nl_req){ .arg = &n };
