@@ -393,6 +393,59 @@ TEST_F(nl, control_switches_state)
 	EXPECT_FALSE(lm_is_on(_metadata));
 }
 
+/* A uint attribute: 4 or 8 bytes of payload. */
+static uint64_t nl_uint(const struct nlattr *a)
+{
+	if (a->nla_len - NLA_HDRLEN == 8)
+		return *(const uint64_t *)((const char *)a + NLA_HDRLEN);
+	return *(const __u32 *)((const char *)a + NLA_HDRLEN);
+}
+
+/*
+ * Release: refused while on, with a message; while off it frees what
+ * metering allocated, and the status says so; "on" allocates again.
+ */
+TEST_F(nl, release_only_while_off)
+{
+	struct nl_req req = {
+		.cmd = LOCKMETER_CMD_CONTROL,
+		.attr = { { LOCKMETER_A_CONTROL, 4, LOCKMETER_CONTROL_ON } },
+	};
+	static const struct nl_req status = { .cmd = LOCKMETER_CMD_STATUS_GET };
+	bool was_on = lm_is_on(_metadata);
+	struct nlattr **tb = self->r.attrs;
+
+	ASSERT_EQ(0, nl_do(self->family, &req, &self->r));
+	ASSERT_EQ(0, self->r.error);
+	free(self->r.buf);
+	req.attr[0].val = LOCKMETER_CONTROL_RELEASE;
+	ASSERT_EQ(0, nl_do(self->family, &req, &self->r));
+	EXPECT_EQ(-EBUSY, self->r.error);
+	EXPECT_NE('\0', self->r.msg[0]) TH_LOG("no message with EBUSY");
+	EXPECT_TRUE(lm_is_on(_metadata));
+	free(self->r.buf);
+	ASSERT_EQ(0, lm_ctl("off"));
+	ASSERT_EQ(0, nl_do(self->family, &req, &self->r));
+	ASSERT_EQ(0, self->r.error) TH_LOG("release: %s %s", strerror(-self->r.error),
+					   self->r.msg);
+	free(self->r.buf);
+	ASSERT_EQ(0, nl_do(self->family, &status, &self->r));
+	ASSERT_NE(NULL, tb[LOCKMETER_A_MEM_CPUS]);
+	ASSERT_NE(NULL, tb[LOCKMETER_A_MEM_TABLES]);
+	ASSERT_NE(NULL, tb[LOCKMETER_A_MEM_CAP]);
+	EXPECT_EQ(0ULL, nl_uint(tb[LOCKMETER_A_MEM_CPUS]));
+	EXPECT_EQ(0ULL, nl_uint(tb[LOCKMETER_A_MEM_TABLES]));
+	EXPECT_LT(0ULL, nl_uint(tb[LOCKMETER_A_MEM_CAP]));
+	free(self->r.buf);
+	self->r.buf = NULL;
+	ASSERT_EQ(0, lm_ctl("on"));
+	ASSERT_EQ(0, nl_do(self->family, &status, &self->r));
+	ASSERT_NE(NULL, tb[LOCKMETER_A_MEM_CPUS]);
+	EXPECT_EQ(sysconf(_SC_NPROCESSORS_ONLN), nl_uint(tb[LOCKMETER_A_MEM_CPUS]));
+	if (!was_on)
+		EXPECT_EQ(0, lm_ctl("off"));
+}
+
 TEST_F(nl, unprivileged_is_refused)
 {
 	static const struct nl_req on = {

@@ -19,8 +19,8 @@
  * NLM_F_ACK) must get an answer.
  *
  * The fuzzer never sends a valid control request: a message that could
- * switch metering on or off or reset it (any message of the family with
- * command CONTROL and a CONTROL attribute of value 1..3 anywhere the
+ * switch metering on or off, reset it or release its memory (any message of the family with
+ * command CONTROL and a CONTROL attribute of value 1..4 anywhere the
  * kernel could parse it) is filtered out and drawn again, and the filter
  * is tested itself.  So state and reset count must be the same before and
  * after, and the family must still answer a status request and a stats
@@ -283,7 +283,8 @@ static const enum fz_kind fz_top_kind[LOCKMETER_A_MAX + 1] = {
 	[LOCKMETER_A_WATCH_TYPE] = FZ_U32,	[LOCKMETER_A_WATCH_HOLD_NS] = FZ_UINT,
 	[LOCKMETER_A_WATCH_WAIT_NS] = FZ_UINT,	[LOCKMETER_A_WATCH] = FZ_NEST,
 	[LOCKMETER_A_ALERTS] = FZ_UINT,		[LOCKMETER_A_ALERTS_SENT] = FZ_UINT,
-	[LOCKMETER_A_ALERTS_DROPPED] = FZ_UINT,
+	[LOCKMETER_A_ALERTS_DROPPED] = FZ_UINT,	[LOCKMETER_A_MEM_CPUS] = FZ_UINT,
+	[LOCKMETER_A_MEM_ROWS] = FZ_UINT,	[LOCKMETER_A_MEM_CAP] = FZ_UINT,
 };
 
 static enum fz_kind fz_row_kind(int type)
@@ -606,7 +607,7 @@ static bool fz_may_control(const char *buf, unsigned int len, uint16_t family)
 				if ((a->nla_type & NLA_TYPE_MASK) == LOCKMETER_A_CONTROL &&
 				    p + NLA_HDRLEN + 4 <= buf + len) {
 					memcpy(&v, p + NLA_HDRLEN, 4);
-					if (v >= LOCKMETER_CONTROL_ON && v <= LOCKMETER_CONTROL_RESET)
+					if (v >= LOCKMETER_CONTROL_ON && v <= LOCKMETER_CONTROL_RELEASE)
 						return true;
 				}
 				if (a->nla_len < NLA_HDRLEN || a->nla_len > rem)
@@ -709,9 +710,9 @@ static unsigned int fz_draw_control(struct fz_rng *r, char *buf, uint16_t family
 	__u32 v;
 
 	if (fz_below(r, 5))
-		v = LOCKMETER_CONTROL_ON + fz_below(r, 3);
+		v = LOCKMETER_CONTROL_ON + fz_below(r, 4);
 	else
-		v = fz_pct(r, 50) ? 0 : LOCKMETER_CONTROL_RESET + 1 + (fz_next(r) >> 40);
+		v = fz_pct(r, 50) ? 0 : LOCKMETER_CONTROL_RELEASE + 1 + (fz_next(r) >> 40);
 	fz_random_bytes(r, val, sizeof(val));
 	memcpy(val, &v, 4);
 	if (fz_pct(r, 30))
@@ -1279,7 +1280,7 @@ TEST_F(fz, filter_catches_valid_control)
 	unsigned int len, first;
 	uint16_t fam = 0x20;
 
-	for (v = LOCKMETER_CONTROL_ON; v <= LOCKMETER_CONTROL_RESET; v++) {
+	for (v = LOCKMETER_CONTROL_ON; v <= LOCKMETER_CONTROL_RELEASE; v++) {
 		len = fz_request(buf, fam, NLM_F_REQUEST | NLM_F_ACK, 1, LOCKMETER_CMD_CONTROL,
 				 LOCKMETER_FAMILY_VERSION, LOCKMETER_A_CONTROL, &v, 4);
 		EXPECT_TRUE(fz_may_control(buf, len, fam)) TH_LOG("control %u", v);

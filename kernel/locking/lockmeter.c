@@ -74,6 +74,12 @@ EXPORT_SYMBOL(lockmeter_key);
 DEFINE_MUTEX(lm_ctl_mutex);
 bool lm_on;
 /*
+ * Bumped whenever control changes the rows' keys or memory (reset,
+ * resize, release, a module's rows retired): a snapshot that let the
+ * mutex go meanwhile begins again.
+ */
+unsigned long lm_gen;
+/*
  * The static key flips site by site, so while it flips some lock
  * operations are metered and others not: a lock taken through a site
  * already on and released through one still off would leave its record
@@ -426,10 +432,17 @@ static void lm_refill(struct work_struct *work)
 
 static DECLARE_WORK(lm_refill_work, lm_refill);
 
-/* A CPU's ask for spares (lm_row_new()): in hard interrupt context, it only queues. */
+/*
+ * A CPU's ask for spares (lm_row_new()), in hard interrupt context: the
+ * refill runs on another CPU if there is one, since this one may be
+ * busy taking new keys in a section that does not let the work run.
+ */
 static void lm_spares_kick(struct irq_work *w)
 {
-	queue_work(system_unbound_wq, &lm_refill_work);
+	unsigned int cpu = cpumask_any_but(cpu_online_mask, smp_processor_id());
+
+	queue_work_on(cpu < nr_cpu_ids ? cpu : WORK_CPU_UNBOUND, system_highpri_wq,
+		      &lm_refill_work);
 }
 
 /*
@@ -624,6 +637,7 @@ static int lm_resize(unsigned long nr)
 	lm_watch_reset();
 	lm_metered = 0;
 	lm_resets++;
+	lm_gen++;
 	lm_keys = nr;
 	lm_dir_free(&old);
 	ret = 0;
@@ -741,6 +755,7 @@ static void __lockmeter_reset(void)
 	lm_gone_free();
 	lm_init_texts_free();
 	lm_resets++;
+	lm_gen++;
 	if (lm_on) {
 		WRITE_ONCE(lm_epoch, lm_epoch + 1);
 		lm_go_live(true);
@@ -767,6 +782,7 @@ static int __lockmeter_release(void)
 	cpus_read_unlock();
 	lm_dir_free(&lm_dir);
 	lm_task_blocks_stop();
+	lm_gen++;
 	return 0;
 }
 
@@ -1015,6 +1031,7 @@ static void lm_module_going(struct module *mod)
 
 	mutex_lock(&lm_ctl_mutex);
 	if (lm_allocated) {
+		lm_gen++;
 		for (id = 0; (k = lm_dir_key(id)); id++) {
 			lm_gone_collect(k, &r);
 			if (!(id % 1024))

@@ -1252,6 +1252,7 @@ int lm_snapshot(struct lm_snapshot *snap, int cpu, bool rows);
 void lm_snapshot_sort(struct lm_snapshot *snap);
 void lm_snapshot_free(struct lm_snapshot *snap);
 extern struct mutex lm_ctl_mutex;
+extern unsigned long lm_gen;
 extern bool lm_on;
 extern u64 lm_t_on, lm_metered, lm_resets;
 const char *lm_gone_name(unsigned long gone);

@@ -4,9 +4,11 @@
  * A snapshot walks the key directory and sums each key's counters over
  * the CPUs into one row (struct lm_stat, times in ns), so that it takes
  * memory in proportion to the keys, not to CPUs times keys; then the
- * overflow rows, one per type.  It runs under lm_ctl_mutex, so that it
- * lies within one metering period: no reset, and no module's rows
- * retired, half way through; the hot paths never take that mutex.
+ * overflow rows, one per type.  It runs under lm_ctl_mutex, let go only
+ * between batches of keys (and begun again if control changed the rows
+ * meanwhile), so that it lies within one metering period: no reset, and
+ * no module's rows retired, half way through; the hot paths never take
+ * that mutex.
  *
  * The copy does not stop the writers: a row may show one update half
  * applied (lockmeter.h), and derived counts are clamped so that such a
@@ -702,13 +704,25 @@ static int lm_snapshot_gone(struct lm_snapshot *snap)
 }
 
 /*
+ * Keys a snapshot copies between two looks at lm_ctl_mutex, and the
+ * copies it begins again when control changed the rows meanwhile before
+ * it holds the mutex throughout.
+ */
+#define LM_SNAP_BATCH	1024
+#define LM_SNAP_TRIES	2
+
+/*
  * Sum the rows of @cpu (all CPUs when < 0) into @snap, one per key, then
  * the overflow rows; lm_ctl_mutex held.  Keys claimed meanwhile are
  * left out (the count of them is @snap->truncated): the copy is of the
- * directory as it was when it began.
+ * directory as it was when it began.  With @yield, the mutex is let go
+ * between batches of keys, so that control, the module notifier and
+ * the held scan wait for a batch at most: -EAGAIN if control changed the
+ * rows meanwhile (lm_gen), and the copy is to begin again.
  */
-static int lm_snapshot_rows(struct lm_snapshot *snap, int cpu)
+static int lm_snapshot_rows(struct lm_snapshot *snap, int cpu, bool yield)
 {
+	unsigned long gen = lm_gen;
 	unsigned int id, used, t;
 	struct lm_scratch *x;
 	size_t n = 0;
@@ -725,6 +739,15 @@ static int lm_snapshot_rows(struct lm_snapshot *snap, int cpu)
 		struct lm_key *k = &lm_dir.key[id];
 		struct lm_stat *row = &snap->rows[n];
 
+		if (yield && id && !(id % LM_SNAP_BATCH)) {
+			mutex_unlock(&lm_ctl_mutex);
+			cond_resched();
+			mutex_lock(&lm_ctl_mutex);
+			if (lm_gen != gen) {
+				err = -EAGAIN;
+				break;
+			}
+		}
 		/* a key's rows on every CPU at a time: a stretch of microseconds */
 		cond_resched();
 		if (!READ_ONCE(k->type))
@@ -754,11 +777,13 @@ static int lm_snapshot_rows(struct lm_snapshot *snap, int cpu)
 /*
  * The state and loss counters of @cpu (of all CPUs when @cpu < 0) and,
  * with @rows, a copy of the rows summed over CPUs; the caller frees it
- * with lm_snapshot_free().  lm_ctl_mutex is held throughout, so the copy
- * lies within one metering period: no reset, and no module's rows
- * retired, half way through.
+ * with lm_snapshot_free().  The copy lies within one metering period: no
+ * reset, and no module's rows retired, half way through.  lm_ctl_mutex
+ * is let go between batches of keys (with @yield); a copy that control
+ * changed meanwhile is begun again, and the last try holds the mutex
+ * throughout.
  */
-int lm_snapshot(struct lm_snapshot *snap, int cpu, bool rows)
+static int __lm_snapshot(struct lm_snapshot *snap, int cpu, bool rows, bool yield)
 {
 	unsigned int c, t;
 	int ret = 0;
@@ -798,7 +823,7 @@ int lm_snapshot(struct lm_snapshot *snap, int cpu, bool rows)
 					    READ_ONCE(pc->overflow[t].abort);
 	}
 	if (rows && snap->mem_tables)
-		ret = lm_snapshot_rows(snap, cpu);
+		ret = lm_snapshot_rows(snap, cpu, yield);
 	if (ret) {
 		lm_snapshot_free(snap);
 		return ret;
@@ -809,6 +834,18 @@ int lm_snapshot(struct lm_snapshot *snap, int cpu, bool rows)
 	snap->resets = lm_resets;
 	lm_watch_read(&snap->watch);
 	return 0;
+}
+
+int lm_snapshot(struct lm_snapshot *snap, int cpu, bool rows)
+{
+	unsigned int tries;
+	int ret;
+
+	for (tries = 0; ; tries++) {
+		ret = __lm_snapshot(snap, cpu, rows, tries < LM_SNAP_TRIES);
+		if (ret != -EAGAIN)
+			return ret;
+	}
 }
 
 /* Order the rows of @snap for reports: longest hold first. */
