@@ -2374,6 +2374,13 @@ if command -v groff >/dev/null; then
 		fail "lockstat.8: hist's synopsis and section, percentiles, --percentiles, the p keys render" \
 			"$tmp/groff.err"
 	fi
+	if grep -q '^ *lockstat on | off | reset | release \[--source SRC\]$' "$tmp/man.txt" &&
+	   grep -q '^ *release$' "$tmp/man.txt" && grep -q '^ *mem_cpus, mem_rows, mem_cap$' "$tmp/man.txt"; then
+		pass "lockstat.8: release in the synopsis and commands, the memory keys render"
+	else
+		fail "lockstat.8: release in the synopsis and commands, the memory keys render" \
+			"$tmp/groff.err"
+	fi
 	if grep -E -B1 '^ *Gate +a +CI +job' "$tmp/man.txt" | head -n 1 | grep -q '^ *$'; then
 		pass "lockstat.8: 'Gate a CI job' is a paragraph of its own, after the promtool example"
 	else
