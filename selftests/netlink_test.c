@@ -441,7 +441,7 @@ TEST_F(nl, release_only_while_off)
 	ASSERT_EQ(0, lm_ctl("on"));
 	ASSERT_EQ(0, nl_do(self->family, &status, &self->r));
 	ASSERT_NE(NULL, tb[LOCKMETER_A_MEM_CPUS]);
-	EXPECT_EQ(sysconf(_SC_NPROCESSORS_ONLN), nl_uint(tb[LOCKMETER_A_MEM_CPUS]));
+	EXPECT_EQ((uint64_t)sysconf(_SC_NPROCESSORS_ONLN), nl_uint(tb[LOCKMETER_A_MEM_CPUS]));
 	if (!was_on)
 		EXPECT_EQ(0, lm_ctl("off"));
 }
