@@ -48,6 +48,7 @@
  */
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
+#include <linux/gfp.h>
 #include <linux/init.h>
 #include <linux/irq_work.h>
 #include <linux/kprobes.h>
@@ -386,36 +387,39 @@ static unsigned long lm_mem_now(void)
 }
 
 /*
- * Top up the spares of @c, CPU @cpu's, within the cap.  Past the cap
- * @c is not asked again: its new keys go to the overflow rows (counted
- * as table_full) until a reset, a resize or a release.
+ * Top up the spares of @c to LM_SPARES chunks, allocated with @gfp on
+ * @node, within the cap; false if an allocation failed.  Past the cap,
+ * @c stays asked and is not served again: its new keys go to the
+ * overflow rows (table_full) until a reset, a resize or a release.
+ * Without __GFP_DIRECT_RECLAIM, in the CPU's own irq_work: never
+ * vmalloc() there.
  */
-static void lm_spares_fill(struct lm_cpu *c, unsigned int cpu)
+static bool lm_spares_add(struct lm_cpu *c, gfp_t gfp, int node)
 {
 	struct lm_spares *sp = &c->spares;
 	size_t bytes = lm_chunk_bytes();
 	struct lm_slot *chunk;
 
-	lockdep_assert_held(&lm_spares_mutex);
-	WRITE_ONCE(sp->asked, false);
-	/* pairs with smp_store_release() in lm_row_new(): the entry is free */
-	while (sp->head - smp_load_acquire(&sp->tail) < LM_SPARES) {
-		if (lm_mem_now() + bytes > lm_mem_cap()) {
-			WRITE_ONCE(sp->asked, true);
-			break;
-		}
-		chunk = kvmalloc_node(bytes, GFP_KERNEL, cpu_to_node(cpu));
+	while (atomic_read(&sp->nr) < LM_SPARES) {
+		if (lm_mem_now() + bytes > lm_mem_cap())
+			return true;
+		if (gfpflags_allow_blocking(gfp))
+			chunk = kvmalloc_node(bytes, gfp, node);
+		else
+			chunk = kmalloc_node(bytes, gfp, node);
 		if (!chunk)
-			break;
+			return false;
 		lm_rows_clear(chunk, 0);
 		atomic_long_add(bytes, &lm_rows_bytes);
-		sp->chunk[sp->head % LM_SPARES] = chunk;
-		/* pairs with smp_load_acquire() in lm_row_new(): rows cleared */
-		smp_store_release(&sp->head, sp->head + 1);
+		/* a full barrier: the rows cleared before the chunk is seen */
+		llist_add((struct llist_node *)chunk, &sp->list);
+		atomic_inc(&sp->nr);
 	}
+	WRITE_ONCE(sp->asked, false);
+	return true;
 }
 
-/* The spares of every CPU that asked for more. */
+/* The spares of every CPU that asked and was not served in its irq_work. */
 static void lm_refill(struct work_struct *work)
 {
 	unsigned int cpu;
@@ -425,7 +429,7 @@ static void lm_refill(struct work_struct *work)
 		struct lm_cpu *c = READ_ONCE(per_cpu(lm_cpus, cpu));
 
 		if (c && READ_ONCE(c->spares.asked))
-			lm_spares_fill(c, cpu);
+			lm_spares_add(c, GFP_KERNEL, cpu_to_node(cpu));
 		cond_resched();
 	}
 }
@@ -433,16 +437,18 @@ static void lm_refill(struct work_struct *work)
 static DECLARE_WORK(lm_refill_work, lm_refill);
 
 /*
- * A CPU's ask for spares (lm_row_new()), in hard interrupt context: the
- * refill runs on another CPU if there is one, since this one may be
- * busy taking new keys in a section that does not let the work run.
+ * A CPU's ask for spares (lm_row_new()), on that CPU once its lock
+ * operation is over: in hard interrupt context on most kernels, in the
+ * irq_work thread on PREEMPT_RT.  A CPU busy taking new keys in a
+ * section that lets no work run still gets its spares here; what cannot
+ * be allocated without sleeping is left to lm_refill_work.
  */
 static void lm_spares_kick(struct irq_work *w)
 {
-	unsigned int cpu = cpumask_any_but(cpu_online_mask, smp_processor_id());
+	struct lm_cpu *c = container_of(w, struct lm_cpu, spares.ask);
 
-	queue_work_on(cpu < nr_cpu_ids ? cpu : WORK_CPU_UNBOUND, system_highpri_wq,
-		      &lm_refill_work);
+	if (!lm_spares_add(c, GFP_NOWAIT | __GFP_NOWARN, numa_node_id()))
+		queue_work(system_unbound_wq, &lm_refill_work);
 }
 
 /*
@@ -463,10 +469,11 @@ static struct lm_cpu *lm_cpu_new(unsigned int cpu, unsigned int nr)
 		return NULL;
 	}
 	c->dir = &lm_dir;
-	c->spares.ask = IRQ_WORK_INIT_HARD(lm_spares_kick);
+	init_irq_work(&c->spares.ask, lm_spares_kick);
+	init_llist_head(&c->spares.list);
 	lm_reset_one(c, NULL);
 	mutex_lock(&lm_spares_mutex);
-	lm_spares_fill(c, cpu);
+	lm_spares_add(c, GFP_KERNEL, cpu_to_node(cpu));
 	mutex_unlock(&lm_spares_mutex);
 	return c;
 }
@@ -474,12 +481,12 @@ static struct lm_cpu *lm_cpu_new(unsigned int cpu, unsigned int nr)
 /* Free @c, no longer published, with its rows and spares. */
 static void lm_cpu_free(struct lm_cpu *c)
 {
-	struct lm_spares *sp = &c->spares;
+	struct llist_node *node, *next;
 
-	irq_work_sync(&sp->ask);
+	irq_work_sync(&c->spares.ask);
 	lm_chunks_free(c);
-	for (; sp->tail != sp->head; sp->tail++) {
-		kvfree(sp->chunk[sp->tail % LM_SPARES]);
+	llist_for_each_safe(node, next, llist_del_all(&c->spares.list)) {
+		kvfree(node);
 		atomic_long_sub(lm_chunk_bytes(), &lm_rows_bytes);
 	}
 	kvfree(c->chunk);
@@ -628,7 +635,8 @@ static int lm_resize(unsigned long nr)
 		swap(c->chunk, tables[cpu]);
 		c->nr_chunks = DIV_ROUND_UP(nr, LM_CHUNK_ROWS);
 		/* the cap may have stopped its refills */
-		WRITE_ONCE(c->spares.asked, false);
+		if (READ_ONCE(c->spares.asked))
+			lm_spares_add(c, GFP_KERNEL, cpu_to_node(cpu));
 	}
 	mutex_unlock(&lm_spares_mutex);
 	cpus_read_unlock();

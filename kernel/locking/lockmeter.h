@@ -28,6 +28,7 @@
 #include <linux/compiler.h>
 #include <linux/hash.h>
 #include <linux/kallsyms.h>
+#include <linux/llist.h>
 #include <linux/minmax.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -597,25 +598,25 @@ struct lm_ovf {
 /*
  * A CPU's rows come in chunks of LM_CHUNK_ROWS, allocated as the CPU
  * meets keys whose ids fall in a chunk it has not got.  The lock path
- * never allocates: it takes a chunk from the CPU's spares (allocated
- * beforehand by the refill work, lockmeter.c), and asks for more when
- * half of them are gone.  With no spare left, the event is counted in
- * the overflow row of its type, and the key is looked up again at its
- * next event.
+ * never allocates: it takes a chunk from the CPU's spares, and asks for
+ * more when half of them are gone, by an irq_work that allocates on the
+ * same CPU once the lock operation is over (without sleeping), or else
+ * queues a work item that may sleep (lockmeter.c, lm_spares_add()).
+ * With no spare left, the event is counted in the overflow row of its
+ * type, and the key is looked up again at its next event.
  */
 #define LM_CHUNK_ROWS	64
 #define LM_SPARES	8
 
 /*
- * Spare chunks of one CPU: a ring that the refill work alone fills
- * (@head) and the CPU alone takes from (@tail, interrupts off).
+ * Spare chunks of one CPU, each linked through its first bytes: added by
+ * anyone (llist_add()), taken by the CPU alone, interrupts off.
  */
 struct lm_spares {
-	unsigned int head;
-	unsigned int tail;
+	struct llist_head list;
+	atomic_t nr;		/* chunks on @list */
 	bool asked;		/* the CPU asked for more, not served yet */
-	struct irq_work ask;	/* queues the refill work */
-	struct lm_slot *chunk[LM_SPARES];
+	struct irq_work ask;	/* lm_spares_kick() */
 };
 
 /*
@@ -665,7 +666,7 @@ DECLARE_PER_CPU_READ_MOSTLY(struct lm_cpu *, lm_cpus);
 /* Row @id of @c, or NULL if @c has no chunk for it yet; any context. */
 static __always_inline struct lm_slot *lm_row_peek(const struct lm_cpu *c, unsigned int id)
 {
-	/* pairs with smp_store_release() in lm_row_new(): rows initialised */
+	/* pairs with smp_store_release() in lm_row_new(): rows ready */
 	struct lm_slot *chunk = smp_load_acquire(&c->chunk[id / LM_CHUNK_ROWS]);
 
 	return chunk ? &chunk[id % LM_CHUNK_ROWS] : NULL;

@@ -291,25 +291,25 @@ static void lm_spares_ask(struct lm_cpu *c)
  */
 noinline struct lm_slot *lm_row_new(struct lm_cpu *c, unsigned int id)
 {
+	unsigned int i, base = id - id % LM_CHUNK_ROWS;
 	struct lm_spares *sp = &c->spares;
-	unsigned int i, tail = sp->tail, base = id - id % LM_CHUNK_ROWS;
+	struct llist_node *node;
 	struct lm_slot *chunk;
-	unsigned int left;
 
-	/* pairs with smp_store_release() in lm_spares_fill(): rows cleared */
-	left = smp_load_acquire(&sp->head) - tail;
-	if (!left) {
+	/* the only taker: others only add */
+	node = llist_del_first(&sp->list);
+	if (!node) {
 		lm_spares_ask(c);
 		return NULL;
 	}
-	chunk = sp->chunk[tail % LM_SPARES];
+	chunk = (struct lm_slot *)node;
+	/* the link was the first row's first counter */
+	chunk[0].nr = 0;
 	for (i = 0; i < LM_CHUNK_ROWS; i++)
 		chunk[i].id = base + i;
-	/* pairs with smp_load_acquire() in lm_row_peek(): ids written */
+	/* pairs with smp_load_acquire() in lm_row_peek(): rows ready */
 	smp_store_release(&c->chunk[id / LM_CHUNK_ROWS], chunk);
-	/* pairs with smp_load_acquire() in lm_spares_fill(): taken before reused */
-	smp_store_release(&sp->tail, tail + 1);
-	if (left - 1 <= LM_SPARES / 2)
+	if (atomic_dec_return(&sp->nr) <= LM_SPARES / 2)
 		lm_spares_ask(c);
 	return &chunk[id % LM_CHUNK_ROWS];
 }
