@@ -77,4 +77,14 @@ if [ "$scope" = held ]; then
 	echo "  the held scan's longest hold of lm_ctl_mutex, instructions:" \
 		"$(sed -n 's/.*LM-BENCH-INFO: held\([0-9]*\)_scan_max_ns: \([0-9]*\).*/\1 threads: \2;/p' \
 		"$log" | tr '\n' ' ')"
+	# bytes a task: its lockmeter block, and the kernel's own (slab and stack)
+	awk '/LM-BENCH-INFO: tasks_/ { sub(":", "", $2); v[$2] = $3 }
+	END {
+		on = v["tasks_on_20000_slab_kb"] - v["tasks_on_0_slab_kb"]
+		off = v["tasks_released_20000_slab_kb"] - v["tasks_released_0_slab_kb"]
+		st = v["tasks_released_20000_kernelstack_kb"] - v["tasks_released_0_kernelstack_kb"]
+		if (off > 0)
+			printf "  20000 sleeping threads: lockmeter blocks %d KiB (%d B a task); the kernel without them %d KiB slab + %d KiB stacks (%d B a task)\n",
+				on - off, 1024 * (on - off) / 20000, off, st, 1024 * (off + st) / 20000
+	}' "$log"
 fi

@@ -33,7 +33,11 @@
 #              kernel, and the printing) with N sleeping threads alive
 #              (the workload's), for N 0, 5000 and 20000; and, as
 #              LM-BENCH-INFO heldN_scan_max_ns, the longest hold of
-#              lm_ctl_mutex meanwhile, which the kernel's walk holds
+#              lm_ctl_mutex meanwhile, which the kernel's walk holds;
+#              then LM-BENCH-INFO tasks_STATE_N_{slab,kernelstack}_kb,
+#              the kernel's memory with N sleeping threads (0, 20000)
+#              forked with metering on (a block each) and after a
+#              release (none)
 #  On a lockmeter kernel the
 # "LM-BENCH-INFO: key: value" lines give lockmeter's own figures: its
 # memory (mem_*) before the first "on", prefixed boot_, and after the
@@ -123,6 +127,22 @@ held() {
 		echo "LM-BENCH-INFO: held${n}_scan_max_ns: $(ctl_hold_max)"
 	done
 	echo off > $LM
+	# what a task's block costs: Slab and KernelStack (kB) with N sleeping
+	# threads, forked while metering is on (each gets a block) and after
+	# a release (none does)
+	for state in on released; do
+		[ $state = on ] || echo release > $LM
+		[ $state = on ] && echo on > $LM
+		for n in 0 20000; do
+			/bin/workload threads $n sh -c \
+				"grep -E '^(Slab|KernelStack):' /proc/meminfo > /tmp/mem" >/dev/null ||
+				{ echo "bench: workload threads $n (meminfo) failed"; return 1; }
+			awk -v p="tasks_${state}_$n" \
+				'{ sub(":", "", $1); print "LM-BENCH-INFO: " p "_" tolower($1) "_kb: " $2 }' \
+				/tmp/mem
+		done
+		echo off > $LM
+	done
 }
 
 lm_mark "bench begin"
