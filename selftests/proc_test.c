@@ -209,6 +209,7 @@ TEST_F(proc, release_and_cpus_online)
 	bool was_on = lm_is_on(_metadata), hotplug;
 	uint64_t online;
 	struct lm_mem m;
+	char word[32];
 
 	ASSERT_EQ(0, lm_ctl("on"));
 	EXPECT_EQ(-EBUSY, lm_ctl("release")) TH_LOG("release while on");
@@ -226,6 +227,24 @@ TEST_F(proc, release_and_cpus_online)
 	EXPECT_EQ(0ULL, m.rows);
 	EXPECT_EQ(0ULL, lm_header_u64(_metadata, self->text, "keys_used"));
 	lm_mem_check(_metadata, &m);
+
+	/*
+	 * Past the cap (the largest directory takes about 1 GiB, more than
+	 * the share of any RAM this runs on): "on" is refused, and nothing
+	 * is allocated or switched on.
+	 */
+	if (m.dir / m.keys * 4194304 > m.cap) {
+		snprintf(word, sizeof(word), "keys %" PRIu64, m.keys);
+		ASSERT_EQ(0, lm_ctl("keys 4194304"));
+		EXPECT_EQ(-ENOMEM, lm_ctl("on"));
+		EXPECT_FALSE(lm_is_on(_metadata));
+		ASSERT_EQ(0, lm_ctl(word));
+		free(self->text);
+		self->text = lm_read_file(LM_PROC);
+		ASSERT_NE(NULL, self->text);
+		EXPECT_EQ(0ULL, lm_header_u64(_metadata, self->text, "mem_tables"));
+		EXPECT_EQ(0ULL, lm_header_u64(_metadata, self->text, "mem_cpus"));
+	}
 
 	/* with CPU 1 offline, "on" gives state to the online CPUs alone */
 	hotplug = !access("/sys/devices/system/cpu/cpu1/online", W_OK) &&

@@ -10,8 +10,9 @@
 #              lock type it has, threads on several CPUs, the re-entry
 #              probe), each round's acquisitions counted in its rows
 #              exactly
-#   ctl        off, on and reset of /proc/lockmeter, and every third time
-#              "keys N" (the key directory resized, while off)
+#   ctl        off, on and reset of /proc/lockmeter; of every three times,
+#              once "keys N" (the key directory resized, while off) and
+#              once "release" (all of metering's memory given back)
 #   record     lockstat record of a small workload
 #   top        lockstat top -b, three frames a run
 #   watch      lockstat watch with hold and wait thresholds, restarted
@@ -426,6 +427,14 @@ ctl_loop() {
 			else
 				fail ctl "read after keys $k: $(cat $T/ctl.snap.err)"
 			fi
+		elif [ $((i % 3)) = 1 ]; then
+			# everything given back, while the others read, hotplug and load
+			if echo release > $PROC 2> $T/ctl.err; then
+				bump $T/releases
+			else
+				fail ctl "release: $(cat $T/ctl.err)"
+			fi
+			echo on > $PROC 2> $T/ctl.err || fail ctl "on: $(cat $T/ctl.err)"
 		else
 			echo on > $PROC 2> $T/ctl.err || fail ctl "on: $(cat $T/ctl.err)"
 			echo reset > $PROC 2> $T/ctl.err || fail ctl "reset: $(cat $T/ctl.err)"
@@ -832,6 +841,10 @@ for l in $LOOPS; do
 	[ "$it" -ge 1 ] || { echo "# $l: no step finished"; bad=1; }
 	if [ $l = ctl ] && [ "$(num $T/resizes)" -lt 1 ]; then
 		echo "# ctl: no resize of the key directory"
+		bad=1
+	fi
+	if [ $l = ctl ] && [ "$(num $T/releases)" -lt 1 ]; then
+		echo "# ctl: no release"
 		bad=1
 	fi
 	if [ -e $T/fail.$l ]; then
