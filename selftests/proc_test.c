@@ -237,6 +237,8 @@ TEST_F(proc, release_and_cpus_online)
 		snprintf(word, sizeof(word), "keys %" PRIu64, m.keys);
 		ASSERT_EQ(0, lm_ctl("keys 4194304"));
 		EXPECT_EQ(-ENOMEM, lm_ctl("on"));
+		ksft_print_msg("on with 4194304 keys (%" PRIu64 " KiB of directory) refused, cap %"
+			       PRIu64 " KiB\n", m.dir / m.keys * 4194304 / 1024, m.cap / 1024);
 		EXPECT_FALSE(lm_is_on(_metadata));
 		ASSERT_EQ(0, lm_ctl(word));
 		free(self->text);
