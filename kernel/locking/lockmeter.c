@@ -35,10 +35,11 @@
  *   where it can be trusted) per acquire/release pair, a push and a pop,
  *   and one cached row update; see Documentation/locking/lockmeter.rst
  *   for the instruction counts.  Memory: nothing until metering is first
- *   switched on, then per possible CPU its state and a row of counters
- *   per key of the directory (CONFIG_LOCKMETER_KEYS, lockmeter.keys=),
- *   and the directory once.  Per task: a pointer in task_struct, and
- *   once metering has been on a block (its state and
+ *   switched on, then the key directory once (CONFIG_LOCKMETER_KEYS,
+ *   lockmeter.keys=) and for each CPU online then or later its state and
+ *   the chunks of rows it has used, all within lockmeter.mem_pct= of RAM
+ *   and given back by "release".  Per task: a pointer in task_struct, and
+ *   while metering has been on a block (its state and
  *   CONFIG_LOCKMETER_TASK_DEPTH records) from a kmem_cache, allocated at
  *   fork (lockmeter_sleep.c).
  *
