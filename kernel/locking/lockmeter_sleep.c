@@ -14,8 +14,9 @@
  * process context), and from then on each fork allocates its own
  * (GFP_KERNEL, in copy_process()); a task frees its block when it is
  * freed.  A release stops the forks' allocations (lm_task_blocks_stop())
- * until the next "on", which gives blocks to the tasks that have none.  No lock operation ever allocates, frees, or takes a global lock
- * for a block.  A task that still has none when it first takes a metered
+ * until the next "on", which gives blocks to the tasks that have none.
+ * No lock operation ever allocates, frees, or takes a global lock for a
+ * block.  A task that still has none when it first takes a metered
  * sleeping lock (a fork that raced the first "on", one whose allocation
  * failed) takes one from a small static pool, claimed by an atomic bit
  * operation, and keeps it until it is freed; with the pool empty the
