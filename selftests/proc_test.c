@@ -137,7 +137,7 @@ static void lm_mem_read(struct __test_metadata *_metadata, const char *text, str
 }
 
 #define LM_CHUNK_ROWS	64
-#define LM_SPARES	8
+#define LM_SPARES	4
 
 static void lm_mem_check(struct __test_metadata *_metadata, const struct lm_mem *m)
 {

@@ -606,7 +606,7 @@ struct lm_ovf {
  * type, and the key is looked up again at its next event.
  */
 #define LM_CHUNK_ROWS	64
-#define LM_SPARES	8
+#define LM_SPARES	4
 
 /*
  * Spare chunks of one CPU, each linked through its first bytes: added by
