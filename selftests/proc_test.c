@@ -113,7 +113,7 @@ TEST_F(proc, header_counters)
 /*
  * Memory, as the header gives it (mem_*): each CPU with state has a fixed
  * share (held stack, cache of 96 KiB, chains of 72 KiB, overflow rows,
- * a pointer per chunk of 64 rows) and the chunks of rows it has used,
+ * a pointer per chunk of 32 rows) and the chunks of rows it has used,
  * spares included; the directory is counted once; all of it within the
  * cap.  The figures add up exactly: mem_percpu is the fixed share plus
  * the rows' bytes over the CPUs, rounded down.
@@ -136,7 +136,7 @@ static void lm_mem_read(struct __test_metadata *_metadata, const char *text, str
 	m->slot = 128 + 4 * lm_header_u64(_metadata, text, "hist_buckets");
 }
 
-#define LM_CHUNK_ROWS	64
+#define LM_CHUNK_ROWS	32
 #define LM_SPARES	4
 
 static void lm_mem_check(struct __test_metadata *_metadata, const struct lm_mem *m)

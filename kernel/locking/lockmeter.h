@@ -605,7 +605,7 @@ struct lm_ovf {
  * With no spare left, the event is counted in the overflow row of its
  * type, and the key is looked up again at its next event.
  */
-#define LM_CHUNK_ROWS	64
+#define LM_CHUNK_ROWS	32
 #define LM_SPARES	4
 
 /*
