@@ -275,7 +275,7 @@ noinline struct lm_slot *lm_cache_fill(struct lm_cpu *c, struct lm_cached *e,
 
 NOKPROBE_SYMBOL(lm_cache_fill);
 
-/* Ask the refill work for spare chunks, once until it has looked. */
+/* Ask for spare chunks (lm_spares_kick(), on this CPU), once until served. */
 static void lm_spares_ask(struct lm_cpu *c)
 {
 	if (READ_ONCE(c->spares.asked))
