@@ -18,10 +18,10 @@ ksrc=$(cd "$1" && pwd) kobj=$(cd "$2" && pwd) modroot=$3
 case $modroot in /*) ;; *) modroot=$(pwd)/$modroot ;; esac
 shift 3
 jobs=${JOBS:-$(nproc)}
-cc=${KCC:-ccache gcc}
 # Paths below the repository are hashed relative to it, so that a fresh
 # clone elsewhere (CI's) hits the same ccache entries.
 top=$(cd "$(dirname "$0")/.." && pwd)
+cc=${KCC:-$top/scripts/kcc}
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$top}" CCACHE_NOHASHDIR=1
 # Depend mode: a miss compiles once, with no preprocessor run to hash,
 # which made a cold kernel build a third dearer in CPU (measured on

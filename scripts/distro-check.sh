@@ -29,7 +29,7 @@ key() {
 		scripts/files.sh | while read -r f _; do
 			sha256sum "$f"
 		done
-		find patches config/distro.config scripts/guest scripts/build-kernel.sh \
+		find patches config/distro.config scripts/guest scripts/build-kernel.sh scripts/kcc \
 		     scripts/mkinitramfs.sh scripts/distro-check.sh -type f |
 			LC_ALL=C sort | xargs sha256sum
 		dpkg-query -W -f '${Version}\n' linux-source-6.12 2>/dev/null || true
