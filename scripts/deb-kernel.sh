@@ -28,7 +28,7 @@ ksrc=$(cd "$1" && pwd) kconfig=$4
 mkdir -p "$2" "$3"
 kobj=$(cd "$2" && pwd) out=$(cd "$3" && pwd)
 jobs=${JOBS:-$(nproc)}
-cc=${KCC:-ccache gcc}
+cc=${KCC:-$top/scripts/kcc}
 localversion=-lockmeter
 list=$out/kernel-files
 # Paths below the repository are hashed relative to it: the guest config
