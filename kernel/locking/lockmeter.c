@@ -219,19 +219,6 @@ static void lm_rows_clear(struct lm_slot *rows, u32 base)
 		lm_slot_init(&rows[i], base + i);
 }
 
-/* Empty every row @c has; may sleep. */
-static void lm_chunks_clear(struct lm_cpu *c)
-{
-	unsigned int i;
-
-	for (i = 0; i < c->nr_chunks; i++) {
-		if (c->chunk[i])
-			lm_rows_clear(c->chunk[i], i * LM_CHUNK_ROWS);
-		if (!(i % 16))
-			cond_resched();
-	}
-}
-
 /* Free the chunks of @c's rows (not its spares); may sleep. */
 static void lm_chunks_free(struct lm_cpu *c)
 {
@@ -748,7 +735,8 @@ static void __lockmeter_reset(void)
 
 			if (!c)
 				continue;
-			lm_chunks_clear(c);
+			/* the keys start again: so do the rows the CPUs use */
+			lm_chunks_free(c);
 			/* the cap may have stopped its refills */
 			if (READ_ONCE(c->spares.asked))
 				queue_work(system_unbound_wq, &lm_refill_work);
