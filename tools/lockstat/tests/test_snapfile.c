@@ -31,6 +31,21 @@ static int read_mem(const char *text, size_t len, struct lm_snapshot *s, struct 
 	return ret;
 }
 
+/* read_mem() for /proc/lockmeter's text. */
+static int read_proc_mem(const char *text, size_t len, struct lm_snapshot *s,
+			 struct lm_perr *e)
+{
+	FILE *f = fmemopen((void *)text, len, "r");
+	int ret;
+
+	if (!f)
+		return -1;
+	memset(e, 0, sizeof(*e));
+	ret = lm_proc_parse(f, s, e);
+	fclose(f);
+	return ret;
+}
+
 /* @a written into *buf, then read back into @b: 0, or the reader's error */
 static int write_read(const struct lm_snapshot *a, struct lm_snapshot *b, char **buf,
 		      const char *what)
@@ -426,15 +441,10 @@ static void test_mem_header(void)
 	struct lm_perr e;
 	char *buf = NULL;
 	unsigned int i, n;
-	FILE *f;
 	int ret;
 
 	lm_snap_init(&a);
-	f = fmemopen((void *)older, sizeof(older) - 1, "r");
-	memset(&e, 0, sizeof(e));
-	ret = f ? lm_proc_parse(f, &a, &e) : -1;
-	if (f)
-		fclose(f);
+	ret = read_proc_mem(older, sizeof(older) - 1, &a, &e);
 	for (i = 0, n = 0; i < ARRAY_SIZE(bits); i++)
 		n += lm_has(&a.h, bits[i]);
 	tap_ok(ret == 0 && !n && lm_has(&a.h, LM_H_MEM_KEYS) && a.h.mem_percpu == 311296,
@@ -450,11 +460,7 @@ static void test_mem_header(void)
 	lm_snap_free(&a);
 
 	lm_snap_init(&a);
-	f = fmemopen((void *)newer, sizeof(newer) - 1, "r");
-	memset(&e, 0, sizeof(e));
-	ret = f ? lm_proc_parse(f, &a, &e) : -1;
-	if (f)
-		fclose(f);
+	ret = read_proc_mem(newer, sizeof(newer) - 1, &a, &e);
 	for (i = 0, n = 0; i < ARRAY_SIZE(bits); i++)
 		n += lm_has(&a.h, bits[i]);
 	if (!tap_ok(ret == 0 && n == ARRAY_SIZE(bits) && a.h.mem_cpus == 4 &&
